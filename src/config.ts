@@ -1,0 +1,224 @@
+// Environment + flags -> one validated, typed Config. Every setting is an LNK_* variable and the matching
+// --flag on `serve`; a bad value stops start-up with one line that names it.
+import { isIP } from 'node:net'
+import { resolve } from 'node:path'
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent'
+
+export interface Config {
+  port: number
+  host: string
+  dataDir: string
+  /** Public origin of the API, without a trailing slash. The spec's {base_url} is `${baseUrl}/v1`. */
+  baseUrl: string
+  /** Shared pool of short domains (host or host:port), lower-cased. */
+  shortDomains: string[]
+  /** Number of trusted proxy hops in front of lnk; 0 = take the client address from the socket. */
+  trustProxy: number
+  webhookAllowedCidrs: string[]
+  webhookAllowHttp: boolean
+  /** Largest request body accepted, in bytes. */
+  maxBodyBytes: number
+  logLevel: LogLevel
+  /** Seconds in-flight work may take to finish after SIGTERM/SIGINT. */
+  shutdownTimeoutSeconds: number
+}
+
+export class ConfigError extends Error {}
+
+interface Setting {
+  key: keyof Config
+  env: string
+  flag: string
+  help: string
+  /** Default as shown in help; may depend on settings read earlier. */
+  fallback: (c: Partial<Config>) => string
+  parse: (raw: string, c: Partial<Config>) => Config[keyof Config]
+}
+
+function integer(min: number, max: number) {
+  return (raw: string) => {
+    if (!/^\d+$/.test(raw.trim())) throw new Error(`must be a whole number from ${min} to ${max}`)
+    const n = Number(raw)
+    if (n < min || n > max) throw new Error(`must be a whole number from ${min} to ${max}`)
+    return n
+  }
+}
+
+function boolean(raw: string) {
+  const v = raw.trim().toLowerCase()
+  if (['1', 'true', 'yes', 'on'].includes(v)) return true
+  if (['0', 'false', 'no', 'off', ''].includes(v)) return false
+  throw new Error('must be true or false')
+}
+
+function list(raw: string) {
+  return raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
+}
+
+function origin(raw: string) {
+  let url: URL
+  try {
+    url = new URL(raw)
+  } catch {
+    throw new Error('must be an absolute http(s) URL such as https://lnk.example.com')
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('must use http or https')
+  if (url.pathname !== '/' || url.search || url.hash) throw new Error('must be an origin without path, query or fragment')
+  return url.origin
+}
+
+const HOST_PORT = /^(?=.{1,253}(:\d{1,5})?$)([a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)(\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*(:\d{1,5})?$/
+
+export function isValidCidr(value: string): boolean {
+  const [addr, bits, ...rest] = value.split('/')
+  if (rest.length || !addr) return false
+  const family = isIP(addr)
+  if (!family) return false
+  if (bits === undefined) return true
+  if (!/^\d+$/.test(bits)) return false
+  return Number(bits) <= (family === 4 ? 32 : 128)
+}
+
+export const SETTINGS: Setting[] = [
+  { key: 'port', env: 'LNK_PORT', flag: 'port', help: 'listen port', fallback: () => '8080', parse: integer(0, 65535) },
+  {
+    key: 'host',
+    env: 'LNK_HOST',
+    flag: 'host',
+    help: 'listen address',
+    fallback: () => '0.0.0.0',
+    parse: (raw) => {
+      const v = raw.trim()
+      if (v !== 'localhost' && !isIP(v)) throw new Error('must be an IP address or localhost')
+      return v
+    },
+  },
+  {
+    key: 'dataDir',
+    env: 'LNK_DATA_DIR',
+    flag: 'data-dir',
+    help: 'directory holding lnk.db (SQLite, WAL)',
+    fallback: () => './data',
+    parse: (raw) => {
+      if (!raw.trim()) throw new Error('must not be empty')
+      return resolve(raw.trim())
+    },
+  },
+  {
+    key: 'baseUrl',
+    env: 'LNK_BASE_URL',
+    flag: 'base-url',
+    help: 'public origin of the API; {base_url} is this plus /v1',
+    fallback: (c) => `http://localhost:${c.port ?? 8080}`,
+    parse: origin,
+  },
+  {
+    key: 'shortDomains',
+    env: 'LNK_SHORT_DOMAINS',
+    flag: 'short-domains',
+    help: 'comma-separated shared pool of short domains (host or host:port)',
+    fallback: (c) => new URL(c.baseUrl ?? 'http://localhost:8080').host,
+    parse: (raw) => {
+      const domains = list(raw.toLowerCase())
+      if (!domains.length) throw new Error('must name at least one domain')
+      for (const d of domains) if (!HOST_PORT.test(d)) throw new Error(`"${d}" is not a host or host:port`)
+      return [...new Set(domains)]
+    },
+  },
+  {
+    key: 'trustProxy',
+    env: 'LNK_TRUST_PROXY',
+    flag: 'trust-proxy',
+    help: 'trusted proxy hops whose X-Forwarded-For is believed (off, on = 1, or a count)',
+    fallback: () => 'off',
+    parse: (raw) => {
+      const v = raw.trim().toLowerCase()
+      if (['', 'off', 'false', 'no', '0'].includes(v)) return 0
+      if (['on', 'true', 'yes'].includes(v)) return 1
+      return integer(1, 10)(v)
+    },
+  },
+  {
+    key: 'webhookAllowedCidrs',
+    env: 'LNK_WEBHOOK_ALLOWED_CIDRS',
+    flag: 'webhook-allowed-cidrs',
+    help: 'comma-separated private ranges webhook targets may use (opt-in)',
+    fallback: () => '',
+    parse: (raw) => {
+      const cidrs = list(raw)
+      for (const c of cidrs) if (!isValidCidr(c)) throw new Error(`"${c}" is not an IP address or CIDR`)
+      return cidrs
+    },
+  },
+  {
+    key: 'webhookAllowHttp',
+    env: 'LNK_WEBHOOK_ALLOW_HTTP',
+    flag: 'webhook-allow-http',
+    help: 'allow plain-http webhook targets (opt-in)',
+    fallback: () => 'false',
+    parse: boolean,
+  },
+  {
+    key: 'maxBodyBytes',
+    env: 'LNK_MAX_BODY_BYTES',
+    flag: 'max-body-bytes',
+    help: 'largest request body accepted, in bytes',
+    fallback: () => String(1024 * 1024),
+    parse: integer(1024, 64 * 1024 * 1024),
+  },
+  {
+    key: 'logLevel',
+    env: 'LNK_LOG_LEVEL',
+    flag: 'log-level',
+    help: 'debug, info, warn, error or silent',
+    fallback: () => 'info',
+    parse: (raw) => {
+      const v = raw.trim().toLowerCase()
+      if (!['debug', 'info', 'warn', 'error', 'silent'].includes(v)) throw new Error('must be debug, info, warn, error or silent')
+      return v as LogLevel
+    },
+  },
+  {
+    key: 'shutdownTimeoutSeconds',
+    env: 'LNK_SHUTDOWN_TIMEOUT_SECONDS',
+    flag: 'shutdown-timeout',
+    help: 'seconds in-flight work may take to finish on SIGTERM',
+    fallback: () => '10',
+    parse: integer(0, 300),
+  },
+]
+
+/**
+ * Reads every setting from flags (first) or the environment, falling back to defaults.
+ * Throws ConfigError with one line naming the variable and what is wrong.
+ */
+export function loadConfig(env: Record<string, string | undefined>, flags: Record<string, string | boolean | undefined> = {}): Config {
+  const config: Partial<Config> = {}
+  for (const s of SETTINGS) {
+    const flag = flags[s.flag]
+    const fromFlag = flag === undefined ? undefined : flag === true ? 'true' : String(flag)
+    const raw = fromFlag ?? env[s.env]
+    const source = fromFlag !== undefined ? `--${s.flag}` : s.env
+    const value = raw ?? s.fallback(config)
+    try {
+      ;(config as Record<string, unknown>)[s.key] = s.parse(value, config)
+    } catch (err) {
+      const why = err instanceof Error ? err.message : String(err)
+      throw new ConfigError(`invalid ${raw === undefined ? `default for ${s.env}` : source}=${JSON.stringify(value)}: ${why}`)
+    }
+  }
+  return config as Config
+}
+
+/** parseArgs option table for the settings, so every command accepts them the same way. */
+export function settingFlags(): Record<string, { type: 'string' }> {
+  return Object.fromEntries(SETTINGS.map((s) => [s.flag, { type: 'string' as const }]))
+}
+
+export function settingsHelp(): string {
+  return SETTINGS.map((s) => `  --${s.flag.padEnd(24)} ${s.env.padEnd(30)} ${s.help} (default ${s.fallback({}) || 'empty'})`).join('\n')
+}

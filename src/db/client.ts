@@ -1,0 +1,55 @@
+// Opens the SQLite file with the pragmas lnk relies on and wraps it in drizzle.
+import { Database } from 'bun:sqlite'
+import { accessSync, constants, mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
+import * as schema from './schema'
+
+export type Db = BunSQLiteDatabase<typeof schema>
+
+export interface DbHandle {
+  sqlite: Database
+  db: Db
+  path: string
+  close(): void
+}
+
+export const DB_FILE = 'lnk.db'
+
+/** Creates the data directory if missing and refuses one lnk cannot write to. */
+export function prepareDataDir(dataDir: string): string {
+  try {
+    mkdirSync(dataDir, { recursive: true })
+    accessSync(dataDir, constants.W_OK | constants.R_OK)
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err)
+    throw new Error(`data directory ${dataDir} is not usable (LNK_DATA_DIR): ${why}`)
+  }
+  return join(dataDir, DB_FILE)
+}
+
+export function openDatabase(path: string): DbHandle {
+  const sqlite = new Database(path, { create: true, strict: true })
+  // busy_timeout first: the other pragmas may already need to wait for a writer in another process.
+  sqlite.exec('PRAGMA busy_timeout = 5000')
+  sqlite.exec('PRAGMA journal_mode = WAL')
+  sqlite.exec('PRAGMA synchronous = NORMAL')
+  sqlite.exec('PRAGMA foreign_keys = ON')
+  sqlite.exec('PRAGMA temp_store = MEMORY')
+  const db = drizzle({ client: sqlite, schema })
+  let closed = false
+  return {
+    sqlite,
+    db,
+    path,
+    close() {
+      if (closed) return
+      closed = true
+      try {
+        sqlite.exec('PRAGMA wal_checkpoint(TRUNCATE)')
+      } finally {
+        sqlite.close()
+      }
+    },
+  }
+}

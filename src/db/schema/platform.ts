@@ -1,0 +1,57 @@
+// Tables the platform itself runs on: the events outbox, durable jobs and idempotency records.
+import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { json, time } from '../columns'
+
+/** Every state change others must hear about, written in the transaction that made it. */
+export const outbox = sqliteTable('outbox', {
+  seq: integer('seq').primaryKey({ autoIncrement: true }),
+  id: text('id').notNull(),
+  type: text('type').notNull(),
+  mode: text('mode', { enum: ['live', 'test'] }).notNull(),
+  workspaceId: text('workspace_id').notNull(),
+  data: json<Record<string, unknown>>('data').notNull(),
+  createdAt: time('created_at').notNull(),
+  dispatchedAt: time('dispatched_at'),
+}, (t) => [uniqueIndex('outbox_id_unique').on(t.id), index('outbox_pending_idx').on(t.dispatchedAt, t.seq)])
+
+export const JOB_STATUSES = ['pending', 'running', 'done', 'dead'] as const
+export type JobStatus = (typeof JOB_STATUSES)[number]
+
+/** Durable work: claimed atomically, retried with backoff, resumed after a crash when its lease lapses. */
+export const jobs = sqliteTable('jobs', {
+  id: text('id').primaryKey(),
+  type: text('type').notNull(),
+  payload: json<unknown>('payload').notNull(),
+  status: text('status', { enum: JOB_STATUSES }).notNull(),
+  runAt: time('run_at').notNull(),
+  attempts: integer('attempts').notNull(),
+  maxAttempts: integer('max_attempts').notNull(),
+  /** Dedupe key: at most one job with this key exists (periodic triggers, batch windows). */
+  uniqueKey: text('unique_key'),
+  lockedBy: text('locked_by'),
+  lockedUntil: time('locked_until'),
+  lastError: text('last_error'),
+  createdAt: time('created_at').notNull(),
+  updatedAt: time('updated_at').notNull(),
+}, (t) => [
+  index('jobs_due_idx').on(t.status, t.runAt),
+  uniqueIndex('jobs_unique_key_unique').on(t.uniqueKey),
+])
+
+/** A POST's stored answer under its Idempotency-Key, per API key, for 24 hours. */
+export const idempotencyRecords = sqliteTable('idempotency_records', {
+  id: text('id').primaryKey(),
+  apiKeyId: text('api_key_id').notNull(),
+  key: text('key').notNull(),
+  method: text('method').notNull(),
+  path: text('path').notNull(),
+  requestHash: text('request_hash').notNull(),
+  /** Null while the first request is still being processed. */
+  responseStatus: integer('response_status'),
+  responseBody: text('response_body'),
+  createdAt: time('created_at').notNull(),
+  expiresAt: time('expires_at').notNull(),
+}, (t) => [
+  uniqueIndex('idempotency_key_unique').on(t.apiKeyId, t.key),
+  index('idempotency_expires_idx').on(t.expiresAt),
+])

@@ -1,0 +1,74 @@
+// Key authentication and the permission macro every authenticated route declares. All checks live here,
+// in the contract's order: unknown/revoked/expired -> 401; paused -> 403; workspace membership -> 403;
+// monthly cap -> 429; permission -> 403.
+import { Elysia } from 'elysia'
+import { startOfNextUtcMonth, utcMonth } from '../clock'
+import { hashKey, isWellFormedKey, type KeyMode } from '../modules/identity/keys'
+import { hasPermission, type Permission } from '../modules/identity/permissions'
+import type { ApiKeyRow, UserRow, WorkspaceRow } from '../modules/identity/repo'
+import type { Runtime } from '../runtime'
+import { AppError } from './errors'
+import { clientIp } from './request-context'
+
+export interface Caller {
+  key: ApiKeyRow
+  user: UserRow
+  workspace: WorkspaceRow
+  role: 'owner' | 'member'
+  mode: KeyMode
+  ip: string | null
+}
+
+const unauthorized = (message: string) => new AppError('unauthorized', message, undefined, { 'WWW-Authenticate': 'Bearer realm="lnk"' })
+
+export async function authenticate(rt: Runtime, request: Request): Promise<Caller> {
+  const header = request.headers.get('authorization')
+  if (!header) throw unauthorized('Missing credential: send Authorization: Bearer <API key>')
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
+  if (!match) throw unauthorized('Authorization must use the Bearer scheme: Authorization: Bearer <API key>')
+  const secret = match[1]!
+  if (!isWellFormedKey(secret)) throw unauthorized('Invalid API key: keys look like lnk_live_… or lnk_test_… followed by 32 letters and digits')
+  const now = rt.clock.now()
+  const key = await rt.identity.findKeyByHash(hashKey(secret), now)
+  if (!key) throw unauthorized('Invalid API key')
+  if (key.revokedAt != null) throw unauthorized('This API key was revoked; create a new one')
+  if (key.expiresAt != null && key.expiresAt <= now) throw unauthorized('This API key has expired; create a new one')
+  if (key.pausedAt != null) throw new AppError('key_paused', `This API key is paused${key.pausedReason ? ` (${key.pausedReason})` : ''}; resume it to use it again`)
+
+  const user = await rt.identity.findUser(key.userId)
+  if (!user) throw unauthorized('Invalid API key')
+  const ref = request.headers.get('x-workspace-id')?.trim() || key.workspaceId
+  const membership = await rt.identity.findMemberWorkspace(user.id, ref)
+  if (!membership) {
+    throw new AppError('forbidden', ref === key.workspaceId ? "This key's user is no longer a member of its workspace" : `You are not a member of workspace "${ref.slice(0, 64)}"`)
+  }
+
+  const calls = await rt.identity.countCall(key.id, utcMonth(now), key.monthlyCallCap)
+  if (calls === undefined) {
+    const retryAfter = Math.max(1, Math.ceil((startOfNextUtcMonth(now) - now) / 1000))
+    throw new AppError('monthly_cap_exceeded', `This key has used its ${key.monthlyCallCap} calls for this month; it works again when the month turns (UTC)`, { monthlyCallCap: key.monthlyCallCap }, { 'Retry-After': String(retryAfter) })
+  }
+
+  const ip = clientIp(request, rt.config)
+  await rt.lastUsed.touch(key.id, now, ip)
+  return { key, user, workspace: membership.workspace, role: membership.role, mode: key.mode, ip }
+}
+
+/**
+ * `permission: 'links:read'` (or 'authenticated' where any valid key will do) on a route authenticates the caller, enforces every key restriction and the
+ * permission, and hands the route `caller`. It also marks the operation as bearer-secured in OpenAPI.
+ */
+export function authPlugin(rt: Runtime) {
+  return new Elysia({ name: 'lnk.auth', seed: rt.instanceId }).macro({
+    permission: (needed: Permission | 'authenticated') => ({
+      detail: { security: [{ bearer: [] }], 'x-permission': needed } as Record<string, unknown>,
+      async resolve({ request }) {
+        const caller = await authenticate(rt, request)
+        if (needed !== 'authenticated' && !hasPermission(caller.key.permissions, needed)) {
+          throw new AppError('forbidden', `This key lacks the ${needed} permission`, { required: needed })
+        }
+        return { caller }
+      },
+    }),
+  })
+}

@@ -1,0 +1,66 @@
+// Idempotency-Key on POST (contract section 2): the same key and body within 24 h replays the stored
+// answer with `Idempotent-Replayed: true`; the same key with another body, or while the first request is
+// still running, is 409 conflict. Only successful answers are stored: a failed request changed nothing,
+// so sending it again is safe.
+import type { Runtime } from '../runtime'
+import { newId, sha256Hex } from '../random'
+import type { Caller } from './auth'
+import { AppError } from './errors'
+
+export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
+const KEY_FORMAT = /^[\x21-\x7e]{1,255}$/
+
+/** JSON with object keys sorted, so key order in the body does not change its fingerprint. */
+function canonical(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
+  if (value && typeof value === 'object') {
+    return `{${Object.keys(value)
+      .sort()
+      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
+      .join(',')}}`
+  }
+  return JSON.stringify(value ?? null)
+}
+
+export async function idempotent<T>(
+  rt: Runtime,
+  caller: Caller,
+  request: Request,
+  body: unknown,
+  set: { status?: number | string },
+  run: () => Promise<T>,
+): Promise<T | Response> {
+  const key = request.headers.get('idempotency-key')
+  if (key === null) return run()
+  if (!KEY_FORMAT.test(key)) throw new AppError('invalid_request', 'Idempotency-Key must be 1-255 visible ASCII characters')
+  const path = new URL(request.url).pathname
+  const requestHash = sha256Hex(`${request.method} ${path} ${caller.workspace.id} ${canonical(body)}`)
+  const now = rt.clock.now()
+
+  const existing = await rt.idempotency.find(caller.key.id, key)
+  if (existing && existing.expiresAt > now) {
+    if (existing.requestHash !== requestHash) {
+      throw new AppError('conflict', 'This Idempotency-Key was already used with a different request; use a new key for a new request')
+    }
+    if (existing.responseStatus === null || existing.responseBody === null) {
+      throw new AppError('conflict', 'A request with this Idempotency-Key is still being processed; retry shortly')
+    }
+    return new Response(existing.responseBody, {
+      status: existing.responseStatus,
+      headers: { 'content-type': 'application/json', 'idempotent-replayed': 'true' },
+    })
+  }
+
+  const id = newId('idem')
+  const reserved = await rt.idempotency.reserve({ id, apiKeyId: caller.key.id, key, method: request.method, path, requestHash, createdAt: now, expiresAt: now + IDEMPOTENCY_TTL_MS }, now)
+  if (!reserved) throw new AppError('conflict', 'A request with this Idempotency-Key is still being processed; retry shortly')
+  try {
+    const result = await run()
+    const status = typeof set.status === 'number' ? set.status : 200
+    await rt.idempotency.complete(id, status, JSON.stringify(result))
+    return result
+  } catch (err) {
+    await rt.idempotency.release(id)
+    throw err
+  }
+}

@@ -1,0 +1,98 @@
+// The durable job queue on SQLite: data access only. Claiming is one UPDATE … RETURNING, so two workers
+// (threads or processes) never take the same job; a lease lets another worker resume a job whose worker died.
+import { and, asc, eq, inArray, lte, or, sql } from 'drizzle-orm'
+import type { Db } from '../db/client'
+import { jobs } from '../db/schema'
+import type { Tx } from '../db/tx'
+import { newId } from '../random'
+
+export type JobRow = typeof jobs.$inferSelect
+
+export interface EnqueueInput {
+  type: string
+  payload?: unknown
+  runAt?: number
+  maxAttempts?: number
+  /** At most one job with this key exists; a second enqueue with it is ignored. */
+  uniqueKey?: string
+}
+
+/** Synchronous so it can join the caller's transaction. Answers the job id, or null when deduplicated. */
+export function enqueue(tx: Tx, input: EnqueueInput, now: number): string | null {
+  const id = newId('job')
+  const inserted = tx
+    .insert(jobs)
+    .values({
+      id,
+      type: input.type,
+      payload: input.payload ?? null,
+      status: 'pending',
+      runAt: input.runAt ?? now,
+      attempts: 0,
+      maxAttempts: input.maxAttempts ?? 5,
+      uniqueKey: input.uniqueKey ?? null,
+      createdAt: now,
+      updatedAt: now,
+    })
+    .onConflictDoNothing()
+    .returning({ id: jobs.id })
+    .all()
+  return inserted.length ? id : null
+}
+
+export function createJobQueue(db: Db) {
+  return {
+    /** Claims up to `limit` due jobs (pending and due, or running with a lapsed lease) for `workerId`. */
+    async claim(workerId: string, now: number, limit: number, leaseMs: number): Promise<JobRow[]> {
+      if (limit <= 0) return []
+      const due = db
+        .select({ id: jobs.id })
+        .from(jobs)
+        .where(or(and(eq(jobs.status, 'pending'), lte(jobs.runAt, now)), and(eq(jobs.status, 'running'), lte(jobs.lockedUntil, now))))
+        .orderBy(asc(jobs.runAt), asc(jobs.id))
+        .limit(limit)
+      return db
+        .update(jobs)
+        .set({ status: 'running', lockedBy: workerId, lockedUntil: now + leaseMs, attempts: sql`${jobs.attempts} + 1`, updatedAt: now })
+        .where(inArray(jobs.id, due))
+        .returning()
+        .all()
+    },
+    /** Success: the job is finished and removed. Only the worker holding the lease may do this. */
+    async complete(id: string, workerId: string) {
+      db.delete(jobs).where(and(eq(jobs.id, id), eq(jobs.lockedBy, workerId))).run()
+    },
+    /** Failure: back to pending at `retryAt`, or dead when null. */
+    async fail(id: string, workerId: string, error: string, retryAt: number | null, now: number) {
+      db.update(jobs)
+        .set(retryAt === null ? { status: 'dead', lastError: error, lockedBy: null, lockedUntil: null, updatedAt: now } : { status: 'pending', runAt: retryAt, lastError: error, lockedBy: null, lockedUntil: null, updatedAt: now })
+        .where(and(eq(jobs.id, id), eq(jobs.lockedBy, workerId)))
+        .run()
+    },
+    /** Gives jobs back without counting the attempt, e.g. when shutdown cut them short. */
+    async release(ids: string[], workerId: string, now: number) {
+      if (!ids.length) return
+      db.update(jobs)
+        .set({ status: 'pending', runAt: now, lockedBy: null, lockedUntil: null, attempts: sql`max(${jobs.attempts} - 1, 0)`, updatedAt: now })
+        .where(and(inArray(jobs.id, ids), eq(jobs.lockedBy, workerId), eq(jobs.status, 'running')))
+        .run()
+    },
+    async depth(now: number): Promise<{ due: number; scheduled: number; running: number; dead: number }> {
+      const row = db
+        .select({
+          due: sql<number>`coalesce(sum(case when ${jobs.status} = 'pending' and ${jobs.runAt} <= ${now} then 1 else 0 end), 0)`,
+          scheduled: sql<number>`coalesce(sum(case when ${jobs.status} = 'pending' and ${jobs.runAt} > ${now} then 1 else 0 end), 0)`,
+          running: sql<number>`coalesce(sum(case when ${jobs.status} = 'running' then 1 else 0 end), 0)`,
+          dead: sql<number>`coalesce(sum(case when ${jobs.status} = 'dead' then 1 else 0 end), 0)`,
+        })
+        .from(jobs)
+        .get()
+      return { due: Number(row?.due ?? 0), scheduled: Number(row?.scheduled ?? 0), running: Number(row?.running ?? 0), dead: Number(row?.dead ?? 0) }
+    },
+    async get(id: string): Promise<JobRow | undefined> {
+      return db.select().from(jobs).where(eq(jobs.id, id)).get()
+    },
+  }
+}
+
+export type JobQueue = ReturnType<typeof createJobQueue>

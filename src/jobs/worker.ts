@@ -1,0 +1,198 @@
+// The worker loop: dispatches the outbox, then claims due jobs and runs their handlers, a bounded number at
+// a time. Timers only wake it; what must happen lives in the jobs table. Time comes from the injected clock
+// so tests drive retries with runDue() instead of sleeping.
+import type { Clock } from '../clock'
+import type { Db } from '../db/client'
+import { dispatchOutbox, type OutboxConsumer } from '../events/outbox'
+import type { Logger } from '../log'
+import { base62, random } from '../random'
+import type { JobQueue, JobRow } from './queue'
+
+export interface JobContext {
+  job: JobRow
+  /** The attempt being made, 1-based. */
+  attempt: number
+}
+
+export type JobHandler = (payload: unknown, ctx: JobContext) => Promise<void>
+
+/** Throw from a handler to choose when the next attempt happens (e.g. a receiver's Retry-After). */
+export class RetryAt extends Error {
+  constructor(
+    readonly at: number,
+    message = 'retry requested',
+  ) {
+    super(message)
+  }
+}
+
+/** Throw from a handler when another attempt cannot succeed. */
+export class PermanentFailure extends Error {}
+
+export interface WorkerOptions {
+  id?: string
+  concurrency?: number
+  pollMs?: number
+  leaseMs?: number
+  /** Delay before attempt n+1 after n failed attempts. Default: 2^n s capped at 1 h, ±20 % jitter. */
+  backoff?: (failedAttempts: number) => number
+}
+
+export function defaultBackoff(failedAttempts: number): number {
+  const base = Math.min(2 ** failedAttempts * 1000, 3_600_000)
+  return Math.round(base * (0.8 + 0.4 * random()))
+}
+
+export class Worker {
+  readonly id: string
+  private handlers = new Map<string, JobHandler>()
+  private consumers: OutboxConsumer[] = []
+  private inFlight = new Map<string, Promise<void>>()
+  private timer: ReturnType<typeof setTimeout> | null = null
+  private running = false
+  private ticking: Promise<void> | null = null
+  private readonly concurrency: number
+  private readonly pollMs: number
+  private readonly leaseMs: number
+  private readonly backoff: (n: number) => number
+
+  constructor(
+    private deps: { db: Db; queue: JobQueue; clock: Clock; log: Logger },
+    options: WorkerOptions = {},
+  ) {
+    this.id = options.id ?? `worker_${base62(8)}`
+    this.concurrency = options.concurrency ?? 8
+    this.pollMs = options.pollMs ?? 500
+    this.leaseMs = options.leaseMs ?? 60_000
+    this.backoff = options.backoff ?? defaultBackoff
+  }
+
+  handle(type: string, handler: JobHandler) {
+    if (this.handlers.has(type)) throw new Error(`a handler for job type "${type}" is already registered`)
+    this.handlers.set(type, handler)
+    return this
+  }
+
+  consumeOutbox(consumer: OutboxConsumer) {
+    this.consumers.push(consumer)
+    return this
+  }
+
+  get busy() {
+    return this.inFlight.size
+  }
+
+  start() {
+    if (this.running) return
+    this.running = true
+    this.schedule(0)
+  }
+
+  /** Wakes the loop now, e.g. right after work was enqueued. */
+  notify() {
+    if (this.running) this.schedule(0)
+  }
+
+  /**
+   * Stops claiming and waits up to `timeoutMs` for running jobs. Jobs still running then are given back
+   * (their attempt uncounted) so the next start resumes them at once.
+   */
+  async stop(timeoutMs = 10_000) {
+    this.running = false
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = null
+    await this.ticking
+    const pending = [...this.inFlight.values()]
+    if (pending.length) {
+      let timedOut = false
+      await Promise.race([Promise.allSettled(pending), Bun.sleep(timeoutMs).then(() => (timedOut = true))])
+      if (timedOut) {
+        const ids = [...this.inFlight.keys()]
+        this.deps.log.warn('jobs still running at shutdown were given back', { count: ids.length })
+        await this.deps.queue.release(ids, this.id, this.deps.clock.now())
+      }
+    }
+  }
+
+  /** One pass: dispatch the outbox and run every job due now, waiting for them. For tests and tools. */
+  async runDue(): Promise<number> {
+    let total = 0
+    for (;;) {
+      this.dispatch()
+      const claimed = await this.claimAndStart(this.concurrency)
+      if (!claimed.length) break
+      total += claimed.length
+      await Promise.allSettled(claimed)
+    }
+    return total
+  }
+
+  private schedule(ms: number) {
+    if (this.timer) clearTimeout(this.timer)
+    this.timer = setTimeout(() => {
+      this.timer = null
+      this.ticking = this.tick().finally(() => {
+        this.ticking = null
+        if (this.running && !this.timer) this.schedule(this.pollMs)
+      })
+    }, ms)
+  }
+
+  private async tick() {
+    if (!this.running) return
+    try {
+      this.dispatch()
+      await this.claimAndStart(this.concurrency - this.inFlight.size)
+    } catch (err) {
+      this.deps.log.error('worker tick failed', { error: (err as Error).message })
+    }
+  }
+
+  private dispatch() {
+    if (!this.consumers.length) return
+    const now = this.deps.clock.now()
+    this.deps.db.transaction((tx) => {
+      while (dispatchOutbox(tx, this.consumers, now) > 0) {
+        /* keep going until the outbox is drained */
+      }
+    })
+  }
+
+  private async claimAndStart(limit: number): Promise<Promise<void>[]> {
+    const jobs = await this.deps.queue.claim(this.id, this.deps.clock.now(), limit, this.leaseMs)
+    return jobs.map((job) => {
+      const p = this.execute(job).finally(() => {
+        this.inFlight.delete(job.id)
+        // A finished job frees a slot: look for more at once instead of waiting for the poll.
+        if (this.running) this.schedule(0)
+      })
+      this.inFlight.set(job.id, p)
+      return p
+    })
+  }
+
+  private async execute(job: JobRow) {
+    const { queue, clock, log } = this.deps
+    if (job.attempts > job.maxAttempts) {
+      await queue.fail(job.id, this.id, job.lastError ?? 'attempts exhausted', null, clock.now())
+      return
+    }
+    const handler = this.handlers.get(job.type)
+    if (!handler) {
+      await queue.fail(job.id, this.id, `no handler for job type "${job.type}"`, null, clock.now())
+      log.error('job has no handler', { job: job.id, type: job.type })
+      return
+    }
+    try {
+      await handler(job.payload, { job, attempt: job.attempts })
+      await queue.complete(job.id, this.id)
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err)
+      const now = clock.now()
+      const final = err instanceof PermanentFailure || job.attempts >= job.maxAttempts
+      const retryAt = final ? null : err instanceof RetryAt ? Math.max(err.at, now) : now + this.backoff(job.attempts)
+      await queue.fail(job.id, this.id, message.slice(0, 2000), retryAt, now)
+      log.warn(final ? 'job failed for good' : 'job failed; will retry', { job: job.id, type: job.type, attempt: job.attempts, error: message.slice(0, 200) })
+    }
+  }
+}

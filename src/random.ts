@@ -1,0 +1,39 @@
+// All randomness of the service comes from here: ids, secrets and jitter.
+import { createHash, randomBytes, randomInt, randomUUID, timingSafeEqual } from 'node:crypto'
+
+const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
+
+/** Uniform base62 string (rejection sampling, no modulo bias). */
+export function base62(length: number): string {
+  let out = ''
+  while (out.length < length) {
+    for (const byte of randomBytes(length * 2)) {
+      if (byte < 248) out += BASE62[byte % 62]
+      if (out.length === length) break
+    }
+  }
+  return out
+}
+
+/** Prefixed random id, e.g. `usr_4mZ…`. */
+export const newId = (prefix: string) => `${prefix}_${base62(20)}`
+
+export const uuid = () => randomUUID()
+
+/** Uniform float in [0, 1). */
+export const random = () => randomInt(0, 2 ** 48) / 2 ** 48
+
+export const randomSecretBytes = (n: number) => randomBytes(n)
+
+export const sha256Hex = (value: string | Uint8Array) => createHash('sha256').update(value).digest('hex')
+
+/** Compares two strings in time independent of where they differ. */
+export function constantTimeEqual(a: string, b: string): boolean {
+  const ab = Buffer.from(a)
+  const bb = Buffer.from(b)
+  if (ab.length !== bb.length) {
+    timingSafeEqual(ab, ab)
+    return false
+  }
+  return timingSafeEqual(ab, bb)
+}

@@ -1,0 +1,93 @@
+// Builds everything a running lnk holds: database (migrated), repositories, in-memory trackers, metrics,
+// the job worker and periodic tasks. The server, the tests and the CLI all start from here.
+import { systemClock, type Clock } from './clock'
+import type { Config } from './config'
+import { openDatabase, prepareDataDir, type DbHandle } from './db/client'
+import { migrate } from './db/migrate'
+import { Metrics } from './http/metrics'
+import { registerPlatformJobs, PERIODIC_TASKS } from './jobs/tasks'
+import { createJobQueue, type JobQueue } from './jobs/queue'
+import { startPeriodic } from './jobs/periodic'
+import { Worker, type WorkerOptions } from './jobs/worker'
+import { createLogger, type Logger } from './log'
+import { LastUsedTracker } from './modules/identity/last-used'
+import { createIdentityRepo, type IdentityRepo } from './modules/identity/repo'
+import { createIdempotencyRepo, type IdempotencyRepo } from './modules/platform/idempotency-repo'
+import { base62 } from './random'
+
+export interface Runtime {
+  /** Distinguishes runtimes in one process (tests build many). */
+  instanceId: string
+  config: Config
+  db: DbHandle
+  clock: Clock
+  log: Logger
+  identity: IdentityRepo
+  idempotency: IdempotencyRepo
+  lastUsed: LastUsedTracker
+  metrics: Metrics
+  queue: JobQueue
+  worker: Worker
+  startedAt: number
+}
+
+export interface RuntimeOptions {
+  clock?: Clock
+  log?: Logger
+  worker?: WorkerOptions
+}
+
+export function createRuntime(config: Config, options: RuntimeOptions = {}): Runtime {
+  const log = options.log ?? createLogger(config.logLevel)
+  const clock = options.clock ?? systemClock
+  const db = openDatabase(prepareDataDir(config.dataDir))
+  try {
+    const { applied } = migrate(db.sqlite)
+    if (applied.length) log.info('migrations applied', { count: applied.length, latest: applied.at(-1) })
+  } catch (err) {
+    db.close()
+    throw err
+  }
+  const identity = createIdentityRepo(db.db)
+  const queue = createJobQueue(db.db)
+  const rt: Runtime = {
+    instanceId: base62(12),
+    config,
+    db,
+    clock,
+    log,
+    identity,
+    idempotency: createIdempotencyRepo(db.db),
+    lastUsed: new LastUsedTracker(identity),
+    metrics: new Metrics(),
+    queue,
+    worker: new Worker({ db: db.db, queue, clock, log }, options.worker),
+    startedAt: clock.now(),
+  }
+  registerPlatformJobs(rt)
+  rt.metrics.gauge('lnk_jobs_due', 'Jobs due now and not yet claimed (queue depth).', async () => (await queue.depth(clock.now())).due)
+  rt.metrics.gauge('lnk_jobs_running', 'Jobs being run.', async () => (await queue.depth(clock.now())).running)
+  rt.metrics.gauge('lnk_jobs_dead', 'Jobs that failed for good.', async () => (await queue.depth(clock.now())).dead)
+  return rt
+}
+
+export interface Background {
+  stop(): Promise<void>
+}
+
+/** Starts the worker, periodic triggers and in-memory flushes; stop() ends them and writes what is held. */
+export function startBackground(rt: Runtime): Background {
+  rt.worker.start()
+  const periodic = startPeriodic(rt.db.db, PERIODIC_TASKS, () => rt.clock.now(), () => rt.worker.notify())
+  const flushTimer = setInterval(() => {
+    rt.lastUsed.flush().catch((err) => rt.log.error('last-used flush failed', { error: (err as Error).message }))
+  }, 60_000)
+  return {
+    async stop() {
+      periodic.stop()
+      clearInterval(flushTimer)
+      await rt.worker.stop(rt.config.shutdownTimeoutSeconds * 1000)
+      await rt.lastUsed.flush()
+    },
+  }
+}

@@ -1,0 +1,45 @@
+// Bun.serve wiring: one listener for API, redirects and pages; background work; graceful shutdown.
+import { createApp } from './app'
+import { recordSocketAddress } from './http/request-context'
+import { startBackground, type Runtime } from './runtime'
+
+export interface RunningServer {
+  port: number
+  url: string
+  /** Stops accepting, finishes in-flight work, flushes what is held in memory, checkpoints and closes. */
+  shutdown(reason?: string): Promise<void>
+}
+
+export function startServer(rt: Runtime): RunningServer {
+  const app = createApp(rt)
+  const server = Bun.serve({
+    port: rt.config.port,
+    hostname: rt.config.host,
+    // A little above the API limit, so the app answers oversize bodies with its own envelope.
+    maxRequestBodySize: rt.config.maxBodyBytes + 64 * 1024,
+    development: false,
+    fetch(request, srv) {
+      recordSocketAddress(request, srv.requestIP(request)?.address)
+      return app.handle(request)
+    },
+  })
+  const background = startBackground(rt)
+  rt.log.info('lnk listening', { url: `http://${rt.config.host}:${server.port}`, base_url: rt.config.baseUrl, data_dir: rt.config.dataDir })
+
+  let stopping: Promise<void> | null = null
+  return {
+    port: server.port ?? rt.config.port,
+    url: `http://127.0.0.1:${server.port}`,
+    shutdown(reason = 'shutdown') {
+      stopping ??= (async () => {
+        rt.log.info('shutting down', { reason })
+        // Stop accepting; requests already received are answered before this resolves.
+        await server.stop(false)
+        await background.stop()
+        rt.db.close()
+        rt.log.info('stopped')
+      })()
+      return stopping
+    },
+  }
+}
