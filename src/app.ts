@@ -6,6 +6,7 @@ import { AppError, type ValidationIssue } from './http/errors'
 import { errorBody } from './http/envelope'
 import { beginRequest, requestState } from './http/request-context'
 import { CURRENT_VERSION, resolveVersion } from './http/version'
+import { apiKeyRoutes } from './modules/api-keys/routes'
 import { identityRoutes } from './modules/identity/routes'
 import { openapiDocs } from './modules/platform/openapi'
 import { opsRoutes } from './modules/platform/ops-routes'
@@ -120,7 +121,7 @@ export function createApp(rt: Runtime) {
     })
     .use(openapiDocs())
     .use(opsRoutes(rt))
-    .group('/v1', (v1) => v1.use(identityRoutes(rt)))
+    .group('/v1', (v1) => v1.use(identityRoutes(rt)).use(apiKeyRoutes(rt)))
 
   return app
 }

@@ -5,7 +5,7 @@ import { Database } from 'bun:sqlite'
 import { iso } from '../clock'
 import { DB_FILE, openDatabase } from '../db/client'
 import { AppError } from '../http/errors'
-import { bootstrap, createKey, listKeys, revokeKey } from '../modules/identity/service'
+import { addMember, bootstrap, createKey, createWorkspace, listKeys, revokeKey } from '../modules/identity/service'
 import { createRuntime } from '../runtime'
 import { type CommandContext, UsageError } from './command'
 
@@ -20,6 +20,10 @@ Commands:
       List keys (never their secrets).
   revoke-key ID [--reason R] [--json]
       Revoke a key for good.
+  create-workspace --name N --owner EMAIL [--json]
+      Create another workspace owned by an existing user.
+  add-member --workspace ID_OR_SLUG --email E [--name N] [--role member|owner] [--json]
+      Add a user (created if new) to a workspace; their keys can act in it with X-Workspace-Id.
   backup FILE [--json]
       Write a consistent copy of the database to FILE (safe while the server runs).
 
@@ -60,6 +64,22 @@ With --json prints an array of API key objects (the fields of GET /v1/api-keys).
 Revokes the key: every request with it is refused with 401 from now on. This cannot be undone.`,
     options: { reason: { type: 'string' }, json: { type: 'boolean' } },
     positionals: 1,
+  },
+  'create-workspace': {
+    help: `Usage: lnk admin create-workspace --name N --owner EMAIL [--json]
+
+Creates a workspace (slug derived from N) owned by the existing user EMAIL. Keys of that user act in it
+by sending X-Workspace-Id: <id or slug>. With --json prints the workspace object.`,
+    options: { name: { type: 'string' }, owner: { type: 'string' }, json: { type: 'boolean' } },
+    positionals: 0,
+  },
+  'add-member': {
+    help: `Usage: lnk admin add-member --workspace ID_OR_SLUG --email E [--name N] [--role member|owner] [--json]
+
+Adds the user E (created if there is none) to the workspace with the role (default member). Running it
+again changes the role. With --json prints {"user","workspace","role"}.`,
+    options: { workspace: { type: 'string' }, email: { type: 'string' }, name: { type: 'string' }, role: { type: 'string' }, json: { type: 'boolean' } },
+    positionals: 0,
   },
   backup: {
     help: `Usage: lnk admin backup FILE [--json]
@@ -130,6 +150,23 @@ export async function runAdmin(command: string, cmd: CommandContext): Promise<nu
           permissions: typeof values.permissions === 'string' ? values.permissions : undefined,
         })
         out(json ? JSON.stringify(key) : `Created ${key.mode} key ${key.id} with ${key.permissions.join(', ')}.\nKey (shown once):\n\n  ${key.key}\n`)
+        return 0
+      }
+      case 'create-workspace': {
+        const ws = await createWorkspace(rt, { name: required(values, 'name'), ownerEmail: required(values, 'owner') })
+        out(json ? JSON.stringify(ws) : `Created workspace "${ws.name}" (${ws.id}, slug ${ws.slug}).`)
+        return 0
+      }
+      case 'add-member': {
+        const role = values.role === undefined ? 'member' : values.role
+        if (role !== 'member' && role !== 'owner') throw new UsageError('--role must be member or owner')
+        const result = await addMember(rt, {
+          workspace: required(values, 'workspace'),
+          email: required(values, 'email'),
+          name: typeof values.name === 'string' ? values.name : undefined,
+          role,
+        })
+        out(json ? JSON.stringify(result) : `${result.user.email} is now ${role} of "${result.workspace.name}" (${result.workspace.id}).`)
         return 0
       }
       case 'list-keys': {

@@ -54,19 +54,28 @@ export async function authenticate(rt: Runtime, request: Request): Promise<Calle
   return { key, user, workspace: membership.workspace, role: membership.role, mode: key.mode, ip }
 }
 
+const callers = new WeakMap<Request, Caller>()
+
 /**
- * `permission: 'links:read'` (or 'authenticated' where any valid key will do) on a route authenticates the caller, enforces every key restriction and the
- * permission, and hands the route `caller`. It also marks the operation as bearer-secured in OpenAPI.
+ * `permission: 'links:read'` (or 'authenticated' where any valid key will do) on a route authenticates the
+ * caller, enforces every key restriction and the permission, and hands the route `caller`. It also marks
+ * the operation as bearer-secured in OpenAPI. The checks run in the transform stage, before the body and
+ * query are validated, so a request without a valid key learns nothing but 401.
  */
 export function authPlugin(rt: Runtime) {
   return new Elysia({ name: 'lnk.auth', seed: rt.instanceId }).macro({
     permission: (needed: Permission | 'authenticated') => ({
       detail: { security: [{ bearer: [] }], 'x-permission': needed } as Record<string, unknown>,
-      async resolve({ request }) {
+      async transform({ request }) {
         const caller = await authenticate(rt, request)
         if (needed !== 'authenticated' && !hasPermission(caller.key.permissions, needed)) {
           throw new AppError('forbidden', `This key lacks the ${needed} permission`, { required: needed })
         }
+        callers.set(request, caller)
+      },
+      resolve({ request }) {
+        const caller = callers.get(request)
+        if (!caller) throw new AppError('unauthorized', 'Missing credential')
         return { caller }
       },
     }),

@@ -110,6 +110,25 @@ export function createIdentityRepo(db: Db) {
         .orderBy(asc(memberships.createdAt))
         .get()?.userId
     },
+    async insertWorkspace(workspace: typeof workspaces.$inferInsert, ownerId: string): Promise<WorkspaceRow> {
+      return db.transaction((tx) => {
+        const row = tx.insert(workspaces).values(workspace).returning().get()
+        tx.insert(memberships).values({ workspaceId: row.id, userId: ownerId, role: 'owner', createdAt: workspace.createdAt }).run()
+        return row
+      })
+    },
+    /** Adds the user (created when new) to the workspace; an existing membership keeps its row but takes the role. */
+    async addMember(workspaceId: string, user: typeof users.$inferInsert, role: 'owner' | 'member', now: number) {
+      return db.transaction((tx) => {
+        const existing = tx.select().from(users).where(eq(users.email, user.email)).get()
+        const row = existing ?? tx.insert(users).values(user).returning().get()
+        tx.insert(memberships)
+          .values({ workspaceId, userId: row.id, role, createdAt: now })
+          .onConflictDoUpdate({ target: [memberships.workspaceId, memberships.userId], set: { role } })
+          .run()
+        return row
+      })
+    },
     async insertKey(key: NewApiKey): Promise<ApiKeyRow> {
       return db.insert(apiKeys).values(key).returning().get()
     },

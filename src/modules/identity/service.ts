@@ -57,8 +57,7 @@ export function slugify(value: string) {
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/
 
 export async function bootstrap(ctx: IdentityCtx, input: { email: string; name?: string; workspace: string }) {
-  const email = input.email.trim().toLowerCase()
-  if (!EMAIL.test(email)) throw new AppError('validation_failed', `"${input.email}" is not an email address`)
+  const email = parseEmail(input.email)
   const workspaceName = input.workspace.trim()
   const slug = slugify(workspaceName)
   if (!slug) throw new AppError('validation_failed', 'the workspace name needs at least one letter or digit')
@@ -83,6 +82,34 @@ export async function bootstrap(ctx: IdentityCtx, input: { email: string; name?:
     },
   })
   return { user: toUser(user), workspace: toWorkspace(workspace), apiKey: { id: key.id, key: secret.key, keyPrefix: key.keyPrefix, mode: key.mode } }
+}
+
+function parseEmail(value: string) {
+  const email = value.trim().toLowerCase()
+  if (!EMAIL.test(email)) throw new AppError('validation_failed', `"${value}" is not an email address`)
+  return email
+}
+
+/** A new workspace owned by an existing user (admin CLI). */
+export async function createWorkspace(ctx: IdentityCtx, input: { name: string; ownerEmail: string }) {
+  const owner = await ctx.identity.findUserByEmail(parseEmail(input.ownerEmail))
+  if (!owner) throw notFound(`user ${input.ownerEmail}`)
+  const name = input.name.trim()
+  const slug = slugify(name)
+  if (!slug) throw new AppError('validation_failed', 'the workspace name needs at least one letter or digit')
+  if (await ctx.identity.findWorkspace(slug)) throw new AppError('conflict', `a workspace with slug "${slug}" already exists`)
+  const now = ctx.clock.now()
+  return toWorkspace(await ctx.identity.insertWorkspace({ id: newId('ws'), slug, name, createdAt: now }, owner.id))
+}
+
+/** Adds a user (created if new) to a workspace (admin CLI). */
+export async function addMember(ctx: IdentityCtx, input: { workspace: string; email: string; name?: string; role?: 'owner' | 'member' }) {
+  const workspace = await ctx.identity.findWorkspace(input.workspace)
+  if (!workspace) throw notFound(`workspace "${input.workspace}"`)
+  const now = ctx.clock.now()
+  const role = input.role ?? 'member'
+  const user = await ctx.identity.addMember(workspace.id, { id: newId('usr'), email: parseEmail(input.email), name: input.name?.trim() || null, createdAt: now }, role, now)
+  return { user: toUser(user), workspace: toWorkspace(workspace), role }
 }
 
 /** Creates a key for the workspace's owner (admin CLI). */
