@@ -37,7 +37,9 @@ function allowedMethods(app: Elysia, pathname: string): string[] {
 }
 
 export function createApp(rt: Runtime) {
-  const app = new Elysia({ name: 'lnk', seed: rt.instanceId })
+  // normalize: false makes unknown body fields an error instead of silently dropping them (a typo in a
+  // field name must not pass unnoticed).
+  const app = new Elysia({ name: 'lnk', seed: rt.instanceId, normalize: false })
 
   app
     .onRequest(({ request, set }) => {
@@ -71,7 +73,9 @@ export function createApp(rt: Runtime) {
         throw new AppError('invalid_request', `Malformed JSON body: ${(err as Error).message}`)
       }
     })
-    .onError(({ code, error, request, set }) => {
+    .onError(({ code, error: thrown, request, set }) => {
+      // Elysia wraps whatever a parser throws in a ParseError; ours are AppErrors with their own code.
+      const error = code === 'PARSE' && (thrown as Error).cause instanceof AppError ? ((thrown as Error).cause as AppError) : thrown
       let status: number
       let body: ReturnType<typeof errorBody>
       const headers: Record<string, string> = { 'content-type': 'application/json' }

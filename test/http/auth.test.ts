@@ -1,0 +1,173 @@
+// Key authentication (spec section 5): 401 cases, paused keys, workspace switching, permissions, /v1/me.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { ManualClock, startOfNextUtcMonth } from '../../src/clock'
+import { hashKey } from '../../src/modules/identity/keys'
+import { addMember, createWorkspace, revokeKey } from '../../src/modules/identity/service'
+import { body, bootstrapAccount, makeKey, setup, type TestEnv } from '../helpers'
+
+const clock = new ManualClock(Date.UTC(2026, 10, 22, 12, 0, 0))
+let env: TestEnv
+let acct: Awaited<ReturnType<typeof bootstrapAccount>>
+
+beforeAll(async () => {
+  env = setup({ clock })
+  acct = await bootstrapAccount(env.rt, 'Acme')
+})
+afterAll(() => env.cleanup())
+
+async function expectError(res: Response, status: number, code: string) {
+  expect(res.status).toBe(status)
+  const json = await body(res)
+  expect(json).toMatchObject({ success: false, error: { code } })
+  return json
+}
+
+describe('401 unauthorized', () => {
+  test('missing credential', async () => {
+    const res = await env.request('/v1/me')
+    await expectError(res, 401, 'unauthorized')
+    expect(res.headers.get('www-authenticate')).toContain('Bearer')
+  })
+
+  test('wrong scheme, malformed key, unknown key', async () => {
+    await expectError(await env.request('/v1/me', { headers: { authorization: `Basic ${btoa('a:b')}` } }), 401, 'unauthorized')
+    await expectError(await env.request('/v1/me', { headers: { authorization: 'Bearer lnk_live_short' } }), 401, 'unauthorized')
+    await expectError(await env.request('/v1/me', { headers: { authorization: `Bearer lnk_prod_${'a'.repeat(32)}` } }), 401, 'unauthorized')
+    await expectError(await env.request('/v1/me', { key: `lnk_live_${'A'.repeat(32)}` }), 401, 'unauthorized')
+  })
+
+  test('revoked key', async () => {
+    const k = await makeKey(env.rt, acct.workspace.slug)
+    expect((await env.request('/v1/me', { key: k.key })).status).toBe(200)
+    await revokeKey(env.rt, k.id, 'leaked')
+    const json = await expectError(await env.request('/v1/me', { key: k.key }), 401, 'unauthorized')
+    expect(json.error.message).toContain('revoked')
+  })
+
+  test('expired key stops at its expiry instant', async () => {
+    const k = await makeKey(env.rt, acct.workspace.slug)
+    await env.rt.identity.updateKey(k.id, { expiresAt: clock.now() + 60_000 })
+    expect((await env.request('/v1/me', { key: k.key })).status).toBe(200)
+    clock.advance(60_000)
+    const json = await expectError(await env.request('/v1/me', { key: k.key }), 401, 'unauthorized')
+    expect(json.error.message).toContain('expired')
+  })
+
+  test('only the SHA-256 of a key is stored', async () => {
+    const k = await makeKey(env.rt, acct.workspace.slug)
+    const dump = JSON.stringify(env.rt.db.sqlite.query('SELECT * FROM api_keys').all())
+    expect(dump).not.toContain(k.key)
+    expect(dump).toContain(hashKey(k.key))
+  })
+
+  test('401 comes before body validation', async () => {
+    await expectError(await env.request('/v1/api-keys', { method: 'POST', json: { name: 42 } }), 401, 'unauthorized')
+  })
+})
+
+describe('key states and restrictions', () => {
+  test('a paused key is 403 key_paused until resumed', async () => {
+    const k = await makeKey(env.rt, acct.workspace.slug)
+    await env.rt.identity.updateKey(k.id, { pausedAt: clock.now(), pausedReason: 'holiday' })
+    const json = await expectError(await env.request('/v1/me', { key: k.key }), 403, 'key_paused')
+    expect(json.error.message).toContain('holiday')
+    await env.rt.identity.updateKey(k.id, { pausedAt: null, pausedReason: null })
+    expect((await env.request('/v1/me', { key: k.key })).status).toBe(200)
+  })
+
+  test('monthlyCallCap: exactly the cap succeeds, then 429 with Retry-After until the month turns', async () => {
+    const k = await makeKey(env.rt, acct.workspace.slug)
+    await env.rt.identity.updateKey(k.id, { monthlyCallCap: 3 })
+    for (let i = 1; i <= 3; i++) {
+      const res = await env.request('/v1/me', { key: k.key })
+      expect(res.status).toBe(200)
+      expect((await body(res)).data.usage).toEqual({ month: '2026-11', apiCalls: i, monthlyCallCap: 3 })
+    }
+    const res = await env.request('/v1/me', { key: k.key })
+    await expectError(res, 429, 'monthly_cap_exceeded')
+    expect(Number(res.headers.get('retry-after'))).toBe(Math.ceil((startOfNextUtcMonth(clock.now()) - clock.now()) / 1000))
+    // Refused calls are not counted.
+    expect(await env.rt.identity.callsInMonth(k.id, '2026-11')).toBe(3)
+    clock.set(Date.UTC(2026, 11, 1, 0, 0, 0))
+    const next = await env.request('/v1/me', { key: k.key })
+    expect(next.status).toBe(200)
+    expect((await body(next)).data.usage.apiCalls).toBe(1)
+    clock.set(Date.UTC(2026, 10, 22, 12, 0, 0))
+  })
+
+  test('a missing permission is 403 forbidden naming it', async () => {
+    const k = await makeKey(env.rt, acct.workspace.slug, 'links:read')
+    const json = await expectError(await env.request('/v1/api-keys', { key: k.key }), 403, 'forbidden')
+    expect(json.error.details.required).toBe('api_keys:read')
+    // Any valid key may call /me.
+    expect((await env.request('/v1/me', { key: k.key })).status).toBe(200)
+    const reader = await makeKey(env.rt, acct.workspace.slug, 'api_keys:read')
+    expect((await env.request('/v1/api-keys', { key: reader.key })).status).toBe(200)
+  })
+})
+
+describe('workspaces', () => {
+  test('X-Workspace-Id selects another workspace of the user, by id or slug', async () => {
+    const other = await createWorkspace(env.rt, { name: 'Side Project', ownerEmail: acct.user.email })
+    const me = await body(await env.request('/v1/me', { key: acct.apiKey.key }))
+    expect(me.data.workspace.id).toBe(acct.workspace.id)
+    expect(me.data.workspaces.map((w: any) => w.slug).sort()).toEqual(['acme', 'side-project'])
+
+    for (const ref of [other.id, other.slug]) {
+      const res = await env.request('/v1/me', { key: acct.apiKey.key, headers: { 'x-workspace-id': ref } })
+      expect(res.status).toBe(200)
+      expect((await body(res)).data.workspace).toMatchObject({ id: other.id, slug: 'side-project', role: 'owner' })
+    }
+    // Listing keys follows the selected workspace.
+    const keys = await body(await env.request('/v1/api-keys', { key: acct.apiKey.key, headers: { 'x-workspace-id': other.id } }))
+    expect(keys.data).toEqual([])
+  })
+
+  test('a workspace the user is not a member of is 403', async () => {
+    const stranger = await bootstrapAccount(env.rt, 'Stranger Co')
+    await expectError(await env.request('/v1/me', { key: acct.apiKey.key, headers: { 'x-workspace-id': stranger.workspace.id } }), 403, 'forbidden')
+    await expectError(await env.request('/v1/me', { key: acct.apiKey.key, headers: { 'x-workspace-id': 'ws_doesnotexist' } }), 403, 'forbidden')
+  })
+
+  test('a member acts in a workspace they were added to', async () => {
+    const team = await bootstrapAccount(env.rt, 'Team')
+    const outsider = await bootstrapAccount(env.rt, 'Outsider')
+    await expectError(await env.request('/v1/me', { key: outsider.apiKey.key, headers: { 'x-workspace-id': team.workspace.id } }), 403, 'forbidden')
+    await addMember(env.rt, { workspace: team.workspace.slug, email: outsider.user.email })
+    const res = await env.request('/v1/me', { key: outsider.apiKey.key, headers: { 'x-workspace-id': team.workspace.id } })
+    expect(res.status).toBe(200)
+    expect((await body(res)).data.workspace).toMatchObject({ id: team.workspace.id, role: 'member' })
+  })
+})
+
+describe('GET /v1/me', () => {
+  test('returns user, workspace, key facts and usage, never the secret', async () => {
+    const k = await makeKey(env.rt, acct.workspace.slug, 'links:read,links:write', 'test')
+    const res = await env.request('/v1/me', { key: k.key })
+    const text = await res.text()
+    expect(text).not.toContain(k.key)
+    expect(text).not.toContain(hashKey(k.key))
+    const json = JSON.parse(text)
+    expect(json.success).toBe(true)
+    expect(json.data.user).toMatchObject({ id: acct.user.id, email: acct.user.email })
+    expect(json.data.workspace).toMatchObject({ id: acct.workspace.id, slug: 'acme', role: 'owner' })
+    expect(json.data.apiKey).toEqual({ id: k.id, name: expect.any(String), mode: 'test', permissions: ['links:read', 'links:write'], keyPrefix: k.key.slice(0, 12) })
+    expect(json.data.usage).toEqual({ month: '2026-11', apiCalls: 1, monthlyCallCap: null })
+  })
+
+  test('lastUsedAt/lastUsedIp: written on first use, then at most once a minute', async () => {
+    const k = await makeKey(env.rt, acct.workspace.slug)
+    const start = clock.now()
+    await env.request('/v1/me', { key: k.key })
+    expect((await env.rt.identity.findKey(k.id))!.lastUsedAt).toBe(start)
+    clock.advance(10_000)
+    await env.request('/v1/me', { key: k.key })
+    expect((await env.rt.identity.findKey(k.id))!.lastUsedAt).toBe(start)
+    expect(env.rt.lastUsed.peek(k.id)?.at).toBe(start + 10_000)
+    await env.rt.lastUsed.flush()
+    expect((await env.rt.identity.findKey(k.id))!.lastUsedAt).toBe(start + 10_000)
+    clock.advance(60_000)
+    await env.request('/v1/me', { key: k.key })
+    expect((await env.rt.identity.findKey(k.id))!.lastUsedAt).toBe(start + 70_000)
+  })
+})
