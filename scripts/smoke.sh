@@ -1,0 +1,222 @@
+#!/usr/bin/env bash
+# Smoke test of a built lnk executable, run the way an operator would: the binary copied alone into an
+# empty directory, a bootstrap from the CLI, then `lnk serve` on a free loopback port, probed over HTTP,
+# and stopped with SIGTERM.
+#
+# Usage: bash scripts/smoke.sh [path/to/lnk]        (default dist/lnk)
+# Output: one `ok - …` / `not ok - …` line per check, then `SMOKE <passed> <failed>` on its own line.
+# Exit status: 0 when every check passed, 1 otherwise. Needs bash and either bun or node (for fetch and
+# JSON); nothing else (no curl, no jq). Set LNK_SMOKE_KEEP=1 to keep the temporary directory.
+set -uo pipefail
+
+binary=${1:-dist/lnk}
+
+passed=0
+failed=0
+ok() {
+  passed=$((passed + 1))
+  echo "ok - $*"
+}
+not_ok() {
+  failed=$((failed + 1))
+  echo "not ok - $*"
+}
+# check DESCRIPTION COMMAND...: ok when the command succeeds; its stdout (if any) explains a failure.
+check() {
+  local what=$1 why
+  shift
+  if why=$("$@" 2>&1); then ok "$what"; else not_ok "$what${why:+ ($why)}"; fi
+}
+
+keep=${LNK_SMOKE_KEEP:-}
+# The settings of whoever runs this must not leak into the run.
+while IFS= read -r name; do unset "$name"; done < <(compgen -e | grep '^LNK_' || true)
+
+js_runtime=$(command -v bun || command -v node || true)
+if [[ -z $js_runtime ]]; then
+  not_ok "bun or node is on PATH (needed for HTTP and JSON checks)"
+  echo "SMOKE $passed $failed"
+  exit 1
+fi
+js() { "$js_runtime" -e "$1"; }
+
+if [[ ! -f $binary || ! -x $binary ]]; then
+  not_ok "binary $binary exists and is executable"
+  echo "SMOKE $passed $failed"
+  exit 1
+fi
+
+work=$(mktemp -d "${TMPDIR:-/tmp}/lnk-smoke.XXXXXX")
+cp "$binary" "$work/lnk"
+cd "$work" || exit 1
+data="$work/data"
+server_pid=
+
+cleanup() {
+  if [[ -n $server_pid ]] && kill -0 "$server_pid" 2>/dev/null; then
+    kill -TERM "$server_pid" 2>/dev/null
+    for _ in $(seq 1 30); do kill -0 "$server_pid" 2>/dev/null || break; sleep 0.1; done
+    kill -KILL "$server_pid" 2>/dev/null
+    wait "$server_pid" 2>/dev/null
+  fi
+  cd / || true
+  if [[ $keep == 1 ]]; then echo "# kept $work" >&2; else rm -rf "$work"; fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# http_get URL OUTFILE [KEY]: prints the status code (000 when no answer), writes the body to OUTFILE.
+http_get() {
+  URL=$1 OUT=$2 KEY=${3:-} js '
+    const fs = require("fs")
+    const headers = process.env.KEY ? { authorization: "Bearer " + process.env.KEY } : {}
+    fetch(process.env.URL, { headers, signal: AbortSignal.timeout(5000) }).then(
+      async (r) => { fs.writeFileSync(process.env.OUT, await r.text()); console.log(String(r.status)) },
+      (e) => { fs.writeFileSync(process.env.OUT, String(e)); console.log("000") },
+    )'
+}
+
+# json_check FILE EXPR: succeeds when EXPR (JavaScript, the parsed body is `j`) is truthy; otherwise
+# prints the start of the body so the failure line says what came back.
+json_check() {
+  FILE=$1 EXPR=$2 js '
+    const text = require("fs").readFileSync(process.env.FILE, "utf8")
+    let j
+    try { j = JSON.parse(text) } catch { console.log("not JSON: " + text.slice(0, 200)); process.exit(1) }
+    let pass = false
+    try { pass = Boolean(new Function("j", "return (" + process.env.EXPR + ")")(j)) } catch {}
+    if (!pass) { console.log("body: " + text.slice(0, 300)); process.exit(1) }'
+}
+
+# snippet FILE...: the start of the files on one line, for failure messages.
+snippet() { cat "$@" 2>/dev/null | head -c 300 | tr '\n\r\t' '   '; }
+
+# status_is EXPECTED ACTUAL BODYFILE
+status_is() {
+  if [[ $2 == "$1" ]]; then return 0; fi
+  echo "status $2, body: $(snippet "$3")"
+  return 1
+}
+
+# --- CLI --------------------------------------------------------------------------------------------
+code=0
+./lnk --help >help.out 2>&1 || code=$?
+if [[ $code == 0 ]] && grep -q 'Usage: lnk' help.out; then ok "lnk --help exits 0"; else not_ok "lnk --help exits 0 (exit $code)"; fi
+
+code=0
+./lnk admin bogus >bogus.out 2>&1 || code=$?
+if [[ $code == 2 ]]; then ok "lnk admin bogus exits 2 (usage)"; else not_ok "lnk admin bogus exits 2 (exit $code)"; fi
+
+key=
+code=0
+LNK_DATA_DIR="$data" ./lnk admin bootstrap --email smoke@example.com --workspace Smoke --json >bootstrap.json 2>bootstrap.err || code=$?
+if [[ $code == 0 ]]; then
+  key=$(FILE=bootstrap.json js '
+    try { const k = JSON.parse(require("fs").readFileSync(process.env.FILE, "utf8")).apiKey.key; if (typeof k === "string") console.log(k) } catch {}')
+fi
+if [[ $key == lnk_live_* ]]; then
+  ok "lnk admin bootstrap --json prints a live key"
+else
+  not_ok "lnk admin bootstrap --json prints a live key (exit $code: $(snippet bootstrap.json bootstrap.err))"
+fi
+
+# --- serve ------------------------------------------------------------------------------------------
+port=$(js '
+  const net = require("net")
+  const s = net.createServer()
+  s.listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close() })')
+if [[ ! $port =~ ^[0-9]+$ ]]; then
+  not_ok "found a free loopback port ($port)"
+  port=1
+fi
+base="http://127.0.0.1:$port"
+
+LNK_DATA_DIR="$data" LNK_HOST=127.0.0.1 LNK_PORT="$port" ./lnk serve >server.log 2>&1 &
+server_pid=$!
+
+ready=0
+deadline=$((SECONDS + 20))
+while ((SECONDS < deadline)); do
+  kill -0 "$server_pid" 2>/dev/null || break
+  if [[ $(http_get "$base/readyz" readyz.out) == 200 ]]; then
+    ready=1
+    break
+  fi
+  sleep 0.2
+done
+if [[ $ready == 1 ]]; then
+  ok "lnk serve answers GET /readyz 200 (port $port)"
+elif ! kill -0 "$server_pid" 2>/dev/null; then
+  not_ok "lnk serve answers GET /readyz 200 (the server exited early)"
+else
+  not_ok "lnk serve answers GET /readyz 200 within 20 s"
+fi
+
+status=$(http_get "$base/healthz" healthz.out)
+check "GET /healthz is 200" status_is 200 "$status" healthz.out
+
+status=$(http_get "$base/v1/me" me.out "$key")
+if status_is 200 "$status" me.out >/dev/null; then
+  check "GET /v1/me with the key is 200, success, workspace slug smoke" \
+    json_check me.out 'j.success === true && j.data && j.data.workspace && j.data.workspace.slug === "smoke"'
+else
+  not_ok "GET /v1/me with the key is 200, success, workspace slug smoke (status $status: $(snippet me.out))"
+fi
+
+status=$(http_get "$base/v1/me" anon.out)
+if status_is 401 "$status" anon.out >/dev/null; then
+  check "GET /v1/me without a key is 401 unauthorized" \
+    json_check anon.out 'j.success === false && j.error && j.error.code === "unauthorized"'
+else
+  not_ok "GET /v1/me without a key is 401 unauthorized (status $status: $(snippet anon.out))"
+fi
+
+status=$(http_get "$base/v1/openapi.json" openapi.out)
+if status_is 200 "$status" openapi.out >/dev/null; then
+  check "GET /v1/openapi.json is an OpenAPI 3 document with paths" \
+    json_check openapi.out 'typeof j.openapi === "string" && j.openapi.startsWith("3.") && j.paths && Object.keys(j.paths).length > 0'
+else
+  not_ok "GET /v1/openapi.json is an OpenAPI 3 document with paths (status $status: $(snippet openapi.out))"
+fi
+
+# --- graceful stop ----------------------------------------------------------------------------------
+if kill -0 "$server_pid" 2>/dev/null; then
+  kill -TERM "$server_pid"
+  stopped=0
+  deadline=$((SECONDS + 15))
+  while ((SECONDS < deadline)); do
+    if ! kill -0 "$server_pid" 2>/dev/null; then
+      stopped=1
+      break
+    fi
+    sleep 0.1
+  done
+  if [[ $stopped == 1 ]]; then
+    code=0
+    wait "$server_pid" || code=$?
+    server_pid=
+    if [[ $code == 0 ]]; then ok "SIGTERM stops lnk serve with exit 0"; else not_ok "SIGTERM stops lnk serve with exit 0 (exit $code)"; fi
+  else
+    not_ok "SIGTERM stops lnk serve within 15 s"
+  fi
+else
+  code=0
+  wait "$server_pid" || code=$?
+  server_pid=
+  not_ok "SIGTERM stops lnk serve with exit 0 (it had already exited with $code)"
+fi
+
+if [[ -n $server_pid ]]; then
+  not_ok "WAL checkpointed on shutdown (server still running)"
+elif [[ ! -s $data/lnk.db-wal ]]; then
+  ok "WAL checkpointed on shutdown (lnk.db-wal empty or gone)"
+else
+  not_ok "WAL checkpointed on shutdown (lnk.db-wal is $(wc -c <"$data/lnk.db-wal") bytes)"
+fi
+
+if ((failed > 0)); then
+  echo "# server log (last 30 lines):"
+  tail -n 30 server.log 2>/dev/null | sed 's/^/#   /'
+fi
+echo "SMOKE $passed $failed"
+((failed == 0))
