@@ -1,5 +1,5 @@
 // All randomness of the service comes from here: ids, secrets and jitter.
-import { createHash, randomBytes, randomInt, randomUUID, timingSafeEqual } from 'node:crypto'
+import { createHash, randomBytes, randomUUID, timingSafeEqual } from 'node:crypto'
 
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz'
 
@@ -21,7 +21,7 @@ export const newId = (prefix: string) => `${prefix}_${base62(20)}`
 export const uuid = () => randomUUID()
 
 /** Uniform float in [0, 1). */
-export const random = () => randomInt(0, 2 ** 48) / 2 ** 48
+export const random = () => randomBytes(6).readUIntBE(0, 6) / 2 ** 48
 
 export const randomSecretBytes = (n: number) => randomBytes(n)
 

@@ -78,7 +78,13 @@ export interface Background {
 /** Starts the worker, periodic triggers and in-memory flushes; stop() ends them and writes what is held. */
 export function startBackground(rt: Runtime): Background {
   rt.worker.start()
-  const periodic = startPeriodic(rt.db.db, PERIODIC_TASKS, () => rt.clock.now(), () => rt.worker.notify())
+  const periodic = startPeriodic(
+    rt.db.db,
+    PERIODIC_TASKS,
+    () => rt.clock.now(),
+    () => rt.worker.notify(),
+    (task, err) => rt.log.error('periodic trigger failed', { task: task.name, error: String(err) }),
+  )
   const flushTimer = setInterval(() => {
     rt.lastUsed.flush().catch((err) => rt.log.error('last-used flush failed', { error: (err as Error).message }))
   }, 60_000)

@@ -43,6 +43,11 @@ export function publish(tx: Tx, input: PublishInput, now: number): EventEnvelope
  */
 export type OutboxConsumer = (tx: Tx, event: OutboxEvent, now: number) => void
 
+/** Whether any event waits for dispatch: a plain read, so an idle worker need not take the write lock. */
+export function hasPendingEvents(db: Tx): boolean {
+  return db.select({ seq: outbox.seq }).from(outbox).where(isNull(outbox.dispatchedAt)).limit(1).get() !== undefined
+}
+
 /** Hands pending events, oldest first, to every consumer; answers how many were dispatched. */
 export function dispatchOutbox(db: Tx, consumers: readonly OutboxConsumer[], now: number, limit = 200): number {
   const rows = db.select().from(outbox).where(isNull(outbox.dispatchedAt)).orderBy(asc(outbox.seq)).limit(limit).all()

@@ -20,12 +20,19 @@ export interface EnqueueInput {
 /** Synchronous so it can join the caller's transaction. Answers the job id, or null when deduplicated. */
 export function enqueue(tx: Tx, input: EnqueueInput, now: number): string | null {
   const id = newId('job')
+  // A dead job is kept for inspection but no longer holds its key: otherwise one run that failed for good
+  // (a periodic task, a batch window) would block every later enqueue with that key forever.
+  if (input.uniqueKey != null) {
+    tx.update(jobs).set({ uniqueKey: null }).where(and(eq(jobs.uniqueKey, input.uniqueKey), eq(jobs.status, 'dead'))).run()
+  }
   const inserted = tx
     .insert(jobs)
     .values({
       id,
       type: input.type,
-      payload: input.payload ?? null,
+      // No payload is stored as JSON null. A bare null would reach SQLite as NULL (drizzle maps only
+      // non-null values through the JSON column) and break the NOT NULL constraint.
+      payload: input.payload == null ? sql`'null'` : input.payload,
       status: 'pending',
       runAt: input.runAt ?? now,
       attempts: 0,
@@ -72,8 +79,9 @@ export function createJobQueue(db: Db) {
     /** Gives jobs back without counting the attempt, e.g. when shutdown cut them short. */
     async release(ids: string[], workerId: string, now: number) {
       if (!ids.length) return
+      // CASE, not the two-argument max(): that one is SQLite-only (PostgreSQL spells it greatest()).
       db.update(jobs)
-        .set({ status: 'pending', runAt: now, lockedBy: null, lockedUntil: null, attempts: sql`max(${jobs.attempts} - 1, 0)`, updatedAt: now })
+        .set({ status: 'pending', runAt: now, lockedBy: null, lockedUntil: null, attempts: sql`case when ${jobs.attempts} > 0 then ${jobs.attempts} - 1 else 0 end`, updatedAt: now })
         .where(and(inArray(jobs.id, ids), eq(jobs.lockedBy, workerId), eq(jobs.status, 'running')))
         .run()
     },

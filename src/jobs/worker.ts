@@ -3,7 +3,7 @@
 // so tests drive retries with runDue() instead of sleeping.
 import type { Clock } from '../clock'
 import type { Db } from '../db/client'
-import { dispatchOutbox, type OutboxConsumer } from '../events/outbox'
+import { dispatchOutbox, hasPendingEvents, type OutboxConsumer } from '../events/outbox'
 import type { Logger } from '../log'
 import { base62, random } from '../random'
 import type { JobQueue, JobRow } from './queue'
@@ -105,7 +105,19 @@ export class Worker {
     const pending = [...this.inFlight.values()]
     if (pending.length) {
       let timedOut = false
-      await Promise.race([Promise.allSettled(pending), Bun.sleep(timeoutMs).then(() => (timedOut = true))])
+      // A cleared timer rather than Bun.sleep(): a sleep left pending would keep the process alive for the
+      // whole timeout after the jobs had finished.
+      let deadline: ReturnType<typeof setTimeout> | undefined
+      await Promise.race([
+        Promise.allSettled(pending),
+        new Promise<void>((resolve) => {
+          deadline = setTimeout(() => {
+            timedOut = true
+            resolve()
+          }, timeoutMs)
+        }),
+      ])
+      clearTimeout(deadline)
       if (timedOut) {
         const ids = [...this.inFlight.keys()]
         this.deps.log.warn('jobs still running at shutdown were given back', { count: ids.length })
@@ -140,32 +152,49 @@ export class Worker {
 
   private async tick() {
     if (!this.running) return
+    // Separately guarded: an event a consumer cannot take must not stop due jobs from running.
     try {
       this.dispatch()
+    } catch (err) {
+      this.deps.log.error('outbox dispatch failed', { error: (err as Error).message })
+    }
+    try {
       await this.claimAndStart(this.concurrency - this.inFlight.size)
     } catch (err) {
       this.deps.log.error('worker tick failed', { error: (err as Error).message })
     }
   }
 
+  /**
+   * Drains the outbox, one IMMEDIATE transaction per batch. IMMEDIATE because the transaction reads and
+   * then writes: a deferred one would start on a read snapshot and fail with SQLITE_BUSY when another
+   * process (a second lnk node, the CLI) committed meanwhile, instead of waiting for the lock. One
+   * transaction per batch keeps the write lock short and keeps the batches already dispatched when a later
+   * one fails.
+   */
   private dispatch() {
     if (!this.consumers.length) return
-    const now = this.deps.clock.now()
-    this.deps.db.transaction((tx) => {
-      while (dispatchOutbox(tx, this.consumers, now) > 0) {
-        /* keep going until the outbox is drained */
-      }
-    })
+    const { db, clock } = this.deps
+    while (hasPendingEvents(db)) {
+      const now = clock.now()
+      const dispatched = db.transaction((tx) => dispatchOutbox(tx, this.consumers, now), { behavior: 'immediate' })
+      if (dispatched === 0) break
+    }
   }
 
   private async claimAndStart(limit: number): Promise<Promise<void>[]> {
     const jobs = await this.deps.queue.claim(this.id, this.deps.clock.now(), limit, this.leaseMs)
     return jobs.map((job) => {
-      const p = this.execute(job).finally(() => {
-        this.inFlight.delete(job.id)
-        // A finished job frees a slot: look for more at once instead of waiting for the poll.
-        if (this.running) this.schedule(0)
-      })
+      const p = this.execute(job)
+        // execute() handles handler errors itself; what reaches here is the queue failing to record the
+        // outcome (e.g. the database busy or full). Log it: an unhandled rejection would end the process.
+        // The job stays running and is resumed when its lease lapses.
+        .catch((err) => this.deps.log.error('job outcome could not be recorded', { job: job.id, type: job.type, error: (err as Error).message }))
+        .finally(() => {
+          this.inFlight.delete(job.id)
+          // A finished job frees a slot: look for more at once instead of waiting for the poll.
+          if (this.running) this.schedule(0)
+        })
       this.inFlight.set(job.id, p)
       return p
     })

@@ -100,7 +100,7 @@ export function createIdentityRepo(db: Db) {
         tx.insert(memberships).values({ workspaceId: workspace.id, userId: user.id, role: 'owner', createdAt: input.now }).run()
         const key = tx.insert(apiKeys).values({ ...input.key, userId: user.id, workspaceId: workspace.id }).returning().get()
         return { user, workspace, key }
-      })
+      }, { behavior: 'immediate' })
     },
     async workspaceOwner(workspaceId: string): Promise<string | undefined> {
       return db
@@ -127,7 +127,7 @@ export function createIdentityRepo(db: Db) {
           .onConflictDoUpdate({ target: [memberships.workspaceId, memberships.userId], set: { role } })
           .run()
         return row
-      })
+      }, { behavior: 'immediate' })
     },
     async insertKey(key: NewApiKey): Promise<ApiKeyRow> {
       return db.insert(apiKeys).values(key).returning().get()
