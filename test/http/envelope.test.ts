@@ -89,9 +89,8 @@ describe('error envelope', () => {
       method: 'POST',
       body: stream,
       headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-      // @ts-expect-error Bun needs duplex for streamed request bodies
-      duplex: 'half',
-    })
+      duplex: 'half', // needed for streamed request bodies
+    } as RequestInit)
     expect(req.headers.get('content-length')).toBeNull()
     const res = await env.app.handle(req)
     expect(res.status).toBe(413)
