@@ -22,6 +22,8 @@ export interface Config {
   logLevel: LogLevel
   /** Seconds in-flight work may take to finish after SIGTERM/SIGINT. */
   shutdownTimeoutSeconds: number
+  /** Live links a workspace may create per UTC month; 0 = unlimited. */
+  planLinksPerMonth: number
 }
 
 export class ConfigError extends Error {}
@@ -189,6 +191,14 @@ export const SETTINGS: Setting[] = [
     help: 'seconds in-flight work may take to finish on SIGTERM',
     fallback: () => '10',
     parse: integer(0, 300),
+  },
+  {
+    key: 'planLinksPerMonth',
+    env: 'LNK_PLAN_LINKS_PER_MONTH',
+    flag: 'plan-links-per-month',
+    help: 'live links a workspace may create per month (0 = unlimited; test links never count)',
+    fallback: () => '0',
+    parse: integer(0, 1_000_000_000),
   },
 ]
 

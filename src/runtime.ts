@@ -12,7 +12,12 @@ import { Worker, type WorkerOptions } from './jobs/worker'
 import { createLogger, type Logger } from './log'
 import { LastUsedTracker } from './modules/identity/last-used'
 import { createIdentityRepo, type IdentityRepo } from './modules/identity/repo'
+import { createLinksRepo, type LinksRepo } from './modules/links/repo'
 import { createIdempotencyRepo, type IdempotencyRepo } from './modules/platform/idempotency-repo'
+import { serverSecret } from './modules/platform/settings-repo'
+import { LinkCache } from './modules/redirect/cache'
+import { ClickBuffer } from './modules/redirect/click-buffer'
+import { createClicksRepo, type ClicksRepo } from './modules/redirect/clicks-repo'
 import { base62 } from './random'
 
 export interface Runtime {
@@ -28,6 +33,14 @@ export interface Runtime {
   metrics: Metrics
   queue: JobQueue
   worker: Worker
+  links: LinksRepo
+  clicks: ClicksRepo
+  linkCache: LinkCache
+  clickBuffer: ClickBuffer
+  /** Key of the keyed hashes of visitors and client addresses (raw addresses are never stored). */
+  visitorKey: Buffer
+  /** Key that signs the redirect pages' cookies (password, captcha, consent). */
+  cookieKey: Buffer
   startedAt: number
 }
 
@@ -50,6 +63,9 @@ export function createRuntime(config: Config, options: RuntimeOptions = {}): Run
   }
   const identity = createIdentityRepo(db.db)
   const queue = createJobQueue(db.db)
+  const links = createLinksRepo(db.db)
+  const clicks = createClicksRepo(db.db)
+  const clickBuffer = new ClickBuffer(clicks, clock, log)
   const rt: Runtime = {
     instanceId: base62(12),
     config,
@@ -62,11 +78,18 @@ export function createRuntime(config: Config, options: RuntimeOptions = {}): Run
     metrics: new Metrics(),
     queue,
     worker: new Worker({ db: db.db, queue, clock, log }, options.worker),
+    links,
+    clicks,
+    linkCache: new LinkCache(links, (id) => clicks.admittedAddressesSync(id), clickBuffer),
+    clickBuffer,
+    visitorKey: serverSecret(db.db, 'visitor_hash_key', clock.now()),
+    cookieKey: serverSecret(db.db, 'cookie_signing_key', clock.now()),
     startedAt: clock.now(),
   }
   registerPlatformJobs(rt)
   rt.metrics.gauge('lnk_jobs_due', 'Jobs due now and not yet claimed (queue depth).', async () => (await queue.depth(clock.now())).due)
   rt.metrics.gauge('lnk_jobs_running', 'Jobs being run.', async () => (await queue.depth(clock.now())).running)
+  rt.metrics.gauge('lnk_click_buffer', 'Clicks waiting in memory for the next flush.', () => clickBuffer.size)
   rt.metrics.gauge('lnk_jobs_dead', 'Jobs that failed for good.', async () => (await queue.depth(clock.now())).dead)
   return rt
 }
@@ -78,6 +101,7 @@ export interface Background {
 /** Starts the worker, periodic triggers and in-memory flushes; stop() ends them and writes what is held. */
 export function startBackground(rt: Runtime): Background {
   rt.worker.start()
+  rt.clickBuffer.start()
   const periodic = startPeriodic(
     rt.db.db,
     PERIODIC_TASKS,
@@ -92,6 +116,7 @@ export function startBackground(rt: Runtime): Background {
     async stop() {
       periodic.stop()
       clearInterval(flushTimer)
+      await rt.clickBuffer.stop()
       await rt.worker.stop(rt.config.shutdownTimeoutSeconds * 1000)
       await rt.lastUsed.flush()
     },

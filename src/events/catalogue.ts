@@ -2,6 +2,7 @@
 // its `data`. Areas add their events here as they land; publish() refuses a type that is not listed, and
 // /webhooks/types and /zapier/samples are generated from these schemas.
 import { t, type TSchema } from 'elysia'
+import { Link } from '../modules/links/model'
 
 export interface EventDefinition {
   type: string
@@ -9,7 +10,31 @@ export interface EventDefinition {
   data: TSchema
 }
 
+const LinkData = t.Omit(Link, ['qr'])
+const LinkRef = t.Object({ id: t.String(), slug: t.String(), domain: t.String(), shortUrl: t.String(), destinationUrl: t.String() })
+
 export const EVENT_CATALOGUE: EventDefinition[] = [
+  { type: 'link.created', description: 'A link was created (also in bulk).', data: LinkData },
+  {
+    type: 'link.updated',
+    description: 'A link was changed; `changes` names the fields that were sent.',
+    data: t.Composite([LinkData, t.Object({ changes: t.Array(t.String()) })]),
+  },
+  { type: 'link.deleted', description: 'A link and its redirect were removed.', data: LinkRef },
+  {
+    type: 'link.clicked',
+    description: 'A redirect was counted (bots, HEAD requests and test links are never counted).',
+    data: t.Object({
+      click: t.Object({
+        id: t.String({ description: 'clk_…; also handed to the destination as lnk_cid when conversionTracking is on' }),
+        timestamp: t.String({ format: 'date-time' }),
+        unique: t.Boolean({ description: 'First click of this visitor on this link' }),
+        referrer: t.Union([t.String(), t.Null()]),
+        userAgent: t.Union([t.String(), t.Null()]),
+      }),
+      link: LinkRef,
+    }),
+  },
   {
     type: 'webhook.test',
     description: 'A test ping sent on request to check an endpoint.',

@@ -29,7 +29,7 @@ export async function idempotent<T>(
   body: unknown,
   set: { status?: number | string },
   run: () => Promise<T>,
-): Promise<T | Response> {
+): Promise<T> {
   const key = request.headers.get('idempotency-key')
   if (key === null) return run()
   if (!KEY_FORMAT.test(key)) throw new AppError('invalid_request', 'Idempotency-Key must be 1-255 visible ASCII characters')
@@ -45,10 +45,11 @@ export async function idempotent<T>(
     if (existing.responseStatus === null || existing.responseBody === null) {
       throw new AppError('conflict', 'A request with this Idempotency-Key is still being processed; retry shortly')
     }
+    // A replay hands Elysia the stored Response as is; typed as T so routes keep their response schema.
     return new Response(existing.responseBody, {
       status: existing.responseStatus,
       headers: { 'content-type': 'application/json', 'idempotent-replayed': 'true' },
-    })
+    }) as unknown as T
   }
 
   const id = newId('idem')

@@ -1,0 +1,94 @@
+// Links, what their redirects need to remember (visitors, addresses) and the clicks they record.
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { bool, json, time } from '../columns'
+import { workspaces } from './identity'
+
+export const links = sqliteTable('links', {
+  id: text('id').primaryKey(),
+  workspaceId: text('workspace_id').notNull().references(() => workspaces.id, { onDelete: 'cascade' }),
+  domain: text('domain').notNull(),
+  slug: text('slug').notNull(),
+  destinationUrl: text('destination_url').notNull(),
+  title: text('title'),
+  description: text('description'),
+  tags: json<string[]>('tags').notNull(),
+  folderId: text('folder_id'),
+  campaignId: text('campaign_id'),
+  redirectStatus: integer('redirect_status').notNull(),
+  fallbackUrl: text('fallback_url'),
+  passwordHash: text('password_hash'),
+  expiresAt: time('expires_at'),
+  clickLimit: integer('click_limit'),
+  uniqueIpLimit: integer('unique_ip_limit'),
+  publicStatsEnabled: bool('public_stats_enabled').notNull(),
+  utmSource: text('utm_source'),
+  utmMedium: text('utm_medium'),
+  utmCampaign: text('utm_campaign'),
+  utmTerm: text('utm_term'),
+  utmContent: text('utm_content'),
+  ogTitle: text('og_title'),
+  ogDescription: text('og_description'),
+  ogImageUrl: text('og_image_url'),
+  twitterCard: text('twitter_card', { enum: ['summary', 'summary_large_image', 'player'] }),
+  deepLinkEnabled: bool('deep_link_enabled').notNull(),
+  captchaEnabled: bool('captcha_enabled').notNull(),
+  consentRequired: bool('consent_required').notNull(),
+  conversionTracking: bool('conversion_tracking').notNull(),
+  isActive: bool('is_active').notNull(),
+  isArchived: bool('is_archived').notNull(),
+  isTest: bool('is_test').notNull(),
+  totalClicks: integer('total_clicks').notNull(),
+  uniqueClicks: integer('unique_clicks').notNull(),
+  createdByKeyId: text('created_by_key_id'),
+  createdAt: time('created_at').notNull(),
+  updatedAt: time('updated_at').notNull(),
+}, (t) => [
+  uniqueIndex('links_domain_slug_unique').on(t.domain, t.slug),
+  index('links_workspace_created_idx').on(t.workspaceId, t.createdAt),
+])
+
+/** Distinct visitors (keyed hash of address + user agent) per link: uniqueClicks. */
+export const linkVisitors = sqliteTable('link_visitors', {
+  linkId: text('link_id').notNull().references(() => links.id, { onDelete: 'cascade' }),
+  visitorHash: text('visitor_hash').notNull(),
+  firstSeenAt: time('first_seen_at').notNull(),
+}, (t) => [primaryKey({ columns: [t.linkId, t.visitorHash] })])
+
+/** The first uniqueIpLimit distinct client addresses (keyed hashes) admitted to a link. */
+export const linkAddresses = sqliteTable('link_addresses', {
+  linkId: text('link_id').notNull().references(() => links.id, { onDelete: 'cascade' }),
+  ipHash: text('ip_hash').notNull(),
+  firstSeenAt: time('first_seen_at').notNull(),
+}, (t) => [primaryKey({ columns: [t.linkId, t.ipHash] })])
+
+/** One row per counted redirect. Raw IP addresses are never stored. */
+export const clicks = sqliteTable('clicks', {
+  id: text('id').primaryKey(),
+  linkId: text('link_id').notNull().references(() => links.id, { onDelete: 'cascade' }),
+  workspaceId: text('workspace_id').notNull(),
+  clickedAt: time('clicked_at').notNull(),
+  visitorHash: text('visitor_hash').notNull(),
+  userAgent: text('user_agent'),
+  referrer: text('referrer'),
+  referrerHost: text('referrer_host'),
+  country: text('country'),
+  city: text('city'),
+  device: text('device'),
+  browser: text('browser'),
+  os: text('os'),
+  isBot: bool('is_bot').notNull(),
+}, (t) => [index('clicks_link_time_idx').on(t.linkId, t.clickedAt), index('clicks_workspace_time_idx').on(t.workspaceId, t.clickedAt)])
+
+/** Server-wide secrets and settings generated on first start (e.g. the key of visitor hashes). */
+export const settings = sqliteTable('settings', {
+  key: text('key').primaryKey(),
+  value: text('value').notNull(),
+  createdAt: time('created_at').notNull(),
+})
+
+/** Live links created per workspace per UTC month: the plan allowance. */
+export const linkUsage = sqliteTable('link_usage', {
+  workspaceId: text('workspace_id').notNull().references(() => workspaces.id, { onDelete: 'cascade' }),
+  month: text('month').notNull(),
+  created: integer('created').notNull(),
+}, (t) => [primaryKey({ columns: [t.workspaceId, t.month] })])

@@ -1,0 +1,153 @@
+// Queries of the links area. Writes run in one synchronous transaction together with their outbox events
+// and the plan-allowance counter, so a refused or failed write leaves nothing behind.
+import { and, asc, count, desc, eq, inArray, like, or, sql, type SQL } from 'drizzle-orm'
+import type { Db } from '../../db/client'
+import { linkUsage, links } from '../../db/schema'
+import { publish, type PublishInput } from '../../events/outbox'
+
+export type LinkRow = typeof links.$inferSelect
+export type NewLink = typeof links.$inferInsert
+
+export interface LinkFilter {
+  workspaceId: string
+  search?: string
+  tag?: string
+  domain?: string
+  archived?: boolean
+  isTest?: boolean
+}
+
+/** Thrown inside a write transaction to roll it back with a reason the service turns into an AppError. */
+export class LinkWriteRefused extends Error {
+  constructor(readonly reason: 'slug_taken' | 'plan_limit_reached', readonly index = 0) {
+    super(reason)
+  }
+}
+
+const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`)
+
+export function createLinksRepo(db: Db) {
+  const byDomainSlug = db
+    .select()
+    .from(links)
+    .where(and(eq(links.domain, sql.placeholder('domain')), eq(links.slug, sql.placeholder('slug'))))
+    .limit(1)
+    .prepare()
+
+  function where(f: LinkFilter): SQL {
+    const parts: (SQL | undefined)[] = [eq(links.workspaceId, f.workspaceId)]
+    if (f.search) {
+      const pattern = `%${escapeLike(f.search.toLowerCase())}%`
+      parts.push(
+        or(
+          sql`lower(${links.slug}) like ${pattern} escape '\\'`,
+          sql`lower(coalesce(${links.title}, '')) like ${pattern} escape '\\'`,
+          sql`lower(${links.destinationUrl}) like ${pattern} escape '\\'`,
+          sql`lower(${links.tags}) like ${pattern} escape '\\'`,
+        ),
+      )
+    }
+    // Tags are stored as a JSON array of strings; match the quoted element exactly.
+    if (f.tag) parts.push(like(links.tags, `%${escapeLike(JSON.stringify(f.tag))}%`))
+    if (f.domain) parts.push(eq(links.domain, f.domain))
+    if (f.archived !== undefined) parts.push(eq(links.isArchived, f.archived))
+    if (f.isTest !== undefined) parts.push(eq(links.isTest, f.isTest))
+    return and(...parts)!
+  }
+
+  return {
+    /** Synchronous on purpose: the redirect path reads through it on a cache miss without awaiting. */
+    findByDomainSlugSync(domain: string, slug: string): LinkRow | undefined {
+      return byDomainSlug.get({ domain, slug })
+    },
+    async findByDomainSlug(domain: string, slug: string): Promise<LinkRow | undefined> {
+      return byDomainSlug.get({ domain, slug })
+    },
+    async findById(workspaceId: string, id: string): Promise<LinkRow | undefined> {
+      return db.select().from(links).where(and(eq(links.workspaceId, workspaceId), eq(links.id, id))).get()
+    },
+    async list(f: LinkFilter, page: number, perPage: number): Promise<{ rows: LinkRow[]; total: number }> {
+      const w = where(f)
+      const total = db.select({ n: count() }).from(links).where(w).get()?.n ?? 0
+      const rows = db
+        .select()
+        .from(links)
+        .where(w)
+        .orderBy(desc(links.createdAt), asc(links.id))
+        .limit(perPage)
+        .offset((page - 1) * perPage)
+        .all()
+      return { rows, total }
+    },
+    /**
+     * Inserts links with their events in one transaction. `allowance` (live links per month, null = no
+     * limit) is checked against the month's counter inside the transaction, so it holds under concurrency.
+     * Answers per input either the row or the reason it was refused; refused inputs change nothing.
+     */
+    async insertMany(
+      items: { row: NewLink; event: (row: LinkRow) => PublishInput; countsTowardsPlan: boolean }[],
+      usage: { workspaceId: string; month: string; allowance: number | null },
+      now: number,
+    ): Promise<(LinkRow | LinkWriteRefused)[]> {
+      return db.transaction((tx) => {
+        let used = tx.select({ created: linkUsage.created }).from(linkUsage).where(and(eq(linkUsage.workspaceId, usage.workspaceId), eq(linkUsage.month, usage.month))).get()?.created ?? 0
+        const results: (LinkRow | LinkWriteRefused)[] = []
+        let counted = 0
+        for (const [index, item] of items.entries()) {
+          if (item.countsTowardsPlan && usage.allowance !== null && used >= usage.allowance) {
+            results.push(new LinkWriteRefused('plan_limit_reached', index))
+            continue
+          }
+          const inserted = tx.insert(links).values(item.row).onConflictDoNothing().returning().all()[0]
+          if (!inserted) {
+            results.push(new LinkWriteRefused('slug_taken', index))
+            continue
+          }
+          publish(tx, item.event(inserted), now)
+          if (item.countsTowardsPlan) {
+            used++
+            counted++
+          }
+          results.push(inserted)
+        }
+        if (counted) {
+          tx.insert(linkUsage)
+            .values({ workspaceId: usage.workspaceId, month: usage.month, created: counted })
+            .onConflictDoUpdate({ target: [linkUsage.workspaceId, linkUsage.month], set: { created: sql`${linkUsage.created} + ${counted}` } })
+            .run()
+        }
+        return results
+      }, { behavior: 'immediate' })
+    },
+    /** Updates a link and publishes its event; slug_taken when the new domain/slug is in use. */
+    async update(id: string, patch: Partial<NewLink>, event: (row: LinkRow) => PublishInput, now: number): Promise<LinkRow | LinkWriteRefused | undefined> {
+      try {
+        return db.transaction((tx) => {
+          const row = tx.update(links).set(patch).where(eq(links.id, id)).returning().get()
+          if (row) publish(tx, event(row), now)
+          return row
+        })
+      } catch (err) {
+        if (err instanceof Error && /UNIQUE constraint failed: links\.domain, links\.slug/.test(err.message)) return new LinkWriteRefused('slug_taken')
+        throw err
+      }
+    },
+    async delete(id: string, event: PublishInput, now: number): Promise<boolean> {
+      return db.transaction((tx) => {
+        const gone = tx.delete(links).where(eq(links.id, id)).returning({ id: links.id }).all()
+        if (gone.length) publish(tx, event, now)
+        return gone.length > 0
+      })
+    },
+    async slugsInUse(domain: string, slugs: string[]): Promise<Set<string>> {
+      if (!slugs.length) return new Set()
+      const rows = db.select({ slug: links.slug }).from(links).where(and(eq(links.domain, domain), inArray(links.slug, slugs))).all()
+      return new Set(rows.map((r) => r.slug))
+    },
+    async linksCreatedInMonth(workspaceId: string, month: string): Promise<number> {
+      return db.select({ created: linkUsage.created }).from(linkUsage).where(and(eq(linkUsage.workspaceId, workspaceId), eq(linkUsage.month, month))).get()?.created ?? 0
+    },
+  }
+}
+
+export type LinksRepo = ReturnType<typeof createLinksRepo>

@@ -1,0 +1,128 @@
+import { Elysia, t, type Static } from 'elysia'
+import { authPlugin } from '../../http/auth'
+import { Envelope, ErrorEnvelope, ok, okPage, PageEnvelope } from '../../http/envelope'
+import { AppError } from '../../http/errors'
+import { idempotent } from '../../http/idempotency'
+import type { Runtime } from '../../runtime'
+import { CreateLinkBody, Link, UpdateLinkBody } from './model'
+import { BULK_MAX, bulkCreate, createLink, deleteLink, getLink, listLinks, updateLink } from './service'
+
+const errors = { 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 404: ErrorEnvelope, 409: ErrorEnvelope, 429: ErrorEnvelope }
+export const QR_PAGE_MAX = 50
+
+const IncludeQuery = t.Optional(t.Literal('qr', { description: 'Attach the qr object (inline SVG and PNG URL)' }))
+
+const BulkResult = t.Object(
+  {
+    ok: t.Boolean(),
+    link: t.Optional(Link),
+    error: t.Optional(t.Object({ code: t.String(), message: t.String(), details: t.Optional(t.Record(t.String(), t.Unknown())) })),
+  },
+  { description: 'ok true with the link, or ok false with the error that kept this input from being created' },
+)
+const BulkResponse = t.Object({ created: t.Integer(), failed: t.Integer(), results: t.Array(BulkResult) })
+
+export function linkRoutes(rt: Runtime) {
+  return new Elysia({ name: 'lnk.links', seed: rt.instanceId, prefix: '/links', tags: ['Links'] })
+    .use(authPlugin(rt))
+    .get(
+      '/',
+      async ({ caller, query }) => {
+        const includeQr = query.include === 'qr'
+        if (includeQr && query.perPage > QR_PAGE_MAX) {
+          throw new AppError('qr_page_too_large', `include=qr allows at most perPage=${QR_PAGE_MAX}; ask for fewer links per page`, { maxPerPage: QR_PAGE_MAX })
+        }
+        const { items, pagination } = await listLinks(rt, caller, {
+          page: query.page,
+          perPage: query.perPage,
+          search: query.search,
+          tag: query.tag,
+          domain: query.domain,
+          archived: query.archived,
+          mode: query.mode,
+          includeQr,
+        })
+        return okPage(items, pagination)
+      },
+      {
+        permission: 'links:read',
+        query: t.Object({
+          include: IncludeQuery,
+          page: t.Integer({ minimum: 1, default: 1 }),
+          perPage: t.Integer({ minimum: 1, maximum: 100, default: 25, description: `At most 100; at most ${QR_PAGE_MAX} with include=qr` }),
+          search: t.Optional(t.String({ maxLength: 200, description: 'Case-insensitive match on slug, title, destination and tags' })),
+          tag: t.Optional(t.String({ maxLength: 64, description: 'Only links carrying this tag' })),
+          domain: t.Optional(t.String({ maxLength: 253 })),
+          archived: t.Optional(t.Boolean()),
+          mode: t.Optional(t.Union([t.Literal('live'), t.Literal('test')], { description: 'live: links of live keys; test: sandboxed links' })),
+        }),
+        response: { 200: PageEnvelope(Link), ...errors },
+        detail: { summary: 'List links', description: 'Newest first. meta.pagination is always present.' },
+      },
+    )
+    .post(
+      '/',
+      async ({ caller, body, request, set }) => {
+        set.status = 201
+        return idempotent(rt, caller, request, body, set, async () => ok(await createLink(rt, caller, body)))
+      },
+      {
+        permission: 'links:write',
+        body: CreateLinkBody,
+        response: { 201: Envelope(Link), ...errors },
+        detail: {
+          summary: 'Create a link',
+          description: 'Only destinationUrl is required. A test key creates a sandboxed link (isTest). include: ["qr"] returns the qr object. Supports Idempotency-Key.',
+        },
+      },
+    )
+    .post(
+      '/bulk',
+      async ({ caller, body, request, set }) => {
+        set.status = 200
+        return idempotent(rt, caller, request, body, set, async () => {
+          const results = await bulkCreate(rt, caller, body.links)
+          const payload: Static<typeof BulkResponse> = { created: results.filter((r) => r.ok).length, failed: results.filter((r) => !r.ok).length, results }
+          return ok(payload)
+        })
+      },
+      {
+        permission: 'links:write',
+        body: t.Object(
+          {
+            links: t.Array(t.Union([CreateLinkBody, t.Unknown()]), {
+              minItems: 1,
+              maxItems: BULK_MAX,
+              description: `1 to ${BULK_MAX} link create bodies (LinkCreate). Each is checked on its own: an invalid one gets an error result and never rejects the others.`,
+            }),
+          },
+          { additionalProperties: false },
+        ),
+        response: { 200: Envelope(BulkResponse), ...errors },
+        detail: { summary: 'Create links in bulk', description: 'One result per input, in order: the Link or an error with code and message. The valid ones are written in one transaction. Supports Idempotency-Key.' },
+      },
+    )
+    .get('/:id', async ({ caller, params, query }) => ok(await getLink(rt, caller, params.id, query.include === 'qr')), {
+      permission: 'links:read',
+      params: t.Object({ id: t.String() }),
+      query: t.Object({ include: IncludeQuery }),
+      response: { 200: Envelope(Link), ...errors },
+      detail: { summary: 'Get a link' },
+    })
+    .patch('/:id', async ({ caller, params, body }) => ok(await updateLink(rt, caller, params.id, body ?? {})), {
+      permission: 'links:write',
+      params: t.Object({ id: t.String() }),
+      body: t.Optional(UpdateLinkBody),
+      response: { 200: Envelope(Link), ...errors },
+      detail: {
+        summary: 'Update a link',
+        description: 'Partial: only the fields sent change; null clears a nullable field. The slug or domain may change when the new pair is free. The redirect uses the new values from the next request on.',
+      },
+    })
+    .delete('/:id', async ({ caller, params }) => ok(await deleteLink(rt, caller, params.id)), {
+      permission: 'links:write',
+      params: t.Object({ id: t.String() }),
+      response: { 200: Envelope(t.Object({ id: t.String(), deleted: t.Literal(true) })), ...errors },
+      detail: { summary: 'Delete a link', description: 'Removes the link and its redirect at once, with its clicks.' },
+    })
+}

@@ -1,0 +1,334 @@
+// Link logic shared by HTTP and jobs: validation rules of contract section 4, creation (single and bulk)
+// with the plan allowance, partial updates, deletion, and the Link view of spec 2.2.
+import { Value } from '@sinclair/typebox/value'
+import { iso, isoOrNull, utcMonth } from '../../clock'
+import type { Deps } from '../../context'
+import type { Caller } from '../../http/auth'
+import { AppError, notFound, type ErrorCode, type ValidationIssue } from '../../http/errors'
+import { base62, uuid } from '../../random'
+import { linkQr, type QrObject } from '../qr/link-qr'
+import type { LinkCache } from '../redirect/cache'
+import { CreateLinkBody, type CreateLinkInput, type UpdateLinkInput } from './model'
+import { LinkWriteRefused, type LinkFilter, type LinkRow, type LinksRepo, type NewLink } from './repo'
+
+export interface LinksCtx extends Deps {
+  links: LinksRepo
+  linkCache: LinkCache
+}
+
+export const RESERVED_SLUGS = ['v1', 'healthz', 'readyz', 'metrics', 'p', 'qr', '_', '.well-known']
+const RESERVED = new Set(RESERVED_SLUGS.map((s) => s.toLowerCase()))
+export const BULK_MAX = 1000
+const GENERATED_SLUG_LENGTH = 7
+
+export function shortUrl(ctx: Pick<Deps, 'config'>, link: Pick<LinkRow, 'domain' | 'slug'>) {
+  return `${new URL(ctx.config.baseUrl).protocol}//${link.domain}/${link.slug}`
+}
+
+export function toLink(ctx: Pick<Deps, 'config'>, row: LinkRow) {
+  return {
+    id: row.id,
+    slug: row.slug,
+    domain: row.domain,
+    destinationUrl: row.destinationUrl,
+    shortUrl: shortUrl(ctx, row),
+    title: row.title,
+    description: row.description,
+    tags: row.tags,
+    folderId: row.folderId,
+    campaignId: row.campaignId,
+    redirectStatus: row.redirectStatus as 301 | 302 | 307 | 308,
+    fallbackUrl: row.fallbackUrl,
+    hasPassword: row.passwordHash !== null,
+    expiresAt: isoOrNull(row.expiresAt),
+    clickLimit: row.clickLimit,
+    uniqueIpLimit: row.uniqueIpLimit,
+    publicStatsEnabled: row.publicStatsEnabled,
+    utmSource: row.utmSource,
+    utmMedium: row.utmMedium,
+    utmCampaign: row.utmCampaign,
+    utmTerm: row.utmTerm,
+    utmContent: row.utmContent,
+    ogTitle: row.ogTitle,
+    ogDescription: row.ogDescription,
+    ogImageUrl: row.ogImageUrl,
+    twitterCard: row.twitterCard,
+    deepLinkEnabled: row.deepLinkEnabled,
+    captchaEnabled: row.captchaEnabled,
+    consentRequired: row.consentRequired,
+    conversionTracking: row.conversionTracking,
+    totalClicks: row.totalClicks,
+    uniqueClicks: row.uniqueClicks,
+    isActive: row.isActive,
+    isArchived: row.isArchived,
+    isTest: row.isTest,
+    createdAt: iso(row.createdAt),
+    updatedAt: iso(row.updatedAt),
+  }
+}
+
+export type LinkView = ReturnType<typeof toLink> & { qr?: QrObject }
+
+async function withQr(ctx: LinksCtx, view: LinkView, include: boolean): Promise<LinkView> {
+  return include ? { ...view, qr: await linkQr(ctx.config, view.shortUrl) } : view
+}
+
+/** A validation problem of one field: collected so a person sees every problem at once. */
+class Issues {
+  list: ValidationIssue[] = []
+  add(path: string, message: string) {
+    this.list.push({ path, message })
+  }
+  throwIfAny() {
+    if (this.list.length) throw new AppError('validation_failed', this.list.map((i) => `${i.path}: ${i.message}`).join('; '), { location: 'body', issues: this.list })
+  }
+}
+
+function checkUrl(ctx: LinksCtx, issues: Issues, path: string, value: string | null | undefined, refuseOwnDomains: boolean) {
+  if (value == null) return
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    return issues.add(path, 'must be an absolute URL such as https://example.com/page')
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return issues.add(path, 'must use http or https')
+  if (value.length > 2048) return issues.add(path, 'must be at most 2048 characters')
+  if (refuseOwnDomains && ctx.config.shortDomains.includes(url.host.toLowerCase())) {
+    issues.add(path, 'must not point at a short link of this service (it would loop)')
+  }
+}
+
+function checkSlug(issues: Issues, slug: string | undefined) {
+  if (slug === undefined) return
+  if (!/^[A-Za-z0-9_-]{1,64}$/.test(slug)) issues.add('slug', 'must be 1-64 characters of A-Z a-z 0-9 _ -')
+  else if (RESERVED.has(slug.toLowerCase())) issues.add('slug', `"${slug}" is reserved; reserved slugs: ${RESERVED_SLUGS.join(', ')}`)
+}
+
+async function checkDomain(ctx: LinksCtx, issues: Issues, domain: string | undefined): Promise<string> {
+  const chosen = (domain ?? ctx.config.shortDomains[0]!).toLowerCase()
+  if (!ctx.config.shortDomains.includes(chosen)) {
+    issues.add('domain', `"${domain}" is not a short domain of this service or a verified domain of this workspace; shared domains: ${ctx.config.shortDomains.join(', ')}`)
+  }
+  return chosen
+}
+
+function parseExpiry(ctx: LinksCtx, issues: Issues, value: string | null | undefined): number | null | undefined {
+  if (value === undefined || value === null) return value
+  const ms = Date.parse(value)
+  if (!Number.isFinite(ms)) return issues.add('expiresAt', 'must be an ISO 8601 timestamp'), undefined
+  if (ms <= ctx.clock.now()) return issues.add('expiresAt', 'must be in the future'), undefined
+  return ms
+}
+
+const cleanTags = (tags: string[] | undefined) => (tags === undefined ? undefined : [...new Set(tags.map((t) => t.trim()).filter(Boolean))])
+
+const hashPassword = (password: string) => Bun.password.hash(password, { algorithm: 'argon2id' })
+
+/** Columns shared by create and update, from fields that were sent. */
+async function columnsFrom(input: Partial<CreateLinkInput>): Promise<Partial<NewLink>> {
+  const out: Partial<NewLink> = {}
+  const copy = [
+    'destinationUrl', 'title', 'description', 'folderId', 'campaignId', 'redirectStatus', 'fallbackUrl', 'clickLimit', 'uniqueIpLimit', 'publicStatsEnabled',
+    'utmSource', 'utmMedium', 'utmCampaign', 'utmTerm', 'utmContent', 'ogTitle', 'ogDescription', 'ogImageUrl', 'twitterCard', 'deepLinkEnabled',
+    'captchaEnabled', 'consentRequired', 'conversionTracking',
+  ] as const
+  for (const key of copy) if (input[key] !== undefined) (out as Record<string, unknown>)[key] = input[key]
+  if (input.tags !== undefined) out.tags = cleanTags(input.tags)
+  if (input.password !== undefined) out.passwordHash = input.password === null ? null : await hashPassword(input.password)
+  return out
+}
+
+async function generateSlug(ctx: LinksCtx, domain: string, taken: Set<string>): Promise<string> {
+  for (let length = GENERATED_SLUG_LENGTH; ; length++) {
+    const candidates = Array.from({ length: 8 }, () => base62(length)).filter((s) => !taken.has(s) && !RESERVED.has(s.toLowerCase()))
+    const inUse = await ctx.links.slugsInUse(domain, candidates)
+    const free = candidates.find((s) => !inUse.has(s))
+    if (free) return free
+  }
+}
+
+interface PreparedLink {
+  row: NewLink
+  include: boolean
+}
+
+async function prepareCreate(ctx: LinksCtx, caller: Caller, input: CreateLinkInput, generatedSlugs: Set<string>): Promise<PreparedLink> {
+  const issues = new Issues()
+  checkUrl(ctx, issues, 'destinationUrl', input.destinationUrl, true)
+  checkUrl(ctx, issues, 'fallbackUrl', input.fallbackUrl, true)
+  checkUrl(ctx, issues, 'ogImageUrl', input.ogImageUrl, false)
+  checkSlug(issues, input.slug)
+  const domain = await checkDomain(ctx, issues, input.domain)
+  const expiresAt = parseExpiry(ctx, issues, input.expiresAt)
+  if (input.include && input.include.some((i) => i !== 'qr')) issues.add('include', 'the only allowed value is "qr"')
+  issues.throwIfAny()
+  const slug = input.slug ?? (await generateSlug(ctx, domain, generatedSlugs))
+  generatedSlugs.add(slug)
+  const now = ctx.clock.now()
+  const row: NewLink = {
+    id: uuid(),
+    workspaceId: caller.workspace.id,
+    domain,
+    slug,
+    destinationUrl: input.destinationUrl,
+    tags: [],
+    redirectStatus: 302,
+    publicStatsEnabled: false,
+    deepLinkEnabled: false,
+    captchaEnabled: false,
+    consentRequired: false,
+    conversionTracking: false,
+    isActive: true,
+    isArchived: false,
+    isTest: caller.mode === 'test',
+    totalClicks: 0,
+    uniqueClicks: 0,
+    createdByKeyId: caller.key.id,
+    createdAt: now,
+    updatedAt: now,
+    ...(await columnsFrom(input)),
+    expiresAt: expiresAt ?? null,
+  }
+  return { row, include: input.include?.includes('qr') ?? false }
+}
+
+function refusal(ctx: LinksCtx, r: LinkWriteRefused, row: NewLink): AppError {
+  if (r.reason === 'slug_taken') return new AppError('slug_taken', `The slug "${row.slug}" is already in use on ${row.domain}; choose another or omit it to get a generated one`, { slug: row.slug, domain: row.domain })
+  return new AppError('plan_limit_reached', `This workspace has created its ${ctx.config.planLinksPerMonth} live links for this month; test links do not count`, { limit: ctx.config.planLinksPerMonth })
+}
+
+function usageOf(ctx: LinksCtx, caller: Caller) {
+  return { workspaceId: caller.workspace.id, month: utcMonth(ctx.clock.now()), allowance: ctx.config.planLinksPerMonth || null }
+}
+
+function createdEvent(ctx: LinksCtx) {
+  return (row: LinkRow) => ({ type: 'link.created', workspaceId: row.workspaceId, mode: row.isTest ? ('test' as const) : ('live' as const), data: toLink(ctx, row) })
+}
+
+export async function createLink(ctx: LinksCtx, caller: Caller, input: CreateLinkInput): Promise<LinkView> {
+  const prepared = await prepareCreate(ctx, caller, input, new Set())
+  const [result] = await ctx.links.insertMany([{ row: prepared.row, event: createdEvent(ctx), countsTowardsPlan: !prepared.row.isTest }], usageOf(ctx, caller), ctx.clock.now())
+  if (result instanceof LinkWriteRefused) throw refusal(ctx, result, prepared.row)
+  ctx.linkCache.invalidate(result!.domain, result!.slug)
+  return withQr(ctx, toLink(ctx, result!), prepared.include)
+}
+
+export type BulkResult = { ok: true; link: LinkView } | { ok: false; error: { code: ErrorCode; message: string; details?: Record<string, unknown> } }
+
+/** Up to 1000 links; one result per input, in order. Valid ones are written in one transaction. */
+export async function bulkCreate(ctx: LinksCtx, caller: Caller, items: unknown[]): Promise<BulkResult[]> {
+  if (items.length > BULK_MAX) throw new AppError('validation_failed', `at most ${BULK_MAX} links per call`, { issues: [{ path: 'links', message: `at most ${BULK_MAX} items` }] })
+  const results: (BulkResult | PreparedLink)[] = []
+  const generated = new Set<string>()
+  for (const [i, item] of items.entries()) {
+    if (!Value.Check(CreateLinkBody, item)) {
+      const issues = [...Value.Errors(CreateLinkBody, item)].slice(0, 10).map((e) => ({ path: e.path.replace(/^\//, '').replace(/\//g, '.'), message: e.message }))
+      results.push({ ok: false, error: { code: 'validation_failed', message: `links.${i}: ${issues.map((x) => `${x.path || 'item'}: ${x.message}`).join('; ')}`, details: { issues } } })
+      continue
+    }
+    try {
+      results.push(await prepareCreate(ctx, caller, item, generated))
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err
+      results.push({ ok: false, error: { code: err.code, message: err.message, details: err.details } })
+    }
+  }
+  const valid = results.filter((r): r is PreparedLink => 'row' in r)
+  // Two inputs asking for the same slug: the first wins, like two requests would.
+  const written = await ctx.links.insertMany(
+    valid.map((p) => ({ row: p.row, event: createdEvent(ctx), countsTowardsPlan: !p.row.isTest })),
+    usageOf(ctx, caller),
+    ctx.clock.now(),
+  )
+  const out: BulkResult[] = []
+  let w = 0
+  for (const r of results) {
+    if (!('row' in r)) {
+      out.push(r)
+      continue
+    }
+    const outcome = written[w++]!
+    if (outcome instanceof LinkWriteRefused) {
+      const e = refusal(ctx, outcome, r.row)
+      out.push({ ok: false, error: { code: e.code, message: e.message, details: e.details } })
+    } else {
+      ctx.linkCache.invalidate(outcome.domain, outcome.slug)
+      out.push({ ok: true, link: await withQr(ctx, toLink(ctx, outcome), r.include) })
+    }
+  }
+  return out
+}
+
+export interface ListQuery {
+  page: number
+  perPage: number
+  search?: string
+  tag?: string
+  domain?: string
+  archived?: boolean
+  mode?: 'live' | 'test'
+  includeQr: boolean
+}
+
+export async function listLinks(ctx: LinksCtx, caller: Caller, q: ListQuery) {
+  const filter: LinkFilter = { workspaceId: caller.workspace.id, search: q.search?.trim() || undefined, tag: q.tag, domain: q.domain?.toLowerCase(), archived: q.archived, isTest: q.mode === undefined ? undefined : q.mode === 'test' }
+  const { rows, total } = await ctx.links.list(filter, q.page, q.perPage)
+  const items = await Promise.all(rows.map((r) => withQr(ctx, toLink(ctx, r), q.includeQr)))
+  return { items, pagination: { page: q.page, perPage: q.perPage, total, totalPages: Math.ceil(total / q.perPage) } }
+}
+
+async function findOwn(ctx: LinksCtx, caller: Caller, id: string): Promise<LinkRow> {
+  const row = /^[0-9a-f-]{36}$/i.test(id) ? await ctx.links.findById(caller.workspace.id, id.toLowerCase()) : undefined
+  if (!row) throw notFound(`Link ${id}`)
+  return row
+}
+
+export async function getLink(ctx: LinksCtx, caller: Caller, id: string, includeQr = false): Promise<LinkView> {
+  return withQr(ctx, toLink(ctx, await findOwn(ctx, caller, id)), includeQr)
+}
+
+export async function updateLink(ctx: LinksCtx, caller: Caller, id: string, input: UpdateLinkInput): Promise<LinkView> {
+  const current = await findOwn(ctx, caller, id)
+  const issues = new Issues()
+  if (input.destinationUrl !== undefined) checkUrl(ctx, issues, 'destinationUrl', input.destinationUrl, true)
+  checkUrl(ctx, issues, 'fallbackUrl', input.fallbackUrl, true)
+  checkUrl(ctx, issues, 'ogImageUrl', input.ogImageUrl, false)
+  checkSlug(issues, input.slug)
+  const domain = input.domain === undefined ? current.domain : await checkDomain(ctx, issues, input.domain)
+  const expiresAt = parseExpiry(ctx, issues, input.expiresAt)
+  issues.throwIfAny()
+
+  const patch: Partial<NewLink> = { ...(await columnsFrom(input)), updatedAt: ctx.clock.now() }
+  if (input.slug !== undefined) patch.slug = input.slug
+  if (input.domain !== undefined) patch.domain = domain
+  if (input.expiresAt !== undefined) patch.expiresAt = expiresAt ?? null
+  if (input.isActive !== undefined) patch.isActive = input.isActive
+  if (input.isArchived !== undefined) patch.isArchived = input.isArchived
+  const changes = Object.keys(input)
+
+  const result = await ctx.links.update(
+    current.id,
+    patch,
+    (row) => ({ type: 'link.updated', workspaceId: row.workspaceId, mode: row.isTest ? 'test' : 'live', data: { ...toLink(ctx, row), changes } }),
+    ctx.clock.now(),
+  )
+  if (result instanceof LinkWriteRefused) throw refusal(ctx, result, { ...current, ...patch } as NewLink)
+  if (!result) throw notFound(`Link ${id}`)
+  ctx.linkCache.invalidate(current.domain, current.slug)
+  ctx.linkCache.invalidate(result.domain, result.slug)
+  return toLink(ctx, result)
+}
+
+export async function deleteLink(ctx: LinksCtx, caller: Caller, id: string) {
+  const current = await findOwn(ctx, caller, id)
+  const view = toLink(ctx, current)
+  const deleted = await ctx.links.delete(
+    current.id,
+    { type: 'link.deleted', workspaceId: current.workspaceId, mode: current.isTest ? 'test' : 'live', data: { id: view.id, slug: view.slug, domain: view.domain, shortUrl: view.shortUrl, destinationUrl: view.destinationUrl } },
+    ctx.clock.now(),
+  )
+  if (!deleted) throw notFound(`Link ${id}`)
+  ctx.linkCache.invalidate(current.domain, current.slug)
+  return { id: current.id, deleted: true as const }
+}
