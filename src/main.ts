@@ -71,8 +71,9 @@ async function serve(args: string[]) {
         },
       )
     }
-    process.once('SIGTERM', () => stop('SIGTERM'))
-    process.once('SIGINT', () => stop('SIGINT'))
+    // `on`, not `once`: a second signal must wait for the same graceful shutdown, not kill the process.
+    process.on('SIGTERM', () => stop('SIGTERM'))
+    process.on('SIGINT', () => stop('SIGINT'))
   })
   return done
 }
@@ -82,6 +83,7 @@ async function run(argv: string[]): Promise<number> {
   if (first === '-v' || first === '--version') return stdout(VERSION), 0
   if (first === '-h' || first === '--help' || first === 'help') return stdout(MAIN_HELP), 0
   const usage = { help: MAIN_HELP }
+  if (first === undefined || first === 'serve' || first.startsWith('-')) usage.help = SERVE_HELP
   try {
     if (first === undefined || first === 'serve') return await serve(first === undefined ? [] : rest)
     if (first.startsWith('-')) return await serve(argv)
@@ -102,10 +104,8 @@ async function run(argv: string[]): Promise<number> {
     if (first === 'admin') {
       usage.help = ADMIN_HELP
       const [sub, ...subArgs] = rest
-      if (sub === undefined || sub === '--help' || sub === '-h') {
-        stdout(ADMIN_HELP)
-        return sub === undefined ? 2 : 0
-      }
+      if (sub === undefined) throw new UsageError('missing admin command')
+      if (sub === '--help' || sub === '-h') return stdout(ADMIN_HELP), 0
       const spec = ADMIN_COMMANDS[sub]
       if (!spec) throw new UsageError(`unknown admin command "${sub}"`)
       usage.help = spec.help
@@ -137,6 +137,7 @@ async function run(argv: string[]): Promise<number> {
 
 if (import.meta.main) {
   const code = await run(process.argv.slice(2))
+  await new Promise((settle) => setImmediate(settle)) // let Elysia's afterResponse hooks (request log lines) of the last answers run
   process.exit(code)
 }
 

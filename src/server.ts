@@ -33,8 +33,13 @@ export function startServer(rt: Runtime): RunningServer {
     shutdown(reason = 'shutdown') {
       stopping ??= (async () => {
         rt.log.info('shutting down', { reason })
-        // Stop accepting; requests already received are answered before this resolves.
-        await server.stop(false)
+        // Stop accepting; requests already received are answered, within the shutdown timeout.
+        const graceful = server.stop(false)
+        const timer = setTimeout(() => void server.stop(true), rt.config.shutdownTimeoutSeconds * 1000)
+        await graceful
+        clearTimeout(timer)
+        // Elysia's after-response hooks (request log, metrics) run on setImmediate; let them finish.
+        await new Promise((settle) => setImmediate(settle))
         await background.stop()
         rt.db.close()
         rt.log.info('stopped')
