@@ -13,6 +13,12 @@ import { openapiDocs } from './modules/platform/openapi'
 import { opsRoutes } from './modules/platform/ops-routes'
 import type { Runtime } from './runtime'
 
+async function withRequestId(response: Response | Promise<Response>, id: string) {
+  const res = await response
+  res.headers.set('x-request-id', id)
+  return res
+}
+
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i
 
 function toIssues(error: ValidationError): ValidationIssue[] {
@@ -46,6 +52,9 @@ export function createApp(rt: Runtime) {
     .onRequest(({ request, set }) => {
       const state = beginRequest(request)
       set.headers['x-request-id'] = state.id
+      // Short links first: the server answers them before Elysia (server.ts); this covers app.handle().
+      const redirect = rt.redirect(request)
+      if (redirect) return withRequestId(redirect, state.id)
       const url = request.url
       const pathStart = url.indexOf('/', url.indexOf('//') + 2)
       const path = pathStart === -1 ? '/' : url.slice(pathStart)

@@ -18,6 +18,7 @@ import { serverSecret } from './modules/platform/settings-repo'
 import { LinkCache } from './modules/redirect/cache'
 import { ClickBuffer } from './modules/redirect/click-buffer'
 import { createClicksRepo, type ClicksRepo } from './modules/redirect/clicks-repo'
+import { createRedirectHandler, type RedirectHandler } from './modules/redirect/handler'
 import { base62 } from './random'
 
 export interface Runtime {
@@ -41,6 +42,8 @@ export interface Runtime {
   visitorKey: Buffer
   /** Key that signs the redirect pages' cookies (password, captcha, consent). */
   cookieKey: Buffer
+  /** Answers a short-link request, or null when the request is not one. */
+  redirect: RedirectHandler
   startedAt: number
 }
 
@@ -84,8 +87,10 @@ export function createRuntime(config: Config, options: RuntimeOptions = {}): Run
     clickBuffer,
     visitorKey: serverSecret(db.db, 'visitor_hash_key', clock.now()),
     cookieKey: serverSecret(db.db, 'cookie_signing_key', clock.now()),
+    redirect: () => null,
     startedAt: clock.now(),
   }
+  rt.redirect = createRedirectHandler(rt)
   registerPlatformJobs(rt)
   rt.metrics.gauge('lnk_jobs_due', 'Jobs due now and not yet claimed (queue depth).', async () => (await queue.depth(clock.now())).due)
   rt.metrics.gauge('lnk_jobs_running', 'Jobs being run.', async () => (await queue.depth(clock.now())).running)

@@ -1,6 +1,7 @@
 // Bun.serve wiring: one listener for API, redirects and pages; background work; graceful shutdown.
 import { createApp } from './app'
 import { recordSocketAddress } from './http/request-context'
+import { base62 } from './random'
 import { startBackground, type Runtime } from './runtime'
 
 export interface RunningServer {
@@ -20,9 +21,21 @@ export function startServer(rt: Runtime): RunningServer {
     development: false,
     fetch(request, srv) {
       recordSocketAddress(request, srv.requestIP(request)?.address)
+      // The hot path: short links are answered without going through the API framework.
+      const start = performance.now()
+      const redirect = rt.redirect(request)
+      if (redirect) return countRedirect(redirect, start)
       return app.handle(request)
     },
   })
+  const redirectLatency = (start: number, res: Response) => {
+    rt.metrics.observe('GET', 'redirect', res.status, (performance.now() - start) / 1000)
+    res.headers.set('x-request-id', `req_${base62(20)}`)
+    return res
+  }
+  function countRedirect(response: Response | Promise<Response>, start: number) {
+    return response instanceof Response ? redirectLatency(start, response) : response.then((r) => redirectLatency(start, r))
+  }
   const background = startBackground(rt)
   rt.log.info('lnk listening', { url: `http://${rt.config.host}:${server.port}`, base_url: rt.config.baseUrl, data_dir: rt.config.dataDir })
 

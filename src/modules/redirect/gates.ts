@@ -1,0 +1,94 @@
+// The visitor-side checks a link may ask for: password, proof-of-work captcha (ALTCHA) and consent. Each
+// one passed leaves a signed cookie scoped to the link's path, so the visitor is asked once.
+import { createHmac } from 'node:crypto'
+import { createChallenge, verifySolution } from 'altcha-lib/v1'
+import { constantTimeEqual, sha256Hex } from '../../random'
+
+export type Gate = 'pw' | 'cap' | 'ok'
+
+const GATE_TTL_MS: Record<Gate, number> = { pw: 12 * 3_600_000, cap: 3_600_000, ok: 24 * 3_600_000 }
+
+export const cookieName = (gate: Gate, linkId: string) => `lnk_${gate}_${linkId.replace(/-/g, '')}`
+
+/** A version that changes when what the gate protects changes (a new password voids old cookies). */
+const versionOf = (gate: Gate, passwordHash: string | null) => (gate === 'pw' ? sha256Hex(passwordHash ?? '').slice(0, 16) : '1')
+
+function mac(key: Buffer, gate: Gate, linkId: string, version: string, expires: number) {
+  return createHmac('sha256', key).update(`${gate}|${linkId}|${version}|${expires}`).digest('base64url')
+}
+
+export function gateCookie(key: Buffer, gate: Gate, link: { id: string; slug: string; passwordHash: string | null }, now: number, secure: boolean): string {
+  const expires = now + GATE_TTL_MS[gate]
+  const value = `${expires}.${mac(key, gate, link.id, versionOf(gate, link.passwordHash), expires)}`
+  return `${cookieName(gate, link.id)}=${value}; Path=/${encodeURIComponent(link.slug)}; Max-Age=${GATE_TTL_MS[gate] / 1000}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`
+}
+
+export function hasGateCookie(key: Buffer, gate: Gate, link: { id: string; passwordHash: string | null }, cookieHeader: string | null, now: number): boolean {
+  if (!cookieHeader) return false
+  const name = cookieName(gate, link.id)
+  for (const part of cookieHeader.split(';')) {
+    const [k, v] = part.trim().split('=', 2)
+    if (k !== name || !v) continue
+    const [exp, sig] = v.split('.', 2)
+    const expires = Number(exp)
+    if (!Number.isFinite(expires) || expires <= now || !sig) return false
+    return constantTimeEqual(sig, mac(key, gate, link.id, versionOf(gate, link.passwordHash), expires))
+  }
+  return false
+}
+
+/** Failed password attempts per link and client: 5 per 15 minutes, then 429 until the window ends. */
+export class PasswordThrottle {
+  private attempts = new Map<string, { count: number; resetAt: number }>()
+  constructor(
+    private max = 5,
+    private windowMs = 15 * 60_000,
+  ) {}
+
+  /** Seconds until the client may try again, or 0 when it may try now. */
+  blockedFor(key: string, now: number): number {
+    const a = this.attempts.get(key)
+    if (!a || a.resetAt <= now) return 0
+    return a.count >= this.max ? Math.ceil((a.resetAt - now) / 1000) : 0
+  }
+
+  fail(key: string, now: number) {
+    const a = this.attempts.get(key)
+    if (!a || a.resetAt <= now) this.attempts.set(key, { count: 1, resetAt: now + this.windowMs })
+    else a.count++
+    if (this.attempts.size > 50_000) for (const [k, v] of this.attempts) if (v.resetAt <= now) this.attempts.delete(k)
+  }
+
+  succeed(key: string) {
+    this.attempts.delete(key)
+  }
+}
+
+/** ALTCHA proof-of-work: signed challenges, verified on the server, each solution accepted once. */
+export class Captcha {
+  private used = new Map<string, number>()
+  constructor(
+    private hmacKey: string,
+    private maxNumber = 50_000,
+    private ttlMs = 10 * 60_000,
+  ) {}
+
+  async challenge(now: number) {
+    return createChallenge({ hmacKey: this.hmacKey, maxNumber: this.maxNumber, expires: new Date(now + this.ttlMs) })
+  }
+
+  /** True once per valid, unexpired solution; a replayed one is refused. */
+  async verify(payload: string, now: number): Promise<boolean> {
+    let signature: string
+    try {
+      signature = JSON.parse(Buffer.from(payload, 'base64').toString('utf8')).signature
+    } catch {
+      return false
+    }
+    if (typeof signature !== 'string' || this.used.has(signature)) return false
+    if (!(await verifySolution(payload, this.hmacKey, true))) return false
+    for (const [s, exp] of this.used) if (exp <= now) this.used.delete(s)
+    this.used.set(signature, now + this.ttlMs)
+    return true
+  }
+}

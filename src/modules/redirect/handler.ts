@@ -1,0 +1,193 @@
+// The redirect path: `GET|HEAD|POST {short domain}/{slug}`. Checks run in the contract's order:
+// unknown/inactive -> 404 page; test link -> sandbox page; expired or a limit reached -> fallbackUrl or
+// 410; password; captcha; consent; social crawler -> preview; mobile + deepLinkEnabled -> app page;
+// otherwise the redirect. It reads links from memory, never awaits the database, and hands clicks to the
+// buffer. Only the password and captcha checks await (hash and proof verification).
+import { createHmac } from 'node:crypto'
+import type { Runtime } from '../../runtime'
+import { clientIp } from '../../http/request-context'
+import { base62 } from '../../random'
+import { shortUrl } from '../links/service'
+import { isBot, isSocialCrawler, mobilePlatform } from './agents'
+import type { CachedLink } from './cache'
+import { appUrl, findApp } from './deep-links'
+import { buildDestination } from './destination'
+import { Captcha, gateCookie, hasGateCookie, PasswordThrottle, type Gate } from './gates'
+import { captchaPage, consentPage, deepLinkPage, gonePage, notFoundPage, passwordPage, previewPage, sandboxPage, throttledPage } from './pages'
+
+const SLUG_PATH = /^\/([A-Za-z0-9_-]{1,64})(\+?)$/
+const RESERVED = new Set(['v1', 'healthz', 'readyz', 'metrics', 'p', 'qr', '_'])
+const FORM_LIMIT = 16 * 1024
+
+export type RedirectHandler = (request: Request) => Response | Promise<Response> | null
+
+export function createRedirectHandler(rt: Runtime): RedirectHandler {
+  const shortDomains = new Set(rt.config.shortDomains)
+  const secure = rt.config.baseUrl.startsWith('https:')
+  const throttle = new PasswordThrottle()
+  const captcha = new Captcha(createHmac('sha256', rt.cookieKey).update('altcha').digest('base64url'))
+  const keyed = (value: string) => createHmac('sha256', rt.visitorKey).update(value).digest('base64url').slice(0, 32)
+
+  function noindex(res: Response) {
+    res.headers.set('x-robots-tag', 'noindex')
+    return res
+  }
+
+  function redirectTo(location: string, status: number, cacheable: boolean) {
+    return new Response(null, {
+      status,
+      headers: {
+        location,
+        // Permanent redirects of links without per-visit checks may be cached briefly; everything else is
+        // decided afresh on each visit (limits, expiry, click counting).
+        'cache-control': cacheable && (status === 301 || status === 308) ? 'public, max-age=300' : 'private, no-store',
+        'x-robots-tag': 'noindex',
+        'referrer-policy': 'unsafe-url',
+      },
+    })
+  }
+
+  /** Why the link cannot be served now, or null. Counts nothing. */
+  function unavailable(entry: CachedLink, ipHash: string | null, now: number): string | null {
+    const link = entry.row
+    if (link.expiresAt !== null && link.expiresAt <= now) return 'This link has expired.'
+    if (link.clickLimit !== null && entry.served >= link.clickLimit) return 'This link has reached its click limit.'
+    if (link.uniqueIpLimit !== null && ipHash !== null) {
+      const admitted = rt.linkCache.admitted(entry)
+      if (!admitted.has(ipHash) && admitted.size >= link.uniqueIpLimit) return 'This link has reached the number of visitors it admits.'
+    }
+    return null
+  }
+
+  /** Counts the click (synchronously, so concurrent visitors never overshoot a limit) and buffers it. */
+  function record(entry: CachedLink, request: Request, ip: string, ua: string, now: number): string {
+    const link = entry.row
+    const clickId = `clk_${base62(20)}`
+    entry.served++
+    let newAddress: string | null = null
+    if (link.uniqueIpLimit !== null) {
+      const ipHash = keyed(`ip|${ip}`)
+      const admitted = rt.linkCache.admitted(entry)
+      if (!admitted.has(ipHash)) {
+        admitted.add(ipHash)
+        newAddress = ipHash
+      }
+    }
+    const referrer = request.headers.get('referer')
+    let referrerHost: string | null = null
+    try {
+      referrerHost = referrer ? new URL(referrer).hostname.toLowerCase() : null
+    } catch {
+      referrerHost = null
+    }
+    const view = { id: link.id, slug: link.slug, domain: link.domain, shortUrl: shortUrl(rt, link), destinationUrl: link.destinationUrl }
+    rt.clickBuffer.add({
+      click: {
+        id: clickId,
+        linkId: link.id,
+        workspaceId: link.workspaceId,
+        clickedAt: now,
+        visitorHash: keyed(`v|${ip}|${ua}`),
+        userAgent: ua.slice(0, 512) || null,
+        referrer: referrer?.slice(0, 2048) ?? null,
+        referrerHost,
+        isBot: false,
+      },
+      newAddress,
+      event: (unique) => ({
+        type: 'link.clicked',
+        workspaceId: link.workspaceId,
+        mode: 'live',
+        data: { click: { id: clickId, timestamp: new Date(now).toISOString(), unique, referrer: referrer ?? null, userAgent: ua || null }, link: view },
+      }),
+    })
+    return clickId
+  }
+
+  async function readForm(request: Request): Promise<URLSearchParams | null> {
+    const length = Number(request.headers.get('content-length') ?? 0)
+    if (length > FORM_LIMIT) return null
+    const text = await request.text()
+    if (text.length > FORM_LIMIT) return null
+    return new URLSearchParams(text)
+  }
+
+  /** POST back from a gate page: check what was sent, set the gate's cookie, and send the visitor on. */
+  async function passGate(entry: CachedLink, request: Request, url: URL, ip: string, now: number): Promise<Response> {
+    const link = entry.row
+    const form = await readForm(request)
+    const gate = form?.get('gate')
+    const back = (g: Gate) => new Response(null, { status: 303, headers: { location: `${url.pathname}${url.search}`, 'set-cookie': gateCookie(rt.cookieKey, g, link, now, secure), 'cache-control': 'no-store', 'x-robots-tag': 'noindex' } })
+    if (gate === 'password' && link.passwordHash) {
+      const throttleKey = `${link.id}|${keyed(`ip|${ip}`)}`
+      const wait = throttle.blockedFor(throttleKey, now)
+      if (wait) return throttledPage(wait)
+      const password = form?.get('password') ?? ''
+      if (password && password.length <= 128 && (await Bun.password.verify(password, link.passwordHash))) {
+        throttle.succeed(throttleKey)
+        return back('pw')
+      }
+      throttle.fail(throttleKey, now)
+      const after = throttle.blockedFor(throttleKey, now)
+      return after ? throttledPage(after) : passwordPage(link.slug, { error: 'That password is not right. Try again.' })
+    }
+    if (gate === 'captcha' && link.captchaEnabled) {
+      if (await captcha.verify(form?.get('altcha') ?? '', now)) return back('cap')
+      return captchaPage(link.slug, await captcha.challenge(now), 'The check did not pass. It will run again.')
+    }
+    if (gate === 'consent' && link.consentRequired) return back('ok')
+    return new Response(null, { status: 303, headers: { location: `${url.pathname}${url.search}`, 'cache-control': 'no-store' } })
+  }
+
+  async function captchaChallenge(slug: string, now: number) {
+    return captchaPage(slug, await captcha.challenge(now))
+  }
+
+  return function handle(request: Request): Response | Promise<Response> | null {
+    const url = new URL(request.url)
+    const match = SLUG_PATH.exec(url.pathname)
+    if (!match) return null
+    const host = (request.headers.get('host') ?? url.host).toLowerCase()
+    if (!shortDomains.has(host)) return null
+    const slug = match[1]!
+    if (RESERVED.has(slug.toLowerCase())) return null
+    const method = request.method
+    if (method !== 'GET' && method !== 'HEAD' && method !== 'POST') return null
+
+    const entry = rt.linkCache.get(host, slug)
+    if (!entry || !entry.row.isActive) return noindex(notFoundPage())
+    const link = entry.row
+    // {slug}+ is the public stats page; it exists only for links with publicStatsEnabled.
+    if (match[2]) return noindex(notFoundPage())
+    if (link.isTest) return sandboxPage(link, buildDestination(link, url, null))
+
+    const now = rt.clock.now()
+    const ip = clientIp(request, rt.config) ?? ''
+    const ua = request.headers.get('user-agent') ?? ''
+    const bot = isBot(ua)
+    const ipHash = link.uniqueIpLimit !== null && ip ? keyed(`ip|${ip}`) : null
+    const reason = unavailable(entry, ipHash, now)
+    if (reason) return link.fallbackUrl ? redirectTo(link.fallbackUrl, 302, false) : gonePage(reason)
+
+    if (method === 'POST') return passGate(entry, request, url, ip, now)
+    const cookies = request.headers.get('cookie')
+    if (link.passwordHash && !hasGateCookie(rt.cookieKey, 'pw', link, cookies, now)) return passwordPage(link.slug)
+    if (link.captchaEnabled && !hasGateCookie(rt.cookieKey, 'cap', link, cookies, now)) return captchaChallenge(link.slug, now)
+    if (link.consentRequired && !hasGateCookie(rt.cookieKey, 'ok', link, cookies, now)) return consentPage(link.slug, buildDestination(link, url, null))
+
+    if (isSocialCrawler(ua)) return previewPage(link, shortUrl(rt, link), buildDestination(link, url, null))
+
+    const counted = !bot && method === 'GET'
+    const clickId = counted ? record(entry, request, ip, ua, now) : null
+    const destination = buildDestination(link, url, clickId)
+
+    const platform = link.deepLinkEnabled ? mobilePlatform(ua) : null
+    if (platform) {
+      const app = findApp(new URL(destination))
+      if (app) return deepLinkPage(app.name, appUrl(app, new URL(destination), platform), destination)
+    }
+    const perVisit = link.passwordHash !== null || link.captchaEnabled || link.consentRequired || link.expiresAt !== null || link.clickLimit !== null || link.uniqueIpLimit !== null || link.conversionTracking
+    return redirectTo(destination, link.redirectStatus, !perVisit)
+  }
+}
+
