@@ -1,0 +1,229 @@
+// GET /v1/openapi.json: a valid OpenAPI 3.1 document that lists every route, with bearer security on the
+// authenticated ones, tags everywhere, and schemas that are valid JSON Schema 2020-12.
+import SwaggerParser from '@apidevtools/swagger-parser'
+import Ajv2020 from 'ajv/dist/2020'
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { Elysia, t } from 'elysia'
+import { DOCS_PATH, openapiDocs, SPEC_PATH } from '../../src/modules/platform/openapi'
+import { setup, type TestEnv } from '../helpers'
+
+const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
+const PUBLIC_PATHS = ['/healthz', '/readyz', '/metrics', SPEC_PATH]
+
+let env: TestEnv
+let doc: any
+
+beforeAll(async () => {
+  env = setup()
+  const res = await env.request(SPEC_PATH)
+  expect(res.status).toBe(200)
+  doc = await res.json()
+})
+afterAll(() => env.cleanup())
+
+/**
+ * Elysia's `/v1/links/:id` as OpenAPI's `/v1/links/{id}` (an optional `:id?` documented with the parameter); a
+ * trailing slash, which Elysia serves either way, is documented without.
+ */
+const toOpenApiPath = (path: string) => path.replace(/:([^/?]+)\??/g, '{$1}').replace(/(.)\/+$/, '$1')
+
+/** The routes a document must describe: all but the docs page and its script, HEAD and OPTIONS. */
+function documentedRoutes(app: { routes: { method: string; path: string }[] }) {
+  return app.routes.filter((r) => !['HEAD', 'OPTIONS'].includes(r.method) && r.path !== DOCS_PATH && !r.path.startsWith(`${DOCS_PATH}/`))
+}
+
+function operations(d: any): { path: string; method: string; op: any }[] {
+  return Object.entries(d.paths as Record<string, any>).flatMap(([path, item]) =>
+    METHODS.filter((m) => item[m]).map((method) => ({ path, method, op: item[method] })),
+  )
+}
+
+/** Every schema the document holds, with where it is, for JSON Schema checks. */
+function schemas(d: any): { at: string; schema: unknown }[] {
+  const found: { at: string; schema: unknown }[] = []
+  for (const [name, schema] of Object.entries(d.components?.schemas ?? {})) found.push({ at: `components.schemas.${name}`, schema })
+  for (const { path, method, op } of operations(d)) {
+    const at = `${method.toUpperCase()} ${path}`
+    for (const p of op.parameters ?? []) found.push({ at: `${at} parameter ${p.name}`, schema: p.schema })
+    for (const [type, media] of Object.entries<any>(op.requestBody?.content ?? {})) found.push({ at: `${at} body ${type}`, schema: media.schema })
+    for (const [status, response] of Object.entries<any>(op.responses ?? {})) {
+      for (const [type, media] of Object.entries<any>(response.content ?? {})) found.push({ at: `${at} ${status} ${type}`, schema: media.schema })
+    }
+  }
+  return found
+}
+
+describe('GET /v1/openapi.json', () => {
+  test('answers JSON without a key', async () => {
+    const res = await env.request(SPEC_PATH)
+    expect(res.status).toBe(200)
+    expect(res.headers.get('content-type')).toStartWith('application/json')
+    expect(doc.info.title).toBe('lnk API')
+    expect(doc.openapi).toMatch(/^3\.1\.\d+$/)
+  })
+
+  test('is a valid OpenAPI 3.1 document', async () => {
+    await SwaggerParser.validate(structuredClone(doc))
+  })
+
+  test('holds only valid JSON Schema 2020-12 schemas (no Elysia-only types or keywords)', () => {
+    const ajv = new Ajv2020({ strict: false, validateFormats: false })
+    const problems: string[] = []
+    for (const { at, schema } of schemas(doc)) {
+      if (schema === undefined) problems.push(`${at}: no schema`)
+      else if (!ajv.validateSchema(schema as object)) problems.push(`${at}: ${ajv.errorsText(ajv.errors)}`)
+    }
+    expect(problems).toEqual([])
+    const text = JSON.stringify(doc)
+    expect(text).not.toContain('"elysiaMeta"')
+    expect(text).not.toContain('"nullable"')
+  })
+
+  // The success response is 200, or 201 for a route that creates something (POST /v1/api-keys).
+  test('describes every route, each with a schema for its success response', () => {
+    const missing: string[] = []
+    for (const route of documentedRoutes(env.app)) {
+      const path = toOpenApiPath(route.path)
+      const method = route.method === 'ALL' ? 'get' : route.method.toLowerCase()
+      const op = doc.paths[path]?.[method]
+      if (!op) {
+        missing.push(`${route.method} ${route.path}: not in paths`)
+        continue
+      }
+      const status = ['200', '201'].find((s) => op.responses?.[s])
+      const content = status && op.responses[status].content
+      const schema = content && Object.values<any>(content)[0]?.schema
+      if (!schema || typeof schema !== 'object') missing.push(`${route.method} ${route.path}: no schema for its 200 (or 201) response`)
+    }
+    expect(missing).toEqual([])
+    expect(documentedRoutes(env.app).length).toBeGreaterThanOrEqual(PUBLIC_PATHS.length + 1)
+  })
+
+  test('leaves the docs page and its script out', () => {
+    expect(env.app.routes.some((r) => r.path === DOCS_PATH)).toBe(true)
+    expect(Object.keys(doc.paths).filter((p) => p === DOCS_PATH || p.startsWith(`${DOCS_PATH}/`))).toEqual([])
+  })
+
+  test('declares bearer security on every /v1 operation but the document itself', () => {
+    const unsecured = operations(doc)
+      .filter(({ path }) => path.startsWith('/v1/') && path !== SPEC_PATH)
+      .filter(({ op }) => !Bun.deepEquals(op.security, [{ bearer: [] }]))
+      .map(({ path, method }) => `${method.toUpperCase()} ${path}`)
+    expect(unsecured).toEqual([])
+  })
+
+  test('marks the public routes as needing no credential', () => {
+    for (const path of PUBLIC_PATHS) {
+      expect({ path, security: doc.paths[path]?.get?.security }).toEqual({ path, security: [] })
+    }
+  })
+
+  test("merges the permission macro with the route's own detail", () => {
+    const me = doc.paths['/v1/me'].get
+    expect(me.summary).toBe('Who am I')
+    expect(me.tags).toEqual(['Identity'])
+    expect(me.security).toEqual([{ bearer: [] }])
+    expect(me['x-permission']).toBe('authenticated')
+    for (const { path, method, op } of operations(doc)) {
+      if (op['x-permission'] !== undefined) expect({ at: `${method} ${path}`, security: op.security }).toEqual({ at: `${method} ${path}`, security: [{ bearer: [] }] })
+    }
+  })
+
+  test('says in the description which permission an operation needs', () => {
+    for (const { op } of operations(doc)) {
+      const permission = op['x-permission']
+      if (typeof permission === 'string' && permission !== 'authenticated') expect(op.description).toContain(`Needs the \`${permission}\` permission.`)
+    }
+    expect(doc.paths['/v1/me'].get.description).not.toContain('permission.')
+  })
+
+  test('tags every operation, with every tag declared at the top', () => {
+    const declared = new Set(doc.tags.map((tag: { name: string }) => tag.name))
+    for (const { path, method, op } of operations(doc)) {
+      expect({ at: `${method} ${path}`, tagged: Array.isArray(op.tags) && op.tags.length > 0 }).toEqual({ at: `${method} ${path}`, tagged: true })
+      for (const tag of op.tags) expect(declared.has(tag)).toBe(true)
+    }
+  })
+
+  test('gives every operation a unique, identifier-like operationId', () => {
+    const ids = operations(doc).map(({ op }) => op.operationId)
+    for (const id of ids) expect(id).toMatch(/^[A-Za-z][A-Za-z0-9_]*$/)
+    expect(new Set(ids).size).toBe(ids.length)
+  })
+
+  test('defines the bearer scheme', () => {
+    expect(doc.components.securitySchemes.bearer).toMatchObject({ type: 'http', scheme: 'bearer' })
+    expect(doc.security).toEqual([{ bearer: [] }])
+  })
+
+  test('states the error envelope once and refers to it', () => {
+    expect(doc.components.schemas.Error).toMatchObject({ title: 'Error', type: 'object' })
+    expect(doc.paths['/v1/me'].get.responses['401'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' })
+    expect(doc.paths['/v1/me'].get.responses['401'].description).toBe('Unauthorized')
+  })
+})
+
+describe('the document polish, on what Elysia emits for its coercing types', () => {
+  const Thing = t.Object({ id: t.String(), count: t.Integer() }, { title: 'Thing' })
+  const app = new Elysia()
+    .use(openapiDocs())
+    .group('/v1', (v1) =>
+      v1.use(
+        new Elysia({ tags: ['Things'] })
+          .get('/things', () => ({}) as any, {
+            query: t.Object({
+              page: t.Optional(t.Numeric({ minimum: 1 })),
+              perPage: t.Optional(t.Integer({ maximum: 100 })),
+              archived: t.Optional(t.BooleanString()),
+              ids: t.Optional(t.ArrayString(t.String())),
+              filter: t.Optional(t.ObjectString({ tag: t.String() })),
+            }),
+            response: { 200: t.Object({ items: t.Array(Thing), asOf: t.Date(), cap: t.Nullable(t.Integer()) }) },
+            detail: { summary: 'List things', security: [{ bearer: [] }] },
+          })
+          .post('/things/:id', () => ({}) as any, {
+            params: t.Object({ id: t.String() }),
+            body: t.Object({ count: t.Integer(), gone: t.Optional(t.Undefined()) }),
+            response: { 200: Thing, 204: t.Void() },
+            detail: { summary: 'Change a thing', security: [{ bearer: [] }] },
+          }),
+      ),
+    )
+  let polished: any
+
+  beforeAll(async () => {
+    polished = await (await app.handle(new Request(`http://localhost${SPEC_PATH}`))).json()
+  })
+
+  test('is still valid OpenAPI 3.1', async () => {
+    await SwaggerParser.validate(structuredClone(polished))
+  })
+
+  test('states the real type of coercing query parameters', () => {
+    const params = Object.fromEntries(polished.paths['/v1/things'].get.parameters.map((p: any) => [p.name, p.schema]))
+    expect(params.page).toEqual({ type: 'number', minimum: 1 })
+    expect(params.perPage).toEqual({ type: 'integer', maximum: 100 })
+    expect(params.archived).toEqual({ type: 'boolean' })
+    expect(params.ids).toEqual({ type: 'array', items: { type: 'string' } })
+    expect(params.filter).toMatchObject({ type: 'object', properties: { tag: { type: 'string' } } })
+  })
+
+  test('documents dates as date-time strings and drops non-JSON properties', () => {
+    const ok = polished.paths['/v1/things'].get.responses['200'].content['application/json'].schema
+    expect(ok.properties.asOf).toEqual({ type: 'string', format: 'date-time' })
+    expect(ok.properties.cap).toEqual({ anyOf: [{ type: 'integer' }, { type: 'null' }] })
+    const post = polished.paths['/v1/things/{id}'].post
+    expect(Object.keys(post.requestBody.content)).toEqual(['application/json'])
+    expect(post.requestBody.content['application/json'].schema.properties).toEqual({ count: { type: 'integer' } })
+  })
+
+  test('gives a body-less response no content', () => {
+    expect(polished.paths['/v1/things/{id}'].post.responses['204']).toEqual({ description: 'No Content' })
+  })
+
+  test('moves a schema used twice into components and declares an undeclared tag', () => {
+    expect(polished.components.schemas.Thing).toMatchObject({ title: 'Thing', properties: { count: { type: 'integer' } } })
+    expect(polished.paths['/v1/things/{id}'].post.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Thing' })
+    expect(polished.tags.map((tag: any) => tag.name)).toContain('Things')
+  })
+})
