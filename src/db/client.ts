@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { drizzle, type BunSQLiteDatabase } from 'drizzle-orm/bun-sqlite'
 import * as schema from './schema'
 
-export type Db = BunSQLiteDatabase<typeof schema>
+export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database }
 
 export interface DbHandle {
   sqlite: Database

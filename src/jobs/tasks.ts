@@ -1,14 +1,25 @@
 // The job types of the platform itself and their periodic triggers. Feature areas register theirs beside.
+import { pruneDispatched } from '../events/outbox'
 import type { Runtime } from '../runtime'
 import type { PeriodicTask } from './periodic'
 
 export const PRUNE_IDEMPOTENCY = 'idempotency.prune'
+export const PRUNE_OUTBOX = 'outbox.prune'
+/** Dispatched events stay this long for inspection, then go. */
+export const OUTBOX_RETENTION_MS = 3 * 24 * 3_600_000
 
-export const PERIODIC_TASKS: PeriodicTask[] = [{ name: 'prune-idempotency', pattern: '17 * * * *', jobType: PRUNE_IDEMPOTENCY }]
+export const PERIODIC_TASKS: PeriodicTask[] = [
+  { name: 'prune-idempotency', pattern: '17 * * * *', jobType: PRUNE_IDEMPOTENCY },
+  { name: 'prune-outbox', pattern: '47 * * * *', jobType: PRUNE_OUTBOX },
+]
 
 export function registerPlatformJobs(rt: Runtime) {
   rt.worker.handle(PRUNE_IDEMPOTENCY, async () => {
     const removed = await rt.idempotency.pruneExpired(rt.clock.now())
     if (removed) rt.log.info('expired idempotency records pruned', { removed })
+  })
+  rt.worker.handle(PRUNE_OUTBOX, async () => {
+    const removed = pruneDispatched(rt.db.db, rt.clock.now() - OUTBOX_RETENTION_MS)
+    if (removed) rt.log.info('dispatched outbox events pruned', { removed })
   })
 }

@@ -173,7 +173,6 @@ export class Worker {
    * one fails.
    */
   private dispatch() {
-    if (!this.consumers.length) return
     const { db, clock } = this.deps
     while (hasPendingEvents(db)) {
       const now = clock.now()

@@ -186,10 +186,10 @@ describe('dispatch through the worker', () => {
     expect(seen).toEqual(['m0', 'm1', 'm2', 'm3', 'm4'])
   })
 
-  test('with no consumer registered the worker leaves the outbox alone', async () => {
+  test('with no consumer registered the worker marks events dispatched (nobody was listening)', async () => {
     const { rt } = env()
-    publish(rt.db.db, ping('kept'), T0)
+    publish(rt.db.db, ping('unheard'), T0)
     await rt.worker.runDue()
-    expect(rows(rt).map((r) => r.dispatchedAt)).toEqual([null])
+    expect(rows(rt).map((r) => r.dispatchedAt)).toEqual([rt.clock.now()])
   })
 })
