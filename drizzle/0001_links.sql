@@ -26,6 +26,14 @@ CREATE TABLE `link_addresses` (
 	FOREIGN KEY (`link_id`) REFERENCES `links`(`id`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint
+CREATE TABLE `link_tags` (
+	`link_id` text NOT NULL,
+	`tag` text NOT NULL,
+	PRIMARY KEY(`link_id`, `tag`),
+	FOREIGN KEY (`link_id`) REFERENCES `links`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `link_tags_tag_idx` ON `link_tags` (`tag`,`link_id`);--> statement-breakpoint
 CREATE TABLE `link_usage` (
 	`workspace_id` text NOT NULL,
 	`month` text NOT NULL,
@@ -79,13 +87,14 @@ CREATE TABLE `links` (
 	`total_clicks` integer NOT NULL,
 	`unique_clicks` integer NOT NULL,
 	`created_by_key_id` text,
+	`search_text` text NOT NULL,
 	`created_at` integer NOT NULL,
 	`updated_at` integer NOT NULL,
 	FOREIGN KEY (`workspace_id`) REFERENCES `workspaces`(`id`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `links_domain_slug_unique` ON `links` (`domain`,`slug`);--> statement-breakpoint
-CREATE INDEX `links_workspace_created_idx` ON `links` (`workspace_id`,`created_at`);--> statement-breakpoint
+CREATE INDEX `links_workspace_created_idx` ON `links` (`workspace_id`,`created_at`,`id`);--> statement-breakpoint
 CREATE TABLE `settings` (
 	`key` text PRIMARY KEY NOT NULL,
 	`value` text NOT NULL,

@@ -20,6 +20,9 @@ export const newId = (prefix: string) => `${prefix}_${base62(20)}`
 
 export const uuid = () => randomUUID()
 
+/** Time-ordered UUID (v7): ids sort in creation order, even within one millisecond. */
+export const uuidV7 = () => Bun.randomUUIDv7()
+
 /** Uniform float in [0, 1). */
 export const random = () => randomBytes(6).readUIntBE(0, 6) / 2 ** 48
 

@@ -10,5 +10,5 @@ export interface EmbeddedMigration {
 
 export const EMBEDDED_MIGRATIONS: EmbeddedMigration[] = [
   { tag: "0000_foundation", when: 1795313912166, sql: m0 },
-  { tag: "0001_links", when: 1795314540883, sql: m1 },
+  { tag: "0001_links", when: 1795315384134, sql: m1 },
 ]

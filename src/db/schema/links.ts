@@ -40,12 +40,20 @@ export const links = sqliteTable('links', {
   totalClicks: integer('total_clicks').notNull(),
   uniqueClicks: integer('unique_clicks').notNull(),
   createdByKeyId: text('created_by_key_id'),
+  /** Lower-cased slug, title, destination and tags, one per line: what `search` matches (kept by the service). */
+  searchText: text('search_text').notNull(),
   createdAt: time('created_at').notNull(),
   updatedAt: time('updated_at').notNull(),
 }, (t) => [
   uniqueIndex('links_domain_slug_unique').on(t.domain, t.slug),
-  index('links_workspace_created_idx').on(t.workspaceId, t.createdAt),
+  index('links_workspace_created_idx').on(t.workspaceId, t.createdAt, t.id),
 ])
+
+/** One row per tag of a link, so the tag filter is an exact, indexed match. */
+export const linkTags = sqliteTable('link_tags', {
+  linkId: text('link_id').notNull().references(() => links.id, { onDelete: 'cascade' }),
+  tag: text('tag').notNull(),
+}, (t) => [primaryKey({ columns: [t.linkId, t.tag] }), index('link_tags_tag_idx').on(t.tag, t.linkId)])
 
 /** Distinct visitors (keyed hash of address + user agent) per link: uniqueClicks. */
 export const linkVisitors = sqliteTable('link_visitors', {

@@ -1,8 +1,9 @@
 // Queries of the links area. Writes run in one synchronous transaction together with their outbox events
 // and the plan-allowance counter, so a refused or failed write leaves nothing behind.
-import { and, asc, count, desc, eq, inArray, like, or, sql, type SQL } from 'drizzle-orm'
+import { and, count, desc, eq, exists, inArray, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../db/client'
-import { linkUsage, links } from '../../db/schema'
+import { linkTags, linkUsage, links } from '../../db/schema'
+import type { Tx } from '../../db/tx'
 import { publish, type PublishInput } from '../../events/outbox'
 
 export type LinkRow = typeof links.$inferSelect
@@ -26,6 +27,11 @@ export class LinkWriteRefused extends Error {
 
 const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`)
 
+function writeTags(tx: Tx, linkId: string, tags: string[]) {
+  tx.delete(linkTags).where(eq(linkTags.linkId, linkId)).run()
+  if (tags.length) tx.insert(linkTags).values(tags.map((tag) => ({ linkId, tag }))).run()
+}
+
 export function createLinksRepo(db: Db) {
   const byDomainSlug = db
     .select()
@@ -36,19 +42,9 @@ export function createLinksRepo(db: Db) {
 
   function where(f: LinkFilter): SQL {
     const parts: (SQL | undefined)[] = [eq(links.workspaceId, f.workspaceId)]
-    if (f.search) {
-      const pattern = `%${escapeLike(f.search.toLowerCase())}%`
-      parts.push(
-        or(
-          sql`lower(${links.slug}) like ${pattern} escape '\\'`,
-          sql`lower(coalesce(${links.title}, '')) like ${pattern} escape '\\'`,
-          sql`lower(${links.destinationUrl}) like ${pattern} escape '\\'`,
-          sql`lower(${links.tags}) like ${pattern} escape '\\'`,
-        ),
-      )
-    }
-    // Tags are stored as a JSON array of strings; match the quoted element exactly.
-    if (f.tag) parts.push(like(links.tags, `%${escapeLike(JSON.stringify(f.tag))}%`))
+    // search_text is lower-cased by the service (Unicode-aware), so a plain LIKE is case-insensitive everywhere.
+    if (f.search) parts.push(sql`${links.searchText} like ${`%${escapeLike(f.search.toLowerCase())}%`} escape '\\'`)
+    if (f.tag) parts.push(exists(db.select({ x: sql`1` }).from(linkTags).where(and(eq(linkTags.linkId, links.id), eq(linkTags.tag, f.tag)))))
     if (f.domain) parts.push(eq(links.domain, f.domain))
     if (f.archived !== undefined) parts.push(eq(links.isArchived, f.archived))
     if (f.isTest !== undefined) parts.push(eq(links.isTest, f.isTest))
@@ -73,7 +69,7 @@ export function createLinksRepo(db: Db) {
         .select()
         .from(links)
         .where(w)
-        .orderBy(desc(links.createdAt), asc(links.id))
+        .orderBy(desc(links.createdAt), desc(links.id))
         .limit(perPage)
         .offset((page - 1) * perPage)
         .all()
@@ -103,6 +99,7 @@ export function createLinksRepo(db: Db) {
             results.push(new LinkWriteRefused('slug_taken', index))
             continue
           }
+          writeTags(tx, inserted.id, inserted.tags)
           publish(tx, item.event(inserted), now)
           if (item.countsTowardsPlan) {
             used++
@@ -124,7 +121,9 @@ export function createLinksRepo(db: Db) {
       try {
         return db.transaction((tx) => {
           const row = tx.update(links).set(patch).where(eq(links.id, id)).returning().get()
-          if (row) publish(tx, event(row), now)
+          if (!row) return row
+          if (patch.tags) writeTags(tx, row.id, row.tags)
+          publish(tx, event(row), now)
           return row
         })
       } catch (err) {

@@ -48,7 +48,7 @@ export function linkRoutes(rt: Runtime) {
         permission: 'links:read',
         query: t.Object({
           include: IncludeQuery,
-          page: t.Integer({ minimum: 1, default: 1 }),
+          page: t.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),
           perPage: t.Integer({ minimum: 1, maximum: 100, default: 25, description: `At most 100; at most ${QR_PAGE_MAX} with include=qr` }),
           search: t.Optional(t.String({ maxLength: 200, description: 'Case-insensitive match on slug, title, destination and tags' })),
           tag: t.Optional(t.String({ maxLength: 64, description: 'Only links carrying this tag' })),

@@ -5,7 +5,7 @@ import { iso, isoOrNull, utcMonth } from '../../clock'
 import type { Deps } from '../../context'
 import type { Caller } from '../../http/auth'
 import { AppError, notFound, type ErrorCode, type ValidationIssue } from '../../http/errors'
-import { base62, uuid } from '../../random'
+import { base62, uuidV7 } from '../../random'
 import { linkQr, type QrObject } from '../qr/link-qr'
 import type { LinkCache } from '../redirect/cache'
 import { CreateLinkBody, type CreateLinkInput, type UpdateLinkInput } from './model'
@@ -94,7 +94,9 @@ function checkUrl(ctx: LinksCtx, issues: Issues, path: string, value: string | n
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return issues.add(path, 'must use http or https')
   if (value.length > 2048) return issues.add(path, 'must be at most 2048 characters')
-  if (refuseOwnDomains && ctx.config.shortDomains.includes(url.host.toLowerCase())) {
+  // A trailing dot names the same host (go.example. is go.example).
+  const host = `${url.hostname.replace(/\.$/, '')}${url.port ? `:${url.port}` : ''}`.toLowerCase()
+  if (refuseOwnDomains && ctx.config.shortDomains.includes(host)) {
     issues.add(path, 'must not point at a short link of this service (it would loop)')
   }
 }
@@ -120,6 +122,9 @@ function parseExpiry(ctx: LinksCtx, issues: Issues, value: string | null | undef
   if (ms <= ctx.clock.now()) return issues.add('expiresAt', 'must be in the future'), undefined
   return ms
 }
+
+/** What `search` matches, lower-cased here (Unicode-aware) so the query needs no case folding. */
+const searchTextOf = (l: Pick<NewLink, 'slug' | 'title' | 'destinationUrl' | 'tags'>) => [l.slug, l.title ?? '', l.destinationUrl, ...(l.tags ?? [])].join('\n').toLowerCase()
 
 const cleanTags = (tags: string[] | undefined) => (tags === undefined ? undefined : [...new Set(tags.map((t) => t.trim()).filter(Boolean))])
 
@@ -167,7 +172,7 @@ async function prepareCreate(ctx: LinksCtx, caller: Caller, input: CreateLinkInp
   generatedSlugs.add(slug)
   const now = ctx.clock.now()
   const row: NewLink = {
-    id: uuid(),
+    id: uuidV7(),
     workspaceId: caller.workspace.id,
     domain,
     slug,
@@ -187,9 +192,11 @@ async function prepareCreate(ctx: LinksCtx, caller: Caller, input: CreateLinkInp
     createdByKeyId: caller.key.id,
     createdAt: now,
     updatedAt: now,
+    searchText: '',
     ...(await columnsFrom(input)),
     expiresAt: expiresAt ?? null,
   }
+  row.searchText = searchTextOf(row)
   return { row, include: input.include?.includes('qr') ?? false }
 }
 
@@ -305,6 +312,7 @@ export async function updateLink(ctx: LinksCtx, caller: Caller, id: string, inpu
   if (input.expiresAt !== undefined) patch.expiresAt = expiresAt ?? null
   if (input.isActive !== undefined) patch.isActive = input.isActive
   if (input.isArchived !== undefined) patch.isArchived = input.isArchived
+  patch.searchText = searchTextOf({ ...current, ...patch })
   const changes = Object.keys(input)
 
   const result = await ctx.links.update(

@@ -68,7 +68,12 @@ export function openapiDocs() {
 /** The generator's output for every route the app has (hidden ones, such as the docs page, left out), polished. */
 export function buildDocument(app: Parameters<typeof toOpenAPISchema>[0]): OpenApiDoc {
   // staticFile: false, or the generator drops every path with a dot in it (/v1/openapi.json among them).
-  const generated = toOpenAPISchema(app, { staticFile: false }, undefined, undefined, OPENAPI_VERSION)
+  // The app's own JSON parser (app.ts: body limit, envelope errors) is a function, and the generator skips
+  // function parsers when it lists a body's media types, leaving `content` empty. It reads only `routes`,
+  // so hand it the routes without that hook: every body lnk accepts is JSON.
+  const routes = (app as unknown as { getGlobalRoutes(): typeof app.routes }).getGlobalRoutes().map((r) => ({ ...r, hooks: { ...(r.hooks as object), parse: undefined } }))
+  const view = new Proxy(app, { get: (target, key) => (key === 'getGlobalRoutes' ? () => routes : Reflect.get(target, key, target)) })
+  const generated = toOpenAPISchema(view, { staticFile: false }, undefined, undefined, OPENAPI_VERSION)
   // A JSON copy: the generator hands back the routes' own schema and detail objects, which must stay untouched.
   const { paths, components } = JSON.parse(JSON.stringify(generated)) as { paths: Record<string, PathItem>; components?: { schemas?: Record<string, unknown> } }
   return polishDocument({
