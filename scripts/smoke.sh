@@ -131,7 +131,7 @@ if [[ ! $port =~ ^[0-9]+$ ]]; then
 fi
 base="http://127.0.0.1:$port"
 
-LNK_DATA_DIR="$data" LNK_HOST=127.0.0.1 LNK_PORT="$port" ./lnk serve >server.log 2>&1 &
+LNK_DATA_DIR="$data" LNK_HOST=127.0.0.1 LNK_PORT="$port" LNK_BASE_URL="$base" ./lnk serve >server.log 2>&1 &
 server_pid=$!
 
 ready=0
@@ -177,6 +177,32 @@ if status_is 200 "$status" openapi.out >/dev/null; then
     json_check openapi.out 'typeof j.openapi === "string" && j.openapi.startsWith("3.") && j.paths && Object.keys(j.paths).length > 0'
 else
   not_ok "GET /v1/openapi.json is an OpenAPI 3 document with paths (status $status: $(snippet openapi.out))"
+fi
+
+status=$(http_get "$base/v1/docs/scalar.js" scalar.out)
+check "GET /v1/docs/scalar.js is served from inside the binary" status_is 200 "$status" /dev/null
+
+# A short link: create it, follow it three times as a browser would, and read its click count back.
+link_out=$(URL="$base/v1/links" KEY="$key" js '
+  fetch(process.env.URL, { method: "POST", headers: { authorization: "Bearer " + process.env.KEY, "content-type": "application/json" },
+    body: JSON.stringify({ destinationUrl: "https://example.com/landing?from=smoke", utmSource: "smoke" }), signal: AbortSignal.timeout(5000) })
+    .then(async (r) => { const j = await r.json(); console.log(r.status === 201 ? j.data.id + " " + j.data.slug : "error " + r.status + " " + JSON.stringify(j).slice(0, 200)) },
+          (e) => console.log("error " + e))')
+link_id=${link_out%% *}
+slug=${link_out##* }
+if [[ $link_out == error* ]]; then
+  not_ok "POST /v1/links creates a link ($link_out)"
+else
+  ok "POST /v1/links creates a link ($slug)"
+  visits=$(URL="$base/$slug" js '
+    const ua = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"
+    const one = () => fetch(process.env.URL, { redirect: "manual", headers: { "user-agent": ua }, signal: AbortSignal.timeout(5000) }).then((r) => r.status + " " + r.headers.get("location"))
+    Promise.all([one(), one(), one()]).then((all) => console.log(all.join("|")), (e) => console.log("error " + e))')
+  expected="302 https://example.com/landing?from=smoke&utm_source=smoke"
+  if [[ $visits == "$expected|$expected|$expected" ]]; then ok "GET /$slug redirects (302 to the destination with its UTM field)"; else not_ok "GET /$slug redirects ($visits)"; fi
+  sleep 1 # clicks are written every 250 ms
+  status=$(http_get "$base/v1/links/$link_id" link.out "$key")
+  check "the three visits are counted (totalClicks 3, uniqueClicks 1)" json_check link.out 'j.success && j.data.totalClicks === 3 && j.data.uniqueClicks === 1'
 fi
 
 # --- graceful stop ----------------------------------------------------------------------------------
