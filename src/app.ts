@@ -11,6 +11,7 @@ import { linkRoutes } from './modules/links/routes'
 import { identityRoutes } from './modules/identity/routes'
 import { openapiDocs } from './modules/platform/openapi'
 import { opsRoutes } from './modules/platform/ops-routes'
+import { qrRoutes } from './modules/qr/routes'
 import type { Runtime } from './runtime'
 
 async function withRequestId(response: Response | Promise<Response>, id: string) {
@@ -135,7 +136,7 @@ export function createApp(rt: Runtime) {
     })
     .use(openapiDocs())
     .use(opsRoutes(rt))
-    .group('/v1', (v1) => v1.use(identityRoutes(rt)).use(apiKeyRoutes(rt)).use(linkRoutes(rt)))
+    .group('/v1', (v1) => v1.use(identityRoutes(rt)).use(apiKeyRoutes(rt)).use(linkRoutes(rt)).use(qrRoutes(rt)))
 
   return app
 }

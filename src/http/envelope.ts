@@ -24,9 +24,11 @@ export const ErrorEnvelope = t.Object(
       code: t.Union(Object.keys(ERROR_STATUS).map((c) => t.Literal(c)), { description: 'Stable, snake_case error code' }),
       message: t.String({ description: 'For people; may change' }),
       details: t.Optional(t.Record(t.String(), t.Unknown())),
-    }),
+    }, { additionalProperties: false }),
   },
-  { title: 'Error' },
+  // Explicit additionalProperties: Elysia otherwise adds it while compiling validators, so the document
+  // would depend on which routes ran first.
+  { title: 'Error', additionalProperties: false },
 )
 
 export const Envelope = <T extends TSchema>(data: T) => t.Object({ success: t.Literal(true), data })

@@ -1,0 +1,121 @@
+// QR logic behind the routes: checking the style parameters, deciding what /qr/render may encode (only this
+// service's short URLs: it is not an open QR generator), and rendering a link's code for download.
+import type { Caller } from '../../http/auth'
+import { AppError, type ValidationIssue } from '../../http/errors'
+import { getLink, type LinksCtx } from '../links/service'
+import { renderQr, type QrRequest, type Rendered } from './cache'
+import { contrastRatio, ECC_LEVELS, normaliseColour, QR_FORMATS, QR_LIMITS, QrInputError, type QrFormat } from './render'
+
+/** The query as sent (strings) or as coerced by the route schema (numbers); arrays when a name repeats. */
+export type QrQueryInput = Record<string, unknown>
+
+export type QrParams = Omit<QrRequest, 'data'>
+
+const invalid = (issues: ValidationIssue[]) =>
+  new AppError('validation_failed', `Invalid query: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { location: 'query', issues })
+
+/** A parameter given twice is refused: which one would count is not obvious to the sender. */
+export function refuseRepeated(url: string) {
+  const params = new URL(url).searchParams
+  const repeated = [...new Set(params.keys())].filter((name) => params.getAll(name).length > 1)
+  if (repeated.length) throw invalid(repeated.map((path) => ({ path, message: 'must be given once' })))
+}
+
+/**
+ * Format and style parameters with defaults filled in, or 400 naming every problem at once. The routes call it
+ * on the raw query before Elysia's schema check, so people get these messages rather than the generic ones.
+ * `format` fixes the format (the renderer); otherwise the query's `format` is read (png by default).
+ */
+export function qrParams(query: QrQueryInput, format?: QrFormat): QrParams {
+  const issues: ValidationIssue[] = []
+  const one = (path: string): string | number | undefined => {
+    const v = query[path]
+    if (v === undefined || typeof v === 'string' || typeof v === 'number') return v
+    issues.push({ path, message: 'must be given once' })
+    return undefined
+  }
+  const int = (path: string, { min, max, default: fallback }: { min: number; max: number; default: number }, unit = '') => {
+    const v = one(path)
+    if (v === undefined) return fallback
+    const n = typeof v === 'number' ? v : /^\d{1,6}$/.test(v) ? Number(v) : Number.NaN
+    if (!Number.isInteger(n) || n < min || n > max) {
+      issues.push({ path, message: `must be a whole number${unit} from ${min} to ${max}, not "${String(v).slice(0, 16)}"` })
+      return fallback
+    }
+    return n
+  }
+  const choice = <T extends string>(path: string, allowed: readonly T[], fallback: T): T => {
+    const v = one(path)
+    if (v === undefined) return fallback
+    if ((allowed as readonly unknown[]).includes(v)) return v as T
+    issues.push({ path, message: `must be one of ${allowed.join(', ')}, not "${String(v).slice(0, 16)}"` })
+    return fallback
+  }
+  const colour = (path: 'fg' | 'bg', fallback: string) => {
+    const v = one(path)
+    if (v === undefined) return fallback
+    const c = normaliseColour(String(v))
+    if (!c) issues.push({ path, message: `must be a hex colour #rgb or #rrggbb (send # as %23 in a URL), not "${String(v).slice(0, 16)}"` })
+    return c
+  }
+
+  const chosen = format ?? choice('format', QR_FORMATS, 'png')
+  const size = int('size', QR_LIMITS.size)
+  const margin = int('margin', QR_LIMITS.margin, ' of modules')
+  const ecc = choice('ecc', ECC_LEVELS, QR_LIMITS.ecc)
+  const fg = colour('fg', QR_LIMITS.fg)
+  const bg = colour('bg', QR_LIMITS.bg)
+  if (fg && bg) {
+    if (fg === bg) issues.push({ path: 'fg', message: `must differ from bg (both are ${fg}): the code would be invisible` })
+    else {
+      const ratio = contrastRatio(fg, bg)
+      if (ratio < QR_LIMITS.minContrast) {
+        issues.push({ path: 'fg', message: `contrast with bg is ${ratio.toFixed(2)}:1, too low for scanners; use at least ${QR_LIMITS.minContrast}:1 (a dark colour on a light one is safest)` })
+      }
+    }
+  }
+  if (issues.length) throw invalid(issues)
+  return { format: chosen, size, margin, ecc, fg: fg!, bg: bg! }
+}
+
+/** Hosts /qr/render encodes URLs of: the shared short domains (verified custom domains join here when they exist). */
+export function isServiceShortHost(ctx: Pick<LinksCtx, 'config'>, host: string): boolean {
+  return ctx.config.shortDomains.includes(host.toLowerCase())
+}
+
+/** The `data` of /qr/render: an http(s) URL on one of this service's short domains, at most 2048 characters. */
+export function checkRenderData(ctx: Pick<LinksCtx, 'config'>, data: unknown): string {
+  const refuse = (message: string) => invalid([{ path: 'data', message }])
+  if (Array.isArray(data)) throw refuse('must be given once')
+  if (typeof data !== 'string' || data.length === 0) throw refuse('is required: the URL-encoded short URL to render')
+  if (data.length > QR_LIMITS.maxDataLength) throw refuse(`must be at most ${QR_LIMITS.maxDataLength} characters`)
+  let url: URL
+  try {
+    url = new URL(data)
+  } catch {
+    throw refuse('must be an absolute short URL of this service, such as ' + `http://${ctx.config.shortDomains[0]}/abc1234`)
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw refuse('must be an http or https URL')
+  if (url.username || url.password) throw refuse('must not carry a user name or password')
+  if (!isServiceShortHost(ctx, url.host)) {
+    throw refuse(`must be a short URL of this service: "${url.host.slice(0, 253)}" is not one of its short domains. This endpoint renders only this service's links; use GET /v1/qr/{linkId} for a link's code`)
+  }
+  return data
+}
+
+/** Renders, turning an input the QR code cannot hold (too long, too small a size) into a 400. */
+export async function render(r: QrRequest): Promise<Rendered> {
+  try {
+    return await renderQr(r)
+  } catch (err) {
+    if (err instanceof QrInputError) throw invalid([{ path: err.path, message: err.message }])
+    throw err
+  }
+}
+
+/** The code of one of the caller's links (404 for another workspace's), with the file name to download it as. */
+export async function linkQrFile(ctx: LinksCtx, caller: Caller, linkId: string, params: QrParams) {
+  const link = await getLink(ctx, caller, linkId)
+  const rendered = await render({ ...params, data: link.shortUrl })
+  return { ...rendered, filename: `${link.slug}-qr.${params.format}` }
+}
