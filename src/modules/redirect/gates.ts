@@ -52,6 +52,18 @@ export class PasswordThrottle {
     return a.count >= this.max ? Math.ceil((a.resetAt - now) / 1000) : 0
   }
 
+  /**
+   * Starts an attempt: answers the seconds to wait when the client is blocked, else counts the attempt
+   * (before the password is checked, so concurrent guesses cannot run past the limit) and answers 0.
+   * A right password then calls succeed(), which forgets the attempts.
+   */
+  attempt(key: string, now: number): number {
+    const wait = this.blockedFor(key, now)
+    if (wait) return wait
+    this.fail(key, now)
+    return 0
+  }
+
   fail(key: string, now: number) {
     const a = this.attempts.get(key)
     if (!a || a.resetAt <= now) this.attempts.set(key, { count: 1, resetAt: now + this.windowMs })
@@ -77,18 +89,34 @@ export class Captcha {
     return createChallenge({ hmacKey: this.hmacKey, maxNumber: this.maxNumber, expires: new Date(now + this.ttlMs) })
   }
 
-  /** True once per valid, unexpired solution; a replayed one is refused. */
+  /**
+   * True once per valid, unexpired solution; a replayed one is refused. Expiry is judged by the caller's
+   * clock (`now`), the same clock that set it in challenge(). The signature is claimed before the
+   * (asynchronous) check, so the same payload sent many times at once passes at most once.
+   */
   async verify(payload: string, now: number): Promise<boolean> {
-    let signature: string
+    let solution: { algorithm: unknown; challenge: unknown; number: unknown; salt: unknown; signature: unknown }
     try {
-      signature = JSON.parse(Buffer.from(payload, 'base64').toString('utf8')).signature
+      solution = JSON.parse(Buffer.from(payload, 'base64').toString('utf8'))
     } catch {
       return false
     }
-    if (typeof signature !== 'string' || this.used.has(signature)) return false
-    if (!(await verifySolution(payload, this.hmacKey, true))) return false
+    if (!solution || typeof solution !== 'object') return false
+    const { algorithm, challenge, number, salt, signature } = solution
+    // challenge() always issues SHA-256 challenges.
+    if (algorithm !== 'SHA-256' || typeof challenge !== 'string' || typeof salt !== 'string' || typeof signature !== 'string' || !Number.isSafeInteger(number)) return false
+    const expires = Number(new URLSearchParams(salt.split('?')[1] ?? '').get('expires'))
+    if (!Number.isFinite(expires) || expires <= 0 || expires * 1000 <= now) return false
     for (const [s, exp] of this.used) if (exp <= now) this.used.delete(s)
+    if (this.used.has(signature)) return false
     this.used.set(signature, now + this.ttlMs)
-    return true
+    let ok = false
+    try {
+      ok = await verifySolution({ algorithm, challenge, number: number as number, salt, signature }, this.hmacKey, false)
+    } catch {
+      ok = false
+    }
+    if (!ok) this.used.delete(signature)
+    return ok
   }
 }

@@ -41,6 +41,8 @@ export function createRedirectHandler(rt: Runtime): RedirectHandler {
         // Permanent redirects of links without per-visit checks may be cached briefly; everything else is
         // decided afresh on each visit (limits, expiry, click counting).
         'cache-control': cacheable && (status === 301 || status === 308) ? 'public, max-age=300' : 'private, no-store',
+        // Crawlers and phones may get a page instead of this redirect: a shared cache must tell them apart.
+        vary: 'User-Agent',
         'x-robots-tag': 'noindex',
         'referrer-policy': 'unsafe-url',
       },
@@ -120,27 +122,27 @@ export function createRedirectHandler(rt: Runtime): RedirectHandler {
     const back = (g: Gate) => new Response(null, { status: 303, headers: { location: `${url.pathname}${url.search}`, 'set-cookie': gateCookie(rt.cookieKey, g, link, now, secure), 'cache-control': 'no-store', 'x-robots-tag': 'noindex' } })
     if (gate === 'password' && link.passwordHash) {
       const throttleKey = `${link.id}|${keyed(`ip|${ip}`)}`
-      const wait = throttle.blockedFor(throttleKey, now)
+      // Counted before the (slow) hash check, so concurrent guesses cannot run past the limit.
+      const wait = throttle.attempt(throttleKey, now)
       if (wait) return throttledPage(wait)
       const password = form?.get('password') ?? ''
       if (password && password.length <= 128 && (await Bun.password.verify(password, link.passwordHash))) {
         throttle.succeed(throttleKey)
         return back('pw')
       }
-      throttle.fail(throttleKey, now)
       const after = throttle.blockedFor(throttleKey, now)
-      return after ? throttledPage(after) : passwordPage(link.slug, { error: 'That password is not right. Try again.' })
+      return after ? throttledPage(after) : passwordPage(link.slug, { error: 'That password is not right. Try again.', query: url.search })
     }
     if (gate === 'captcha' && link.captchaEnabled) {
       if (await captcha.verify(form?.get('altcha') ?? '', now)) return back('cap')
-      return captchaPage(link.slug, await captcha.challenge(now), 'The check did not pass. It will run again.')
+      return captchaPage(link.slug, await captcha.challenge(now), 'The check did not pass. It will run again.', url.search)
     }
     if (gate === 'consent' && link.consentRequired) return back('ok')
     return new Response(null, { status: 303, headers: { location: `${url.pathname}${url.search}`, 'cache-control': 'no-store' } })
   }
 
-  async function captchaChallenge(slug: string, now: number) {
-    return captchaPage(slug, await captcha.challenge(now))
+  async function captchaChallenge(slug: string, query: string, now: number) {
+    return captchaPage(slug, await captcha.challenge(now), undefined, query)
   }
 
   return function handle(request: Request): Response | Promise<Response> | null {
@@ -171,9 +173,10 @@ export function createRedirectHandler(rt: Runtime): RedirectHandler {
 
     if (method === 'POST') return passGate(entry, request, url, ip, now)
     const cookies = request.headers.get('cookie')
-    if (link.passwordHash && !hasGateCookie(rt.cookieKey, 'pw', link, cookies, now)) return passwordPage(link.slug)
-    if (link.captchaEnabled && !hasGateCookie(rt.cookieKey, 'cap', link, cookies, now)) return captchaChallenge(link.slug, now)
-    if (link.consentRequired && !hasGateCookie(rt.cookieKey, 'ok', link, cookies, now)) return consentPage(link.slug, buildDestination(link, url, null))
+    // The gate pages post back to the same URL, query included, so the visitor's parameters reach the destination.
+    if (link.passwordHash && !hasGateCookie(rt.cookieKey, 'pw', link, cookies, now)) return passwordPage(link.slug, { query: url.search })
+    if (link.captchaEnabled && !hasGateCookie(rt.cookieKey, 'cap', link, cookies, now)) return captchaChallenge(link.slug, url.search, now)
+    if (link.consentRequired && !hasGateCookie(rt.cookieKey, 'ok', link, cookies, now)) return consentPage(link.slug, buildDestination(link, url, null), url.search)
 
     if (isSocialCrawler(ua)) return previewPage(link, shortUrl(rt, link), buildDestination(link, url, null))
 
