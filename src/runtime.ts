@@ -12,6 +12,7 @@ import { Worker, type WorkerOptions } from './jobs/worker'
 import { createLogger, type Logger } from './log'
 import { LastUsedTracker } from './modules/identity/last-used'
 import { createIdentityRepo, type IdentityRepo } from './modules/identity/repo'
+import { RateLimiter } from './modules/api-keys/rate-limit'
 import { createLinksRepo, type LinksRepo } from './modules/links/repo'
 import { createIdempotencyRepo, type IdempotencyRepo } from './modules/platform/idempotency-repo'
 import { serverSecret } from './modules/platform/settings-repo'
@@ -42,6 +43,8 @@ export interface Runtime {
   visitorKey: Buffer
   /** Key that signs the redirect pages' cookies (password, captcha, consent). */
   cookieKey: Buffer
+  /** Per-key request rates (in memory; a restart opens a fresh window). */
+  rateLimiter: RateLimiter
   /** Answers a short-link request, or null when the request is not one. */
   redirect: RedirectHandler
   startedAt: number
@@ -87,6 +90,7 @@ export function createRuntime(config: Config, options: RuntimeOptions = {}): Run
     clickBuffer,
     visitorKey: serverSecret(db.db, 'visitor_hash_key', clock.now()),
     cookieKey: serverSecret(db.db, 'cookie_signing_key', clock.now()),
+    rateLimiter: new RateLimiter(),
     redirect: () => null,
     startedAt: clock.now(),
   }

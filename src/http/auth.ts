@@ -1,8 +1,13 @@
 // Key authentication and the permission macro every authenticated route declares. All checks live here,
-// in the contract's order: unknown/revoked/expired -> 401; paused -> 403; workspace membership -> 403;
-// monthly cap -> 429; permission -> 403.
+// in the contract's order: unknown/revoked/expired -> 401; paused -> 403 key_paused; client address
+// outside allowedIps -> 403 ip_not_allowed; outside the schedule -> 403 outside_schedule; workspace
+// membership -> 403; monthly cap -> 429 monthly_cap_exceeded; rate limit -> 429 rate_limited;
+// permission -> 403 forbidden.
 import { Elysia } from 'elysia'
 import { startOfNextUtcMonth, utcMonth } from '../clock'
+import { ipAllowed } from '../modules/api-keys/ip-allow'
+import { DEFAULT_RATE_LIMIT } from '../modules/api-keys/service'
+import { withinSchedule } from '../modules/api-keys/schedule'
 import { hashKey, isWellFormedKey, type KeyMode } from '../modules/identity/keys'
 import { hasPermission, type Permission } from '../modules/identity/permissions'
 import type { ApiKeyRow, UserRow, WorkspaceRow } from '../modules/identity/repo'
@@ -21,7 +26,7 @@ export interface Caller {
 
 const unauthorized = (message: string) => new AppError('unauthorized', message, undefined, { 'WWW-Authenticate': 'Bearer realm="lnk"' })
 
-export async function authenticate(rt: Runtime, request: Request): Promise<Caller> {
+export async function authenticate(rt: Runtime, request: Request, headers: Record<string, unknown> = {}): Promise<Caller> {
   const header = request.headers.get('authorization')
   if (!header) throw unauthorized('Missing credential: send Authorization: Bearer <API key>')
   const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
@@ -34,6 +39,15 @@ export async function authenticate(rt: Runtime, request: Request): Promise<Calle
   if (key.revokedAt != null) throw unauthorized('This API key was revoked; create a new one')
   if (key.expiresAt != null && key.expiresAt <= now) throw unauthorized('This API key has expired; create a new one')
   if (key.pausedAt != null) throw new AppError('key_paused', `This API key is paused${key.pausedReason ? ` (${key.pausedReason})` : ''}; resume it to use it again`)
+  const ip = clientIp(request, rt.config)
+  if (!ipAllowed(ip, key.allowedIps)) {
+    throw new AppError('ip_not_allowed', `This API key may not be used from ${ip ?? 'an unknown address'}; call from an address in its allowedIps or change the list`, { ip })
+  }
+  if (key.schedule && !withinSchedule(key.schedule, now)) {
+    const s = key.schedule
+    const hhmm = (m: number) => `${String(Math.floor(m / 60) % 24).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`
+    throw new AppError('outside_schedule', `This API key works only ${hhmm(s.startMinute)}-${hhmm(s.endMinute)} (${s.timezone}) on days ${s.days.join(',')} (0 = Sunday)`, { schedule: s })
+  }
 
   const user = await rt.identity.findUser(key.userId)
   if (!user) throw unauthorized('Invalid API key')
@@ -49,7 +63,14 @@ export async function authenticate(rt: Runtime, request: Request): Promise<Calle
     throw new AppError('monthly_cap_exceeded', `This key has used its ${key.monthlyCallCap} calls for this month; it works again when the month turns (UTC)`, { monthlyCallCap: key.monthlyCallCap }, { 'Retry-After': String(retryAfter) })
   }
 
-  const ip = clientIp(request, rt.config)
+  const rate = rt.rateLimiter.take(key.id, key.rateLimitOverride ?? DEFAULT_RATE_LIMIT, now)
+  headers['ratelimit-limit'] = String(rate.limit)
+  headers['ratelimit-remaining'] = String(rate.remaining)
+  headers['ratelimit-reset'] = String(rate.reset)
+  if (!rate.allowed) {
+    throw new AppError('rate_limited', `Too many requests: this key may make ${rate.limit} a minute; retry in ${rate.retryAfter} s`, { limit: rate.limit }, { 'Retry-After': String(rate.retryAfter) })
+  }
+
   await rt.lastUsed.touch(key.id, now, ip)
   return { key, user, workspace: membership.workspace, role: membership.role, mode: key.mode, ip }
 }
@@ -66,8 +87,8 @@ export function authPlugin(rt: Runtime) {
   return new Elysia({ name: 'lnk.auth', seed: rt.instanceId }).macro({
     permission: (needed: Permission | 'authenticated') => ({
       detail: { security: [{ bearer: [] }], 'x-permission': needed } as Record<string, unknown>,
-      async transform({ request }) {
-        const caller = await authenticate(rt, request)
+      async transform({ request, set }) {
+        const caller = await authenticate(rt, request, set.headers)
         if (needed !== 'authenticated' && !hasPermission(caller.key.permissions, needed)) {
           throw new AppError('forbidden', `This key lacks the ${needed} permission`, { required: needed })
         }

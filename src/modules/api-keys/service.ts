@@ -1,59 +1,239 @@
-// API key management through the API. A key can never create a key wider than itself, and a test key
-// only makes test keys.
+// API key management through the API (contract section 3). A key can never create or widen a key beyond
+// itself: not in permissions, and a restricted key passes its restrictions on (address ranges, scope,
+// schedule, caps, expiry) rather than creating an unrestricted one. A test key only touches test keys.
+import { iso } from '../../clock'
 import type { Deps } from '../../context'
 import type { Caller } from '../../http/auth'
-import { AppError } from '../../http/errors'
+import { AppError, notFound, type ValidationIssue } from '../../http/errors'
 import { newId } from '../../random'
 import { generateKey, type KeyMode } from '../identity/keys'
 import type { Grant } from '../identity/permissions'
-import type { IdentityRepo } from '../identity/repo'
+import type { ApiKeyRow, IdentityRepo, NewApiKey } from '../identity/repo'
 import { toApiKey } from '../identity/service'
+import { parseRange } from './ip-allow'
+import { isValidTimeZone, type Schedule } from './schedule'
 
 export interface ApiKeysCtx extends Deps {
   identity: IdentityRepo
 }
 
-export async function listApiKeys(ctx: ApiKeysCtx, caller: Caller) {
-  const now = ctx.clock.now()
-  return (await ctx.identity.listKeys(caller.workspace.id)).map((k) => toApiKey(k, now))
+export const DEFAULT_RATE_LIMIT = 600
+export const MAX_GRACE_HOURS = 24 * 30
+
+export interface KeySettings {
+  name?: string
+  permissions?: Grant[]
+  allowedIps?: string[]
+  scopeFilters?: { domains?: string[]; tags?: string[] } | null
+  schedule?: Schedule | null
+  monthlyCallCap?: number | null
+  rateLimitOverride?: number | null
+  expiresAt?: string | null
 }
 
-/** Refuses any grant the caller does not hold itself. */
-export function assertWithin(caller: Caller, wanted: readonly Grant[]) {
-  const held = caller.key.permissions
-  if (held.includes('*')) return
-  const wider = wanted.filter((p) => p === '*' || !held.includes(p))
-  if (wider.length) {
-    throw new AppError('forbidden', `A key cannot grant permissions it does not hold: ${wider.join(', ')}`, { notHeld: wider })
+const forbidden = (message: string, details?: Record<string, unknown>) => new AppError('forbidden', message, details)
+
+function invalid(issues: ValidationIssue[]): never {
+  throw new AppError('validation_failed', issues.map((i) => `${i.path}: ${i.message}`).join('; '), { location: 'body', issues })
+}
+
+/** Checks the shape of restriction fields; answers them normalised. */
+function validate(ctx: ApiKeysCtx, input: KeySettings): Partial<NewApiKey> {
+  const issues: ValidationIssue[] = []
+  const out: Partial<NewApiKey> = {}
+  if (input.name !== undefined) {
+    const name = input.name.trim()
+    if (!name) issues.push({ path: 'name', message: 'must not be blank' })
+    out.name = name
   }
-}
-
-export async function createApiKey(ctx: ApiKeysCtx, caller: Caller, input: { name: string; mode?: KeyMode; permissions?: Grant[]; expiresAt?: string | null }) {
-  const mode = input.mode ?? caller.mode
-  if (caller.mode === 'test' && mode !== 'test') throw new AppError('forbidden', 'A test key can only create test keys')
-  const permissions = input.permissions ?? (caller.key.permissions as Grant[])
-  assertWithin(caller, permissions)
-  const now = ctx.clock.now()
-  let expiresAt: number | null = null
-  if (input.expiresAt) {
-    expiresAt = Date.parse(input.expiresAt)
-    if (!Number.isFinite(expiresAt) || expiresAt <= now) {
-      throw new AppError('validation_failed', 'expiresAt must be a timestamp in the future', { issues: [{ path: 'expiresAt', message: 'must be in the future' }] })
+  if (input.permissions !== undefined) out.permissions = [...new Set(input.permissions)]
+  if (input.allowedIps !== undefined) {
+    input.allowedIps.forEach((entry, i) => {
+      if (!parseRange(entry)) issues.push({ path: `allowedIps.${i}`, message: `"${entry}" is not an IPv4/IPv6 address or CIDR` })
+    })
+    out.allowedIps = [...new Set(input.allowedIps.map((e) => e.trim()))]
+  }
+  if (input.scopeFilters !== undefined) {
+    const f = input.scopeFilters
+    if (f && !f.domains?.length && !f.tags?.length) issues.push({ path: 'scopeFilters', message: 'name at least one domain or tag, or send null for no scope' })
+    out.scopeFilters = f ? { ...(f.domains?.length ? { domains: [...new Set(f.domains.map((d) => d.toLowerCase()))] } : {}), ...(f.tags?.length ? { tags: [...new Set(f.tags)] } : {}) } : null
+  }
+  if (input.schedule !== undefined) {
+    const s = input.schedule
+    if (s) {
+      if (!isValidTimeZone(s.timezone)) issues.push({ path: 'schedule.timezone', message: `"${s.timezone}" is not an IANA time zone (e.g. Europe/Berlin)` })
+      if (!s.days.length) issues.push({ path: 'schedule.days', message: 'name at least one day (0 = Sunday … 6 = Saturday)' })
+      if (s.startMinute === s.endMinute) issues.push({ path: 'schedule', message: 'startMinute and endMinute must differ (a window wrapping midnight has start > end)' })
+      out.schedule = { timezone: s.timezone, days: [...new Set(s.days)].sort(), startMinute: s.startMinute, endMinute: s.endMinute }
+    } else out.schedule = null
+  }
+  if (input.monthlyCallCap !== undefined) out.monthlyCallCap = input.monthlyCallCap
+  if (input.rateLimitOverride !== undefined) out.rateLimitOverride = input.rateLimitOverride
+  if (input.expiresAt !== undefined) {
+    if (input.expiresAt === null) out.expiresAt = null
+    else {
+      const ms = Date.parse(input.expiresAt)
+      if (!Number.isFinite(ms) || ms <= ctx.clock.now()) issues.push({ path: 'expiresAt', message: 'must be a timestamp in the future' })
+      out.expiresAt = ms
     }
   }
+  if (issues.length) invalid(issues)
+  return out
+}
+
+function rangeWithin(inner: string, outers: readonly string[]) {
+  const r = parseRange(inner)
+  return (
+    r !== null &&
+    outers.some((o) => {
+      const p = parseRange(o)
+      return p !== null && p.v6 === r.v6 && (r.mask & p.mask) === p.mask && (r.base & p.mask) === p.base
+    })
+  )
+}
+
+/**
+ * Refuses settings wider than the calling key's own; fills what a restricted caller left out with its own
+ * restriction, so a narrow key can only make narrow keys.
+ */
+function withinCaller(caller: Caller, s: Partial<NewApiKey>, creating: boolean): Partial<NewApiKey> {
+  const me = caller.key
+  const out = { ...s }
+  if (out.permissions && !me.permissions.includes('*')) {
+    const wider = out.permissions.filter((p) => p === '*' || !me.permissions.includes(p))
+    if (wider.length) throw forbidden(`A key cannot grant permissions it does not hold: ${wider.join(', ')}`, { notHeld: wider })
+  }
+  if (me.allowedIps.length) {
+    if (out.allowedIps === undefined && creating) out.allowedIps = me.allowedIps
+    else if (out.allowedIps !== undefined && (!out.allowedIps.length || out.allowedIps.some((e) => !rangeWithin(e, me.allowedIps)))) {
+      throw forbidden('This key is limited to some addresses; the keys it manages must stay within them', { allowedIps: me.allowedIps })
+    }
+  }
+  const scope = me.scopeFilters
+  if (scope) {
+    if (out.scopeFilters === undefined && creating) out.scopeFilters = scope
+    else if (out.scopeFilters !== undefined) {
+      const f = out.scopeFilters
+      const ok = f !== null && (!scope.domains || (f.domains?.length && f.domains.every((d) => scope.domains!.includes(d)))) && (!scope.tags || (f.tags?.length && f.tags.every((t) => scope.tags!.includes(t))))
+      if (!ok) throw forbidden('This key has scope filters; the keys it manages must stay within them', { scopeFilters: scope })
+    }
+  }
+  if (me.schedule) {
+    if (out.schedule === undefined && creating) out.schedule = me.schedule
+    else if (out.schedule !== undefined && JSON.stringify(out.schedule) !== JSON.stringify(me.schedule)) {
+      throw forbidden('This key has a schedule; the keys it manages keep the same schedule', { schedule: me.schedule })
+    }
+  }
+  if (me.monthlyCallCap !== null) {
+    if (out.monthlyCallCap === undefined && creating) out.monthlyCallCap = me.monthlyCallCap
+    else if (out.monthlyCallCap !== undefined && (out.monthlyCallCap === null || out.monthlyCallCap > me.monthlyCallCap)) {
+      throw forbidden(`This key is capped at ${me.monthlyCallCap} calls a month; the keys it manages cannot exceed that`)
+    }
+  }
+  const myRate = me.rateLimitOverride ?? DEFAULT_RATE_LIMIT
+  if (out.rateLimitOverride !== undefined && out.rateLimitOverride !== null && out.rateLimitOverride > myRate) {
+    throw forbidden(`This key is limited to ${myRate} requests a minute; the keys it manages cannot exceed that`)
+  }
+  if (me.expiresAt !== null) {
+    if (out.expiresAt === undefined && creating) out.expiresAt = me.expiresAt
+    else if (out.expiresAt !== undefined && (out.expiresAt === null || out.expiresAt > me.expiresAt)) {
+      throw forbidden(`This key expires at ${iso(me.expiresAt)}; the keys it manages cannot outlive it`)
+    }
+  }
+  return out
+}
+
+function view(ctx: ApiKeysCtx, row: ApiKeyRow) {
+  return toApiKey(row, ctx.clock.now())
+}
+
+/** A key of the caller's workspace that the caller may manage; 404 for others, 403 for live keys seen by test keys. */
+async function manageable(ctx: ApiKeysCtx, caller: Caller, id: string): Promise<ApiKeyRow> {
+  const key = await ctx.identity.findKey(id)
+  if (!key || key.workspaceId !== caller.workspace.id) throw notFound(`API key ${id}`)
+  if (caller.mode === 'test' && key.mode !== 'test') throw forbidden('A test key can only manage test keys')
+  return key
+}
+
+export async function listApiKeys(ctx: ApiKeysCtx, caller: Caller) {
+  return (await ctx.identity.listKeys(caller.workspace.id)).map((k) => view(ctx, k))
+}
+
+export async function getApiKey(ctx: ApiKeysCtx, caller: Caller, id: string) {
+  const key = await ctx.identity.findKey(id)
+  if (!key || key.workspaceId !== caller.workspace.id) throw notFound(`API key ${id}`)
+  return view(ctx, key)
+}
+
+export async function createApiKey(ctx: ApiKeysCtx, caller: Caller, input: KeySettings & { name: string; mode?: KeyMode }) {
+  const mode = input.mode ?? caller.mode
+  if (caller.mode === 'test' && mode !== 'test') throw forbidden('A test key can only create test keys')
+  const settings = withinCaller(caller, { permissions: caller.key.permissions as Grant[], ...validate(ctx, input) }, true)
   const secret = generateKey(mode)
+  const now = ctx.clock.now()
   const row = await ctx.identity.insertKey({
     id: newId('key'),
     workspaceId: caller.workspace.id,
     userId: caller.user.id,
-    name: input.name.trim(),
+    name: settings.name ?? input.name.trim(),
     keyHash: secret.hash,
     keyPrefix: secret.prefix,
     mode,
-    permissions: [...new Set(permissions)],
-    allowedIps: [],
-    expiresAt,
+    permissions: settings.permissions ?? [],
+    allowedIps: settings.allowedIps ?? [],
+    scopeFilters: settings.scopeFilters ?? null,
+    schedule: settings.schedule ?? null,
+    monthlyCallCap: settings.monthlyCallCap ?? null,
+    rateLimitOverride: settings.rateLimitOverride ?? null,
+    expiresAt: settings.expiresAt ?? null,
     createdAt: now,
   })
-  return { ...toApiKey(row, now), key: secret.key }
+  return { ...view(ctx, row), key: secret.key }
+}
+
+export async function updateApiKey(ctx: ApiKeysCtx, caller: Caller, id: string, input: KeySettings) {
+  const key = await manageable(ctx, caller, id)
+  if (key.revokedAt !== null) throw new AppError('conflict', 'This key is revoked; revoked keys cannot be changed')
+  const patch = withinCaller(caller, validate(ctx, input), false)
+  if (!Object.keys(patch).length) return view(ctx, key)
+  return view(ctx, (await ctx.identity.updateKey(id, patch))!)
+}
+
+export async function pauseApiKey(ctx: ApiKeysCtx, caller: Caller, id: string, reason?: string) {
+  const key = await manageable(ctx, caller, id)
+  if (key.revokedAt !== null) throw new AppError('conflict', 'This key is revoked; it cannot be paused')
+  if (key.pausedAt !== null) return view(ctx, key)
+  return view(ctx, (await ctx.identity.updateKey(id, { pausedAt: ctx.clock.now(), pausedReason: reason?.trim() || null }))!)
+}
+
+export async function resumeApiKey(ctx: ApiKeysCtx, caller: Caller, id: string) {
+  const key = await manageable(ctx, caller, id)
+  if (key.revokedAt !== null) throw new AppError('conflict', 'This key is revoked; it cannot be resumed')
+  if (key.pausedAt === null) return view(ctx, key)
+  return view(ctx, (await ctx.identity.updateKey(id, { pausedAt: null, pausedReason: null }))!)
+}
+
+export async function revokeApiKey(ctx: ApiKeysCtx, caller: Caller, id: string, reason?: string) {
+  const key = await manageable(ctx, caller, id)
+  if (key.revokedAt !== null) return view(ctx, key)
+  return view(ctx, (await ctx.identity.updateKey(id, { revokedAt: ctx.clock.now(), revokedReason: reason?.trim() || null, previousKeyHash: null, previousKeyExpiresAt: null }))!)
+}
+
+/**
+ * A new secret for the key. The old one keeps working for `graceHours` (default 24; 0 stops it at once),
+ * during which the key is `rotating`. Rotating again during a grace ends the older secret's grace.
+ */
+export async function rotateApiKey(ctx: ApiKeysCtx, caller: Caller, id: string, graceHours = 24) {
+  const key = await manageable(ctx, caller, id)
+  if (key.revokedAt !== null) throw new AppError('conflict', 'This key is revoked; create a new key instead')
+  const now = ctx.clock.now()
+  const secret = generateKey(key.mode)
+  const row = await ctx.identity.updateKey(id, {
+    keyHash: secret.hash,
+    keyPrefix: secret.prefix,
+    previousKeyHash: graceHours > 0 ? key.keyHash : null,
+    previousKeyExpiresAt: graceHours > 0 ? now + graceHours * 3_600_000 : null,
+    rotatedAt: now,
+  })
+  return { ...view(ctx, row!), key: secret.key }
 }
