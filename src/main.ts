@@ -59,7 +59,7 @@ async function serve(args: string[]) {
   const { help, values } = parse(args, {}, 0)
   if (help) return stdout(SERVE_HELP), 0
   const config = loadConfig(process.env, values)
-  const rt = createRuntime(config)
+  const rt = createRuntime(config, { clickWriter: 'thread' })
   const server = startServer(rt)
   const done = new Promise<number>((resolveExit) => {
     const stop = (signal: string) => {

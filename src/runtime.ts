@@ -19,6 +19,7 @@ import { serverSecret } from './modules/platform/settings-repo'
 import { LinkCache } from './modules/redirect/cache'
 import { ClickBuffer } from './modules/redirect/click-buffer'
 import { createClicksRepo, type ClicksRepo } from './modules/redirect/clicks-repo'
+import { inlineClickWriter, threadClickWriter } from './modules/redirect/click-writer'
 import { createRedirectHandler, type RedirectHandler } from './modules/redirect/handler'
 import { base62 } from './random'
 
@@ -35,6 +36,8 @@ export interface Runtime {
   metrics: Metrics
   queue: JobQueue
   worker: Worker
+  /** The worker's own connection (see createRuntime). */
+  workerDb: DbHandle
   links: LinksRepo
   clicks: ClicksRepo
   linkCache: LinkCache
@@ -54,6 +57,8 @@ export interface RuntimeOptions {
   clock?: Clock
   log?: Logger
   worker?: WorkerOptions
+  /** 'thread': clicks are written by a thread of their own (the server); 'inline' (default): by the caller. */
+  clickWriter?: 'inline' | 'thread'
 }
 
 export function createRuntime(config: Config, options: RuntimeOptions = {}): Runtime {
@@ -69,9 +74,16 @@ export function createRuntime(config: Config, options: RuntimeOptions = {}): Run
   }
   const identity = createIdentityRepo(db.db)
   const queue = createJobQueue(db.db)
+  // The worker claims jobs and dispatches the outbox on a connection of its own that never waits for the
+  // write lock, so background work cannot stall requests while the click writer holds it.
+  const workerDb = openDatabase(db.path, { busyTimeoutMs: 0 })
+  const workerQueue = createJobQueue(workerDb.db)
   const links = createLinksRepo(db.db)
-  const clicks = createClicksRepo(db.db)
-  const clickBuffer = new ClickBuffer(clicks, clock, log)
+  const visitorKey = serverSecret(db.db, 'visitor_hash_key', clock.now())
+  const clicks = createClicksRepo(db.db, visitorKey)
+  const inline = inlineClickWriter(clicks)
+  const writer = options.clickWriter === 'thread' ? threadClickWriter(db.path, visitorKey, inline, log) : inline
+  const clickBuffer = new ClickBuffer(writer, clock, log)
   const rt: Runtime = {
     instanceId: base62(12),
     config,
@@ -83,12 +95,13 @@ export function createRuntime(config: Config, options: RuntimeOptions = {}): Run
     lastUsed: new LastUsedTracker(identity),
     metrics: new Metrics(),
     queue,
-    worker: new Worker({ db: db.db, queue, clock, log }, options.worker),
+    worker: new Worker({ db: workerDb.db, queue: workerQueue, clock, log }, options.worker),
+    workerDb,
     links,
     clicks,
     linkCache: new LinkCache(links, (id) => clicks.admittedAddressesSync(id), clickBuffer),
     clickBuffer,
-    visitorKey: serverSecret(db.db, 'visitor_hash_key', clock.now()),
+    visitorKey,
     cookieKey: serverSecret(db.db, 'cookie_signing_key', clock.now()),
     rateLimiter: new RateLimiter(),
     redirect: () => null,
@@ -127,6 +140,7 @@ export function startBackground(rt: Runtime): Background {
       clearInterval(flushTimer)
       await rt.clickBuffer.stop()
       await rt.worker.stop(rt.config.shutdownTimeoutSeconds * 1000)
+      rt.workerDb.sqlite.close()
       await rt.lastUsed.flush()
     },
   }

@@ -47,10 +47,12 @@ export function setup(options: { env?: Record<string, string>; clock?: Clock; lo
       return app.handle(new Request(`http://localhost:8080${path}`, { ...init, headers, body }))
     },
     cleanup() {
-      try {
-        rt.db.close()
-      } catch {
-        /* already closed by the test */
+      for (const handle of [rt.workerDb, rt.db]) {
+        try {
+          handle.close()
+        } catch {
+          /* already closed by the test */
+        }
       }
       rmSync(dir, { recursive: true, force: true })
     },

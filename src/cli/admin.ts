@@ -191,6 +191,7 @@ export async function runAdmin(command: string, cmd: CommandContext): Promise<nu
     }
   } finally {
     await rt.lastUsed.flush()
+    rt.workerDb.sqlite.close()
     rt.db.close()
   }
 }

@@ -28,7 +28,12 @@ export function prepareDataDir(dataDir: string): string {
   return join(dataDir, DB_FILE)
 }
 
-export function openDatabase(path: string): DbHandle {
+/**
+ * busyTimeoutMs: how long a write waits for another connection's write lock (default 5 s). A connection
+ * on the thread that answers requests and only does background work may use 0: it gives up at once and
+ * tries again later rather than stall requests.
+ */
+export function openDatabase(path: string, options: { busyTimeoutMs?: number } = {}): DbHandle {
   const sqlite = new Database(path, { create: true, strict: true })
   // busy_timeout first: the other pragmas may already need to wait for a writer in another process.
   sqlite.exec('PRAGMA busy_timeout = 5000')
@@ -36,6 +41,7 @@ export function openDatabase(path: string): DbHandle {
   sqlite.exec('PRAGMA synchronous = NORMAL')
   sqlite.exec('PRAGMA foreign_keys = ON')
   sqlite.exec('PRAGMA temp_store = MEMORY')
+  if (options.busyTimeoutMs !== undefined) sqlite.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs))}`)
   const db = drizzle({ client: sqlite, schema })
   let closed = false
   return {

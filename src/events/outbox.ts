@@ -1,8 +1,8 @@
 // publish(): the only way an event enters the system. It writes to the outbox inside the caller's
 // transaction, so an event exists exactly when the change it reports was committed.
-import { and, asc, inArray, isNotNull, isNull, lt } from 'drizzle-orm'
+import { and, asc, eq, gt, lt, lte, max } from 'drizzle-orm'
 import { iso } from '../clock'
-import { outbox } from '../db/schema'
+import { outbox, outboxCursor } from '../db/schema'
 import type { Db } from '../db/client'
 import type { Tx } from '../db/tx'
 import { newId } from '../random'
@@ -58,31 +58,41 @@ export function preparedPublisher(db: Db) {
  */
 export type OutboxConsumer = (tx: Tx, event: OutboxEvent, now: number) => void
 
-/** Whether any event waits for dispatch: a plain read, so an idle worker need not take the write lock. */
-/** Deletes events dispatched before `before`; answers how many. */
-export function pruneDispatched(db: Tx, before: number): number {
-  return db.delete(outbox).where(and(isNotNull(outbox.dispatchedAt), lt(outbox.dispatchedAt, before))).returning({ seq: outbox.seq }).all().length
+const CURSOR = 'dispatch'
+
+/** The seq of the last event handed to consumers (0 before the first). */
+export function dispatchedUpTo(db: Tx): number {
+  return db.select({ seq: outboxCursor.seq }).from(outboxCursor).where(eq(outboxCursor.name, CURSOR)).get()?.seq ?? 0
 }
 
+function advanceCursor(db: Tx, seq: number, now: number) {
+  db.insert(outboxCursor).values({ name: CURSOR, seq, updatedAt: now }).onConflictDoUpdate({ target: outboxCursor.name, set: { seq, updatedAt: now } }).run()
+}
+
+/** Whether any event waits for dispatch: plain reads, so an idle worker need not take the write lock. */
 export function hasPendingEvents(db: Tx): boolean {
-  return db.select({ seq: outbox.seq }).from(outbox).where(isNull(outbox.dispatchedAt)).limit(1).get() !== undefined
+  return db.select({ seq: outbox.seq }).from(outbox).where(gt(outbox.seq, dispatchedUpTo(db))).limit(1).get() !== undefined
+}
+
+/** Deletes dispatched events created before `before`; answers how many. */
+export function pruneDispatched(db: Tx, before: number): number {
+  return db.delete(outbox).where(and(lte(outbox.seq, dispatchedUpTo(db)), lt(outbox.createdAt, before))).returning({ seq: outbox.seq }).all().length
 }
 
 /**
- * Hands pending events, oldest first, to every consumer; answers how many were dispatched. With no
- * consumer at all, events are simply marked: nobody was listening when they happened.
+ * Hands pending events, oldest first, to every consumer and moves the cursor past them; answers how many
+ * were dispatched. With no consumer at all the cursor simply jumps to the newest event: nobody was
+ * listening when they happened.
  */
 export function dispatchOutbox(db: Tx, consumers: readonly OutboxConsumer[], now: number, limit = 200): number {
+  const from = dispatchedUpTo(db)
   if (!consumers.length) {
-    const marked = db
-      .update(outbox)
-      .set({ dispatchedAt: now })
-      .where(inArray(outbox.seq, db.select({ seq: outbox.seq }).from(outbox).where(isNull(outbox.dispatchedAt)).orderBy(asc(outbox.seq)).limit(limit * 50)))
-      .returning({ seq: outbox.seq })
-      .all()
-    return marked.length
+    const last = db.select({ seq: max(outbox.seq) }).from(outbox).get()?.seq ?? 0
+    if (last <= from) return 0
+    advanceCursor(db, last, now)
+    return last - from
   }
-  const rows = db.select().from(outbox).where(isNull(outbox.dispatchedAt)).orderBy(asc(outbox.seq)).limit(limit).all()
+  const rows = db.select().from(outbox).where(gt(outbox.seq, from)).orderBy(asc(outbox.seq)).limit(limit).all()
   if (!rows.length) return 0
   for (const row of rows) {
     const event: OutboxEvent = {
@@ -92,6 +102,6 @@ export function dispatchOutbox(db: Tx, consumers: readonly OutboxConsumer[], now
     }
     for (const consume of consumers) consume(db, event, now)
   }
-  db.update(outbox).set({ dispatchedAt: now }).where(inArray(outbox.seq, rows.map((r) => r.seq))).run()
+  advanceCursor(db, rows.at(-1)!.seq, now)
   return rows.length
 }

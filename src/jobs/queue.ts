@@ -52,10 +52,13 @@ export function createJobQueue(db: Db) {
     /** Claims up to `limit` due jobs (pending and due, or running with a lapsed lease) for `workerId`. */
     async claim(workerId: string, now: number, limit: number, leaseMs: number): Promise<JobRow[]> {
       if (limit <= 0) return []
+      const claimable = or(and(eq(jobs.status, 'pending'), lte(jobs.runAt, now)), and(eq(jobs.status, 'running'), lte(jobs.lockedUntil, now)))
+      // A plain read first: an idle queue never asks for the write lock.
+      if (!db.select({ id: jobs.id }).from(jobs).where(claimable).limit(1).get()) return []
       const due = db
         .select({ id: jobs.id })
         .from(jobs)
-        .where(or(and(eq(jobs.status, 'pending'), lte(jobs.runAt, now)), and(eq(jobs.status, 'running'), lte(jobs.lockedUntil, now))))
+        .where(claimable)
         .orderBy(asc(jobs.runAt), asc(jobs.id))
         .limit(limit)
       return db

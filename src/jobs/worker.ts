@@ -43,6 +43,11 @@ export function defaultBackoff(failedAttempts: number): number {
   return Math.round(base * (0.8 + 0.4 * random()))
 }
 
+const DISPATCH_BATCH = 200
+
+/** SQLite's answer when another connection holds the write lock and this one does not wait. */
+const isBusy = (err: unknown) => (err as { code?: string }).code?.startsWith('SQLITE_BUSY') || /database is locked/.test((err as Error).message ?? '')
+
 export class Worker {
   readonly id: string
   private handlers = new Map<string, JobHandler>()
@@ -153,15 +158,16 @@ export class Worker {
   private async tick() {
     if (!this.running) return
     // Separately guarded: an event a consumer cannot take must not stop due jobs from running.
+    // A busy database (the click writer holds the lock) is not a failure: the next pass tries again.
     try {
       this.dispatch()
     } catch (err) {
-      this.deps.log.error('outbox dispatch failed', { error: (err as Error).message })
+      if (!isBusy(err)) this.deps.log.error('outbox dispatch failed', { error: (err as Error).message })
     }
     try {
       await this.claimAndStart(this.concurrency - this.inFlight.size)
     } catch (err) {
-      this.deps.log.error('worker tick failed', { error: (err as Error).message })
+      if (!isBusy(err)) this.deps.log.error('worker tick failed', { error: (err as Error).message })
     }
   }
 
@@ -174,10 +180,13 @@ export class Worker {
    */
   private dispatch() {
     const { db, clock } = this.deps
-    while (hasPendingEvents(db)) {
+    // Bounded per pass: under a steady stream of events (clicks) an unbounded loop would chase the writer
+    // for the lock forever. Full batches continue; a partial one, or the cursor jump made when nobody
+    // consumes, ends the pass.
+    for (let pass = 0; pass < 25 && hasPendingEvents(db); pass++) {
       const now = clock.now()
-      const dispatched = db.transaction((tx) => dispatchOutbox(tx, this.consumers, now), { behavior: 'immediate' })
-      if (dispatched === 0) break
+      const dispatched = db.transaction((tx) => dispatchOutbox(tx, this.consumers, now, DISPATCH_BATCH), { behavior: 'immediate' })
+      if (!this.consumers.length || dispatched < DISPATCH_BATCH) break
     }
   }
 

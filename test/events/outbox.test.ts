@@ -3,9 +3,9 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { asc, eq } from 'drizzle-orm'
 import { ManualClock } from '../../src/clock'
-import { jobs, outbox } from '../../src/db/schema'
+import { jobs, outbox, outboxCursor } from '../../src/db/schema'
 import { EVENT_TYPES } from '../../src/events/catalogue'
-import { dispatchOutbox, hasPendingEvents, publish, type OutboxEvent, type PublishInput } from '../../src/events/outbox'
+import { dispatchedUpTo, dispatchOutbox, hasPendingEvents, pruneDispatched, publish, type OutboxEvent, type PublishInput } from '../../src/events/outbox'
 import { enqueue } from '../../src/jobs/queue'
 import { setup, type TestEnv } from '../helpers'
 
@@ -26,6 +26,9 @@ function env() {
 const ping = (message: string, workspaceId = 'ws_1'): PublishInput => ({ type: 'webhook.test', workspaceId, mode: 'live', data: { endpointId: 'we_1', message } })
 
 const rows = (rt: TestEnv['rt']) => rt.db.db.select().from(outbox).orderBy(asc(outbox.seq)).all()
+/** The seqs of stored events the cursor has passed. */
+const dispatchedSeqs = (rt: TestEnv['rt']) => rows(rt).filter((r) => r.seq <= dispatchedUpTo(rt.db.db)).map((r) => r.seq)
+const cursorTime = (rt: TestEnv['rt']) => rt.db.db.select().from(outboxCursor).get()?.updatedAt ?? null
 
 describe('publish()', () => {
   test('inside a committed transaction leaves one outbox row, not yet dispatched', () => {
@@ -34,7 +37,8 @@ describe('publish()', () => {
     expect(envelope).toEqual({ id: expect.stringMatching(/^evt_[0-9A-Za-z]{20}$/), type: 'webhook.test', timestamp: '2026-01-01T12:00:00.005Z', mode: 'test', data: { endpointId: 'we_1', message: 'hello' } })
     const stored = rows(rt)
     expect(stored).toHaveLength(1)
-    expect(stored[0]).toMatchObject({ id: envelope.id, type: 'webhook.test', mode: 'test', workspaceId: 'ws_1', data: { endpointId: 'we_1', message: 'hello' }, createdAt: T0 + 5, dispatchedAt: null })
+    expect(stored[0]).toMatchObject({ id: envelope.id, type: 'webhook.test', mode: 'test', workspaceId: 'ws_1', data: { endpointId: 'we_1', message: 'hello' }, createdAt: T0 + 5 })
+    expect(dispatchedSeqs(rt)).toEqual([])
     expect(hasPendingEvents(rt.db.db)).toBe(true)
   })
 
@@ -93,7 +97,8 @@ describe('dispatch through the worker', () => {
     })
     const stored = rows(rt)
     expect(stored.map((r) => r.id)).toEqual(a.map((e) => e.envelope.id))
-    expect(stored.every((r) => r.dispatchedAt === T0 + 7)).toBe(true)
+    expect(dispatchedSeqs(rt)).toEqual(stored.map((r) => r.seq))
+    expect(cursorTime(rt)).toBe(T0 + 7)
     expect(hasPendingEvents(rt.db.db)).toBe(false)
 
     // nothing is handed over twice; a later event is handed over on the next pass
@@ -105,7 +110,8 @@ describe('dispatch through the worker', () => {
     await rt.worker.runDue()
     expect(a.map((e) => e.envelope.data.message)).toEqual(['first', 'second', 'third', 'fourth'])
     expect(b).toHaveLength(4)
-    expect(rows(rt).at(-1)?.dispatchedAt).toBe(T0 + 1007)
+    expect(dispatchedUpTo(rt.db.db)).toBe(rows(rt).at(-1)!.seq)
+    expect(cursorTime(rt)).toBe(T0 + 1007)
   })
 
   test('if a consumer throws, nothing is marked dispatched and what the consumers wrote is rolled back; the next pass retries', async () => {
@@ -126,19 +132,19 @@ describe('dispatch through the worker', () => {
 
     await expect(rt.worker.runDue()).rejects.toThrow('consumer broke on b')
     expect(seenBySecond).toEqual(['a', 'b'])
-    expect(rows(rt).map((r) => r.dispatchedAt)).toEqual([null, null, null])
+    expect(dispatchedSeqs(rt)).toEqual([])
     expect(rt.db.db.select().from(jobs).all()).toEqual([]) // the job enqueued for 'a' (and 'b') was rolled back
     expect(handledJobs).toEqual([])
 
     // still broken: still nothing
     await expect(rt.worker.runDue()).rejects.toThrow('consumer broke on b')
-    expect(rows(rt).every((r) => r.dispatchedAt === null)).toBe(true)
+    expect(dispatchedSeqs(rt)).toEqual([])
     expect(rt.db.db.select().from(jobs).all()).toEqual([])
 
     broken = false
     expect(await rt.worker.runDue()).toBe(3) // the three delivery jobs, enqueued by the consumer, ran
     expect(handledJobs).toEqual(['a', 'b', 'c'])
-    expect(rows(rt).every((r) => r.dispatchedAt === T0)).toBe(true)
+    expect(dispatchedSeqs(rt)).toHaveLength(3)
     expect(seenBySecond).toEqual(['a', 'b', 'a', 'b', 'a', 'b', 'c'])
     // exactly once after the retry: nothing more to do
     expect(await rt.worker.runDue()).toBe(0)
@@ -161,7 +167,7 @@ describe('dispatch through the worker', () => {
 
     await expect(rt.worker.runDue()).rejects.toThrow('cannot take m300')
     // the first batch of 200 committed; the failing second batch (200..399) was rolled back whole
-    const dispatched = rows(rt).filter((r) => r.dispatchedAt !== null).length
+    const dispatched = dispatchedSeqs(rt).length
     expect(dispatched).toBe(200)
     expect(rt.db.db.select().from(jobs).all()).toHaveLength(200)
     expect(rt.db.db.select().from(jobs).where(eq(jobs.id, 'job_m250')).get()).toBeUndefined()
@@ -170,7 +176,7 @@ describe('dispatch through the worker', () => {
     seen.length = 0
     await rt.worker.runDue()
     expect(seen).toEqual(Array.from({ length: 250 }, (_, i) => 200 + i))
-    expect(rows(rt).every((r) => r.dispatchedAt !== null)).toBe(true)
+    expect(dispatchedSeqs(rt)).toHaveLength(450)
     expect(rt.db.db.select().from(jobs).all()).toHaveLength(450)
   })
 
@@ -186,10 +192,23 @@ describe('dispatch through the worker', () => {
     expect(seen).toEqual(['m0', 'm1', 'm2', 'm3', 'm4'])
   })
 
-  test('with no consumer registered the worker marks events dispatched (nobody was listening)', async () => {
+  test('with no consumer registered the cursor jumps past every event (nobody was listening)', async () => {
     const { rt } = env()
     publish(rt.db.db, ping('unheard'), T0)
+    publish(rt.db.db, ping('unheard either'), T0)
     await rt.worker.runDue()
-    expect(rows(rt).map((r) => r.dispatchedAt)).toEqual([rt.clock.now()])
+    expect(dispatchedSeqs(rt)).toEqual(rows(rt).map((r) => r.seq))
+    expect(hasPendingEvents(rt.db.db)).toBe(false)
+  })
+
+  test('pruning deletes dispatched events older than the retention, never pending ones', async () => {
+    const { rt } = env()
+    publish(rt.db.db, ping('old'), T0 - 10_000)
+    publish(rt.db.db, ping('recent'), T0)
+    await rt.worker.runDue()
+    publish(rt.db.db, ping('pending and old'), T0 - 20_000)
+    expect(pruneDispatched(rt.db.db, T0 - 5_000)).toBe(1)
+    expect(rows(rt).map((r) => r.data.message)).toEqual(['recent', 'pending and old'])
+    expect(hasPendingEvents(rt.db.db)).toBe(true)
   })
 })

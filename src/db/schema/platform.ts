@@ -2,7 +2,7 @@
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
 import { json, time } from '../columns'
 
-/** Every state change others must hear about, written in the transaction that made it. */
+/** Every state change others must hear about, written in the transaction that made it, in order (seq). */
 export const outbox = sqliteTable('outbox', {
   seq: integer('seq').primaryKey({ autoIncrement: true }),
   id: text('id').notNull(),
@@ -11,8 +11,17 @@ export const outbox = sqliteTable('outbox', {
   workspaceId: text('workspace_id').notNull(),
   data: json<Record<string, unknown>>('data').notNull(),
   createdAt: time('created_at').notNull(),
-  dispatchedAt: time('dispatched_at'),
-}, (t) => [uniqueIndex('outbox_id_unique').on(t.id), index('outbox_pending_idx').on(t.dispatchedAt, t.seq)])
+}, (t) => [uniqueIndex('outbox_id_unique').on(t.id), index('outbox_created_idx').on(t.createdAt)])
+
+/**
+ * How far the outbox has been handed to consumers: one row, the last dispatched seq. A cursor rather than
+ * a mark per event, so dispatch is one small write however many events there are.
+ */
+export const outboxCursor = sqliteTable('outbox_cursor', {
+  name: text('name').primaryKey(),
+  seq: integer('seq').notNull(),
+  updatedAt: time('updated_at').notNull(),
+})
 
 export const JOB_STATUSES = ['pending', 'running', 'done', 'dead'] as const
 export type JobStatus = (typeof JOB_STATUSES)[number]

@@ -8,7 +8,18 @@ const SOCIAL_CRAWLER = /facebookexternalhit|facebot|twitterbot|linkedinbot|slack
 
 export const isSocialCrawler = (ua: string) => SOCIAL_CRAWLER.test(ua)
 
-export const isBot = (ua: string) => ua.trim() === '' || isbot(ua)
+// isbot's pattern is long; the same few user agents come back again and again, so remember answers.
+const botAnswers = new Map<string, boolean>()
+
+export function isBot(ua: string): boolean {
+  let answer = botAnswers.get(ua)
+  if (answer === undefined) {
+    answer = ua.trim() === '' || isbot(ua)
+    if (botAnswers.size >= 10_000) botAnswers.clear()
+    botAnswers.set(ua, answer)
+  }
+  return answer
+}
 
 export type MobilePlatform = 'ios' | 'android' | null
 

@@ -3,6 +3,7 @@
 // PATCH sees it. Each entry also carries the live counters the limits need: clicks served and the client
 // addresses admitted, including what still sits in the click buffer.
 import type { LinkRow, LinksRepo } from '../links/repo'
+import type { ClickRecord } from './clicks-repo'
 
 export interface CachedLink {
   row: LinkRow
@@ -10,6 +11,8 @@ export interface CachedLink {
   served: number
   /** Keyed hashes of the addresses admitted under uniqueIpLimit; loaded on first need. */
   admitted: Set<string> | null
+  /** The link as click events name it; made on the first click. */
+  ref?: ClickRecord['link']
 }
 
 export interface PendingCounts {
@@ -21,6 +24,11 @@ const MISSING = null
 
 export class LinkCache {
   private entries = new Map<string, CachedLink | typeof MISSING>()
+  /**
+   * Live counters of links dropped by a write (PATCH), by link id, taken over by the next load: the
+   * database alone lags behind what was served (the buffer may be mid-write), the counters do not.
+   */
+  private carry = new Map<string, Pick<CachedLink, 'served' | 'admitted'>>()
 
   constructor(
     private repo: LinksRepo,
@@ -34,7 +42,12 @@ export class LinkCache {
     const hit = this.entries.get(key)
     if (hit !== undefined) return hit
     const row = this.repo.findByDomainSlugSync(domain, slug)
-    const entry = row ? { row, served: row.totalClicks + this.pending.pendingClicks(row.id), admitted: null } : MISSING
+    let entry: CachedLink | typeof MISSING = MISSING
+    if (row) {
+      const carried = this.carry.get(row.id)
+      this.carry.delete(row.id)
+      entry = carried ? { row, ...carried } : { row, served: row.totalClicks + this.pending.pendingClicks(row.id), admitted: null }
+    }
     if (this.entries.size >= this.max) {
       // Drop the oldest eighth: Map iterates in insertion order.
       let n = Math.ceil(this.max / 8)
@@ -54,10 +67,17 @@ export class LinkCache {
   }
 
   invalidate(domain: string, slug: string) {
-    this.entries.delete(`${domain}/${slug}`)
+    const key = `${domain}/${slug}`
+    const entry = this.entries.get(key)
+    if (entry) {
+      if (this.carry.size >= 10_000) this.carry.clear()
+      this.carry.set(entry.row.id, { served: entry.served, admitted: entry.admitted })
+    }
+    this.entries.delete(key)
   }
 
   clear() {
     this.entries.clear()
+    this.carry.clear()
   }
 }

@@ -1,19 +1,22 @@
-// Clicks wait here, in memory, so the redirect never waits on a disk write. A flush writes them in one
-// transaction every 250 ms, as soon as 500 are waiting, and at shutdown.
+// Clicks wait here, in memory, so the redirect never waits on a disk write. A flush hands them to the
+// writer (one transaction) every 250 ms, as soon as 500 are waiting, and at shutdown.
 import type { Clock } from '../../clock'
 import type { Logger } from '../../log'
-import type { ClicksRepo, ClickWrite } from './clicks-repo'
 import type { PendingCounts } from './cache'
+import type { ClickRecord } from './clicks-repo'
+import type { ClickWriter } from './click-writer'
 
 export class ClickBuffer implements PendingCounts {
-  private queue: ClickWrite[] = []
+  private queue: ClickRecord[] = []
   private perLink = new Map<string, { clicks: number; addresses: string[] }>()
+  /** Counts of the batch being written: still pending until the writer confirms it. */
+  private inflight = new Map<string, { clicks: number; addresses: string[] }>()
   private timer: ReturnType<typeof setInterval> | null = null
   private flushing: Promise<void> | null = null
   private soon = false
 
   constructor(
-    private repo: ClicksRepo,
+    private writer: ClickWriter,
     private clock: Clock,
     private log: Logger,
     private options = { intervalMs: 250, maxRows: 500 },
@@ -23,12 +26,12 @@ export class ClickBuffer implements PendingCounts {
     return this.queue.length
   }
 
-  add(write: ClickWrite) {
-    this.queue.push(write)
-    const p = this.perLink.get(write.click.linkId) ?? { clicks: 0, addresses: [] }
+  add(click: ClickRecord) {
+    this.queue.push(click)
+    const p = this.perLink.get(click.linkId) ?? { clicks: 0, addresses: [] }
     p.clicks++
-    if (write.newAddress) p.addresses.push(write.newAddress)
-    this.perLink.set(write.click.linkId, p)
+    if (click.newAddress) p.addresses.push(click.newAddress)
+    this.perLink.set(click.linkId, p)
     if (this.queue.length >= this.options.maxRows && !this.soon) {
       this.soon = true
       setTimeout(() => {
@@ -39,11 +42,11 @@ export class ClickBuffer implements PendingCounts {
   }
 
   pendingClicks(linkId: string) {
-    return this.perLink.get(linkId)?.clicks ?? 0
+    return (this.perLink.get(linkId)?.clicks ?? 0) + (this.inflight.get(linkId)?.clicks ?? 0)
   }
 
   pendingAddresses(linkId: string) {
-    return this.perLink.get(linkId)?.addresses ?? []
+    return [...(this.inflight.get(linkId)?.addresses ?? []), ...(this.perLink.get(linkId)?.addresses ?? [])]
   }
 
   start() {
@@ -54,6 +57,7 @@ export class ClickBuffer implements PendingCounts {
     if (this.timer) clearInterval(this.timer)
     this.timer = null
     await this.flush()
+    await this.writer.close()
   }
 
   /** Writes everything waiting; a failed write keeps the clicks for the next flush. */
@@ -64,8 +68,9 @@ export class ClickBuffer implements PendingCounts {
     const counts = this.perLink
     this.queue = []
     this.perLink = new Map()
-    this.flushing = this.repo
-      .writeBatch(batch, this.clock.now())
+    this.inflight = counts
+    this.flushing = this.writer
+      .write(batch, this.clock.now())
       .then(() => undefined)
       .catch((err) => {
         this.log.error('click flush failed; will retry', { clicks: batch.length, error: (err as Error).message })
@@ -75,7 +80,10 @@ export class ClickBuffer implements PendingCounts {
           this.perLink.set(id, { clicks: p.clicks + c.clicks, addresses: [...c.addresses, ...p.addresses] })
         }
       })
-      .finally(() => (this.flushing = null))
+      .finally(() => {
+        this.inflight = new Map()
+        this.flushing = null
+      })
     await this.flushing
   }
 }

@@ -6,7 +6,7 @@
 import { createHmac } from 'node:crypto'
 import type { Runtime } from '../../runtime'
 import { clientIp } from '../../http/request-context'
-import { base62 } from '../../random'
+import { randomId } from '../../random'
 import { shortUrl } from '../links/service'
 import { isBot, isSocialCrawler, mobilePlatform } from './agents'
 import type { CachedLink } from './cache'
@@ -26,6 +26,7 @@ export function createRedirectHandler(rt: Runtime): RedirectHandler {
   const secure = rt.config.baseUrl.startsWith('https:')
   const throttle = new PasswordThrottle()
   const captcha = new Captcha(createHmac('sha256', rt.cookieKey).update('altcha').digest('base64url'))
+  const scheme = new URL(rt.config.baseUrl).protocol
   const keyed = (value: string) => createHmac('sha256', rt.visitorKey).update(value).digest('base64url').slice(0, 32)
 
   function noindex(res: Response) {
@@ -64,7 +65,7 @@ export function createRedirectHandler(rt: Runtime): RedirectHandler {
   /** Counts the click (synchronously, so concurrent visitors never overshoot a limit) and buffers it. */
   function record(entry: CachedLink, request: Request, ip: string, ua: string, now: number): string {
     const link = entry.row
-    const clickId = `clk_${base62(20)}`
+    const clickId = `clk_${randomId(20)}`
     entry.served++
     let newAddress: string | null = null
     if (link.uniqueIpLimit !== null) {
@@ -77,31 +78,26 @@ export function createRedirectHandler(rt: Runtime): RedirectHandler {
     }
     const referrer = request.headers.get('referer')
     let referrerHost: string | null = null
-    try {
-      referrerHost = referrer ? new URL(referrer).hostname.toLowerCase() : null
-    } catch {
-      referrerHost = null
+    if (referrer) {
+      try {
+        referrerHost = new URL(referrer).hostname.toLowerCase()
+      } catch {
+        referrerHost = null
+      }
     }
-    const view = { id: link.id, slug: link.slug, domain: link.domain, shortUrl: shortUrl(rt, link), destinationUrl: link.destinationUrl }
+    entry.ref ??= { id: link.id, slug: link.slug, domain: link.domain, shortUrl: `${scheme}//${link.domain}/${link.slug}`, destinationUrl: link.destinationUrl }
+    // Plain data: the visitor hash and the event are made by the writer, off the redirect path.
     rt.clickBuffer.add({
-      click: {
-        id: clickId,
-        linkId: link.id,
-        workspaceId: link.workspaceId,
-        clickedAt: now,
-        visitorHash: keyed(`v|${ip}|${ua}`),
-        userAgent: ua.slice(0, 512) || null,
-        referrer: referrer?.slice(0, 2048) ?? null,
-        referrerHost,
-        isBot: false,
-      },
+      id: clickId,
+      linkId: link.id,
+      workspaceId: link.workspaceId,
+      clickedAt: now,
+      ip,
+      userAgent: ua.slice(0, 512) || null,
+      referrer: referrer?.slice(0, 2048) ?? null,
+      referrerHost,
       newAddress,
-      event: (unique) => ({
-        type: 'link.clicked',
-        workspaceId: link.workspaceId,
-        mode: 'live',
-        data: { click: { id: clickId, timestamp: new Date(now).toISOString(), unique, referrer: referrer ?? null, userAgent: ua || null }, link: view },
-      }),
+      link: entry.ref,
     })
     return clickId
   }

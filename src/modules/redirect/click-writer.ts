@@ -1,0 +1,64 @@
+// Where flushed clicks are written: inline on the calling thread (tests, tools), or on a thread of their
+// own with its own SQLite connection (the server), so click writes never hold up redirects.
+import type { Logger } from '../../log'
+import type { ClickRecord, ClicksRepo } from './clicks-repo'
+
+export interface ClickWriter {
+  write(batch: ClickRecord[], now: number): Promise<void>
+  close(): Promise<void>
+}
+
+export const inlineClickWriter = (repo: ClicksRepo): ClickWriter => ({
+  write: (batch, now) => repo.writeBatch(batch, now),
+  close: async () => {},
+})
+
+type Reply = { id: number; ok: true } | { id: number; ok: false; error: string }
+
+/**
+ * A worker thread running click-writer-thread.ts on the same database file. Should the thread fail, writes
+ * fall back to `fallback` on the calling thread: clicks are never dropped.
+ */
+export function threadClickWriter(dbPath: string, visitorKey: Buffer, fallback: ClickWriter, log: Logger): ClickWriter {
+  const worker = new Worker(new URL('./click-writer-thread.ts', import.meta.url).href)
+  const pending = new Map<number, { resolve: () => void; reject: (e: Error) => void }>()
+  let next = 0
+  let broken: Error | null = null
+
+  const failAll = (err: Error) => {
+    broken = err
+    log.error('click writer thread failed; writing clicks on the main thread', { error: err.message })
+    for (const p of pending.values()) p.reject(err)
+    pending.clear()
+  }
+  worker.addEventListener('message', (e: MessageEvent<Reply>) => {
+    const p = pending.get(e.data.id)
+    if (!p) return
+    pending.delete(e.data.id)
+    if (e.data.ok) p.resolve()
+    else p.reject(new Error(e.data.error))
+  })
+  worker.addEventListener('error', (e) => failAll(new Error((e as ErrorEvent).message || 'worker error')))
+  worker.postMessage({ type: 'init', dbPath, visitorKey: visitorKey.toString('base64') })
+
+  return {
+    write(batch, now) {
+      if (broken) return fallback.write(batch, now)
+      const id = ++next
+      return new Promise<void>((resolve, reject) => {
+        pending.set(id, { resolve, reject })
+        worker.postMessage({ type: 'batch', id, batch, now })
+      })
+    },
+    async close() {
+      if (!broken) {
+        const id = ++next
+        await new Promise<void>((resolve, reject) => {
+          pending.set(id, { resolve, reject })
+          worker.postMessage({ type: 'close', id })
+        }).catch(() => undefined)
+      }
+      worker.terminate()
+    },
+  }
+}
