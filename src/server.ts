@@ -1,7 +1,7 @@
 // Bun.serve wiring: one listener for API, redirects and pages; background work; graceful shutdown.
 import { createApp } from './app'
 import { recordSocketAddress } from './http/request-context'
-import { base62 } from './random'
+import { randomId } from './random'
 import { startBackground, type Runtime } from './runtime'
 
 export interface RunningServer {
@@ -30,7 +30,7 @@ export function startServer(rt: Runtime): RunningServer {
   })
   const redirectLatency = (start: number, res: Response) => {
     rt.metrics.observe('GET', 'redirect', res.status, (performance.now() - start) / 1000)
-    res.headers.set('x-request-id', `req_${base62(20)}`)
+    res.headers.set('x-request-id', `req_${randomId(20)}`)
     return res
   }
   function countRedirect(response: Response | Promise<Response>, start: number) {

@@ -9,10 +9,15 @@ export class Metrics {
   private histograms = new Map<string, { buckets: number[]; sum: number; count: number }>()
   private gauges = new Map<string, { help: string; read: () => number | Promise<number> }>()
 
+  private labels = new Map<string, string>()
+
   observe(method: string, route: string, status: number, seconds: number) {
-    const key = `method="${label(method)}",route="${label(route)}",status="${status}"`
+    // Routes are patterns, so these label strings are few: build each once.
+    const id = `${method} ${route}`
+    let hkey = this.labels.get(id)
+    if (hkey === undefined) this.labels.set(id, (hkey = `method="${label(method)}",route="${label(route)}"`))
+    const key = `${hkey},status="${status}"`
     this.requests.set(key, (this.requests.get(key) ?? 0) + 1)
-    const hkey = `method="${label(method)}",route="${label(route)}"`
     let h = this.histograms.get(hkey)
     if (!h) this.histograms.set(hkey, (h = { buckets: BUCKETS.map(() => 0), sum: 0, count: 0 }))
     for (let i = 0; i < BUCKETS.length; i++) if (seconds <= BUCKETS[i]!) h.buckets[i]!++

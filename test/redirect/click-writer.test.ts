@@ -1,0 +1,81 @@
+// The click writer thread: batches written on its own connection, and the fallback when it fails.
+import { afterAll, expect, test } from 'bun:test'
+import { silentLogger } from '../../src/log'
+import { createClicksRepo, type ClickRecord } from '../../src/modules/redirect/clicks-repo'
+import { inlineClickWriter, threadClickWriter, type ClickWriter } from '../../src/modules/redirect/click-writer'
+import { bootstrapAccount, setup } from '../helpers'
+
+const env = setup()
+afterAll(() => env.cleanup())
+
+async function linkId() {
+  const acct = await bootstrapAccount(env.rt)
+  const res = await env.request('/v1/links', { method: 'POST', key: acct.apiKey.key, json: { destinationUrl: 'https://example.com/' } })
+  return (await res.json()).data as { id: string; slug: string; domain: string; shortUrl: string; destinationUrl: string; workspaceId?: string }
+}
+
+function records(link: { id: string; slug: string; domain: string; shortUrl: string; destinationUrl: string }, workspaceId: string, n: number, ip = '203.0.113.7'): ClickRecord[] {
+  return Array.from({ length: n }, (_, i) => ({
+    id: `clk_${crypto.randomUUID()}`,
+    linkId: link.id,
+    workspaceId,
+    clickedAt: 1_800_000_000_000 + i,
+    ip,
+    userAgent: 'Mozilla/5.0 test',
+    referrer: null,
+    referrerHost: null,
+    newAddress: null,
+    link: { id: link.id, slug: link.slug, domain: link.domain, shortUrl: link.shortUrl, destinationUrl: link.destinationUrl },
+  }))
+}
+
+const count = (sql: string, ...args: string[]) => (env.rt.db.sqlite.query(sql).get(...args) as { n: number }).n
+
+test('the thread writes each batch on its own connection, counters and events included', async () => {
+  const link = await linkId()
+  const ws = (env.rt.db.sqlite.query('SELECT workspace_id AS w FROM links WHERE id = ?').get(link.id) as { w: string }).w
+  const writer = threadClickWriter(env.rt.db.path, env.rt.visitorKey, inlineClickWriter(env.rt.clicks), silentLogger)
+  await writer.write(records(link, ws, 300), Date.now())
+  await writer.write(records(link, ws, 200, '198.51.100.9'), Date.now())
+  await writer.close()
+  expect(count('SELECT count(*) AS n FROM clicks WHERE link_id = ?', link.id)).toBe(500)
+  expect(env.rt.db.sqlite.query('SELECT total_clicks AS t, unique_clicks AS u FROM links WHERE id = ?').get(link.id)).toEqual({ t: 500, u: 2 })
+  expect(count("SELECT count(*) AS n FROM outbox WHERE type = 'link.clicked' AND data LIKE ?", `%${link.id}%`)).toBe(500)
+  // The address is hashed, never stored.
+  expect(count('SELECT count(*) AS n FROM clicks WHERE visitor_hash LIKE ?', '%203.0.113.7%')).toBe(0)
+})
+
+test('a writer thread that cannot write falls back to the calling thread: no click is lost', async () => {
+  const link = await linkId()
+  const ws = (env.rt.db.sqlite.query('SELECT workspace_id AS w FROM links WHERE id = ?').get(link.id) as { w: string }).w
+  const writes: number[] = []
+  const fallback: ClickWriter = {
+    write: async (batch, now) => {
+      writes.push(batch.length)
+      await env.rt.clicks.writeBatch(batch, now)
+    },
+    close: async () => {},
+  }
+  // A database path the thread cannot open makes it fail.
+  const writer = threadClickWriter('/nonexistent-dir/lnk.db', env.rt.visitorKey, fallback, silentLogger)
+  let firstError: unknown = null
+  try {
+    await writer.write(records(link, ws, 10), Date.now())
+  } catch (err) {
+    firstError = err
+  }
+  // Whatever the first write did, from now on batches go through the fallback and land.
+  await Bun.sleep(200)
+  await writer.write(records(link, ws, 5, '192.0.2.1'), Date.now())
+  await writer.close()
+  expect(writes).toContain(5)
+  expect(count('SELECT count(*) AS n FROM clicks WHERE link_id = ?', link.id)).toBe(firstError ? 5 : 15)
+})
+
+test('the same repo writes inline when used directly', async () => {
+  const link = await linkId()
+  const ws = (env.rt.db.sqlite.query('SELECT workspace_id AS w FROM links WHERE id = ?').get(link.id) as { w: string }).w
+  const repo = createClicksRepo(env.rt.db.db, env.rt.visitorKey)
+  await inlineClickWriter(repo).write(records(link, ws, 3), Date.now())
+  expect(count('SELECT count(*) AS n FROM clicks WHERE link_id = ?', link.id)).toBe(3)
+})
