@@ -11,7 +11,7 @@ afterAll(() => env.cleanup())
 async function linkId() {
   const acct = await bootstrapAccount(env.rt)
   const res = await env.request('/v1/links', { method: 'POST', key: acct.apiKey.key, json: { destinationUrl: 'https://example.com/' } })
-  return (await res.json()).data as { id: string; slug: string; domain: string; shortUrl: string; destinationUrl: string; workspaceId?: string }
+  return ((await res.json()) as { data: unknown }).data as { id: string; slug: string; domain: string; shortUrl: string; destinationUrl: string; workspaceId?: string }
 }
 
 function records(link: { id: string; slug: string; domain: string; shortUrl: string; destinationUrl: string }, workspaceId: string, n: number, ip = '203.0.113.7'): ClickRecord[] {

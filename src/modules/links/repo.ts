@@ -16,6 +16,8 @@ export interface LinkFilter {
   domain?: string
   archived?: boolean
   isTest?: boolean
+  /** The calling key's scope filters: only links on these domains / carrying one of these tags. */
+  scope?: { domains?: string[]; tags?: string[] } | null
 }
 
 /** Thrown inside a write transaction to roll it back with a reason the service turns into an AppError. */
@@ -48,6 +50,8 @@ export function createLinksRepo(db: Db) {
     if (f.domain) parts.push(eq(links.domain, f.domain))
     if (f.archived !== undefined) parts.push(eq(links.isArchived, f.archived))
     if (f.isTest !== undefined) parts.push(eq(links.isTest, f.isTest))
+    if (f.scope?.domains?.length) parts.push(inArray(links.domain, f.scope.domains))
+    if (f.scope?.tags?.length) parts.push(exists(db.select({ x: sql`1` }).from(linkTags).where(and(eq(linkTags.linkId, links.id), inArray(linkTags.tag, f.scope.tags)))))
     return and(...parts)!
   }
 

@@ -197,6 +197,7 @@ async function prepareCreate(ctx: LinksCtx, caller: Caller, input: CreateLinkInp
     expiresAt: expiresAt ?? null,
   }
   row.searchText = searchTextOf(row)
+  if (!inScope(caller, row)) throw outOfScope()
   return { row, include: input.include?.includes('qr') ?? false }
 }
 
@@ -279,15 +280,35 @@ export interface ListQuery {
 }
 
 export async function listLinks(ctx: LinksCtx, caller: Caller, q: ListQuery) {
-  const filter: LinkFilter = { workspaceId: caller.workspace.id, search: q.search?.trim() || undefined, tag: q.tag, domain: q.domain?.toLowerCase(), archived: q.archived, isTest: q.mode === undefined ? undefined : q.mode === 'test' }
+  const filter: LinkFilter = { workspaceId: caller.workspace.id, scope: caller.key.scopeFilters, search: q.search?.trim() || undefined, tag: q.tag, domain: q.domain?.toLowerCase(), archived: q.archived, isTest: q.mode === undefined ? undefined : q.mode === 'test' }
   const { rows, total } = await ctx.links.list(filter, q.page, q.perPage)
   const items = await Promise.all(rows.map((r) => withQr(ctx, toLink(ctx, r), q.includeQr)))
   return { items, pagination: { page: q.page, perPage: q.perPage, total, totalPages: Math.ceil(total / q.perPage) } }
 }
 
-async function findOwn(ctx: LinksCtx, caller: Caller, id: string): Promise<LinkRow> {
+/** Whether the calling key's scope filters cover the link (a key without filters sees everything). */
+export function inScope(caller: Caller, link: Pick<NewLink, 'domain' | 'tags'>): boolean {
+  const scope = caller.key.scopeFilters
+  if (!scope) return true
+  if (scope.domains?.length && !scope.domains.includes(link.domain)) return false
+  if (scope.tags?.length && !(link.tags ?? []).some((t) => scope.tags!.includes(t))) return false
+  return true
+}
+
+const outOfScope = () =>
+  new AppError('out_of_scope', "This link is outside the key's scope filters (domains/tags); use a key whose scope covers it")
+
+/**
+ * A link of the caller's workspace. Out of the key's scope it does not exist for reads (404) and is
+ * refused for writes (403 out_of_scope).
+ */
+async function findOwn(ctx: LinksCtx, caller: Caller, id: string, purpose: 'read' | 'write' = 'read'): Promise<LinkRow> {
   const row = /^[0-9a-f-]{36}$/i.test(id) ? await ctx.links.findById(caller.workspace.id, id.toLowerCase()) : undefined
   if (!row) throw notFound(`Link ${id}`)
+  if (!inScope(caller, row)) {
+    if (purpose === 'read') throw notFound(`Link ${id}`)
+    throw outOfScope()
+  }
   return row
 }
 
@@ -296,7 +317,7 @@ export async function getLink(ctx: LinksCtx, caller: Caller, id: string, include
 }
 
 export async function updateLink(ctx: LinksCtx, caller: Caller, id: string, input: UpdateLinkInput): Promise<LinkView> {
-  const current = await findOwn(ctx, caller, id)
+  const current = await findOwn(ctx, caller, id, 'write')
   const issues = new Issues()
   if (input.destinationUrl !== undefined) checkUrl(ctx, issues, 'destinationUrl', input.destinationUrl, true)
   checkUrl(ctx, issues, 'fallbackUrl', input.fallbackUrl, true)
@@ -313,6 +334,8 @@ export async function updateLink(ctx: LinksCtx, caller: Caller, id: string, inpu
   if (input.isActive !== undefined) patch.isActive = input.isActive
   if (input.isArchived !== undefined) patch.isArchived = input.isArchived
   patch.searchText = searchTextOf({ ...current, ...patch })
+  // A scoped key cannot move a link out of its own reach.
+  if (!inScope(caller, { domain: patch.domain ?? current.domain, tags: patch.tags ?? current.tags })) throw outOfScope()
   const changes = Object.keys(input)
 
   const result = await ctx.links.update(
@@ -329,7 +352,7 @@ export async function updateLink(ctx: LinksCtx, caller: Caller, id: string, inpu
 }
 
 export async function deleteLink(ctx: LinksCtx, caller: Caller, id: string) {
-  const current = await findOwn(ctx, caller, id)
+  const current = await findOwn(ctx, caller, id, 'write')
   const view = toLink(ctx, current)
   const deleted = await ctx.links.delete(
     current.id,
