@@ -20,7 +20,8 @@ Usage: lnk [command] [options]
 Commands:
   serve      Migrate the database, then serve the API, redirects and pages (the default)
   migrate    Apply database migrations and exit
-  admin      bootstrap | create-key | list-keys | revoke-key | create-workspace | add-member | backup (see 'lnk admin --help')
+  admin      bootstrap | create-key | list-keys | update-key | pause-key | resume-key | rotate-key |
+             revoke-key | create-workspace | add-member | backup (see 'lnk admin --help')
 
 Options:
   -h, --help     Show help for a command

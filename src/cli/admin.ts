@@ -5,7 +5,9 @@ import { Database } from 'bun:sqlite'
 import { iso } from '../clock'
 import { DB_FILE, openDatabase } from '../db/client'
 import { AppError } from '../http/errors'
-import { addMember, bootstrap, createKey, createWorkspace, listKeys, revokeKey } from '../modules/identity/service'
+import { pauseApiKey, resumeApiKey, revokeApiKey, rotateApiKey, updateApiKey, type KeySettings } from '../modules/api-keys/service'
+import { parseGrants } from '../modules/identity/permissions'
+import { addMember, bootstrap, createKey, createWorkspace, listKeys } from '../modules/identity/service'
 import { createRuntime } from '../runtime'
 import { type CommandContext, UsageError } from './command'
 
@@ -20,6 +22,13 @@ Commands:
       List keys (never their secrets).
   revoke-key ID [--reason R] [--json]
       Revoke a key for good.
+  pause-key ID [--reason R] [--json] / resume-key ID [--json]
+      Pause a key (403 key_paused) until it is resumed.
+  rotate-key ID [--grace-hours N] [--json]
+      New secret (printed once); the old one works for N hours (default 24; 0 stops it at once).
+  update-key ID [--name N] [--permissions a,b] [--allowed-ips ip,cidr] [--scope-domains d] [--scope-tags t]
+             [--schedule JSON] [--monthly-call-cap N] [--rate-limit N] [--expires-at ISO] [--json]
+      Change a key's settings; "none" clears a setting.
   create-workspace --name N --owner EMAIL [--json]
       Create another workspace owned by an existing user.
   add-member --workspace ID_OR_SLUG --email E [--name N] [--role member|owner] [--json]
@@ -65,6 +74,56 @@ Revokes the key: every request with it is refused with 401 from now on. This can
     options: { reason: { type: 'string' }, json: { type: 'boolean' } },
     positionals: 1,
   },
+  'pause-key': {
+    help: `Usage: lnk admin pause-key ID [--reason R] [--json]
+
+Pauses the key: requests with it get 403 key_paused until 'lnk admin resume-key ID'.`,
+    options: { reason: { type: 'string' }, json: { type: 'boolean' } },
+    positionals: 1,
+  },
+  'resume-key': {
+    help: `Usage: lnk admin resume-key ID [--json]
+
+Resumes a paused key.`,
+    options: { json: { type: 'boolean' } },
+    positionals: 1,
+  },
+  'rotate-key': {
+    help: `Usage: lnk admin rotate-key ID [--grace-hours N] [--json]
+
+Gives the key a new secret, printed once. The old secret keeps working for N hours (default 24, at
+most 720); 0 stops it at once. With --json prints the key object with the new secret in "key".`,
+    options: { 'grace-hours': { type: 'string' }, json: { type: 'boolean' } },
+    positionals: 1,
+  },
+  'update-key': {
+    help: `Usage: lnk admin update-key ID [options] [--json]
+
+Changes a key's settings (spec 2.7). Lists are comma-separated; "none" clears a setting.
+  --name N                  a new name
+  --permissions a,b         permission names or *
+  --allowed-ips ip,cidr     IPv4/IPv6 addresses or CIDRs ("none": any address)
+  --scope-domains d1,d2     scope filter: only links on these domains
+  --scope-tags t1,t2        scope filter: only links carrying one of these tags
+                            (give both to require both; "none" on both clears the scope)
+  --schedule JSON           e.g. '{"timezone":"Europe/Berlin","days":[1,2,3,4,5],"startMinute":480,"endMinute":1080}'
+  --monthly-call-cap N      calls per UTC month
+  --rate-limit N            requests per minute (replaces the default 600)
+  --expires-at ISO          e.g. 2027-01-01T00:00:00Z`,
+    options: {
+      name: { type: 'string' },
+      permissions: { type: 'string' },
+      'allowed-ips': { type: 'string' },
+      'scope-domains': { type: 'string' },
+      'scope-tags': { type: 'string' },
+      schedule: { type: 'string' },
+      'monthly-call-cap': { type: 'string' },
+      'rate-limit': { type: 'string' },
+      'expires-at': { type: 'string' },
+      json: { type: 'boolean' },
+    },
+    positionals: 1,
+  },
   'create-workspace': {
     help: `Usage: lnk admin create-workspace --name N --owner EMAIL [--json]
 
@@ -90,6 +149,60 @@ and writers carry on. FILE must not exist yet. Restore by stopping lnk and putti
     options: { json: { type: 'boolean' } },
     positionals: 1,
   },
+}
+
+const str = (v: unknown) => (typeof v === 'string' ? v : undefined)
+
+function wholeNumber(flag: string, raw: unknown, min: number, max: number): number {
+  const v = String(raw)
+  if (!/^\d+$/.test(v) || Number(v) < min || Number(v) > max) throw new UsageError(`--${flag} must be a whole number from ${min} to ${max}`)
+  return Number(v)
+}
+
+const list = (raw: string) => raw.split(',').map((s) => s.trim()).filter(Boolean)
+
+/** update-key's flags as the settings the API takes; "none" clears. */
+function keySettingsFromFlags(values: Record<string, unknown>): KeySettings {
+  const out: KeySettings = {}
+  const none = (v: unknown) => v === 'none'
+  if (str(values.name) !== undefined) out.name = str(values.name)
+  if (str(values.permissions) !== undefined) {
+    try {
+      out.permissions = parseGrants(str(values.permissions)!)
+    } catch (err) {
+      throw new UsageError((err as Error).message)
+    }
+  }
+  if (str(values['allowed-ips']) !== undefined) out.allowedIps = none(values['allowed-ips']) ? [] : list(str(values['allowed-ips'])!)
+  const domains = str(values['scope-domains'])
+  const tags = str(values['scope-tags'])
+  if (domains !== undefined || tags !== undefined) {
+    const d = domains && !none(domains) ? list(domains) : undefined
+    const t = tags && !none(tags) ? list(tags) : undefined
+    out.scopeFilters = d || t ? { ...(d ? { domains: d } : {}), ...(t ? { tags: t } : {}) } : null
+  }
+  if (str(values.schedule) !== undefined) {
+    if (none(values.schedule)) out.schedule = null
+    else {
+      try {
+        const s = JSON.parse(str(values.schedule)!)
+        const ok = s && typeof s.timezone === 'string' && Array.isArray(s.days) && s.days.every((d: unknown) => Number.isInteger(d) && (d as number) >= 0 && (d as number) <= 6) && Number.isInteger(s.startMinute) && Number.isInteger(s.endMinute) && s.startMinute >= 0 && s.startMinute <= 1439 && s.endMinute >= 0 && s.endMinute <= 1440
+        if (!ok) throw new Error('shape')
+        out.schedule = { timezone: s.timezone, days: s.days, startMinute: s.startMinute, endMinute: s.endMinute }
+      } catch {
+        throw new UsageError('--schedule must be JSON like {"timezone":"Europe/Berlin","days":[1,2,3,4,5],"startMinute":480,"endMinute":1080}')
+      }
+    }
+  }
+  if (values['monthly-call-cap'] !== undefined) out.monthlyCallCap = none(values['monthly-call-cap']) ? null : wholeNumber('monthly-call-cap', values['monthly-call-cap'], 1, 1_000_000_000)
+  if (values['rate-limit'] !== undefined) out.rateLimitOverride = none(values['rate-limit']) ? null : wholeNumber('rate-limit', values['rate-limit'], 1, 100_000)
+  if (values['expires-at'] !== undefined) {
+    if (none(values['expires-at'])) out.expiresAt = null
+    else if (!Number.isFinite(Date.parse(str(values['expires-at'])!))) throw new UsageError('--expires-at must be an ISO 8601 timestamp')
+    else out.expiresAt = new Date(Date.parse(str(values['expires-at'])!)).toISOString()
+  }
+  if (!Object.keys(out).length) throw new UsageError('name at least one setting to change')
+  return out
 }
 
 function required(values: Record<string, unknown>, name: string): string {
@@ -182,8 +295,29 @@ export async function runAdmin(command: string, cmd: CommandContext): Promise<nu
         return 0
       }
       case 'revoke-key': {
-        const key = await revokeKey(rt, positionals[0]!, typeof values.reason === 'string' ? values.reason : undefined)
+        const key = await revokeApiKey(rt, null, positionals[0]!, str(values.reason))
         out(json ? JSON.stringify(key) : `Revoked ${key.id} (${key.keyPrefix}…) at ${key.revokedAt}.`)
+        return 0
+      }
+      case 'pause-key': {
+        const key = await pauseApiKey(rt, null, positionals[0]!, str(values.reason))
+        out(json ? JSON.stringify(key) : `Paused ${key.id} (${key.keyPrefix}…) at ${key.pausedAt}.`)
+        return 0
+      }
+      case 'resume-key': {
+        const key = await resumeApiKey(rt, null, positionals[0]!)
+        out(json ? JSON.stringify(key) : `Resumed ${key.id} (${key.keyPrefix}…).`)
+        return 0
+      }
+      case 'rotate-key': {
+        const grace = values['grace-hours'] === undefined ? undefined : wholeNumber('grace-hours', values['grace-hours'], 0, 720)
+        const key = await rotateApiKey(rt, null, positionals[0]!, grace)
+        out(json ? JSON.stringify(key) : `Rotated ${key.id}. New key (shown once):\n\n  ${key.key}\n\nThe old secret works for ${key.graceHoursRemaining} more hour(s).`)
+        return 0
+      }
+      case 'update-key': {
+        const key = await updateApiKey(rt, null, positionals[0]!, keySettingsFromFlags(values))
+        out(json ? JSON.stringify(key) : `Updated ${key.id} (${key.keyPrefix}…).`)
         return 0
       }
       default:

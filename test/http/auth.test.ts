@@ -2,7 +2,8 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { ManualClock, startOfNextUtcMonth } from '../../src/clock'
 import { hashKey } from '../../src/modules/identity/keys'
-import { addMember, createWorkspace, revokeKey } from '../../src/modules/identity/service'
+import { revokeApiKey } from '../../src/modules/api-keys/service'
+import { addMember, createWorkspace } from '../../src/modules/identity/service'
 import { body, bootstrapAccount, makeKey, setup, type TestEnv } from '../helpers'
 
 const clock = new ManualClock(Date.UTC(2026, 10, 22, 12, 0, 0))
@@ -39,7 +40,7 @@ describe('401 unauthorized', () => {
   test('revoked key', async () => {
     const k = await makeKey(env.rt, acct.workspace.slug)
     expect((await env.request('/v1/me', { key: k.key })).status).toBe(200)
-    await revokeKey(env.rt, k.id, 'leaked')
+    await revokeApiKey(env.rt, null, k.id, 'leaked')
     const json = await expectError(await env.request('/v1/me', { key: k.key }), 401, 'unauthorized')
     expect(json.error.message).toContain('revoked')
   })

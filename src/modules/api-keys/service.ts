@@ -96,7 +96,9 @@ function rangeWithin(inner: string, outers: readonly string[]) {
  * Refuses settings wider than the calling key's own; fills what a restricted caller left out with its own
  * restriction, so a narrow key can only make narrow keys.
  */
-function withinCaller(caller: Caller, s: Partial<NewApiKey>, creating: boolean): Partial<NewApiKey> {
+function withinCaller(caller: Caller | null, s: Partial<NewApiKey>, creating: boolean): Partial<NewApiKey> {
+  // The operator (admin CLI) is bound by nothing.
+  if (!caller) return s
   const me = caller.key
   const out = { ...s }
   if (out.permissions && !me.permissions.includes('*')) {
@@ -147,11 +149,14 @@ function view(ctx: ApiKeysCtx, row: ApiKeyRow) {
   return toApiKey(row, ctx.clock.now())
 }
 
-/** A key of the caller's workspace that the caller may manage; 404 for others, 403 for live keys seen by test keys. */
-async function manageable(ctx: ApiKeysCtx, caller: Caller, id: string): Promise<ApiKeyRow> {
+/**
+ * A key the caller may manage: one of its workspace (404 for others), and for a test key only test keys.
+ * `null` is the operator (admin CLI), who may manage any key.
+ */
+async function manageable(ctx: ApiKeysCtx, caller: Caller | null, id: string): Promise<ApiKeyRow> {
   const key = await ctx.identity.findKey(id)
-  if (!key || key.workspaceId !== caller.workspace.id) throw notFound(`API key ${id}`)
-  if (caller.mode === 'test' && key.mode !== 'test') throw forbidden('A test key can only manage test keys')
+  if (!key || (caller && key.workspaceId !== caller.workspace.id)) throw notFound(`API key ${id}`)
+  if (caller?.mode === 'test' && key.mode !== 'test') throw forbidden('A test key can only manage test keys')
   return key
 }
 
@@ -191,7 +196,7 @@ export async function createApiKey(ctx: ApiKeysCtx, caller: Caller, input: KeySe
   return { ...view(ctx, row), key: secret.key }
 }
 
-export async function updateApiKey(ctx: ApiKeysCtx, caller: Caller, id: string, input: KeySettings) {
+export async function updateApiKey(ctx: ApiKeysCtx, caller: Caller | null, id: string, input: KeySettings) {
   const key = await manageable(ctx, caller, id)
   if (key.revokedAt !== null) throw new AppError('conflict', 'This key is revoked; revoked keys cannot be changed')
   const patch = withinCaller(caller, validate(ctx, input), false)
@@ -199,21 +204,21 @@ export async function updateApiKey(ctx: ApiKeysCtx, caller: Caller, id: string, 
   return view(ctx, (await ctx.identity.updateKey(id, patch))!)
 }
 
-export async function pauseApiKey(ctx: ApiKeysCtx, caller: Caller, id: string, reason?: string) {
+export async function pauseApiKey(ctx: ApiKeysCtx, caller: Caller | null, id: string, reason?: string) {
   const key = await manageable(ctx, caller, id)
   if (key.revokedAt !== null) throw new AppError('conflict', 'This key is revoked; it cannot be paused')
   if (key.pausedAt !== null) return view(ctx, key)
   return view(ctx, (await ctx.identity.updateKey(id, { pausedAt: ctx.clock.now(), pausedReason: reason?.trim() || null }))!)
 }
 
-export async function resumeApiKey(ctx: ApiKeysCtx, caller: Caller, id: string) {
+export async function resumeApiKey(ctx: ApiKeysCtx, caller: Caller | null, id: string) {
   const key = await manageable(ctx, caller, id)
   if (key.revokedAt !== null) throw new AppError('conflict', 'This key is revoked; it cannot be resumed')
   if (key.pausedAt === null) return view(ctx, key)
   return view(ctx, (await ctx.identity.updateKey(id, { pausedAt: null, pausedReason: null }))!)
 }
 
-export async function revokeApiKey(ctx: ApiKeysCtx, caller: Caller, id: string, reason?: string) {
+export async function revokeApiKey(ctx: ApiKeysCtx, caller: Caller | null, id: string, reason?: string) {
   const key = await manageable(ctx, caller, id)
   if (key.revokedAt !== null) return view(ctx, key)
   return view(ctx, (await ctx.identity.updateKey(id, { revokedAt: ctx.clock.now(), revokedReason: reason?.trim() || null, previousKeyHash: null, previousKeyExpiresAt: null }))!)
@@ -223,7 +228,7 @@ export async function revokeApiKey(ctx: ApiKeysCtx, caller: Caller, id: string, 
  * A new secret for the key. The old one keeps working for `graceHours` (default 24; 0 stops it at once),
  * during which the key is `rotating`. Rotating again during a grace ends the older secret's grace.
  */
-export async function rotateApiKey(ctx: ApiKeysCtx, caller: Caller, id: string, graceHours = 24) {
+export async function rotateApiKey(ctx: ApiKeysCtx, caller: Caller | null, id: string, graceHours = 24) {
   const key = await manageable(ctx, caller, id)
   if (key.revokedAt !== null) throw new AppError('conflict', 'This key is revoked; create a new key instead')
   const now = ctx.clock.now()

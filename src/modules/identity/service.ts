@@ -155,15 +155,6 @@ export async function listKeys(ctx: IdentityCtx, workspaceRef?: string) {
   return (await ctx.identity.listKeys(workspaceId)).map((k) => toApiKey(k, now))
 }
 
-export async function revokeKey(ctx: IdentityCtx, id: string, reason?: string) {
-  const key = await ctx.identity.findKey(id)
-  if (!key) throw notFound(`API key ${id}`)
-  if (key.revokedAt != null) return toApiKey(key, ctx.clock.now())
-  const now = ctx.clock.now()
-  const updated = await ctx.identity.updateKey(id, { revokedAt: now, revokedReason: reason?.trim() || null, previousKeyHash: null, previousKeyExpiresAt: null })
-  return toApiKey(updated!, now)
-}
-
 export async function monthUsage(ctx: IdentityCtx, key: ApiKeyRow) {
   const month = utcMonth(ctx.clock.now())
   return { month, apiCalls: await ctx.identity.callsInMonth(key.id, month), monthlyCallCap: key.monthlyCallCap }
