@@ -8,6 +8,7 @@ import { AppError, notFound, type ValidationIssue } from '../../http/errors'
 import { newId } from '../../random'
 import { generateKey, type KeyMode } from '../identity/keys'
 import type { Grant } from '../identity/permissions'
+import type { LastUsedTracker } from '../identity/last-used'
 import type { ApiKeyRow, IdentityRepo, NewApiKey } from '../identity/repo'
 import { toApiKey } from '../identity/service'
 import { parseRange } from './ip-allow'
@@ -15,6 +16,8 @@ import { isValidTimeZone, type Schedule } from './schedule'
 
 export interface ApiKeysCtx extends Deps {
   identity: IdentityRepo
+  /** Last-use stamps not yet written (at most a minute old), so views are current. */
+  lastUsed?: Pick<LastUsedTracker, 'peek'>
 }
 
 export const DEFAULT_RATE_LIMIT = 600
@@ -146,7 +149,8 @@ function withinCaller(caller: Caller | null, s: Partial<NewApiKey>, creating: bo
 }
 
 function view(ctx: ApiKeysCtx, row: ApiKeyRow) {
-  return toApiKey(row, ctx.clock.now())
+  const pending = ctx.lastUsed?.peek(row.id)
+  return toApiKey(pending ? { ...row, lastUsedAt: pending.at, lastUsedIp: pending.ip } : row, ctx.clock.now())
 }
 
 /**
