@@ -2,12 +2,11 @@
 // the page, its script and their headers through app.handle(); the second loads the page in Debian's headless
 // Chromium from a real loopback server, with every other host unresolvable, and reads the rendered DOM.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { existsSync, rmSync } from 'node:fs'
 import { gunzipSync } from 'node:zlib'
 import { SPEC_PATH } from '../../src/modules/platform/openapi'
-import { setup, tempDir, type TestEnv } from '../helpers'
+import { chromium, requireChromium } from '../browser'
+import { setup, type TestEnv } from '../helpers'
 
-const CHROMIUM = '/usr/bin/chromium'
 const CHROMIUM_TIMEOUT_MS = 45_000
 
 let env: TestEnv
@@ -103,51 +102,18 @@ describe('GET /v1/docs/scalar.js', () => {
   })
 })
 
-/** Runs headless Chromium once; bounded in time, with every host but 127.0.0.1 unresolvable. */
-async function chromium(args: string[]): Promise<{ stdout: string; stderr: string; code: number | null }> {
-  const profile = tempDir('lnk-chromium-')
-  try {
-    const proc = Bun.spawn(
-      [
-        CHROMIUM,
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--disable-default-apps',
-        '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
-        `--user-data-dir=${profile}`,
-        '--virtual-time-budget=10000',
-        '--enable-logging=stderr',
-        '--v=0',
-        ...args,
-      ],
-      { stdout: 'pipe', stderr: 'pipe', stdin: 'ignore' },
-    )
-    const timer = setTimeout(() => proc.kill('SIGKILL'), CHROMIUM_TIMEOUT_MS)
-    try {
-      const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
-      if (proc.signalCode === 'SIGKILL') throw new Error(`Chromium did not finish within ${CHROMIUM_TIMEOUT_MS} ms; its log:\n${stderr.slice(-2000)}`)
-      return { stdout, stderr, code }
-    } finally {
-      clearTimeout(timer)
-    }
-  } finally {
-    rmSync(profile, { recursive: true, force: true })
-  }
+/** One Chromium run with every host but 127.0.0.1 unresolvable, so anything fetched from elsewhere fails. */
+async function chromiumOffline(args: string[]) {
+  const run = await chromium(['--disable-default-apps', '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1', '--virtual-time-budget=10000', '--enable-logging=stderr', '--v=0', ...args], CHROMIUM_TIMEOUT_MS)
+  if (run.timedOut) throw new Error(`Chromium did not finish within ${CHROMIUM_TIMEOUT_MS} ms; its log:\n${run.stderr.slice(-2000)}`)
+  return run
 }
 
 describe('the docs page in headless Chromium', () => {
   let server: ReturnType<typeof Bun.serve> | undefined
 
   beforeAll(() => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(`${CHROMIUM} is missing: this test drives Debian's headless Chromium. Install it with 'apt-get install -y chromium' (CI installs it).`)
-    }
+    requireChromium()
     server = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: (r) => env.app.handle(r) })
   })
   afterAll(() => server?.stop(true))
@@ -155,7 +121,7 @@ describe('the docs page in headless Chromium', () => {
   test(
     'renders the API title and its operations from lnk alone',
     async () => {
-      const { stdout, stderr, code } = await chromium(['--dump-dom', `http://127.0.0.1:${server!.port}/v1/docs`])
+      const { stdout, stderr, code } = await chromiumOffline(['--dump-dom', `http://127.0.0.1:${server!.port}/v1/docs`])
       expect(code).toBe(0)
       // The <head> holds the title too; what counts is what Scalar rendered from /v1/openapi.json.
       const body = stdout.slice(stdout.indexOf('<body'))
