@@ -13,6 +13,8 @@ export interface RateDecision {
 }
 
 const WINDOW_MS = 60_000
+/** Absorbs floating-point noise in the weighted estimate (a request exactly at the limit is admitted). */
+const EPSILON = 1e-9
 
 export class RateLimiter {
   private windows = new Map<string, { start: number; current: number; previous: number }>()
@@ -26,11 +28,16 @@ export class RateLimiter {
     const weight = 1 - (now - start) / WINDOW_MS
     const used = w.previous * weight + w.current
     const reset = Math.max(1, Math.ceil((start + WINDOW_MS - now) / 1000))
-    if (used + 1 > limit) {
-      // Admitted again once the previous minute's share has decayed enough, or the next minute starts.
-      const excess = used + 1 - limit
-      const wait = w.previous > 0 ? Math.ceil(((excess / w.previous) * WINDOW_MS) / 1000) : reset
-      return { allowed: false, limit, remaining: 0, reset, retryAfter: Math.max(1, Math.min(wait, 60)) }
+    if (used + 1 > limit + EPSILON) {
+      // Refused requests are not counted, so the estimate only falls from here. When this minute's own
+      // count leaves room, the request is admitted once the previous minute's share has decayed by the
+      // excess (within this minute). Otherwise not before the next minute, in which this minute's count
+      // becomes the decaying share: it must lose current + 1 - limit of it.
+      const waitMs =
+        w.current + 1 <= limit + EPSILON
+          ? ((used + 1 - limit) / w.previous) * WINDOW_MS
+          : start + WINDOW_MS - now + ((w.current + 1 - limit) / w.current) * WINDOW_MS
+      return { allowed: false, limit, remaining: 0, reset, retryAfter: Math.max(1, Math.ceil(waitMs / 1000 - EPSILON)) }
     }
     w.current++
     if (this.windows.size > 100_000) this.prune(start)

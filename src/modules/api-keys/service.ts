@@ -135,8 +135,11 @@ function withinCaller(caller: Caller | null, s: Partial<NewApiKey>, creating: bo
       throw forbidden(`This key is capped at ${me.monthlyCallCap} calls a month; the keys it manages cannot exceed that`)
     }
   }
+  // null means the default rate, which is faster than a caller limited below it; such a caller passes its
+  // limit on when it is left out.
   const myRate = me.rateLimitOverride ?? DEFAULT_RATE_LIMIT
-  if (out.rateLimitOverride !== undefined && out.rateLimitOverride !== null && out.rateLimitOverride > myRate) {
+  if (out.rateLimitOverride === undefined && creating && myRate < DEFAULT_RATE_LIMIT) out.rateLimitOverride = myRate
+  else if (out.rateLimitOverride !== undefined && (out.rateLimitOverride ?? DEFAULT_RATE_LIMIT) > myRate) {
     throw forbidden(`This key is limited to ${myRate} requests a minute; the keys it manages cannot exceed that`)
   }
   if (me.expiresAt !== null) {
@@ -161,8 +164,30 @@ async function manageable(ctx: ApiKeysCtx, caller: Caller | null, id: string): P
   const key = await ctx.identity.findKey(id)
   if (!key || (caller && key.workspaceId !== caller.workspace.id)) throw notFound(`API key ${id}`)
   if (caller?.mode === 'test' && key.mode !== 'test') throw forbidden('A test key can only manage test keys')
+  // Nor may a key take over a key wider than itself (rotating would hand it that key's new secret): the
+  // target must be one the caller could have created.
+  if (caller) {
+    try {
+      withinCaller(caller, settingsOf(key), false)
+    } catch (err) {
+      if (err instanceof AppError && err.code === 'forbidden') {
+        throw forbidden(`This key cannot manage API key ${id}, which is wider than itself: ${err.message}`, err.details)
+      }
+      throw err
+    }
+  }
   return key
 }
+
+const settingsOf = (k: ApiKeyRow): Partial<NewApiKey> => ({
+  permissions: k.permissions,
+  allowedIps: k.allowedIps,
+  scopeFilters: k.scopeFilters,
+  schedule: k.schedule,
+  monthlyCallCap: k.monthlyCallCap,
+  rateLimitOverride: k.rateLimitOverride,
+  expiresAt: k.expiresAt,
+})
 
 export async function listApiKeys(ctx: ApiKeysCtx, caller: Caller) {
   return (await ctx.identity.listKeys(caller.workspace.id)).map((k) => view(ctx, k))
