@@ -109,7 +109,6 @@ CREATE TABLE `outbox` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `outbox_id_unique` ON `outbox` (`id`);--> statement-breakpoint
-CREATE INDEX `outbox_created_idx` ON `outbox` (`created_at`);--> statement-breakpoint
 CREATE TABLE `outbox_cursor` (
 	`name` text PRIMARY KEY NOT NULL,
 	`seq` integer NOT NULL,
@@ -135,7 +134,6 @@ CREATE TABLE `clicks` (
 );
 --> statement-breakpoint
 CREATE INDEX `clicks_link_time_idx` ON `clicks` (`link_id`,`clicked_at`);--> statement-breakpoint
-CREATE INDEX `clicks_workspace_time_idx` ON `clicks` (`workspace_id`,`clicked_at`);--> statement-breakpoint
 CREATE TABLE `link_addresses` (
 	`link_id` text NOT NULL,
 	`ip_hash` text NOT NULL,

@@ -33,6 +33,21 @@ export function randomId(length: number): string {
   return out
 }
 
+/**
+ * Prefixed, time-ordered id for rows written by the thousand (clicks, events): 9 base62 characters of the
+ * millisecond, then 11 random ones. New ids land at the end of their index instead of on a random page,
+ * which keeps a growing table's writes cheap.
+ */
+export function sortableId(prefix: string, now: number): string {
+  let t = Math.max(0, Math.floor(now))
+  let head = ''
+  for (let i = 0; i < 9; i++) {
+    head = BASE62[t % 62] + head
+    t = Math.floor(t / 62)
+  }
+  return `${prefix}_${head}${randomId(11)}`
+}
+
 /** Prefixed random id, e.g. `usr_4mZ…`. */
 export const newId = (prefix: string) => `${prefix}_${base62(20)}`
 

@@ -5,7 +5,7 @@ import { iso } from '../clock'
 import { outbox, outboxCursor } from '../db/schema'
 import type { Db } from '../db/client'
 import type { Tx } from '../db/tx'
-import { newId } from '../random'
+import { newId, sortableId } from '../random'
 import { EVENT_TYPES } from './catalogue'
 
 export interface EventEnvelope {
@@ -45,7 +45,7 @@ export function preparedPublisher(db: Db) {
   const insert = db.$client.prepare('INSERT INTO outbox (id, type, mode, workspace_id, data, created_at) VALUES (?, ?, ?, ?, ?, ?)')
   return (input: PublishInput, now: number): string => {
     if (!EVENT_TYPES.has(input.type)) throw new Error(`unknown event type "${input.type}": add it to the catalogue`)
-    const id = newId('evt')
+    const id = sortableId('evt', now)
     insert.run(id, input.type, input.mode, input.workspaceId, JSON.stringify(input.data), now)
     return id
   }
@@ -76,6 +76,7 @@ export function hasPendingEvents(db: Tx): boolean {
 
 /** Deletes dispatched events created before `before`; answers how many. */
 export function pruneDispatched(db: Tx, before: number): number {
+  // seq order is time order, so the rows to go are a prefix of the table: walk it by seq (the primary key).
   return db.delete(outbox).where(and(lte(outbox.seq, dispatchedUpTo(db)), lt(outbox.createdAt, before))).returning({ seq: outbox.seq }).all().length
 }
 

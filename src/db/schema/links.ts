@@ -85,7 +85,7 @@ export const clicks = sqliteTable('clicks', {
   browser: text('browser'),
   os: text('os'),
   isBot: bool('is_bot').notNull(),
-}, (t) => [index('clicks_link_time_idx').on(t.linkId, t.clickedAt), index('clicks_workspace_time_idx').on(t.workspaceId, t.clickedAt)])
+}, (t) => [index('clicks_link_time_idx').on(t.linkId, t.clickedAt)])
 
 /** Server-wide secrets and settings generated on first start (e.g. the key of visitor hashes). */
 export const settings = sqliteTable('settings', {

@@ -11,7 +11,7 @@ export const outbox = sqliteTable('outbox', {
   workspaceId: text('workspace_id').notNull(),
   data: json<Record<string, unknown>>('data').notNull(),
   createdAt: time('created_at').notNull(),
-}, (t) => [uniqueIndex('outbox_id_unique').on(t.id), index('outbox_created_idx').on(t.createdAt)])
+}, (t) => [uniqueIndex('outbox_id_unique').on(t.id)])
 
 /**
  * How far the outbox has been handed to consumers: one row, the last dispatched seq. A cursor rather than

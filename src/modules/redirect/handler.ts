@@ -6,7 +6,7 @@
 import { createHmac } from 'node:crypto'
 import type { Runtime } from '../../runtime'
 import { clientIp } from '../../http/request-context'
-import { randomId } from '../../random'
+import { sortableId } from '../../random'
 import { shortUrl } from '../links/service'
 import { isBot, isSocialCrawler, mobilePlatform } from './agents'
 import type { CachedLink } from './cache'
@@ -65,7 +65,7 @@ export function createRedirectHandler(rt: Runtime): RedirectHandler {
   /** Counts the click (synchronously, so concurrent visitors never overshoot a limit) and buffers it. */
   function record(entry: CachedLink, request: Request, ip: string, ua: string, now: number): string {
     const link = entry.row
-    const clickId = `clk_${randomId(20)}`
+    const clickId = sortableId('clk', now)
     entry.served++
     let newAddress: string | null = null
     if (link.uniqueIpLimit !== null) {
