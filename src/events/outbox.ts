@@ -5,7 +5,7 @@ import { iso } from '../clock'
 import { outbox, outboxCursor } from '../db/schema'
 import type { Db } from '../db/client'
 import type { Tx } from '../db/tx'
-import { newId, sortableId } from '../random'
+import { sortableId } from '../random'
 import { EVENT_TYPES } from './catalogue'
 
 export interface EventEnvelope {
@@ -32,7 +32,7 @@ export interface OutboxEvent {
 /** Synchronous on purpose: it runs inside a `db.transaction()` callback. */
 export function publish(tx: Tx, input: PublishInput, now: number): EventEnvelope {
   if (!EVENT_TYPES.has(input.type)) throw new Error(`unknown event type "${input.type}": add it to the catalogue`)
-  const id = newId('evt')
+  const id = sortableId('evt', now)
   tx.insert(outbox).values({ id, type: input.type, mode: input.mode, workspaceId: input.workspaceId, data: input.data, createdAt: now }).run()
   return { id, type: input.type, timestamp: iso(now), mode: input.mode, data: input.data }
 }
