@@ -240,6 +240,12 @@ else
   not_ok "WAL checkpointed on shutdown (lnk.db-wal is $(wc -c <"$data/lnk.db-wal") bytes)"
 fi
 
+if grep -q "click writer thread failed" server.log 2>/dev/null; then
+  not_ok "the click writer thread ran inside the binary ($(grep -m1 'click writer thread failed' server.log | cut -c1-200))"
+else
+  ok "the click writer thread ran inside the binary (no fallback to the main thread)"
+fi
+
 if ((failed > 0)); then
   echo "# server log (last 30 lines):"
   tail -n 30 server.log 2>/dev/null | sed 's/^/#   /'

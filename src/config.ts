@@ -2,6 +2,7 @@
 // --flag on `serve`; a bad value stops start-up with one line that names it.
 import { isIP } from 'node:net'
 import { resolve } from 'node:path'
+import { openGeoDb } from './modules/analytics/enrich'
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent'
 
@@ -24,6 +25,8 @@ export interface Config {
   shutdownTimeoutSeconds: number
   /** Live links a workspace may create per UTC month; 0 = unlimited. */
   planLinksPerMonth: number
+  /** An .mmdb IP database read instead of the embedded country one (absolute path), or null. */
+  geoipDb: string | null
 }
 
 export class ConfigError extends Error {}
@@ -199,6 +202,20 @@ export const SETTINGS: Setting[] = [
     help: 'live links a workspace may create per month (0 = unlimited; test links never count)',
     fallback: () => '0',
     parse: integer(0, 1_000_000_000),
+  },
+  {
+    key: 'geoipDb',
+    env: 'LNK_GEOIP_DB',
+    flag: 'geoip-db',
+    help: 'an .mmdb IP database used instead of the embedded country one (a city database such as GeoLite2 City adds the city)',
+    fallback: () => '',
+    parse: (raw) => {
+      if (!raw.trim()) return null
+      const path = resolve(raw.trim())
+      // Opened once here so a wrong path stops start-up, not the first click flush.
+      openGeoDb(path)
+      return path
+    },
   },
 ]
 

@@ -11,6 +11,7 @@ import { startPeriodic } from './jobs/periodic'
 import { Worker, type WorkerOptions } from './jobs/worker'
 import { createLogger, type Logger } from './log'
 import { LastUsedTracker } from './modules/identity/last-used'
+import { createEnricher } from './modules/analytics/enrich'
 import { createIdentityRepo, type IdentityRepo } from './modules/identity/repo'
 import { RateLimiter } from './modules/api-keys/rate-limit'
 import { createLinksRepo, type LinksRepo } from './modules/links/repo'
@@ -80,9 +81,12 @@ export function createRuntime(config: Config, options: RuntimeOptions = {}): Run
   const workerQueue = createJobQueue(workerDb.db)
   const links = createLinksRepo(db.db)
   const visitorKey = serverSecret(db.db, 'visitor_hash_key', clock.now())
-  const clicks = createClicksRepo(db.db, visitorKey)
+  // Clicks are enriched (country, device, browser, OS) by whichever writer writes them: the thread builds
+  // its own enricher from the same database path; this one serves inline writes and the fallback.
+  const enricher = createEnricher({ geoipPath: config.geoipDb, onError: (message) => log.error(message) })
+  const clicks = createClicksRepo(db.db, visitorKey, enricher)
   const inline = inlineClickWriter(clicks)
-  const writer = options.clickWriter === 'thread' ? threadClickWriter(db.path, visitorKey, inline, log) : inline
+  const writer = options.clickWriter === 'thread' ? threadClickWriter(db.path, visitorKey, inline, log, { geoipPath: config.geoipDb, logLevel: config.logLevel }) : inline
   const clickBuffer = new ClickBuffer(writer, clock, log)
   const rt: Runtime = {
     instanceId: base62(12),

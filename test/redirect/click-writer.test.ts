@@ -1,6 +1,7 @@
 // The click writer thread: batches written on its own connection, and the fallback when it fails.
 import { afterAll, expect, test } from 'bun:test'
 import { silentLogger } from '../../src/log'
+import { createEnricher } from '../../src/modules/analytics/enrich'
 import { createClicksRepo, type ClickRecord } from '../../src/modules/redirect/clicks-repo'
 import { inlineClickWriter, threadClickWriter, type ClickWriter } from '../../src/modules/redirect/click-writer'
 import { bootstrapAccount, setup } from '../helpers'
@@ -25,6 +26,7 @@ function records(link: { id: string; slug: string; domain: string; shortUrl: str
     referrer: null,
     referrerHost: null,
     newAddress: null,
+    isBot: false,
     link: { id: link.id, slug: link.slug, domain: link.domain, shortUrl: link.shortUrl, destinationUrl: link.destinationUrl },
   }))
 }
@@ -75,7 +77,7 @@ test('a writer thread that cannot write falls back to the calling thread: no cli
 test('the same repo writes inline when used directly', async () => {
   const link = await linkId()
   const ws = (env.rt.db.sqlite.query('SELECT workspace_id AS w FROM links WHERE id = ?').get(link.id) as { w: string }).w
-  const repo = createClicksRepo(env.rt.db.db, env.rt.visitorKey)
+  const repo = createClicksRepo(env.rt.db.db, env.rt.visitorKey, createEnricher())
   await inlineClickWriter(repo).write(records(link, ws, 3), Date.now())
   expect(count('SELECT count(*) AS n FROM clicks WHERE link_id = ?', link.id)).toBe(3)
 })

@@ -35,9 +35,11 @@ function expectRedirect(res: Response, status: number, location: string) {
   expect(res.headers.get('x-request-id')).toMatch(REQUEST_ID)
 }
 
+/** After a flush: click rows of people, rows of bots' hits (is_bot = 1, counted apart), counters and events. */
 async function settledClicks(linkId: string) {
   await env.rt.clickBuffer.flush()
-  return { rows: clicksOf(env, linkId).length, ...counters(env, linkId), events: clickedEvents(env, linkId).length }
+  const rows = clicksOf(env, linkId)
+  return { rows: rows.filter((r) => !r.is_bot).length, bots: rows.filter((r) => r.is_bot).length, ...counters(env, linkId), events: clickedEvents(env, linkId).length }
 }
 
 describe('unknown and inactive links', () => {
@@ -82,7 +84,7 @@ describe('test links (created with a lnk_test_ key)', () => {
     const head = await visit(env, link.slug, { method: 'HEAD' })
     expect(head.status).toBe(200)
     expect(head.headers.get('location')).toBeNull()
-    expect(await settledClicks(link.id)).toEqual({ rows: 0, total_clicks: 0, unique_clicks: 0, events: 0 })
+    expect(await settledClicks(link.id)).toEqual({ rows: 0, bots: 0, total_clicks: 0, unique_clicks: 0, events: 0 })
   })
 
   test('come before every other check: limits, expiry, password, captcha and consent never apply', async () => {
@@ -98,7 +100,7 @@ describe('test links (created with a lnk_test_ key)', () => {
     const html = await expectPage(await visit(env, link.slug), 200)
     expect(html).toContain('<h1>Test link</h1>')
     expect(html).toContain('https://example.com/t')
-    expect(await settledClicks(link.id)).toEqual({ rows: 0, total_clicks: 0, unique_clicks: 0, events: 0 })
+    expect(await settledClicks(link.id)).toEqual({ rows: 0, bots: 0, total_clicks: 0, unique_clicks: 0, events: 0 })
   })
 
   test('the visitor query shown on the sandbox page is escaped too', async () => {
@@ -139,7 +141,7 @@ describe('expired links and reached limits', () => {
     expectRedirect(await visit(env, withFallback.slug, { ip: nextIp() }), 302, 'https://example.com/cl-full')
     const html = await expectPage(await visit(env, without.slug, { ip: nextIp() }), 410)
     expect(html).toContain('click limit')
-    expect(await settledClicks(without.id)).toEqual({ rows: 2, total_clicks: 2, unique_clicks: 2, events: 2 })
+    expect(await settledClicks(without.id)).toEqual({ rows: 2, bots: 0, total_clicks: 2, unique_clicks: 2, events: 2 })
   })
 
   test('uniqueIpLimit reached: new addresses get the fallback or 410, admitted ones still pass', async () => {
@@ -195,12 +197,12 @@ describe('gates come before social crawlers, in the contract order', () => {
     expect(consent.status).toBe(303)
     const okCookie = consent.headers.get('set-cookie')!.split(';')[0]!
     expect(await expectPage(await visit(env, link.slug, { cookie: `${pwCookie}; ${okCookie}` }), 200)).toContain('Checking your browser')
-    expect(await settledClicks(link.id)).toEqual({ rows: 0, total_clicks: 0, unique_clicks: 0, events: 0 })
+    expect(await settledClicks(link.id)).toEqual({ rows: 0, bots: 0, total_clicks: 0, unique_clicks: 0, events: 0 })
   })
 })
 
 describe('social crawlers', () => {
-  test('each preview fetcher gets a 200 page with the link OG and Twitter tags; no click is recorded', async () => {
+  test('each preview fetcher gets a 200 page with the link OG and Twitter tags; a bot hit is recorded, no click', async () => {
     const link = await api.make({
       destinationUrl: 'https://example.com/article',
       ogTitle: 'An article worth reading',
@@ -220,7 +222,7 @@ describe('social crawlers', () => {
       expect(await meta('meta[name="twitter:title"]')).toEqual(['An article worth reading'])
       expect(await meta('meta[name="twitter:image"]')).toEqual(['https://example.com/og.png'])
     }
-    expect(await settledClicks(link.id)).toEqual({ rows: 0, total_clicks: 0, unique_clicks: 0, events: 0 })
+    expect(await settledClicks(link.id)).toEqual({ rows: 0, bots: Object.keys(CRAWLERS).length, total_clicks: 0, unique_clicks: 0, events: 0 })
     // A browser is still redirected.
     expectRedirect(await visit(env, link.slug), 302, 'https://example.com/article')
   })
@@ -335,7 +337,7 @@ describe('the redirect', () => {
       expect({ status: head.status, location: head.headers.get('location') }).toEqual({ status: get.status, location: get.headers.get('location') })
       expect(head.headers.get('location')).toBe(`https://example.com/head${redirectStatus}?k=v&utm_source=h&extra=1`)
       for (let i = 0; i < 3; i++) expect((await visit(env, link.slug, { method: 'HEAD' })).status).toBe(redirectStatus)
-      expect(await settledClicks(link.id)).toEqual({ rows: 1, total_clicks: 1, unique_clicks: 1, events: 1 })
+      expect(await settledClicks(link.id)).toEqual({ rows: 1, bots: 0, total_clicks: 1, unique_clicks: 1, events: 1 })
     }
   })
 
@@ -346,15 +348,15 @@ describe('the redirect', () => {
     expect((await visit(env, link.slug)).status).toBe(410)
   })
 
-  test('bots (curl, Googlebot, short agents, none) are redirected but not counted', async () => {
+  test('bots (curl, Googlebot, short agents, none) are redirected but not counted: bot hits apart, the limit untouched', async () => {
     const link = await api.make({ destinationUrl: 'https://example.com/bots', clickLimit: 1 })
     for (const ua of ['curl/8.5.0', 'curl/8', 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)', 'Googlebot/2.1 (+http://www.google.com/bot.html)', 'Mozilla/5.0', '']) {
       expectRedirect(await visit(env, link.slug, { ua, ip: nextIp() }), 302, 'https://example.com/bots')
     }
-    expect(await settledClicks(link.id)).toEqual({ rows: 0, total_clicks: 0, unique_clicks: 0, events: 0 })
+    expect(await settledClicks(link.id)).toEqual({ rows: 0, bots: 6, total_clicks: 0, unique_clicks: 0, events: 0 })
     // The one click the limit allows is still there for a person.
     expectRedirect(await visit(env, link.slug), 302, 'https://example.com/bots')
-    expect(await settledClicks(link.id)).toEqual({ rows: 1, total_clicks: 1, unique_clicks: 1, events: 1 })
+    expect(await settledClicks(link.id)).toEqual({ rows: 1, bots: 6, total_clicks: 1, unique_clicks: 1, events: 1 })
   })
 
   test('the public stats path {slug}+ of a link without publicStatsEnabled is the 404 page', async () => {

@@ -28,10 +28,13 @@ export class ClickBuffer implements PendingCounts {
 
   add(click: ClickRecord) {
     this.queue.push(click)
-    const p = this.perLink.get(click.linkId) ?? { clicks: 0, addresses: [] }
-    p.clicks++
-    if (click.newAddress) p.addresses.push(click.newAddress)
-    this.perLink.set(click.linkId, p)
+    // A bot's hit is written with the clicks but counts toward nothing the limits read.
+    if (!click.isBot) {
+      const p = this.perLink.get(click.linkId) ?? { clicks: 0, addresses: [] }
+      p.clicks++
+      if (click.newAddress) p.addresses.push(click.newAddress)
+      this.perLink.set(click.linkId, p)
+    }
     if (this.queue.length >= this.options.maxRows && !this.soon) {
       this.soon = true
       setTimeout(() => {

@@ -1,11 +1,14 @@
-// The click-writer thread: its own SQLite connection, writing the batches the main thread posts.
+// The click-writer thread: its own SQLite connection and enricher, writing the batches the main thread posts.
+import type { LogLevel } from '../../config'
 import { openDatabase, type DbHandle } from '../../db/client'
+import { createLogger } from '../../log'
+import { createEnricher } from '../analytics/enrich'
 import { createClicksRepo, type ClickRecord, type ClicksRepo } from './clicks-repo'
 
 declare const self: Worker
 
 type Message =
-  | { type: 'init'; dbPath: string; visitorKey: string }
+  | { type: 'init'; dbPath: string; visitorKey: string; geoipPath: string | null; logLevel: LogLevel }
   | { type: 'batch'; id: number; batch: ClickRecord[]; now: number }
   | { type: 'close'; id: number }
 
@@ -16,7 +19,9 @@ self.onmessage = async (e: MessageEvent<Message>) => {
   const msg = e.data
   if (msg.type === 'init') {
     handle = openDatabase(msg.dbPath)
-    repo = createClicksRepo(handle.db, Buffer.from(msg.visitorKey, 'base64'))
+    const log = createLogger(msg.logLevel)
+    const enricher = createEnricher({ geoipPath: msg.geoipPath, onError: (message) => log.error(message) })
+    repo = createClicksRepo(handle.db, Buffer.from(msg.visitorKey, 'base64'), enricher)
     return
   }
   if (msg.type === 'close') {

@@ -1,5 +1,6 @@
 // Where flushed clicks are written: inline on the calling thread (tests, tools), or on a thread of their
 // own with its own SQLite connection (the server), so click writes never hold up redirects.
+import type { LogLevel } from '../../config'
 import type { Logger } from '../../log'
 import type { ClickRecord, ClicksRepo } from './clicks-repo'
 
@@ -13,14 +14,31 @@ export const inlineClickWriter = (repo: ClicksRepo): ClickWriter => ({
   close: async () => {},
 })
 
+/**
+ * Where the thread's module is. From source, beside this file. In the executable (`bun build --compile`
+ * with this entry point added, see scripts/build) every bundled module's import.meta.url is the executable
+ * at the root of its embedded file system (/$bunfs/root/lnk; B:/~BUN/root on Windows), and the thread's
+ * entry point sits under its path from src/.
+ */
+function threadEntry(): string {
+  const compiled = import.meta.url.includes('/$bunfs/') || import.meta.url.includes('~BUN/')
+  return new URL(compiled ? './modules/redirect/click-writer-thread.ts' : './click-writer-thread.ts', import.meta.url).href
+}
+
 type Reply = { id: number; ok: true } | { id: number; ok: false; error: string }
 
 /**
  * A worker thread running click-writer-thread.ts on the same database file. Should the thread fail, writes
  * fall back to `fallback` on the calling thread: clicks are never dropped.
  */
-export function threadClickWriter(dbPath: string, visitorKey: Buffer, fallback: ClickWriter, log: Logger): ClickWriter {
-  const worker = new Worker(new URL('./click-writer-thread.ts', import.meta.url).href)
+export function threadClickWriter(
+  dbPath: string,
+  visitorKey: Buffer,
+  fallback: ClickWriter,
+  log: Logger,
+  options: { geoipPath?: string | null; logLevel?: LogLevel } = {},
+): ClickWriter {
+  const worker = new Worker(threadEntry())
   const pending = new Map<number, { resolve: () => void; reject: (e: Error) => void }>()
   let next = 0
   let broken: Error | null = null
@@ -39,7 +57,8 @@ export function threadClickWriter(dbPath: string, visitorKey: Buffer, fallback: 
     else p.reject(new Error(e.data.error))
   })
   worker.addEventListener('error', (e) => failAll(new Error((e as ErrorEvent).message || 'worker error')))
-  worker.postMessage({ type: 'init', dbPath, visitorKey: visitorKey.toString('base64') })
+  // The thread builds its own enricher (IP database, caches) from the same settings as the main thread's.
+  worker.postMessage({ type: 'init', dbPath, visitorKey: visitorKey.toString('base64'), geoipPath: options.geoipPath ?? null, logLevel: options.logLevel ?? 'info' })
 
   return {
     write(batch, now) {

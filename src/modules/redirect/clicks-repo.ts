@@ -1,10 +1,13 @@
 // Writes of the click buffer: one transaction per flush for clicks, distinct visitors and admitted
 // addresses, the links' counters and the link.clicked events. This is the busiest write of the service
 // (tens of thousands of rows a second), so its statements are plain SQL prepared once. It runs on the
-// click-writer thread in a server, and inline in tests and tools.
+// click-writer thread in a server, and inline in tests and tools. Each click is enriched here (country,
+// city, device, browser, OS), off the redirect path. Bot hits are stored flagged is_bot = 1 and are
+// nothing else: no counter, no visitor, no event.
 import { createHmac } from 'node:crypto'
 import type { Db } from '../../db/client'
 import { preparedPublisher } from '../../events/outbox'
+import type { Enricher, Enrichment } from '../analytics/enrich'
 
 /** A served click as the redirect path hands it over: plain data, so it can cross to the writer thread. */
 export interface ClickRecord {
@@ -17,8 +20,10 @@ export interface ClickRecord {
   userAgent: string | null
   referrer: string | null
   referrerHost: string | null
-  /** Keyed hash of a client address newly admitted under uniqueIpLimit. */
+  /** Keyed hash of a client address newly admitted under uniqueIpLimit (never set for a bot). */
   newAddress: string | null
+  /** A bot's hit (a crawler's preview included): stored for the bot count, never counted as a click. */
+  isBot: boolean
   link: { id: string; slug: string; domain: string; shortUrl: string; destinationUrl: string }
 }
 
@@ -26,21 +31,22 @@ export interface ClickRecord {
 export const visitorHash = (key: Buffer, ip: string, userAgent: string | null) =>
   createHmac('sha256', key).update(`v|${ip}|${userAgent ?? ''}`).digest('base64url').slice(0, 32)
 
-export function createClicksRepo(db: Db, visitorKey: Buffer) {
+export function createClicksRepo(db: Db, visitorKey: Buffer, enricher: Enricher) {
   const sqlite = db.$client
   const addressesOf = sqlite.prepare('SELECT ip_hash FROM link_addresses WHERE link_id = ?')
   const linkExists = sqlite.prepare('SELECT 1 AS x FROM links WHERE id = ?')
   const insertClick = sqlite.prepare(
-    'INSERT INTO clicks (id, link_id, workspace_id, clicked_at, visitor_hash, user_agent, referrer, referrer_host, is_bot) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 0)',
+    'INSERT INTO clicks (id, link_id, workspace_id, clicked_at, visitor_hash, user_agent, referrer, referrer_host, country, city, device, browser, os, is_bot) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   )
   const insertVisitor = sqlite.prepare('INSERT INTO link_visitors (link_id, visitor_hash, first_seen_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
   const insertAddress = sqlite.prepare('INSERT INTO link_addresses (link_id, ip_hash, first_seen_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
   const addCounts = sqlite.prepare('UPDATE links SET total_clicks = total_clicks + ?, unique_clicks = unique_clicks + ? WHERE id = ?')
   const publish = preparedPublisher(db)
 
-  const writeBatch = sqlite.transaction((batch: ClickRecord[], now: number) => {
+  const writeBatch = sqlite.transaction((batch: ClickRecord[], enriched: Enrichment[], now: number) => {
     const totals = new Map<string, { clicks: number; unique: number } | null>()
-    for (const c of batch) {
+    for (let i = 0; i < batch.length; i++) {
+      const c = batch[i]!
       let t = totals.get(c.linkId)
       if (t === undefined) {
         // A link deleted since the click was served takes its clicks with it.
@@ -49,7 +55,11 @@ export function createClicksRepo(db: Db, visitorKey: Buffer) {
       }
       if (t === null) continue
       const visitor = visitorHash(visitorKey, c.ip, c.userAgent)
-      insertClick.run(c.id, c.linkId, c.workspaceId, c.clickedAt, visitor, c.userAgent, c.referrer, c.referrerHost)
+      const e = enriched[i]!
+      // device 'bot' exactly when is_bot: the redirect's verdict (isbot) decides, not the UA parser.
+      const device = c.isBot ? 'bot' : e.device === 'bot' ? 'other' : e.device
+      insertClick.run(c.id, c.linkId, c.workspaceId, c.clickedAt, visitor, c.userAgent, c.referrer, c.referrerHost, e.country, e.city, device, e.browser, e.os, c.isBot ? 1 : 0)
+      if (c.isBot) continue
       const unique = insertVisitor.run(c.linkId, visitor, c.clickedAt).changes > 0
       if (c.newAddress) insertAddress.run(c.linkId, c.newAddress, c.clickedAt)
       t.clicks++
@@ -64,7 +74,7 @@ export function createClicksRepo(db: Db, visitorKey: Buffer) {
         now,
       )
     }
-    for (const [linkId, t] of totals) if (t) addCounts.run(t.clicks, t.unique, linkId)
+    for (const [linkId, t] of totals) if (t && t.clicks) addCounts.run(t.clicks, t.unique, linkId)
   })
 
   return {
@@ -73,7 +83,9 @@ export function createClicksRepo(db: Db, visitorKey: Buffer) {
       return (addressesOf.all(linkId) as { ip_hash: string }[]).map((r) => r.ip_hash)
     },
     async writeBatch(batch: ClickRecord[], now: number): Promise<void> {
-      writeBatch.immediate(batch, now)
+      // Looked up before the transaction, so the write lock is held for the writes alone.
+      const enriched = batch.map((c) => enricher.enrich(c.ip, c.userAgent))
+      writeBatch.immediate(batch, enriched, now)
     },
   }
 }

@@ -1,8 +1,9 @@
 // The redirect path: `GET|HEAD|POST {short domain}/{slug}`. Checks run in the contract's order:
 // unknown/inactive -> 404 page; test link -> sandbox page; expired or a limit reached -> fallbackUrl or
 // 410; password; captcha; consent; social crawler -> preview; mobile + deepLinkEnabled -> app page;
-// otherwise the redirect. It reads links from memory, never awaits the database, and hands clicks to the
-// buffer. Only the password and captcha checks await (hash and proof verification).
+// otherwise the redirect. It reads links from memory, never awaits the database, and hands clicks (and
+// bots' hits, flagged) to the buffer. Only the password and captcha checks await (hash and proof
+// verification).
 import { createHmac } from 'node:crypto'
 import type { Runtime } from '../../runtime'
 import { clientIp } from '../../http/request-context'
@@ -65,7 +66,6 @@ export function createRedirectHandler(rt: Runtime): RedirectHandler {
   /** Counts the click (synchronously, so concurrent visitors never overshoot a limit) and buffers it. */
   function record(entry: CachedLink, request: Request, ip: string, ua: string, now: number): string {
     const link = entry.row
-    const clickId = sortableId('clk', now)
     entry.served++
     let newAddress: string | null = null
     if (link.uniqueIpLimit !== null) {
@@ -76,6 +76,17 @@ export function createRedirectHandler(rt: Runtime): RedirectHandler {
         newAddress = ipHash
       }
     }
+    return buffer(entry, request, ip, ua, now, newAddress, false)
+  }
+
+  /** A bot's hit (a crawler's preview too): buffered for the bot count, touching no limit, given no click id. */
+  function recordBot(entry: CachedLink, request: Request, ip: string, ua: string, now: number) {
+    buffer(entry, request, ip, ua, now, null, true)
+  }
+
+  function buffer(entry: CachedLink, request: Request, ip: string, ua: string, now: number, newAddress: string | null, isBot: boolean): string {
+    const link = entry.row
+    const clickId = sortableId('clk', now)
     const referrer = request.headers.get('referer')
     let referrerHost: string | null = null
     if (referrer) {
@@ -86,7 +97,8 @@ export function createRedirectHandler(rt: Runtime): RedirectHandler {
       }
     }
     entry.ref ??= { id: link.id, slug: link.slug, domain: link.domain, shortUrl: `${scheme}//${link.domain}/${link.slug}`, destinationUrl: link.destinationUrl }
-    // Plain data: the visitor hash and the event are made by the writer, off the redirect path.
+    // Plain data: the visitor hash, the enrichment (country, device…) and the event are made by the
+    // writer, off the redirect path.
     rt.clickBuffer.add({
       id: clickId,
       linkId: link.id,
@@ -97,6 +109,7 @@ export function createRedirectHandler(rt: Runtime): RedirectHandler {
       referrer: referrer?.slice(0, 2048) ?? null,
       referrerHost,
       newAddress,
+      isBot,
       link: entry.ref,
     })
     return clickId
@@ -174,10 +187,14 @@ export function createRedirectHandler(rt: Runtime): RedirectHandler {
     if (link.captchaEnabled && !hasGateCookie(rt.cookieKey, 'cap', link, cookies, now)) return captchaChallenge(link.slug, url.search, now)
     if (link.consentRequired && !hasGateCookie(rt.cookieKey, 'ok', link, cookies, now)) return consentPage(link.slug, buildDestination(link, url, null), url.search)
 
-    if (isSocialCrawler(ua)) return previewPage(link, shortUrl(rt, link), buildDestination(link, url, null))
+    if (isSocialCrawler(ua)) {
+      if (method === 'GET') recordBot(entry, request, ip, ua, now)
+      return previewPage(link, shortUrl(rt, link), buildDestination(link, url, null))
+    }
 
-    const counted = !bot && method === 'GET'
-    const clickId = counted ? record(entry, request, ip, ua, now) : null
+    // A person's GET is a click; a bot's GET is a bot hit (kept apart, never counted, no click id); HEAD is neither.
+    if (bot && method === 'GET') recordBot(entry, request, ip, ua, now)
+    const clickId = !bot && method === 'GET' ? record(entry, request, ip, ua, now) : null
     const destination = buildDestination(link, url, clickId)
 
     const platform = link.deepLinkEnabled ? mobilePlatform(ua) : null

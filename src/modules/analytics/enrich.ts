@@ -1,0 +1,218 @@
+// Enrichment of a click: country (and city, with a city-level database) from the client address, device
+// type, browser and OS from the user agent. It runs when the click buffer is flushed (on the click-writer
+// thread in a server), never on the redirect path; the address is looked up, never kept.
+//
+// The IP database: the country database of ip-location-db (npm @ip-location-db/geo-whois-asn-country-mmdb,
+// CC0-1.0, built from RIR data of the NRO under CC BY 4.0; see README.md), read with mmdb-lib.
+// `with { type: 'file' }` makes `bun build --compile` copy the .mmdb into the executable (the import then
+// yields a /$bunfs/… path that node:fs reads); under `bun run` and `bun test` it is the file's path in
+// node_modules. The package has no "exports" map, so the file resolves by its path inside the package.
+// LNK_GEOIP_DB names another .mmdb instead (GeoLite2 Country or City, DB-IP Lite, ip-location-db's city
+// databases…); a city-level one also yields the city.
+// @ts-expect-error TS2307: a .mmdb file imported as a file asset has no type declaration (it is a path string)
+import embeddedGeoDb from '@ip-location-db/geo-whois-asn-country-mmdb/geo-whois-asn-country.mmdb' with { type: 'file' }
+import Bowser from 'bowser'
+import { Reader, type Response } from 'mmdb-lib'
+import { readFileSync } from 'node:fs'
+import { BlockList, isIP } from 'node:net'
+import { isBot } from '../redirect/agents'
+
+/** Path of the IP-to-country database embedded in lnk. */
+export const EMBEDDED_GEOIP_DB: string = embeddedGeoDb
+
+export type Device = 'desktop' | 'mobile' | 'tablet' | 'tv' | 'bot' | 'other'
+
+export interface Place {
+  /** ISO 3166-1 alpha-2, upper case. */
+  country: string | null
+  city: string | null
+}
+
+export interface Agent {
+  device: Device
+  browser: string | null
+  os: string | null
+}
+
+export type Enrichment = Place & Agent
+
+export interface Enricher {
+  enrich(ip: string, userAgent: string | null): Enrichment
+}
+
+export interface EnricherOptions {
+  /** An .mmdb file to read instead of the embedded country database. */
+  geoipPath?: string | null
+  /** Distinct addresses and user agents remembered (each); the oldest unused are forgotten first. */
+  cacheSize?: number
+  /** Told once when the IP database cannot be read; lookups then answer no country. */
+  onError?: (message: string) => void
+}
+
+/** The fields the known database layouts use (GeoIP2/GeoLite2/DB-IP, and ip-location-db's flat ones). */
+interface GeoRecord {
+  country?: { iso_code?: string }
+  registered_country?: { iso_code?: string }
+  country_code?: string
+  city?: string | { names?: Record<string, string> }
+}
+
+/**
+ * Reads and opens an .mmdb file; throws an Error whose message says what is wrong (for one config line).
+ */
+export function openGeoDb(path: string, options: ConstructorParameters<typeof Reader>[1] = {}): Reader<Response> {
+  let bytes: Buffer
+  try {
+    bytes = readFileSync(path)
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code
+    throw new Error(code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory, not an .mmdb file' : `cannot be read (${code ?? (err as Error).message})`)
+  }
+  try {
+    return new Reader(bytes, options)
+  } catch (err) {
+    throw new Error(`is not a MaxMind DB (.mmdb) file (${(err as Error).message.split('\n')[0]})`)
+  }
+}
+
+// Addresses no database places in a country: unspecified, private, shared (CGNAT), loopback, link-local,
+// documentation, benchmarking, multicast and reserved ranges (IANA special-purpose registries).
+const NOWHERE = new BlockList()
+for (const [net, bits] of [
+  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
+  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
+  ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
+] as const) NOWHERE.addSubnet(net, bits, 'ipv4')
+for (const [net, bits] of [
+  ['::', 128], ['::1', 128], ['100::', 64], ['2001:db8::', 32], ['3fff::', 20], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
+] as const) NOWHERE.addSubnet(net, bits, 'ipv6')
+
+/** True for an address that has no place: private, loopback, documentation and the like. */
+export function isUnroutable(ip: string): boolean {
+  const family = isIP(ip)
+  if (!family) return true
+  return NOWHERE.check(ip, family === 4 ? 'ipv4' : 'ipv6')
+}
+
+const COUNTRY = /^[A-Z]{2}$/
+
+function placeOf(rec: GeoRecord | null): Place {
+  if (!rec) return { country: null, city: null }
+  const code = (rec.country?.iso_code ?? rec.country_code ?? rec.registered_country?.iso_code ?? '').toUpperCase()
+  // ZZ and XX are the "unknown" codes some databases use.
+  const country = COUNTRY.test(code) && code !== 'ZZ' && code !== 'XX' ? code : null
+  const raw = typeof rec.city === 'string' ? rec.city : (rec.city?.names?.en ?? Object.values(rec.city?.names ?? {})[0])
+  const city = typeof raw === 'string' && raw.trim() ? raw.trim().slice(0, 128) : null
+  return { country, city }
+}
+
+const DEVICES: Record<string, Device> = { desktop: 'desktop', mobile: 'mobile', tablet: 'tablet', tv: 'tv', bot: 'bot' }
+
+function agentOf(ua: string): Agent {
+  const bot = isBot(ua)
+  if (!ua.trim()) return { device: bot ? 'bot' : 'other', browser: null, os: null }
+  const parser = Bowser.getParser(ua)
+  const device = bot ? 'bot' : (DEVICES[parser.getPlatformType(true)] ?? 'other')
+  return { device, browser: parser.getBrowserName() || null, os: parser.getOSName() || null }
+}
+
+/**
+ * A map of at most `max` entries that forgets the least recently used first, an eighth at a time (removing
+ * one entry per insert is slow: Map iteration steps over every deleted slot until the table is rebuilt).
+ */
+class Lru<K, V> {
+  private map = new Map<K, V>()
+  constructor(private max: number) {}
+  get(key: K): V | undefined {
+    const v = this.map.get(key)
+    if (v !== undefined) {
+      this.map.delete(key)
+      this.map.set(key, v)
+    }
+    return v
+  }
+  get size() {
+    return this.map.size
+  }
+  set(key: K, value: V) {
+    if (this.map.size >= this.max) {
+      let n = Math.ceil(this.max / 8)
+      for (const k of this.map.keys()) {
+        this.map.delete(k)
+        if (--n === 0) break
+      }
+    }
+    this.map.set(key, value)
+  }
+}
+
+const NO_PLACE: Place = Object.freeze({ country: null, city: null })
+
+export interface LocalEnricher extends Enricher {
+  place(ip: string): Place
+  agent(userAgent: string | null): Agent
+  /** Entries in the two caches, and whether the IP database has been read (it is, at the first lookup). */
+  stats(): { places: number; agents: number; loaded: boolean }
+}
+
+export function createEnricher(options: EnricherOptions = {}): LocalEnricher {
+  const path = options.geoipPath || EMBEDDED_GEOIP_DB
+  const size = Math.max(1, options.cacheSize ?? 10_000)
+  const places = new Lru<string, Place>(size)
+  const agents = new Lru<string, Agent>(size)
+  // Read on the first lookup: a runtime that never flushes a click (admin commands, the main thread of a
+  // server whose writer thread does the work) never holds the database in memory.
+  let reader: ReturnType<typeof openGeoDb> | null | undefined
+
+  function db() {
+    if (reader === undefined) {
+      try {
+        // Decoded records by their offset in the file: a country database has a few hundred, shared by
+        // millions of networks, so most lookups decode nothing.
+        reader = openGeoDb(path, { cache: new Lru<string | number, unknown>(4_096) })
+      } catch (err) {
+        reader = null
+        options.onError?.(`IP database ${path} ${(err as Error).message}; clicks are recorded without a country`)
+      }
+    }
+    return reader
+  }
+
+  function place(rawIp: string): Place {
+    const ip = rawIp.startsWith('::ffff:') && rawIp.includes('.') ? rawIp.slice(7) : rawIp
+    if (isUnroutable(ip)) return NO_PLACE
+    let hit = places.get(ip)
+    if (!hit) {
+      let rec: GeoRecord | null = null
+      try {
+        rec = (db()?.get(ip) ?? null) as GeoRecord | null
+      } catch {
+        rec = null
+      }
+      hit = placeOf(rec)
+      places.set(ip, hit)
+    }
+    return hit
+  }
+
+  function agent(userAgent: string | null): Agent {
+    const ua = userAgent ?? ''
+    let hit = agents.get(ua)
+    if (!hit) {
+      try {
+        hit = agentOf(ua)
+      } catch {
+        hit = { device: isBot(ua) ? 'bot' : 'other', browser: null, os: null }
+      }
+      agents.set(ua, hit)
+    }
+    return hit
+  }
+
+  return {
+    place,
+    agent,
+    enrich: (ip, userAgent) => ({ ...place(ip), ...agent(userAgent) }),
+    stats: () => ({ places: places.size, agents: agents.size, loaded: reader !== undefined }),
+  }
+}
