@@ -216,3 +216,21 @@ CREATE TABLE `settings` (
 	`value` text NOT NULL,
 	`created_at` integer NOT NULL
 );
+--> statement-breakpoint
+CREATE TABLE `conversions` (
+	`id` text PRIMARY KEY NOT NULL,
+	`click_id` text NOT NULL,
+	`link_id` text NOT NULL,
+	`workspace_id` text NOT NULL,
+	`event_name` text NOT NULL,
+	`value` real,
+	`currency` text,
+	`metadata` text,
+	`fingerprint` text NOT NULL,
+	`created_at` integer NOT NULL,
+	FOREIGN KEY (`link_id`) REFERENCES `links`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `conversions_link_time_idx` ON `conversions` (`link_id`,`created_at`,`currency`,`value`);--> statement-breakpoint
+CREATE INDEX `conversions_workspace_time_idx` ON `conversions` (`workspace_id`,`created_at`,`link_id`,`currency`,`value`);--> statement-breakpoint
+CREATE INDEX `conversions_fingerprint_idx` ON `conversions` (`fingerprint`,`created_at`);

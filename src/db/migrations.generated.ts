@@ -8,5 +8,5 @@ export interface EmbeddedMigration {
 }
 
 export const EMBEDDED_MIGRATIONS: EmbeddedMigration[] = [
-  { tag: "0000_initial", when: 1795318494290, sql: m0 },
+  { tag: "0000_initial", when: 1795320111993, sql: m0 },
 ]

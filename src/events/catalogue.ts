@@ -36,6 +36,23 @@ export const EVENT_CATALOGUE: EventDefinition[] = [
     }),
   },
   {
+    type: 'conversion.created',
+    description: 'A conversion beacon (POST /conversions) was recorded for a click of a link with conversionTracking; a resent beacon counted once sends no second event.',
+    data: t.Object({
+      conversion: t.Object({
+        id: t.String({ description: 'cnv_…' }),
+        clickId: t.String({ description: 'The click (clk_…) whose lnk_cid the beacon carried' }),
+        eventName: t.String({ minLength: 1, maxLength: 64 }),
+        value: t.Union([t.Number({ minimum: 0 }), t.Null()], { description: 'In the major unit of currency (19.99), or null' }),
+        currency: t.Union([t.String({ pattern: '^[A-Z]{3}$' }), t.Null()], { description: 'ISO 4217 code; set exactly when value is' }),
+        metadata: t.Union([t.Record(t.String(), t.Unknown()), t.Null()], { description: 'The object the beacon sent, or null' }),
+        timestamp: t.String({ format: 'date-time', description: 'When it was recorded' }),
+      }),
+      link: LinkRef,
+      workspaceId: t.String({ description: 'The workspace of the link' }),
+    }),
+  },
+  {
     type: 'webhook.test',
     description: 'A test ping sent on request to check an endpoint.',
     data: t.Object({ endpointId: t.String(), message: t.String() }),

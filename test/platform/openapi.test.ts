@@ -8,8 +8,9 @@ import { DOCS_PATH, openapiDocs, SPEC_PATH } from '../../src/modules/platform/op
 import { setup, type TestEnv } from '../helpers'
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
-// Public by the spec or the issues: the QR renderer answers image URLs that must work without a key.
-const PUBLIC_V1 = [SPEC_PATH, '/v1/qr/render']
+// Public by the spec or the issues: the QR renderer answers image URLs that must work without a key; the
+// conversion beacon is called from visitors' browsers (spec section 5 rule 4).
+const PUBLIC_V1 = [SPEC_PATH, '/v1/qr/render', '/v1/conversions']
 const PUBLIC_PATHS = ['/healthz', '/readyz', '/metrics', ...PUBLIC_V1]
 
 let env: TestEnv
@@ -116,7 +117,8 @@ describe('GET /v1/openapi.json', () => {
 
   test('marks the public routes as needing no credential', () => {
     for (const path of PUBLIC_PATHS) {
-      expect({ path, security: doc.paths[path]?.get?.security }).toEqual({ path, security: [] })
+      const op = doc.paths[path]?.get ?? doc.paths[path]?.post
+      expect({ path, security: op?.security }).toEqual({ path, security: [] })
     }
   })
 

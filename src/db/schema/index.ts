@@ -1,3 +1,4 @@
 export * from './identity'
 export * from './platform'
 export * from './links'
+export * from './conversions'
