@@ -14,7 +14,8 @@ import type { CachedLink } from './cache'
 import { appUrl, findApp } from './deep-links'
 import { buildDestination } from './destination'
 import { Captcha, gateCookie, hasGateCookie, PasswordThrottle, type Gate } from './gates'
-import { captchaPage, consentPage, deepLinkPage, gonePage, notFoundPage, passwordPage, previewPage, sandboxPage, throttledPage } from './pages'
+import { captchaPage, consentPage, deepLinkPage, gonePage, notFoundPage, passwordPage, previewPage, sandboxPage, statsPage, throttledPage } from './pages'
+import { createStatsRepo, StatsPageCache } from './stats-repo'
 
 const SLUG_PATH = /^\/([A-Za-z0-9_-]{1,64})(\+?)$/
 const RESERVED = new Set(['v1', 'healthz', 'readyz', 'metrics', 'p', 'qr', '_'])
@@ -29,10 +30,27 @@ export function createRedirectHandler(rt: Runtime): RedirectHandler {
   const captcha = new Captcha(createHmac('sha256', rt.cookieKey).update('altcha').digest('base64url'))
   const scheme = new URL(rt.config.baseUrl).protocol
   const keyed = (value: string) => createHmac('sha256', rt.visitorKey).update(value).digest('base64url').slice(0, 32)
+  const stats = createStatsRepo(rt.db.db)
+  const statsPages = new StatsPageCache()
 
   function noindex(res: Response) {
     res.headers.set('x-robots-tag', 'noindex')
     return res
+  }
+
+  /**
+   * `{slug}+`: the link's public stats page, only with publicStatsEnabled (test links record nothing and
+   * have none). Rendered at most once a minute per link; reads the database synchronously, like a cache miss.
+   */
+  function statsResponse(entry: CachedLink, method: string): Response {
+    const link = entry.row
+    if (!link.publicStatsEnabled || link.isTest || method === 'POST') return noindex(notFoundPage())
+    const now = rt.clock.now()
+    const cached = statsPages.get(link, now)
+    if (cached) return cached
+    const data = stats.publicStatsSync(link.id, now)
+    if (!data) return noindex(notFoundPage())
+    return statsPages.set(link, now, statsPage({ shortUrl: shortUrl(rt, link), title: link.title, stats: data, now }))
   }
 
   function redirectTo(location: string, status: number, cacheable: boolean) {
@@ -169,7 +187,7 @@ export function createRedirectHandler(rt: Runtime): RedirectHandler {
     if (!entry || !entry.row.isActive) return noindex(notFoundPage())
     const link = entry.row
     // {slug}+ is the public stats page; it exists only for links with publicStatsEnabled.
-    if (match[2]) return noindex(notFoundPage())
+    if (match[2]) return statsResponse(entry, method)
     if (link.isTest) return sandboxPage(link, buildDestination(link, url, null))
 
     const now = rt.clock.now()
