@@ -144,7 +144,7 @@ export function startBackground(rt: Runtime): Background {
       clearInterval(flushTimer)
       await rt.clickBuffer.stop()
       await rt.worker.stop(rt.config.shutdownTimeoutSeconds * 1000)
-      rt.workerDb.sqlite.close()
+      rt.workerDb.sqlite.close(true)
       await rt.lastUsed.flush()
     },
   }

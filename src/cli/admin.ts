@@ -225,7 +225,7 @@ export async function runAdmin(command: string, cmd: CommandContext): Promise<nu
     try {
       db.sqlite.query('VACUUM INTO ?').run(target)
     } finally {
-      db.sqlite.close()
+      db.sqlite.close(true)
     }
     const copy = new Database(target, { readonly: true })
     const check = (copy.query('PRAGMA integrity_check').get() as { integrity_check: string }).integrity_check
@@ -325,7 +325,7 @@ export async function runAdmin(command: string, cmd: CommandContext): Promise<nu
     }
   } finally {
     await rt.lastUsed.flush()
-    rt.workerDb.sqlite.close()
+    rt.workerDb.sqlite.close(true)
     rt.db.close()
   }
 }

@@ -57,7 +57,9 @@ export function openDatabase(path: string, options: { busyTimeoutMs?: number } =
       try {
         sqlite.exec('PRAGMA wal_checkpoint(TRUNCATE)')
       } finally {
-        sqlite.close()
+        // true: finalize prepared statements and release the connection now. Without it the connection
+        // lingers until they are collected, and a lingering one keeps the last checkpoint from completing.
+        sqlite.close(true)
       }
     },
   }

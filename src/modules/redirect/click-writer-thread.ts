@@ -26,7 +26,7 @@ self.onmessage = async (e: MessageEvent<Message>) => {
   }
   if (msg.type === 'close') {
     // Close without a checkpoint: the main connection checkpoints when it closes.
-    handle?.sqlite.close()
+    handle?.sqlite.close(true)
     handle = null
     postMessage({ id: msg.id, ok: true })
     return
