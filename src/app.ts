@@ -2,7 +2,7 @@
 // request id, body limits and JSON parsing, Service-Version, the error envelope, request logs and metrics.
 // Feature areas are plugged in as modules.
 import { Elysia, ValidationError } from 'elysia'
-import { AppError, type ValidationIssue } from './http/errors'
+import { AppError, pointerToPath, type ValidationIssue } from './http/errors'
 import { errorBody } from './http/envelope'
 import { beginRequest, requestState } from './http/request-context'
 import { CURRENT_VERSION, resolveVersion } from './http/version'
@@ -26,7 +26,7 @@ const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i
 function toIssues(error: ValidationError): ValidationIssue[] {
   try {
     return error.all.map((e) => ({
-      path: ('path' in e ? String(e.path) : '').replace(/^\//, '').replace(/\//g, '.'),
+      path: pointerToPath('path' in e ? String(e.path) : ''),
       message: ('summary' in e && e.summary) || e.message,
     }))
   } catch {

@@ -49,6 +49,9 @@ export class AppError extends Error {
   }
 }
 
+/** A JSON pointer from a schema validator (`/links/0/slug`) as the dotted path issues name (`links.0.slug`). */
+export const pointerToPath = (pointer: string) => pointer.replace(/^\//, '').replace(/\//g, '.')
+
 export const notFound = (what: string) => new AppError('not_found', `${what} not found`)
 
 export const validationFailed = (issues: ValidationIssue[], message?: string) =>

@@ -2,6 +2,7 @@
 // answer with `Idempotent-Replayed: true`; the same key with another body, or while the first request is
 // still running, is 409 conflict. Only successful answers are stored: a failed request changed nothing,
 // so sending it again is safe.
+import { canonicalJson } from '../canonical-json'
 import type { Runtime } from '../runtime'
 import { newId, sha256Hex } from '../random'
 import type { Caller } from './auth'
@@ -9,18 +10,6 @@ import { AppError } from './errors'
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
 const KEY_FORMAT = /^[\x21-\x7e]{1,255}$/
-
-/** JSON with object keys sorted, so key order in the body does not change its fingerprint. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`
-  if (value && typeof value === 'object') {
-    return `{${Object.keys(value)
-      .sort()
-      .map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`)
-      .join(',')}}`
-  }
-  return JSON.stringify(value ?? null)
-}
 
 export async function idempotent<T>(
   rt: Runtime,
@@ -34,7 +23,7 @@ export async function idempotent<T>(
   if (key === null) return run()
   if (!KEY_FORMAT.test(key)) throw new AppError('invalid_request', 'Idempotency-Key must be 1-255 visible ASCII characters')
   const path = new URL(request.url).pathname
-  const requestHash = sha256Hex(`${request.method} ${path} ${caller.workspace.id} ${canonical(body)}`)
+  const requestHash = sha256Hex(`${request.method} ${path} ${caller.workspace.id} ${canonicalJson(body)}`)
   const now = rt.clock.now()
 
   const existing = await rt.idempotency.find(caller.key.id, key)

@@ -24,8 +24,14 @@ export function beginRequest(request: Request): RequestState {
 
 export const requestState = (request: Request) => states.get(request)
 
+/** `::ffff:1.2.3.4` -> `1.2.3.4`: an IPv4-mapped IPv6 address is the IPv4 address it carries. */
+export function unmapIp(ip: string): string {
+  const m = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip)
+  return m ? m[1]! : ip
+}
+
 export function recordSocketAddress(request: Request, address: string | undefined) {
-  if (address) socketAddresses.set(request, address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address)
+  if (address) socketAddresses.set(request, unmapIp(address))
 }
 
 /**
@@ -41,5 +47,5 @@ export function clientIp(request: Request, config: Pick<Config, 'trustProxy'>): 
     .filter(Boolean)
   if (!hops.length) return socket
   const ip = hops[Math.max(0, hops.length - config.trustProxy)] ?? socket
-  return ip && ip.startsWith('::ffff:') && ip.includes('.') ? ip.slice(7) : ip
+  return ip ? unmapIp(ip) : ip
 }

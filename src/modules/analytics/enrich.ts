@@ -15,6 +15,7 @@ import Bowser from 'bowser'
 import { Reader, type Response } from 'mmdb-lib'
 import { readFileSync } from 'node:fs'
 import { BlockList, isIP } from 'node:net'
+import { unmapIp } from '../../http/request-context'
 import { isBot } from '../redirect/agents'
 
 /** Path of the IP-to-country database embedded in lnk. */
@@ -179,7 +180,7 @@ export function createEnricher(options: EnricherOptions = {}): LocalEnricher {
   }
 
   function place(rawIp: string): Place {
-    const ip = rawIp.startsWith('::ffff:') && rawIp.includes('.') ? rawIp.slice(7) : rawIp
+    const ip = unmapIp(rawIp)
     if (isUnroutable(ip)) return NO_PLACE
     let hit = places.get(ip)
     if (!hit) {

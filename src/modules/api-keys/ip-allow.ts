@@ -1,6 +1,7 @@
 // allowedIps: addresses and CIDRs, IPv4 and IPv6. IPv4-mapped IPv6 addresses (::ffff:a.b.c.d) are the
 // IPv4 address they carry, whichever side they appear on.
 import { isIP } from 'node:net'
+import { unmapIp } from '../../http/request-context'
 
 interface Range {
   v6: boolean
@@ -29,12 +30,6 @@ function v6ToBigInt(ip: string): bigint {
   const fill = 8 - l.length - r.length - tail.length
   const groups = right === undefined ? [...l, ...tail] : [...l, ...Array(Math.max(0, fill)).fill(0), ...r, ...tail]
   return groups.reduce((acc, g) => (acc << 16n) | BigInt(g), 0n)
-}
-
-/** `::ffff:1.2.3.4` -> `1.2.3.4`; other addresses unchanged. */
-export function unmapIp(ip: string): string {
-  const m = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip)
-  return m ? m[1]! : ip
 }
 
 function toValue(ip: string): { v6: boolean; value: bigint } | null {

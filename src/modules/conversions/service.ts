@@ -1,6 +1,7 @@
 // Conversion logic shared by HTTP and, later, jobs and the CLI: the rules of a beacon's body, the click it
 // must name (a person's click of a live link with conversionTracking), the 24-hour deduplication of resent
 // beacons, and the Conversion view. Attribution is the click's: its link and that link's workspace.
+import { canonicalJson } from '../../canonical-json'
 import { iso } from '../../clock'
 import type { Deps } from '../../context'
 import { AppError, type ValidationIssue } from '../../http/errors'
@@ -93,13 +94,6 @@ export function checkConversionBody(raw: unknown): ConversionInput {
 
 function refusal(issues: ValidationIssue[]) {
   return new AppError('validation_failed', `Invalid conversion: ${issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ')}`, { location: 'body', issues })
-}
-
-/** JSON with object keys sorted at every depth: the same metadata in any key order reads the same. */
-function canonicalJson(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`
-  if (isObject(v)) return `{${Object.keys(v).sort().map((k) => `${JSON.stringify(k)}:${canonicalJson(v[k])}`).join(',')}}`
-  return JSON.stringify(v) ?? 'null'
 }
 
 /** What makes two beacons "the same": clickId, eventName, value, currency and metadata. */

@@ -4,7 +4,7 @@ import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { iso, isoOrNull, utcMonth } from '../../clock'
 import type { Deps } from '../../context'
 import type { Caller } from '../../http/auth'
-import { AppError, notFound, type ErrorCode, type ValidationIssue } from '../../http/errors'
+import { AppError, notFound, pointerToPath, type ErrorCode, type ValidationIssue } from '../../http/errors'
 import { base62, uuidV7 } from '../../random'
 import { linkQr, type QrObject } from '../qr/link-qr'
 import type { LinkCache } from '../redirect/cache'
@@ -18,13 +18,21 @@ export interface LinksCtx extends Deps {
 
 export const RESERVED_SLUGS = ['v1', 'healthz', 'readyz', 'metrics', 'p', 'qr', '_', '.well-known']
 const RESERVED = new Set(RESERVED_SLUGS.map((s) => s.toLowerCase()))
+
+/** Reserved slugs are refused in any letter case; their paths belong to the service. */
+export const isReservedSlug = (slug: string) => RESERVED.has(slug.toLowerCase())
 export const BULK_MAX = 1000
 /** Bulk items are checked one by one (a bad one must not reject the others), by a compiled checker. */
 const checkCreateBody = TypeCompiler.Compile(CreateLinkBody)
 const GENERATED_SLUG_LENGTH = 7
 
+const schemes = new Map<string, string>()
+
+/** `<scheme of LNK_BASE_URL>://<domain>/<slug>`; also on the redirect path, so the scheme is parsed once. */
 export function shortUrl(ctx: Pick<Deps, 'config'>, link: Pick<LinkRow, 'domain' | 'slug'>) {
-  return `${new URL(ctx.config.baseUrl).protocol}//${link.domain}/${link.slug}`
+  let scheme = schemes.get(ctx.config.baseUrl)
+  if (scheme === undefined) schemes.set(ctx.config.baseUrl, (scheme = new URL(ctx.config.baseUrl).protocol))
+  return `${scheme}//${link.domain}/${link.slug}`
 }
 
 export function toLink(ctx: Pick<Deps, 'config'>, row: LinkRow) {
@@ -106,7 +114,7 @@ function checkUrl(ctx: LinksCtx, issues: Issues, path: string, value: string | n
 function checkSlug(issues: Issues, slug: string | undefined) {
   if (slug === undefined) return
   if (!/^[A-Za-z0-9_-]{1,64}$/.test(slug)) issues.add('slug', 'must be 1-64 characters of A-Z a-z 0-9 _ -')
-  else if (RESERVED.has(slug.toLowerCase())) issues.add('slug', `"${slug}" is reserved; reserved slugs: ${RESERVED_SLUGS.join(', ')}`)
+  else if (isReservedSlug(slug)) issues.add('slug', `"${slug}" is reserved; reserved slugs: ${RESERVED_SLUGS.join(', ')}`)
 }
 
 async function checkDomain(ctx: LinksCtx, issues: Issues, domain: string | undefined): Promise<string> {
@@ -148,7 +156,7 @@ async function columnsFrom(input: Partial<CreateLinkInput>): Promise<Partial<New
 
 async function generateSlug(ctx: LinksCtx, domain: string, taken: Set<string>): Promise<string> {
   for (let length = GENERATED_SLUG_LENGTH; ; length++) {
-    const candidates = Array.from({ length: 8 }, () => base62(length)).filter((s) => !taken.has(s) && !RESERVED.has(s.toLowerCase()))
+    const candidates = Array.from({ length: 8 }, () => base62(length)).filter((s) => !taken.has(s) && !isReservedSlug(s))
     const inUse = await ctx.links.slugsInUse(domain, candidates)
     const free = candidates.find((s) => !inUse.has(s))
     if (free) return free
@@ -233,7 +241,7 @@ export async function bulkCreate(ctx: LinksCtx, caller: Caller, items: unknown[]
   const generated = new Set<string>()
   for (const [i, item] of items.entries()) {
     if (!checkCreateBody.Check(item)) {
-      const issues = [...checkCreateBody.Errors(item)].slice(0, 10).map((e) => ({ path: e.path.replace(/^\//, '').replace(/\//g, '.'), message: e.message }))
+      const issues = [...checkCreateBody.Errors(item)].slice(0, 10).map((e) => ({ path: pointerToPath(e.path), message: e.message }))
       results.push({ ok: false, error: { code: 'validation_failed', message: `links.${i}: ${issues.map((x) => `${x.path || 'item'}: ${x.message}`).join('; ')}`, details: { issues } } })
       continue
     }

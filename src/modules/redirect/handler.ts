@@ -8,7 +8,7 @@ import { createHmac } from 'node:crypto'
 import type { Runtime } from '../../runtime'
 import { clientIp } from '../../http/request-context'
 import { sortableId } from '../../random'
-import { shortUrl } from '../links/service'
+import { isReservedSlug, shortUrl } from '../links/service'
 import { isBot, isSocialCrawler, mobilePlatform } from './agents'
 import type { CachedLink } from './cache'
 import { appUrl, findApp } from './deep-links'
@@ -18,7 +18,6 @@ import { captchaPage, consentPage, deepLinkPage, gonePage, notFoundPage, passwor
 import { createStatsRepo, StatsPageCache } from './stats-repo'
 
 const SLUG_PATH = /^\/([A-Za-z0-9_-]{1,64})(\+?)$/
-const RESERVED = new Set(['v1', 'healthz', 'readyz', 'metrics', 'p', 'qr', '_'])
 const FORM_LIMIT = 16 * 1024
 
 export type RedirectHandler = (request: Request) => Response | Promise<Response> | null
@@ -28,7 +27,6 @@ export function createRedirectHandler(rt: Runtime): RedirectHandler {
   const secure = rt.config.baseUrl.startsWith('https:')
   const throttle = new PasswordThrottle()
   const captcha = new Captcha(createHmac('sha256', rt.cookieKey).update('altcha').digest('base64url'))
-  const scheme = new URL(rt.config.baseUrl).protocol
   const keyed = (value: string) => createHmac('sha256', rt.visitorKey).update(value).digest('base64url').slice(0, 32)
   const stats = createStatsRepo(rt.db.db)
   const statsPages = new StatsPageCache()
@@ -114,7 +112,7 @@ export function createRedirectHandler(rt: Runtime): RedirectHandler {
         referrerHost = null
       }
     }
-    entry.ref ??= { id: link.id, slug: link.slug, domain: link.domain, shortUrl: `${scheme}//${link.domain}/${link.slug}`, destinationUrl: link.destinationUrl }
+    entry.ref ??= { id: link.id, slug: link.slug, domain: link.domain, shortUrl: shortUrl(rt, link), destinationUrl: link.destinationUrl }
     // Plain data: the visitor hash, the enrichment (country, device…) and the event are made by the
     // writer, off the redirect path.
     rt.clickBuffer.add({
@@ -179,7 +177,7 @@ export function createRedirectHandler(rt: Runtime): RedirectHandler {
     const host = (request.headers.get('host') ?? url.host).toLowerCase()
     if (!shortDomains.has(host)) return null
     const slug = match[1]!
-    if (RESERVED.has(slug.toLowerCase())) return null
+    if (isReservedSlug(slug)) return null
     const method = request.method
     if (method !== 'GET' && method !== 'HEAD' && method !== 'POST') return null
 
