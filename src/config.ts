@@ -27,6 +27,8 @@ export interface Config {
   planLinksPerMonth: number
   /** An .mmdb IP database read instead of the embedded country one (absolute path), or null. */
   geoipDb: string | null
+  /** Days raw clicks are kept; hourly and daily rollups are kept for good. */
+  clickRetentionDays: number
 }
 
 export class ConfigError extends Error {}
@@ -216,6 +218,14 @@ export const SETTINGS: Setting[] = [
       openGeoDb(path)
       return path
     },
+  },
+  {
+    key: 'clickRetentionDays',
+    env: 'LNK_CLICK_RETENTION_DAYS',
+    flag: 'click-retention-days',
+    help: 'days raw clicks are kept before pruning (analytics rollups are kept for good)',
+    fallback: () => '400',
+    parse: integer(1, 36_500),
   },
 ]
 
