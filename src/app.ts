@@ -7,6 +7,7 @@ import { errorBody } from './http/envelope'
 import { beginRequest, requestState } from './http/request-context'
 import { CURRENT_VERSION, resolveVersion } from './http/version'
 import { apiKeyRoutes } from './modules/api-keys/routes'
+import { analyticsRoutes } from './modules/analytics/routes'
 import { conversionRoutes } from './modules/conversions/routes'
 import { linkRoutes } from './modules/links/routes'
 import { identityRoutes } from './modules/identity/routes'
@@ -137,7 +138,7 @@ export function createApp(rt: Runtime) {
     })
     .use(openapiDocs())
     .use(opsRoutes(rt))
-    .group('/v1', (v1) => v1.use(identityRoutes(rt)).use(apiKeyRoutes(rt)).use(linkRoutes(rt)).use(qrRoutes(rt)).use(conversionRoutes(rt)))
+    .group('/v1', (v1) => v1.use(identityRoutes(rt)).use(apiKeyRoutes(rt)).use(linkRoutes(rt)).use(qrRoutes(rt)).use(conversionRoutes(rt)).use(analyticsRoutes(rt)))
 
   return app
 }

@@ -12,6 +12,7 @@ import { Worker, type WorkerOptions } from './jobs/worker'
 import { createLogger, type Logger } from './log'
 import { LastUsedTracker } from './modules/identity/last-used'
 import { createEnricher } from './modules/analytics/enrich'
+import { backfillRollups } from './modules/analytics/maintenance'
 import { createIdentityRepo, type IdentityRepo } from './modules/identity/repo'
 import { RateLimiter } from './modules/api-keys/rate-limit'
 import { createLinksRepo, type LinksRepo } from './modules/links/repo'
@@ -69,6 +70,8 @@ export function createRuntime(config: Config, options: RuntimeOptions = {}): Run
   try {
     const { applied } = migrate(db.sqlite)
     if (applied.length) log.info('migrations applied', { count: applied.length, latest: applied.at(-1) })
+    const rolledUp = backfillRollups(db.db, clock.now())
+    if (rolledUp) log.info('clicks recorded before rollups existed were rolled up', { clicks: rolledUp })
   } catch (err) {
     db.close()
     throw err

@@ -209,7 +209,9 @@ describe('figures', () => {
     await env.rt.clickBuffer.flush()
     expect(clicksOf(env, link.id)[0]!.referrer_host).toBe(`evil"'&x.example`)
     // A stored host or country no browser could send (an import, another writer): escaped all the same.
-    sql(env, 'INSERT INTO clicks (id, link_id, workspace_id, clicked_at, visitor_hash, referrer_host, country, is_bot) VALUES (?, ?, ?, ?, ?, ?, ?, 0)', 'clk_hostile', link.id, api.workspaceId, Date.now(), 'v', HOSTILE, '<b>')
+    // The page reads the link's day rollups, so that is where such values are planted.
+    const dims = JSON.stringify({ country: { '<b>': 1 }, referrer: { [HOSTILE]: 1, [`evil"'&x.example`]: 1 } })
+    sql(env, "UPDATE link_rollups SET dims = ?, clicks = 2 WHERE link_id = ? AND grain = 'day'", dims, link.id)
     const html = await (await statsOf(env, link.slug)).text()
     expect(html).not.toContain('<script')
     expect(html).not.toContain('<b>')

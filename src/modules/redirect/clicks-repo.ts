@@ -3,11 +3,12 @@
 // (tens of thousands of rows a second), so its statements are plain SQL prepared once. It runs on the
 // click-writer thread in a server, and inline in tests and tools. Each click is enriched here (country,
 // city, device, browser, OS), off the redirect path. Bot hits are stored flagged is_bot = 1 and are
-// nothing else: no counter, no visitor, no event.
+// nothing else: no counter, no visitor, no event. The same transaction keeps the analytics rollups.
 import { createHmac } from 'node:crypto'
 import type { Db } from '../../db/client'
 import { preparedPublisher } from '../../events/outbox'
 import type { Enricher, Enrichment } from '../analytics/enrich'
+import { createRollupWriter, type RollupClick } from '../analytics/rollup-writer'
 
 /** A served click as the redirect path hands it over: plain data, so it can cross to the writer thread. */
 export interface ClickRecord {
@@ -42,9 +43,11 @@ export function createClicksRepo(db: Db, visitorKey: Buffer, enricher: Enricher)
   const insertAddress = sqlite.prepare('INSERT INTO link_addresses (link_id, ip_hash, first_seen_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
   const addCounts = sqlite.prepare('UPDATE links SET total_clicks = total_clicks + ?, unique_clicks = unique_clicks + ? WHERE id = ?')
   const publish = preparedPublisher(db)
+  const addToRollups = createRollupWriter(sqlite)
 
   const writeBatch = sqlite.transaction((batch: ClickRecord[], enriched: Enrichment[], now: number) => {
     const totals = new Map<string, { clicks: number; unique: number } | null>()
+    const rollup: RollupClick[] = []
     for (let i = 0; i < batch.length; i++) {
       const c = batch[i]!
       let t = totals.get(c.linkId)
@@ -59,6 +62,7 @@ export function createClicksRepo(db: Db, visitorKey: Buffer, enricher: Enricher)
       // device 'bot' exactly when is_bot: the redirect's verdict (isbot) decides, not the UA parser.
       const device = c.isBot ? 'bot' : e.device === 'bot' ? 'other' : e.device
       insertClick.run(c.id, c.linkId, c.workspaceId, c.clickedAt, visitor, c.userAgent, c.referrer, c.referrerHost, e.country, e.city, device, e.browser, e.os, c.isBot ? 1 : 0)
+      rollup.push({ linkId: c.linkId, workspaceId: c.workspaceId, clickedAt: c.clickedAt, visitor, isBot: c.isBot, country: e.country, referrer: c.referrerHost, browser: e.browser, os: e.os, device })
       if (c.isBot) continue
       const unique = insertVisitor.run(c.linkId, visitor, c.clickedAt).changes > 0
       if (c.newAddress) insertAddress.run(c.linkId, c.newAddress, c.clickedAt)
@@ -75,6 +79,7 @@ export function createClicksRepo(db: Db, visitorKey: Buffer, enricher: Enricher)
       )
     }
     for (const [linkId, t] of totals) if (t && t.clicks) addCounts.run(t.clicks, t.unique, linkId)
+    addToRollups(rollup)
   })
 
   return {

@@ -1,9 +1,11 @@
 // The public stats page's data (`{short domain}/{slug}+`): the link's counters and, over the last 30 UTC
 // days, people's clicks per day, top countries and top referrer hosts. It is read on the redirect path, so
-// like the link lookup it is plain SQL prepared once and synchronous (range reads of clicks_link_time_idx,
-// bots filtered out). Rendered pages are kept in memory for a minute per link (StatsPageCache), so a
-// popular stats page costs the database at most four small reads a minute.
+// like the link lookup it is plain SQL prepared once and synchronous: the link's 30 day rollups (one
+// primary-key range), so the page is the same before and after raw clicks are pruned. Rendered pages are
+// kept in memory for a minute per link (StatsPageCache), so a popular stats page costs the database at
+// most two small reads a minute.
 import type { Db } from '../../db/client'
+import { Figures } from '../analytics/figures'
 import type { LinkRow } from '../links/repo'
 
 export const STATS_DAYS = 30
@@ -26,15 +28,8 @@ export interface PublicStats {
 export function createStatsRepo(db: Db) {
   const sqlite = db.$client
   const counters = sqlite.prepare('SELECT total_clicks AS total, unique_clicks AS uniq FROM links WHERE id = ?')
-  // Integer millisecond arithmetic: portable, and the same bucketing in SQLite and PostgreSQL.
-  const perDay = sqlite.prepare(
-    'SELECT (clicked_at - ?) / 86400000 AS day, COUNT(*) AS n FROM clicks WHERE link_id = ? AND clicked_at >= ? AND clicked_at < ? AND is_bot = 0 GROUP BY (clicked_at - ?) / 86400000',
-  )
-  const topCountries = sqlite.prepare(
-    `SELECT COALESCE(country, '') AS k, COUNT(*) AS n FROM clicks WHERE link_id = ? AND clicked_at >= ? AND clicked_at < ? AND is_bot = 0 GROUP BY COALESCE(country, '') ORDER BY n DESC, k LIMIT ${STATS_TOP}`,
-  )
-  const topReferrers = sqlite.prepare(
-    `SELECT COALESCE(referrer_host, '') AS k, COUNT(*) AS n FROM clicks WHERE link_id = ? AND clicked_at >= ? AND clicked_at < ? AND is_bot = 0 GROUP BY COALESCE(referrer_host, '') ORDER BY n DESC, k LIMIT ${STATS_TOP}`,
+  const dayRollups = sqlite.prepare(
+    "SELECT bucket, clicks, bots, visitors, dims FROM link_rollups WHERE link_id = ? AND grain = 'day' AND bucket >= ? AND bucket < ?",
   )
 
   return {
@@ -45,17 +40,18 @@ export function createStatsRepo(db: Db) {
       const from = Math.floor(now / DAY) * DAY - (STATS_DAYS - 1) * DAY
       const to = from + STATS_DAYS * DAY
       const days = new Array<number>(STATS_DAYS).fill(0)
-      for (const r of perDay.all(from, linkId, from, to, from) as { day: number; n: number }[]) {
-        if (r.day >= 0 && r.day < STATS_DAYS) days[r.day] = r.n
+      const all = new Figures()
+      for (const r of dayRollups.all(linkId, from, to) as { bucket: number; clicks: number; bots: number; visitors: Uint8Array | null; dims: string }[]) {
+        days[(r.bucket - from) / DAY] = r.clicks
+        all.addRow(r)
       }
-      const top = (rows: { k: string; n: number }[]) => rows.map((r) => ({ key: r.k === '' ? null : r.k, clicks: r.n }))
       return {
         totalClicks: c.total,
         uniqueClicks: c.uniq,
         from,
         days,
-        countries: top(topCountries.all(linkId, from, to) as { k: string; n: number }[]).map((r) => ({ country: r.key, clicks: r.clicks })),
-        referrers: top(topReferrers.all(linkId, from, to) as { k: string; n: number }[]).map((r) => ({ host: r.key, clicks: r.clicks })),
+        countries: all.top('country', STATS_TOP).map((r) => ({ country: r.value, clicks: r.clicks })),
+        referrers: all.top('referrer', STATS_TOP).map((r) => ({ host: r.value, clicks: r.clicks })),
       }
     },
   }

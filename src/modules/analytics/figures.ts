@@ -1,0 +1,80 @@
+// What a rollup bucket holds, as one mergeable value: people's clicks, bot hits, a sketch of the visitors
+// and clicks per dimension. The click flush adds clicks to it; queries merge stored buckets into it.
+import { Sketch } from './hll'
+
+export const DIMENSIONS = ['country', 'referrer', 'browser', 'os', 'device'] as const
+export type Dimension = (typeof DIMENSIONS)[number]
+
+/** Clicks per value of each dimension; '' is the unknown value (no country, a direct visit). */
+export type DimCounts = Record<Dimension, Map<string, number>>
+
+export interface ClickFacts {
+  visitor: string
+  isBot: boolean
+  country: string | null
+  referrer: string | null
+  browser: string | null
+  os: string | null
+  device: string | null
+}
+
+export class Figures {
+  clicks = 0
+  bots = 0
+  readonly visitors = new Sketch()
+  /** Null when dimensions are not wanted (timelines, top links): they are then neither parsed nor kept. */
+  readonly dims: DimCounts | null
+
+  constructor(withDims = true) {
+    this.dims = withDims ? (Object.fromEntries(DIMENSIONS.map((d) => [d, new Map()])) as DimCounts) : null
+  }
+
+  addClick(c: ClickFacts) {
+    if (c.isBot) {
+      this.bots++
+      return
+    }
+    this.clicks++
+    this.visitors.addVisitor(c.visitor)
+    if (!this.dims) return
+    this.bump('country', c.country)
+    this.bump('referrer', c.referrer)
+    this.bump('browser', c.browser)
+    this.bump('os', c.os)
+    this.bump('device', c.device)
+  }
+
+  private bump(d: Dimension, value: string | null, n = 1) {
+    const m = this.dims![d]
+    const k = value ?? ''
+    m.set(k, (m.get(k) ?? 0) + n)
+  }
+
+  /** Adds a stored bucket (a rollup row). */
+  addRow(row: { clicks: number; bots: number; visitors: Uint8Array | null; dims?: string | null }) {
+    this.clicks += row.clicks
+    this.bots += row.bots
+    this.visitors.merge(row.visitors)
+    if (this.dims && row.dims) {
+      const parsed = JSON.parse(row.dims) as Partial<Record<Dimension, Record<string, number>>>
+      for (const d of DIMENSIONS) {
+        const counts = parsed[d]
+        if (counts) for (const k in counts) this.bump(d, k, counts[k]!)
+      }
+    }
+  }
+
+  dimsJson(): string {
+    const out: Partial<Record<Dimension, Record<string, number>>> = {}
+    if (this.dims) for (const d of DIMENSIONS) if (this.dims[d].size) out[d] = Object.fromEntries(this.dims[d])
+    return JSON.stringify(out)
+  }
+
+  /** The `limit` most clicked values of a dimension; ties in value order, so answers are stable. */
+  top(d: Dimension, limit: number): { value: string | null; clicks: number }[] {
+    return [...this.dims![d]]
+      .sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))
+      .slice(0, limit)
+      .map(([k, n]) => ({ value: k === '' ? null : k, clicks: n }))
+  }
+}

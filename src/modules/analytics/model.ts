@@ -1,0 +1,93 @@
+// Request and response shapes of the analytics routes (TypeBox), also their OpenAPI description.
+import { t } from 'elysia'
+import { HLL_STANDARD_ERROR } from './hll'
+import { MAX_BUCKETS, MAX_RANGE_DAYS, TOP_LINKS_MAX, TOP_LIMIT } from './service'
+
+const pct = (HLL_STANDARD_ERROR * 100).toFixed(1)
+
+export const IntervalSchema = t.Union([t.Literal('hour'), t.Literal('day'), t.Literal('week'), t.Literal('month')])
+export const SortSchema = t.Union([t.Literal('clicks'), t.Literal('uniqueClicks'), t.Literal('conversions'), t.Literal('revenue')])
+
+export const RangeParams = {
+  from: t.Optional(
+    t.String({
+      maxLength: 40,
+      description: 'Start (inclusive): an ISO 8601 date (local midnight in tz) or date-time (without an offset: local time in tz). Default: 29 days before to, at local midnight.',
+    }),
+  ),
+  to: t.Optional(
+    t.String({
+      maxLength: 40,
+      description: `End (exclusive for a date-time; a date includes that whole day). Default: now. At most ${MAX_RANGE_DAYS} days after from.`,
+    }),
+  ),
+  tz: t.Optional(t.String({ maxLength: 64, description: 'IANA time zone for dates, buckets and defaults (default UTC)' })),
+}
+
+const Revenue = t.Record(t.String({ pattern: '^[A-Z]{3}$' }), t.Number(), { description: 'Sum of conversion values per ISO 4217 currency, e.g. {"EUR": 59.97}' })
+const Breakdown = t.Array(t.Object({ value: t.Union([t.String(), t.Null()], { description: 'null: unknown (country, browser…) or a direct visit (referrer)' }), clicks: t.Integer() }))
+
+export const Overview = t.Object({
+  from: t.String({ format: 'date-time' }),
+  to: t.String({ format: 'date-time' }),
+  tz: t.String(),
+  linkId: t.Union([t.String(), t.Null()]),
+  totals: t.Object({
+    clicks: t.Integer({ description: "People's clicks (bots excluded)" }),
+    uniqueVisitors: t.Integer({ description: `Distinct visitors (address + user agent) over the range: exact below ~1,000, then HyperLogLog with a standard error of ${pct} %` }),
+    botHits: t.Integer({ description: 'Hits by bots and link-preview crawlers; never part of clicks' }),
+    links: t.Integer({ description: 'Live links in scope (test links excluded)' }),
+    conversions: t.Integer(),
+    revenue: Revenue,
+  }),
+  top: t.Object({
+    countries: Breakdown,
+    referrers: Breakdown,
+    browsers: Breakdown,
+    os: Breakdown,
+    devices: Breakdown,
+  }, { description: `The ${TOP_LIMIT} most clicked values of each dimension` }),
+})
+
+export const Timeline = t.Object({
+  from: t.String({ format: 'date-time' }),
+  to: t.String({ format: 'date-time' }),
+  tz: t.String(),
+  interval: IntervalSchema,
+  linkId: t.Union([t.String(), t.Null()]),
+  buckets: t.Array(
+    t.Object({
+      start: t.String({ format: 'date-time', description: 'Bucket start (UTC)' }),
+      localStart: t.String({ description: 'The same instant with the offset of tz: 2026-03-08T00:00:00.000-05:00' }),
+      clicks: t.Integer(),
+      uniqueClicks: t.Integer({ description: 'Distinct visitors within the bucket' }),
+      conversions: t.Integer(),
+      revenue: Revenue,
+    }),
+    { description: `Zero-filled, in time order; at most ${MAX_BUCKETS}` },
+  ),
+})
+
+export const TopLinks = t.Object({
+  from: t.String({ format: 'date-time' }),
+  to: t.String({ format: 'date-time' }),
+  tz: t.String(),
+  sort: SortSchema,
+  currency: t.Union([t.String(), t.Null()], { description: 'With sort=revenue: the currency ranked by' }),
+  links: t.Array(
+    t.Object({
+      id: t.String(),
+      slug: t.String(),
+      domain: t.String(),
+      shortUrl: t.String(),
+      destinationUrl: t.String(),
+      title: t.Union([t.String(), t.Null()]),
+      clicks: t.Integer(),
+      uniqueClicks: t.Integer({ description: 'Distinct visitors of this link within the range' }),
+      conversions: t.Integer(),
+      revenue: Revenue,
+    }),
+  ),
+})
+
+export const TopLinksLimit = t.Integer({ minimum: 1, maximum: TOP_LINKS_MAX, default: TOP_LIMIT })

@@ -1,0 +1,39 @@
+// How a time range is read: whole UTC days from day rollups, whole hours around them from hour rollups,
+// and raw clicks only for the partial hour at either end (a range can start at any millisecond).
+export type Grain = 'hour' | 'day'
+
+const HOUR = 3_600_000
+const DAY = 86_400_000
+
+export interface Segment {
+  source: Grain | 'raw'
+  from: number
+  to: number
+}
+
+const floorTo = (t: number, unit: number) => t - (((t % unit) + unit) % unit)
+const ceilTo = (t: number, unit: number) => {
+  const f = floorTo(t, unit)
+  return f === t ? t : f + unit
+}
+
+/** The segments covering [from, to) exactly, in time order; empty when from >= to. */
+export function planRange(from: number, to: number): Segment[] {
+  if (from >= to) return []
+  const h1 = ceilTo(from, HOUR)
+  const h2 = floorTo(to, HOUR)
+  if (h1 >= h2) return [{ source: 'raw', from, to }]
+  const out: Segment[] = []
+  if (from < h1) out.push({ source: 'raw', from, to: h1 })
+  const d1 = ceilTo(h1, DAY)
+  const d2 = floorTo(h2, DAY)
+  if (d1 < d2) {
+    if (h1 < d1) out.push({ source: 'hour', from: h1, to: d1 })
+    out.push({ source: 'day', from: d1, to: d2 })
+    if (d2 < h2) out.push({ source: 'hour', from: d2, to: h2 })
+  } else {
+    out.push({ source: 'hour', from: h1, to: h2 })
+  }
+  if (h2 < to) out.push({ source: 'raw', from: h2, to })
+  return out
+}

@@ -1,0 +1,145 @@
+// Reads of the analytics area: rollup rows, raw clicks for partial hours, conversions and the links a
+// question covers. Portable SQL (integer ms times, no SQLite-only functions), prepared once per shape.
+// A scope is either a whole workspace (its own rollup rows: one row per bucket) or a set of links (one
+// link, or the links a key's scope filters allow: their link rollup rows).
+import type { Database, SQLQueryBindings } from 'bun:sqlite'
+import type { Db } from '../../db/client'
+import type { Grain } from './plan'
+
+export interface AnalyticsScope {
+  workspaceId: string
+  /** One link (already checked to be the workspace's and in the key's scope). */
+  linkId?: string
+  /** A key's scope filters: only links on these domains / carrying one of these tags. */
+  domains?: readonly string[]
+  tags?: readonly string[]
+}
+
+export interface RollupRow {
+  linkId?: string
+  bucket: number
+  clicks: number
+  bots: number
+  visitors: Uint8Array | null
+  dims?: string
+}
+
+export interface RawClick {
+  linkId: string
+  clickedAt: number
+  visitor: string
+  isBot: number
+  country: string | null
+  referrer: string | null
+  browser: string | null
+  os: string | null
+  device: string | null
+}
+
+export interface ConversionFact {
+  linkId: string
+  createdAt: number
+  currency: string | null
+  value: number | null
+}
+
+/** Whether the workspace's own rollups answer for this scope (no link, no scope filters). */
+export const wholeWorkspace = (s: AnalyticsScope) => !s.linkId && !s.domains?.length && !s.tags?.length
+
+/** The SQL that picks the scope's live links as `l`, and its parameters. Test links never count. */
+function linksOf(s: AnalyticsScope): { where: string; params: SQLQueryBindings[] } {
+  const parts = ['l.workspace_id = ?', 'l.is_test = 0']
+  const params: SQLQueryBindings[] = [s.workspaceId]
+  if (s.linkId) {
+    parts.push('l.id = ?')
+    params.push(s.linkId)
+  }
+  if (s.domains?.length) {
+    parts.push(`l.domain IN (${s.domains.map(() => '?').join(', ')})`)
+    params.push(...s.domains)
+  }
+  if (s.tags?.length) {
+    parts.push(`EXISTS (SELECT 1 FROM link_tags t WHERE t.link_id = l.id AND t.tag IN (${s.tags.map(() => '?').join(', ')}))`)
+    params.push(...s.tags)
+  }
+  return { where: parts.join(' AND '), params }
+}
+
+export function createAnalyticsRepo(db: Db) {
+  const sqlite: Database = db.$client
+  const statements = new Map<string, ReturnType<Database['prepare']>>()
+  const prepared = (text: string) => {
+    let s = statements.get(text)
+    // IN lists make a shape per list length: keep the cache bounded.
+    if (!s && statements.size >= 256) statements.clear()
+    if (!s) statements.set(text, (s = sqlite.prepare(text)))
+    return s
+  }
+
+  return {
+    /** Rollup rows of one grain with bucket in [from, to): one per bucket, or per link and bucket. */
+    async rollups(s: AnalyticsScope, grain: Grain, from: number, to: number, withDims: boolean): Promise<RollupRow[]> {
+      const cols = `r.bucket AS bucket, r.clicks AS clicks, r.bots AS bots, r.visitors AS visitors${withDims ? ', r.dims AS dims' : ''}`
+      if (wholeWorkspace(s)) {
+        return prepared(`SELECT ${cols} FROM workspace_rollups r WHERE r.workspace_id = ? AND r.grain = ? AND r.bucket >= ? AND r.bucket < ?`).all(
+          s.workspaceId,
+          grain,
+          from,
+          to,
+        ) as RollupRow[]
+      }
+      const l = linksOf(s)
+      return prepared(
+        `SELECT r.link_id AS linkId, ${cols} FROM links l JOIN link_rollups r ON r.link_id = l.id AND r.grain = ? AND r.bucket >= ? AND r.bucket < ? WHERE ${l.where}`,
+      ).all(grain, from, to, ...l.params) as RollupRow[]
+    },
+
+    /** Per-link click totals of one grain over [from, to), for ranking links without reading sketches. */
+    async clicksPerLink(s: AnalyticsScope, grain: Grain, from: number, to: number): Promise<{ linkId: string; clicks: number }[]> {
+      const l = linksOf(s)
+      return prepared(
+        `SELECT r.link_id AS linkId, SUM(r.clicks) AS clicks FROM links l JOIN link_rollups r ON r.link_id = l.id AND r.grain = ? AND r.bucket >= ? AND r.bucket < ? WHERE ${l.where} GROUP BY r.link_id`,
+      ).all(grain, from, to, ...l.params) as { linkId: string; clicks: number }[]
+    },
+
+    /** Sketch rows of given links only (the ranked few), for their unique visitors. */
+    async linkSketches(linkIds: readonly string[], grain: Grain, from: number, to: number): Promise<RollupRow[]> {
+      if (!linkIds.length) return []
+      return prepared(
+        `SELECT link_id AS linkId, bucket, clicks, bots, visitors FROM link_rollups WHERE link_id IN (${linkIds.map(() => '?').join(', ')}) AND grain = ? AND bucket >= ? AND bucket < ?`,
+      ).all(...linkIds, grain, from, to) as RollupRow[]
+    },
+
+    /** Raw clicks in [from, to): only ever a partial hour at the edge of a range. */
+    async rawClicks(s: AnalyticsScope, from: number, to: number): Promise<RawClick[]> {
+      const l = linksOf(s)
+      // Without a link filter this reads every link of the scope; still each one an index range of at most an hour.
+      return prepared(
+        `SELECT c.link_id AS linkId, c.clicked_at AS clickedAt, c.visitor_hash AS visitor, c.is_bot AS isBot, c.country AS country, c.referrer_host AS referrer, c.browser AS browser, c.os AS os, c.device AS device
+         FROM links l JOIN clicks c ON c.link_id = l.id AND c.clicked_at >= ? AND c.clicked_at < ? WHERE ${l.where}`,
+      ).all(from, to, ...l.params) as RawClick[]
+    },
+
+    async conversions(s: AnalyticsScope, from: number, to: number): Promise<ConversionFact[]> {
+      const l = linksOf(s)
+      return prepared(
+        `SELECT v.link_id AS linkId, v.created_at AS createdAt, v.currency AS currency, v.value AS value
+         FROM links l JOIN conversions v ON v.link_id = l.id AND v.created_at >= ? AND v.created_at < ? WHERE ${l.where}`,
+      ).all(from, to, ...l.params) as ConversionFact[]
+    },
+
+    async countLinks(s: AnalyticsScope): Promise<number> {
+      const l = linksOf(s)
+      return (prepared(`SELECT COUNT(*) AS n FROM links l WHERE ${l.where}`).get(...l.params) as { n: number }).n
+    },
+
+    async linkDetails(ids: readonly string[]): Promise<{ id: string; slug: string; domain: string; destinationUrl: string; title: string | null }[]> {
+      if (!ids.length) return []
+      return prepared(
+        `SELECT id, slug, domain, destination_url AS destinationUrl, title FROM links WHERE id IN (${ids.map(() => '?').join(', ')})`,
+      ).all(...ids) as { id: string; slug: string; domain: string; destinationUrl: string; title: string | null }[]
+    },
+  }
+}
+
+export type AnalyticsRepo = ReturnType<typeof createAnalyticsRepo>

@@ -1,0 +1,46 @@
+// GET {base_url}/analytics/overview|timeline|top-links (spec 4.2): analytics:read, the key's scope filters.
+import { Elysia, t } from 'elysia'
+import { authPlugin } from '../../http/auth'
+import { Envelope, ErrorEnvelope, ok } from '../../http/envelope'
+import type { Runtime } from '../../runtime'
+import { IntervalSchema, Overview, RangeParams, SortSchema, Timeline, TopLinks, TopLinksLimit } from './model'
+import { createAnalyticsRepo } from './repo'
+import { overview, timeline, topLinks, type AnalyticsCtx } from './service'
+
+const errors = { 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 404: ErrorEnvelope, 429: ErrorEnvelope }
+const LinkIdParam = t.Optional(t.String({ maxLength: 64, description: 'One link (its id); the whole workspace without it' }))
+const SEMANTICS =
+  "Counts people's clicks on the workspace's live links within the calling key's scope filters; bots, crawler previews and test links never count. Figures include clicks up to about a second ago. See docs/analytics.md."
+
+export function analyticsRoutes(rt: Runtime) {
+  const ctx: AnalyticsCtx = { ...rt, analytics: createAnalyticsRepo(rt.db.db) }
+  return new Elysia({ name: 'lnk.analytics', seed: rt.instanceId, prefix: '/analytics', tags: ['Analytics'] })
+    .use(authPlugin(rt))
+    .get('/overview', async ({ caller, query }) => ok(await overview(ctx, caller, query)), {
+      permission: 'analytics:read',
+      query: t.Object({ ...RangeParams, linkId: LinkIdParam }),
+      response: { 200: Envelope(Overview), ...errors },
+      detail: { summary: 'Workspace overview', description: `Totals and top countries, referrers, browsers, OS and devices for a range. ${SEMANTICS}` },
+    })
+    .get('/timeline', async ({ caller, query }) => ok(await timeline(ctx, caller, query)), {
+      permission: 'analytics:read',
+      query: t.Object({
+        ...RangeParams,
+        linkId: LinkIdParam,
+        interval: t.Optional(t.Union(IntervalSchema.anyOf, { description: 'Bucket size; chosen from the range when omitted (the finest giving at most 400 buckets). Weeks start on Monday.' })),
+      }),
+      response: { 200: Envelope(Timeline), ...errors },
+      detail: { summary: 'Clicks over time', description: `Zero-filled buckets in tz (DST days have 23 or 25 hours). ${SEMANTICS}` },
+    })
+    .get('/top-links', async ({ caller, query }) => ok(await topLinks(ctx, caller, query)), {
+      permission: 'analytics:read',
+      query: t.Object({
+        ...RangeParams,
+        limit: TopLinksLimit,
+        sort: t.Optional(t.Union(SortSchema.anyOf, { default: 'clicks' })),
+        currency: t.Optional(t.String({ pattern: '^[A-Z]{3}$', description: 'With sort=revenue: rank by revenue in this currency (default: the one most conversions were in)' })),
+      }),
+      response: { 200: Envelope(TopLinks), ...errors },
+      detail: { summary: 'Top links', description: `Links with clicks or conversions in the range, best first. ${SEMANTICS}` },
+    })
+}

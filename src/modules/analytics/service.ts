@@ -1,0 +1,316 @@
+// Analytics questions (overview, timeline, top links) answered from the rollups: whole days from day
+// rows, hours from hour rows, raw clicks only for partial hours at the ends (plan.ts). Figures cover the
+// workspace's live links in the calling key's scope; test links never count.
+import { iso } from '../../clock'
+import type { Deps } from '../../context'
+import type { Caller } from '../../http/auth'
+import { notFound, validationFailed } from '../../http/errors'
+import { shortUrl } from '../links/service'
+import { Figures } from './figures'
+import { planRange, type Grain, type Segment } from './plan'
+import { type AnalyticsRepo, type AnalyticsScope, type ConversionFact, type RawClick, type RollupRow } from './repo'
+import { bucketStart, instantOf, INTERVALS, isTimeZone, localIso, nextBucket, parseInstant, wallTime, type Interval } from './time'
+
+export interface AnalyticsCtx extends Deps {
+  analytics: AnalyticsRepo
+}
+
+const DAY = 86_400_000
+/** Longest range one question may cover. */
+export const MAX_RANGE_DAYS = 731
+export const DEFAULT_RANGE_DAYS = 30
+/** Most buckets one timeline may have (an hourly timeline covers up to 41 days). */
+export const MAX_BUCKETS = 1000
+/** Intervals are chosen as the finest one giving at most this many buckets. */
+const AUTO_BUCKETS = 400
+export const TOP_LIMIT = 10
+export const TOP_LINKS_MAX = 100
+
+export interface RangeQuery {
+  from?: string
+  to?: string
+  tz?: string
+  linkId?: string
+}
+
+export interface Range {
+  from: number
+  to: number
+  tz: string
+}
+
+const badParam = (param: string, message: string) =>
+  validationFailed([{ path: param, message }], `${param}: ${message}`)
+
+/** from/to/tz of a query as instants; defaults to the last 30 days (today included) in tz. */
+export function resolveRange(q: RangeQuery, now: number): Range {
+  const tz = q.tz ?? 'UTC'
+  if (!isTimeZone(tz)) throw badParam('tz', `"${tz}" is not an IANA time zone (for example Europe/Berlin or America/New_York)`)
+  const parse = (param: 'from' | 'to', text: string | undefined, end: boolean) => {
+    if (text === undefined) return undefined
+    const t = parseInstant(text, tz, end)
+    if (t === null) throw badParam(param, `"${text.slice(0, 40)}" is not an ISO 8601 date (2026-03-01) or date-time (2026-03-01T12:00:00Z)`)
+    return t
+  }
+  const to = parse('to', q.to, true) ?? now
+  let from = parse('from', q.from, false)
+  if (from === undefined) {
+    const w = wallTime(tz, to - 1)
+    from = instantOf(tz, w.year, w.month, w.day - (DEFAULT_RANGE_DAYS - 1))
+  }
+  if (to <= from) throw badParam('to', `must be after from (${iso(from)})`)
+  if (to - from > MAX_RANGE_DAYS * DAY) throw badParam('from', `a range covers at most ${MAX_RANGE_DAYS} days (2 years); narrow from/to`)
+  return { from, to, tz }
+}
+
+/** The query's scope: the workspace, narrowed to one link and to the key's scope filters. */
+async function scopeOf(ctx: AnalyticsCtx, caller: Caller, linkId: string | undefined): Promise<AnalyticsScope> {
+  const filters = caller.key.scopeFilters
+  const scope: AnalyticsScope = { workspaceId: caller.workspace.id, domains: filters?.domains, tags: filters?.tags }
+  if (linkId !== undefined) {
+    const id = linkId.toLowerCase()
+    // Unknown, another workspace's, a test link or out of the key's scope: all the same 404.
+    if (!/^[0-9a-f-]{36}$/.test(id) || (await ctx.analytics.countLinks({ ...scope, linkId: id })) === 0) throw notFound(`Link ${linkId}`)
+    scope.linkId = id
+  }
+  return scope
+}
+
+/** Sorted rows and a lookup of those whose `key` falls in [from, to). */
+function index<T>(rows: T[], key: (r: T) => number) {
+  rows.sort((a, b) => key(a) - key(b))
+  const lowerBound = (t: number) => {
+    let lo = 0
+    let hi = rows.length
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1
+      if (key(rows[mid]!) < t) lo = mid + 1
+      else hi = mid
+    }
+    return lo
+  }
+  return function* within(from: number, to: number) {
+    for (let i = lowerBound(from); i < rows.length && key(rows[i]!) < to; i++) yield rows[i]!
+  }
+}
+
+/** Merges overlapping or touching segments, so each source is read once per stretch of time. */
+function coalesce(segments: Segment[]): { from: number; to: number }[] {
+  const sorted = [...segments].sort((a, b) => a.from - b.from)
+  const out: { from: number; to: number }[] = []
+  for (const s of sorted) {
+    const last = out[out.length - 1]
+    if (last && s.from <= last.to) last.to = Math.max(last.to, s.to)
+    else out.push({ from: s.from, to: s.to })
+  }
+  return out
+}
+
+/** Figures of each range (people's clicks, bots, visitors and, with `withDims`, clicks per dimension). */
+async function figuresOf(ctx: AnalyticsCtx, scope: AnalyticsScope, ranges: { from: number; to: number }[], withDims: boolean): Promise<Figures[]> {
+  const plans = ranges.map((r) => planRange(r.from, r.to))
+  const all = plans.flat()
+  const load = async (grain: Grain) => {
+    const rows: RollupRow[] = []
+    for (const span of coalesce(all.filter((s) => s.source === grain))) rows.push(...(await ctx.analytics.rollups(scope, grain, span.from, span.to, withDims)))
+    return index(rows, (r) => r.bucket)
+  }
+  const hours = await load('hour')
+  const days = await load('day')
+  const raw: RawClick[] = []
+  for (const span of coalesce(all.filter((s) => s.source === 'raw'))) raw.push(...(await ctx.analytics.rawClicks(scope, span.from, span.to)))
+  const rawWithin = index(raw, (c) => c.clickedAt)
+
+  return plans.map((segments) => {
+    const f = new Figures(withDims)
+    for (const s of segments) {
+      if (s.source === 'raw') {
+        for (const c of rawWithin(s.from, s.to)) {
+          f.addClick({ visitor: c.visitor, isBot: c.isBot === 1, country: c.country, referrer: c.referrer, browser: c.browser, os: c.os, device: c.device })
+        }
+      } else {
+        for (const row of (s.source === 'hour' ? hours : days)(s.from, s.to)) f.addRow(row)
+      }
+    }
+    return f
+  })
+}
+
+interface ConversionTotals {
+  conversions: number
+  revenue: Record<string, number>
+}
+
+const emptyConversions = (): ConversionTotals => ({ conversions: 0, revenue: {} })
+
+function addConversion(t: ConversionTotals, c: ConversionFact) {
+  t.conversions++
+  if (c.currency !== null && c.value !== null) t.revenue[c.currency] = (t.revenue[c.currency] ?? 0) + c.value
+}
+
+/** Sums of float amounts, rounded past every currency's minor unit so 3 × 19.99 reads 59.97. */
+const tidy = (revenue: Record<string, number>) =>
+  Object.fromEntries(Object.entries(revenue).sort(([a], [b]) => (a < b ? -1 : 1)).map(([c, v]) => [c, Math.round(v * 10_000) / 10_000]))
+
+export async function overview(ctx: AnalyticsCtx, caller: Caller, q: RangeQuery) {
+  const range = resolveRange(q, ctx.clock.now())
+  const scope = await scopeOf(ctx, caller, q.linkId)
+  const [figures] = await figuresOf(ctx, scope, [range], true)
+  const conv = emptyConversions()
+  for (const c of await ctx.analytics.conversions(scope, range.from, range.to)) addConversion(conv, c)
+  return {
+    from: iso(range.from),
+    to: iso(range.to),
+    tz: range.tz,
+    linkId: scope.linkId ?? null,
+    totals: {
+      clicks: figures!.clicks,
+      uniqueVisitors: figures!.visitors.estimate(),
+      botHits: figures!.bots,
+      links: await ctx.analytics.countLinks(scope),
+      conversions: conv.conversions,
+      revenue: tidy(conv.revenue),
+    },
+    top: {
+      countries: figures!.top('country', TOP_LIMIT),
+      referrers: figures!.top('referrer', TOP_LIMIT),
+      browsers: figures!.top('browser', TOP_LIMIT),
+      os: figures!.top('os', TOP_LIMIT),
+      devices: figures!.top('device', TOP_LIMIT),
+    },
+  }
+}
+
+/** The finest interval that keeps the range within AUTO_BUCKETS buckets. */
+function chooseInterval(range: Range): Interval {
+  const span = range.to - range.from
+  if (span <= AUTO_BUCKETS * 3_600_000) return 'hour'
+  if (span <= AUTO_BUCKETS * DAY) return 'day'
+  if (span <= AUTO_BUCKETS * 7 * DAY) return 'week'
+  return 'month'
+}
+
+export async function timeline(ctx: AnalyticsCtx, caller: Caller, q: RangeQuery & { interval?: string }) {
+  const range = resolveRange(q, ctx.clock.now())
+  if (q.interval !== undefined && !INTERVALS.includes(q.interval as Interval)) throw badParam('interval', `must be one of ${INTERVALS.join(', ')}`)
+  const interval = (q.interval as Interval | undefined) ?? chooseInterval(range)
+  const scope = await scopeOf(ctx, caller, q.linkId)
+
+  const buckets: { start: number; from: number; to: number }[] = []
+  for (let start = bucketStart(range.tz, interval, range.from); start < range.to; start = nextBucket(range.tz, interval, start)) {
+    if (buckets.length === MAX_BUCKETS) throw badParam('interval', `${interval} buckets over this range would be more than ${MAX_BUCKETS}; choose a longer interval or a shorter range`)
+    buckets.push({ start, from: Math.max(start, range.from), to: Math.min(nextBucket(range.tz, interval, start), range.to) })
+  }
+  const figures = await figuresOf(ctx, scope, buckets, false)
+  const conversionsWithin = index(await ctx.analytics.conversions(scope, range.from, range.to), (c) => c.createdAt)
+  return {
+    from: iso(range.from),
+    to: iso(range.to),
+    tz: range.tz,
+    interval,
+    linkId: scope.linkId ?? null,
+    buckets: buckets.map((b, i) => {
+      const conv = emptyConversions()
+      for (const c of conversionsWithin(b.from, b.to)) addConversion(conv, c)
+      return {
+        start: iso(b.start),
+        localStart: localIso(range.tz, b.start),
+        clicks: figures[i]!.clicks,
+        uniqueClicks: figures[i]!.visitors.estimate(),
+        conversions: conv.conversions,
+        revenue: tidy(conv.revenue),
+      }
+    }),
+  }
+}
+
+export const TOP_LINK_SORTS = ['clicks', 'uniqueClicks', 'conversions', 'revenue'] as const
+export type TopLinkSort = (typeof TOP_LINK_SORTS)[number]
+
+interface LinkFigures {
+  clicks: number
+  uniqueClicks: number
+  conversions: ConversionTotals
+}
+
+export async function topLinks(ctx: AnalyticsCtx, caller: Caller, q: RangeQuery & { limit?: number; sort?: TopLinkSort; currency?: string }) {
+  const range = resolveRange(q, ctx.clock.now())
+  const limit = q.limit ?? TOP_LIMIT
+  const sort = q.sort ?? 'clicks'
+  const scope = await scopeOf(ctx, caller, undefined)
+  const segments = planRange(range.from, range.to)
+
+  const perLink = new Map<string, LinkFigures>()
+  const of = (id: string) => {
+    let f = perLink.get(id)
+    if (!f) perLink.set(id, (f = { clicks: 0, uniqueClicks: 0, conversions: emptyConversions() }))
+    return f
+  }
+  for (const s of segments) {
+    if (s.source === 'raw') {
+      for (const c of await ctx.analytics.rawClicks(scope, s.from, s.to)) if (!c.isBot) of(c.linkId).clicks++
+    } else {
+      for (const r of await ctx.analytics.clicksPerLink(scope, s.source, s.from, s.to)) if (r.clicks) of(r.linkId).clicks += r.clicks
+    }
+  }
+  const perCurrency = new Map<string, number>()
+  for (const c of await ctx.analytics.conversions(scope, range.from, range.to)) {
+    addConversion(of(c.linkId).conversions, c)
+    if (c.currency) perCurrency.set(c.currency, (perCurrency.get(c.currency) ?? 0) + 1)
+  }
+
+  // Unique visitors need the sketches: for every candidate when ranking by them, else for the winners only.
+  const uniquesOf = async (ids: string[]) => {
+    const sketches = new Map(ids.map((id) => [id, new Figures(false)]))
+    for (const s of segments) {
+      if (s.source === 'raw') {
+        for (const c of await ctx.analytics.rawClicks(scope, s.from, s.to)) {
+          sketches.get(c.linkId)?.addClick({ visitor: c.visitor, isBot: c.isBot === 1, country: null, referrer: null, browser: null, os: null, device: null })
+        }
+        continue
+      }
+      for (let i = 0; i < ids.length; i += 500) {
+        for (const row of await ctx.analytics.linkSketches(ids.slice(i, i + 500), s.source, s.from, s.to)) sketches.get(row.linkId!)!.addRow(row)
+      }
+    }
+    for (const [id, f] of sketches) of(id).uniqueClicks = f.visitors.estimate()
+  }
+
+  // By default revenue ranks in the currency most conversions of the range were in (ties: alphabetical).
+  const leading = [...perCurrency].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0]?.[0]
+  const currency = sort === 'revenue' ? (q.currency ?? leading) : undefined
+  const value = (f: LinkFigures): number =>
+    sort === 'clicks' ? f.clicks : sort === 'uniqueClicks' ? f.uniqueClicks : sort === 'conversions' ? f.conversions.conversions : currency ? (f.conversions.revenue[currency] ?? 0) : 0
+  let ids = [...perLink.keys()]
+  if (sort === 'uniqueClicks') await uniquesOf(ids)
+  ids.sort((a, b) => value(perLink.get(b)!) - value(perLink.get(a)!) || perLink.get(b)!.clicks - perLink.get(a)!.clicks || (a < b ? -1 : 1))
+  ids = ids.slice(0, limit)
+  if (sort !== 'uniqueClicks') await uniquesOf(ids)
+
+  const details = new Map((await ctx.analytics.linkDetails(ids)).map((l) => [l.id, l]))
+  return {
+    from: iso(range.from),
+    to: iso(range.to),
+    tz: range.tz,
+    sort,
+    currency: sort === 'revenue' ? (currency ?? null) : null,
+    links: ids
+      .filter((id) => details.has(id))
+      .map((id) => {
+        const l = details.get(id)!
+        const f = perLink.get(id)!
+        return {
+          id,
+          slug: l.slug,
+          domain: l.domain,
+          shortUrl: shortUrl(ctx, l),
+          destinationUrl: l.destinationUrl,
+          title: l.title,
+          clicks: f.clicks,
+          uniqueClicks: f.uniqueClicks,
+          conversions: f.conversions.conversions,
+          revenue: tidy(f.conversions.revenue),
+        }
+      }),
+  }
+}

@@ -1,0 +1,113 @@
+// The pieces analytics answers with: the visitor sketch (exactness while small, error bound when large,
+// merging), the reading plan of a range, and calendar arithmetic in IANA zones around DST changes.
+import { describe, expect, test } from 'bun:test'
+import { createHmac } from 'node:crypto'
+import { HLL_STANDARD_ERROR, Sketch } from '../../src/modules/analytics/hll'
+import { planRange } from '../../src/modules/analytics/plan'
+import { bucketStart, instantOf, localIso, nextBucket, offsetAt, parseInstant } from '../../src/modules/analytics/time'
+
+const visitor = (i: number) => createHmac('sha256', 'k').update(`v|${i}`).digest('base64url').slice(0, 32)
+const H = 3_600_000
+const D = 24 * H
+
+describe('visitor sketch', () => {
+  test('counts exactly while sparse, whatever the order and repetition', () => {
+    const s = new Sketch()
+    expect(s.estimate()).toBe(0)
+    for (let round = 0; round < 3; round++) for (let i = 0; i < 700; i++) s.addVisitor(visitor(i))
+    expect(s.estimate()).toBe(700)
+  })
+
+  test('encode → merge round-trips, and merging sketches counts the union', () => {
+    const a = new Sketch()
+    const b = new Sketch()
+    for (let i = 0; i < 300; i++) a.addVisitor(visitor(i))
+    for (let i = 200; i < 600; i++) b.addVisitor(visitor(i))
+    const u = new Sketch()
+    u.merge(a.encode())
+    u.merge(b.encode())
+    expect(u.estimate()).toBe(600)
+  })
+
+  test(`large counts stay within 3 standard errors (${(HLL_STANDARD_ERROR * 100).toFixed(1)} %)`, () => {
+    for (const n of [5_000, 50_000, 200_000]) {
+      const s = new Sketch()
+      for (let i = 0; i < n; i++) s.addVisitor(visitor(i))
+      expect(Math.abs(s.estimate() - n) / n).toBeLessThan(3 * HLL_STANDARD_ERROR)
+    }
+  })
+
+  test('merging dense and sparse sketches equals one sketch of everything', () => {
+    const dense = new Sketch()
+    for (let i = 0; i < 20_000; i++) dense.addVisitor(visitor(i))
+    const sparse = new Sketch()
+    for (let i = 19_900; i < 20_400; i++) sparse.addVisitor(visitor(i))
+    const all = new Sketch()
+    for (let i = 0; i < 20_400; i++) all.addVisitor(visitor(i))
+    const merged = new Sketch()
+    merged.merge(sparse.encode())
+    merged.merge(dense.encode())
+    expect(merged.estimate()).toBe(all.estimate())
+    expect(dense.encode().length).toBe(4097)
+  })
+})
+
+describe('reading plan of a range', () => {
+  const t0 = Date.UTC(2026, 2, 1)
+  test('whole days in the middle, hours at the sides, raw clicks for partial hours', () => {
+    const from = t0 + 5 * H + 30 * 60_000
+    const to = t0 + 3 * D + 2 * H + 15 * 60_000
+    expect(planRange(from, to)).toEqual([
+      { source: 'raw', from, to: t0 + 6 * H },
+      { source: 'hour', from: t0 + 6 * H, to: t0 + D },
+      { source: 'day', from: t0 + D, to: t0 + 3 * D },
+      { source: 'hour', from: t0 + 3 * D, to: t0 + 3 * D + 2 * H },
+      { source: 'raw', from: t0 + 3 * D + 2 * H, to },
+    ])
+  })
+  test('aligned ranges read no raw clicks; short ones only raw', () => {
+    expect(planRange(t0, t0 + 2 * D)).toEqual([{ source: 'day', from: t0, to: t0 + 2 * D }])
+    expect(planRange(t0 + 5 * H, t0 + 29 * H)).toEqual([{ source: 'hour', from: t0 + 5 * H, to: t0 + 29 * H }])
+    expect(planRange(t0 + 60_000, t0 + 120_000)).toEqual([{ source: 'raw', from: t0 + 60_000, to: t0 + 120_000 }])
+    expect(planRange(t0, t0)).toEqual([])
+  })
+})
+
+describe('time zones', () => {
+  const NY = 'America/New_York'
+  test('offsets and local midnight across the 2026 DST changes', () => {
+    expect(offsetAt(NY, Date.UTC(2026, 0, 15))).toBe(-5 * H)
+    expect(offsetAt(NY, Date.UTC(2026, 6, 15))).toBe(-4 * H)
+    expect(instantOf(NY, 2026, 3, 8)).toBe(Date.UTC(2026, 2, 8, 5))
+    expect(instantOf(NY, 2026, 3, 9)).toBe(Date.UTC(2026, 2, 9, 4))
+    // 02:30 on 8 March does not exist in New York: moved forward by the gap, to 03:30 EDT.
+    expect(instantOf(NY, 2026, 3, 8, 2, 30)).toBe(Date.UTC(2026, 2, 8, 7, 30))
+  })
+
+  test('a DST day has 23 hours, the autumn one 25; weeks start on Monday; months follow the calendar', () => {
+    const spring = instantOf(NY, 2026, 3, 8)
+    expect(nextBucket(NY, 'day', spring) - spring).toBe(23 * H)
+    const autumn = instantOf(NY, 2026, 11, 1)
+    expect(nextBucket(NY, 'day', autumn) - autumn).toBe(25 * H)
+    // Wednesday 11 March 2026 → Monday 9 March.
+    expect(bucketStart(NY, 'week', Date.UTC(2026, 2, 11, 18))).toBe(instantOf(NY, 2026, 3, 9))
+    expect(bucketStart(NY, 'month', Date.UTC(2026, 2, 1, 3))).toBe(instantOf(NY, 2026, 2, 1))
+    expect(nextBucket('Europe/Berlin', 'month', instantOf('Europe/Berlin', 2026, 12, 1))).toBe(instantOf('Europe/Berlin', 2027, 1, 1))
+  })
+
+  test('a zone whose day starts in the DST gap (Santiago) and a half-hour zone (Kolkata)', () => {
+    // Chile moved clocks from 24:00 to 01:00 on 6 September 2026: that day starts at 01:00 local.
+    const day = instantOf('America/Santiago', 2026, 9, 6)
+    expect(localIso('America/Santiago', day)).toBe('2026-09-06T01:00:00.000-03:00')
+    expect(localIso('Asia/Kolkata', instantOf('Asia/Kolkata', 2026, 3, 1))).toBe('2026-03-01T00:00:00.000+05:30')
+  })
+
+  test('parsing dates and date-times', () => {
+    expect(parseInstant('2026-03-08', NY)).toBe(Date.UTC(2026, 2, 8, 5))
+    expect(parseInstant('2026-03-08', NY, true)).toBe(Date.UTC(2026, 2, 9, 4))
+    expect(parseInstant('2026-03-08T12:00', NY)).toBe(Date.UTC(2026, 2, 8, 16))
+    expect(parseInstant('2026-03-08T12:00:00Z', NY)).toBe(Date.UTC(2026, 2, 8, 12))
+    expect(parseInstant('2026-03-08T12:00:00+01:00', NY)).toBe(Date.UTC(2026, 2, 8, 11))
+    for (const bad of ['2026-02-30', '2026-13-01', 'yesterday', '2026-03-08T25:00', '1700000000', '']) expect(parseInstant(bad, NY)).toBeNull()
+  })
+})
