@@ -7,7 +7,7 @@
 // hash collisions at 2^25, far below one visitor. The hash is the visitor's keyed HMAC (clicks-repo), so
 // its bits are already uniform.
 //
-// Encoding (a BLOB): byte 0 = 0 → sparse, then 4-byte big-endian entries (index25 << 6 | rank), sorted;
+// Encoding (a BLOB): byte 0 = 0 → sparse, then 4-byte big-endian entries (index25 << 6 | rank), in any order;
 // byte 0 = 1 → dense, then the 4096 registers.
 
 const P = 12
@@ -98,10 +98,6 @@ export class Sketch {
     }
   }
 
-  mergeSketch(other: Sketch) {
-    this.merge(other.encode())
-  }
-
   encode(): Uint8Array {
     if (this.dense) {
       const out = new Uint8Array(M + 1)
@@ -109,11 +105,11 @@ export class Sketch {
       out.set(this.dense, 1)
       return out
     }
-    const keys = [...this.sparse!.keys()].sort((a, b) => a - b)
-    const out = new Uint8Array(1 + keys.length * 4)
+    // Entries in insertion order: merging does not need them sorted, and the flush encodes often.
+    const out = new Uint8Array(1 + this.sparse!.size * 4)
     let o = 1
-    for (const key of keys) {
-      const e = ((key << 6) | this.sparse!.get(key)!) >>> 0
+    for (const [key, r] of this.sparse!) {
+      const e = ((key << 6) | r) >>> 0
       out[o++] = e >>> 24
       out[o++] = (e >>> 16) & 255
       out[o++] = (e >>> 8) & 255

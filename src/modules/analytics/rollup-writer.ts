@@ -1,12 +1,19 @@
 // Keeps the rollups (db/schema/analytics.ts) in step with the clicks: the click flush adds each batch here
 // inside its own transaction, so a click and its share of every rollup commit together. A batch is summed
-// in memory first, so each touched bucket costs one read and one write however many clicks it got.
-// Plain SQL prepared once, like the rest of the flush: it is the busiest write of the service.
+// in memory first, so each touched bucket costs one write however many clicks it got.
+//
+// The buckets being filled (this hour, this day) are rewritten by every flush, so the writer keeps them
+// decoded in memory instead of reading, parsing and decoding the row each time. A cached bucket is trusted
+// only while the row still holds the counts the writer last wrote (one cheap primary-key read of two
+// integers), so neither another writer (a second process, the main-thread fallback) nor a rolled-back
+// flush can make it write stale figures. Plain SQL prepared once, like the rest of the flush: it is the busiest write of the service.
 import type { Database } from 'bun:sqlite'
 import { type ClickFacts, Figures } from './figures'
 
 export const HOUR = 3_600_000
 export const DAY = 86_400_000
+/** Buckets kept decoded; past it the cache starts afresh (it only saves reads). */
+const CACHE_MAX = 20_000
 
 export interface RollupClick extends ClickFacts {
   linkId: string
@@ -21,8 +28,12 @@ interface StoredRow {
   dims: string
 }
 
+type Scope = 'l' | 'w'
+type Grain = 'hour' | 'day'
+
 export function createRollupWriter(sqlite: Database) {
   const statements = (table: 'link_rollups' | 'workspace_rollups', key: 'link_id' | 'workspace_id') => ({
+    counts: sqlite.prepare(`SELECT clicks, bots FROM ${table} WHERE ${key} = ? AND grain = ? AND bucket = ?`),
     read: sqlite.prepare(`SELECT clicks, bots, visitors, dims FROM ${table} WHERE ${key} = ? AND grain = ? AND bucket = ?`),
     write: sqlite.prepare(
       `INSERT INTO ${table} (${key}, grain, bucket, clicks, bots, visitors, dims) VALUES (?, ?, ?, ?, ?, ?, ?)
@@ -30,15 +41,30 @@ export function createRollupWriter(sqlite: Database) {
     ),
   })
   const scopes = { l: statements('link_rollups', 'link_id'), w: statements('workspace_rollups', 'workspace_id') }
+  const cache = new Map<string, Figures>()
+
+  /** The bucket's figures as stored, from the cache when it is still what the row holds. */
+  function current(scope: Scope, id: string, grain: Grain, bucket: number, key: string): Figures {
+    const s = scopes[scope]
+    const cached = cache.get(key)
+    if (cached) {
+      const row = s.counts.get(id, grain, bucket) as { clicks: number; bots: number } | null
+      if (row && row.clicks === cached.clicks && row.bots === cached.bots) return cached
+    }
+    const f = new Figures()
+    const stored = s.read.get(id, grain, bucket) as StoredRow | null
+    if (stored) f.addRow(stored)
+    return f
+  }
 
   /** Call inside the flush's transaction. */
   return function addToRollups(batch: readonly RollupClick[]) {
-    const buckets = new Map<string, { scope: 'l' | 'w'; id: string; grain: 'hour' | 'day'; bucket: number; figures: Figures }>()
-    const into = (scope: 'l' | 'w', id: string, grain: 'hour' | 'day', bucket: number, c: RollupClick) => {
+    const touched = new Map<string, { scope: Scope; id: string; grain: Grain; bucket: number; clicks: RollupClick[] }>()
+    const into = (scope: Scope, id: string, grain: Grain, bucket: number, c: RollupClick) => {
       const key = `${scope}\u0000${id}\u0000${grain}\u0000${bucket}`
-      let b = buckets.get(key)
-      if (!b) buckets.set(key, (b = { scope, id, grain, bucket, figures: new Figures() }))
-      b.figures.addClick(c)
+      let t = touched.get(key)
+      if (!t) touched.set(key, (t = { scope, id, grain, bucket, clicks: [] }))
+      t.clicks.push(c)
     }
     for (const c of batch) {
       const hour = c.clickedAt - (c.clickedAt % HOUR)
@@ -48,12 +74,12 @@ export function createRollupWriter(sqlite: Database) {
       into('w', c.workspaceId, 'hour', hour, c)
       into('w', c.workspaceId, 'day', day, c)
     }
-    for (const b of buckets.values()) {
-      const s = scopes[b.scope]
-      const stored = s.read.get(b.id, b.grain, b.bucket) as StoredRow | null
-      if (stored) b.figures.addRow(stored)
-      const f = b.figures
-      s.write.run(b.id, b.grain, b.bucket, f.clicks, f.bots, f.visitors.empty ? null : f.visitors.encode(), f.dimsJson())
+    if (cache.size + touched.size > CACHE_MAX) cache.clear()
+    for (const [key, t] of touched) {
+      const f = current(t.scope, t.id, t.grain, t.bucket, key)
+      for (const c of t.clicks) f.addClick(c)
+      scopes[t.scope].write.run(t.id, t.grain, t.bucket, f.clicks, f.bots, f.visitors.empty ? null : f.visitors.encode(), f.dimsJson())
+      cache.set(key, f)
     }
   }
 }
