@@ -1,6 +1,6 @@
 // The durable job queue on SQLite: data access only. Claiming is one UPDATE … RETURNING, so two workers
 // (threads or processes) never take the same job; a lease lets another worker resume a job whose worker died.
-import { and, asc, eq, inArray, lte, or, sql } from 'drizzle-orm'
+import { and, asc, eq, inArray, lte, notInArray, or, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { jobs } from '../db/schema'
 import type { Tx } from '../db/tx'
@@ -47,15 +47,33 @@ export function enqueue(tx: Tx, input: EnqueueInput, now: number): string | null
   return inserted.length ? id : null
 }
 
+/**
+ * enqueue() for hot paths (the webhook fan-out, a job per delivery): the same row through one statement
+ * prepared once, for one job type without a unique key. Synchronous: call it inside the caller's
+ * transaction on the same connection.
+ */
+export function preparedEnqueue(db: Db, type: string, maxAttempts: number) {
+  const insert = db.$client.prepare(
+    "INSERT INTO jobs (id, type, payload, status, run_at, attempts, max_attempts, unique_key, created_at, updated_at) VALUES (?, ?, ?, 'pending', ?, 0, ?, NULL, ?, ?)",
+  )
+  return (payload: unknown, runAt: number, now: number): string => {
+    const id = newId('job')
+    insert.run(id, type, JSON.stringify(payload ?? null), runAt, maxAttempts, now, now)
+    return id
+  }
+}
+
 export function createJobQueue(db: Db) {
   return {
     /** Claims up to `limit` due jobs (pending and due, or running with a lapsed lease) for `workerId`. */
-    async claim(workerId: string, now: number, limit: number, leaseMs: number): Promise<JobRow[]> {
+    /** Claims up to `limit` due jobs, of the given types only or of all but `except`. */
+    async claim(workerId: string, now: number, limit: number, leaseMs: number, types: { only?: string[]; except?: string[] } = {}): Promise<JobRow[]> {
       if (limit <= 0) return []
-      const claimable = or(and(eq(jobs.status, 'pending'), lte(jobs.runAt, now)), and(eq(jobs.status, 'running'), lte(jobs.lockedUntil, now)))
+      const due = or(and(eq(jobs.status, 'pending'), lte(jobs.runAt, now)), and(eq(jobs.status, 'running'), lte(jobs.lockedUntil, now)))
+      const claimable = types.only ? and(due, inArray(jobs.type, types.only)) : types.except?.length ? and(due, notInArray(jobs.type, types.except)) : due
       // A plain read first: an idle queue never asks for the write lock.
       if (!db.select({ id: jobs.id }).from(jobs).where(claimable).limit(1).get()) return []
-      const due = db
+      const picked = db
         .select({ id: jobs.id })
         .from(jobs)
         .where(claimable)
@@ -64,7 +82,7 @@ export function createJobQueue(db: Db) {
       return db
         .update(jobs)
         .set({ status: 'running', lockedBy: workerId, lockedUntil: now + leaseMs, attempts: sql`${jobs.attempts} + 1`, updatedAt: now })
-        .where(inArray(jobs.id, due))
+        .where(inArray(jobs.id, picked))
         .returning()
         .all()
     },

@@ -51,8 +51,10 @@ const isBusy = (err: unknown) => (err as { code?: string }).code?.startsWith('SQ
 export class Worker {
   readonly id: string
   private handlers = new Map<string, JobHandler>()
+  /** Job types with slots of their own (type → concurrency), claimed apart from the shared slots. */
+  private lanes = new Map<string, number>()
   private consumers: OutboxConsumer[] = []
-  private inFlight = new Map<string, Promise<void>>()
+  private inFlight = new Map<string, { type: string; done: Promise<void> }>()
   private timer: ReturnType<typeof setTimeout> | null = null
   private running = false
   private ticking: Promise<void> | null = null
@@ -72,9 +74,15 @@ export class Worker {
     this.backoff = options.backoff ?? defaultBackoff
   }
 
-  handle(type: string, handler: JobHandler) {
+  /**
+   * Registers the handler of a job type. With `lane`, that type runs in slots of its own (that many at
+   * once) instead of the shared ones: work that waits on the network (webhook deliveries, up to their
+   * timeout each) then never holds up the rest.
+   */
+  handle(type: string, handler: JobHandler, options: { lane?: number } = {}) {
     if (this.handlers.has(type)) throw new Error(`a handler for job type "${type}" is already registered`)
     this.handlers.set(type, handler)
+    if (options.lane !== undefined) this.lanes.set(type, Math.max(1, options.lane))
     return this
   }
 
@@ -107,7 +115,7 @@ export class Worker {
     if (this.timer) clearTimeout(this.timer)
     this.timer = null
     await this.ticking
-    const pending = [...this.inFlight.values()]
+    const pending = [...this.inFlight.values()].map((j) => j.done)
     if (pending.length) {
       let timedOut = false
       // A cleared timer rather than Bun.sleep(): a sleep left pending would keep the process alive for the
@@ -136,7 +144,7 @@ export class Worker {
     let total = 0
     for (;;) {
       this.dispatch()
-      const claimed = await this.claimAndStart(this.concurrency)
+      const claimed = await this.claimAndStart()
       if (!claimed.length) break
       total += claimed.length
       await Promise.allSettled(claimed)
@@ -165,7 +173,7 @@ export class Worker {
       if (!isBusy(err)) this.deps.log.error('outbox dispatch failed', { error: (err as Error).message })
     }
     try {
-      await this.claimAndStart(this.concurrency - this.inFlight.size)
+      await this.claimAndStart()
     } catch (err) {
       if (!isBusy(err)) this.deps.log.error('worker tick failed', { error: (err as Error).message })
     }
@@ -190,8 +198,13 @@ export class Worker {
     }
   }
 
-  private async claimAndStart(limit: number): Promise<Promise<void>[]> {
-    const jobs = await this.deps.queue.claim(this.id, this.deps.clock.now(), limit, this.leaseMs)
+  /** Claims what free slots allow, shared slots and each lane apart, and starts the jobs. */
+  private async claimAndStart(): Promise<Promise<void>[]> {
+    const { queue, clock } = this.deps
+    const busy = (type?: string) => [...this.inFlight.values()].filter((j) => (type === undefined ? !this.lanes.has(j.type) : j.type === type)).length
+    const now = clock.now()
+    const jobs = await queue.claim(this.id, now, this.concurrency - busy(), this.leaseMs, { except: [...this.lanes.keys()] })
+    for (const [type, slots] of this.lanes) jobs.push(...(await queue.claim(this.id, now, slots - busy(type), this.leaseMs, { only: [type] })))
     return jobs.map((job) => {
       const p = this.execute(job)
         // execute() handles handler errors itself; what reaches here is the queue failing to record the
@@ -203,7 +216,7 @@ export class Worker {
           // A finished job frees a slot: look for more at once instead of waiting for the poll.
           if (this.running) this.schedule(0)
         })
-      this.inFlight.set(job.id, p)
+      this.inFlight.set(job.id, { type: job.type, done: p })
       return p
     })
   }

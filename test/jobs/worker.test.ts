@@ -337,6 +337,32 @@ describe('the background loop', () => {
     expect(rt.db.db.select().from(jobs).all()).toHaveLength(0)
   })
 
+  test('a lane: its type runs in slots of its own, so stuck jobs of it never hold up the others', async () => {
+    const { rt } = env({ concurrency: 1, pollMs: 5 })
+    workers.push(rt.worker)
+    const gate = deferred()
+    let stuck = 0
+    let peakStuck = 0
+    const quick: string[] = []
+    rt.worker.handle('test.network', async () => {
+      stuck++
+      peakStuck = Math.max(peakStuck, stuck)
+      await gate.promise
+      stuck--
+    }, { lane: 3 })
+    rt.worker.handle('test.quick', async (payload) => void quick.push(String(payload)))
+    for (let i = 0; i < 5; i++) add(rt, { type: 'test.network' })
+    for (const name of ['a', 'b', 'c']) add(rt, { type: 'test.quick', payload: name })
+    rt.worker.start()
+    // Three network jobs fill their lane; the quick ones still run, one at a time in the one shared slot.
+    await waitFor(() => quick.length === 3 && stuck === 3)
+    expect(peakStuck).toBe(3)
+    expect(quick.sort()).toEqual(['a', 'b', 'c'])
+    gate.resolve()
+    await waitFor(async () => (await rt.queue.depth(rt.clock.now())).running === 0 && rt.db.db.select().from(jobs).all().length === 0)
+    expect(peakStuck).toBe(3)
+  })
+
   test('stop(timeout) gives back jobs still running, attempt uncounted, and another worker takes them at once', async () => {
     const { rt, clock } = env({ pollMs: 5, leaseMs: 60_000 })
     const started = deferred()
