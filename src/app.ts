@@ -14,6 +14,7 @@ import { identityRoutes } from './modules/identity/routes'
 import { openapiDocs } from './modules/platform/openapi'
 import { opsRoutes } from './modules/platform/ops-routes'
 import { qrRoutes } from './modules/qr/routes'
+import { webhookRoutes } from './modules/webhooks/routes'
 import type { Runtime } from './runtime'
 
 async function withRequestId(response: Response | Promise<Response>, id: string) {
@@ -138,7 +139,7 @@ export function createApp(rt: Runtime) {
     })
     .use(openapiDocs())
     .use(opsRoutes(rt))
-    .group('/v1', (v1) => v1.use(identityRoutes(rt)).use(apiKeyRoutes(rt)).use(linkRoutes(rt)).use(qrRoutes(rt)).use(conversionRoutes(rt)).use(analyticsRoutes(rt)))
+    .group('/v1', (v1) => v1.use(identityRoutes(rt)).use(apiKeyRoutes(rt)).use(linkRoutes(rt)).use(qrRoutes(rt)).use(conversionRoutes(rt)).use(analyticsRoutes(rt)).use(webhookRoutes(rt)))
 
   return app
 }

@@ -1,5 +1,7 @@
 // Environment + flags -> one validated, typed Config. Every setting is an LNK_* variable and the matching
 // --flag on `serve`; a bad value stops start-up with one line that names it.
+import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto'
+import { readFileSync } from 'node:fs'
 import { isIP } from 'node:net'
 import { resolve } from 'node:path'
 import { openGeoDb } from './modules/analytics/enrich'
@@ -29,6 +31,17 @@ export interface Config {
   geoipDb: string | null
   /** Days raw clicks are kept; hourly and daily rollups are kept for good. */
   clickRetentionDays: number
+  /** Static outbound addresses of webhook deliveries, as announced by GET /v1/webhooks/info (empty: not pinned). */
+  webhookEgressIps: string[]
+  /** PEM client certificate and key presented to endpoints with mtlsEnabled (read at start-up), or null. */
+  webhookClientCert: string | null
+  webhookClientKey: string | null
+  /** Extra PEM CA certificates trusted for webhook targets (private CAs), or null. */
+  webhookCa: string | null
+  /** Webhook requests in flight at once across all endpoints. */
+  webhookMaxInFlight: number
+  /** Days finished webhook deliveries (success or dead) are kept with their attempts. */
+  webhookRetentionDays: number
 }
 
 export class ConfigError extends Error {}
@@ -227,7 +240,99 @@ export const SETTINGS: Setting[] = [
     fallback: () => '400',
     parse: integer(1, 36_500),
   },
+  {
+    key: 'webhookEgressIps',
+    env: 'LNK_WEBHOOK_EGRESS_IPS',
+    flag: 'webhook-egress-ips',
+    help: 'comma-separated static outbound addresses of webhook deliveries, published by /v1/webhooks/info',
+    fallback: () => '',
+    parse: (raw) => {
+      const ips = list(raw)
+      for (const ip of ips) if (!isIP(ip)) throw new Error(`"${ip}" is not an IP address`)
+      return [...new Set(ips)]
+    },
+  },
+  {
+    key: 'webhookClientCert',
+    env: 'LNK_WEBHOOK_CLIENT_CERT',
+    flag: 'webhook-client-cert',
+    help: 'PEM file of the client certificate presented to webhook endpoints with mtlsEnabled',
+    fallback: () => '',
+    parse: certificateFile,
+  },
+  {
+    key: 'webhookClientKey',
+    env: 'LNK_WEBHOOK_CLIENT_KEY',
+    flag: 'webhook-client-key',
+    help: 'PEM file of the private key of LNK_WEBHOOK_CLIENT_CERT (both or neither)',
+    fallback: () => '',
+    parse: (raw, c) => {
+      if (!raw.trim()) {
+        if (c.webhookClientCert) throw new Error('must be set when LNK_WEBHOOK_CLIENT_CERT is (both or neither)')
+        return null
+      }
+      if (!c.webhookClientCert) throw new Error('needs LNK_WEBHOOK_CLIENT_CERT as well (both or neither)')
+      const pem = readPem(raw.trim(), 'PRIVATE KEY')
+      let key: KeyObject
+      try {
+        key = createPrivateKey(pem)
+      } catch (err) {
+        throw new Error(`holds no valid private key: ${(err as Error).message}`)
+      }
+      // A mismatched pair would only show as handshake failures on every mTLS delivery.
+      if (!new X509Certificate(c.webhookClientCert).checkPrivateKey(key)) throw new Error('does not belong to the certificate of LNK_WEBHOOK_CLIENT_CERT')
+      return pem
+    },
+  },
+  {
+    key: 'webhookCa',
+    env: 'LNK_WEBHOOK_CA_FILE',
+    flag: 'webhook-ca-file',
+    help: 'PEM file of extra CA certificates trusted for webhook targets (private CAs)',
+    fallback: () => '',
+    parse: certificateFile,
+  },
+  {
+    key: 'webhookMaxInFlight',
+    env: 'LNK_WEBHOOK_MAX_IN_FLIGHT',
+    flag: 'webhook-max-in-flight',
+    help: 'webhook requests in flight at once across all endpoints',
+    fallback: () => '32',
+    parse: integer(1, 10_000),
+  },
+  {
+    key: 'webhookRetentionDays',
+    env: 'LNK_WEBHOOK_RETENTION_DAYS',
+    flag: 'webhook-retention-days',
+    help: 'days finished webhook deliveries (success or dead) and their attempts are kept',
+    fallback: () => '30',
+    parse: integer(1, 3_650),
+  },
 ]
+
+/** A PEM file of certificates, read and checked at start-up; null when the setting is empty. */
+function certificateFile(raw: string): string | null {
+  if (!raw.trim()) return null
+  const pem = readPem(raw.trim(), 'CERTIFICATE')
+  try {
+    new X509Certificate(pem)
+  } catch (err) {
+    throw new Error(`holds no valid certificate: ${(err as Error).message}`)
+  }
+  return pem
+}
+
+/** Reads a PEM file at start-up, so a wrong path stops start-up instead of failing every delivery. */
+function readPem(path: string, label: string): string {
+  let text: string
+  try {
+    text = readFileSync(resolve(path), 'utf8')
+  } catch (err) {
+    throw new Error(`cannot be read: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`)
+  }
+  if (!text.includes(`-----BEGIN `) || !text.includes(label)) throw new Error(`is not a PEM file holding a ${label}`)
+  return text
+}
 
 /**
  * Reads every setting from flags (first) or the environment, falling back to defaults.

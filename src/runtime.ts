@@ -23,6 +23,7 @@ import { ClickBuffer } from './modules/redirect/click-buffer'
 import { createClicksRepo, type ClicksRepo } from './modules/redirect/clicks-repo'
 import { inlineClickWriter, threadClickWriter } from './modules/redirect/click-writer'
 import { createRedirectHandler, type RedirectHandler } from './modules/redirect/handler'
+import { registerWebhooks } from './modules/webhooks/register'
 import { base62 } from './random'
 
 export interface Runtime {
@@ -116,6 +117,7 @@ export function createRuntime(config: Config, options: RuntimeOptions = {}): Run
   }
   rt.redirect = createRedirectHandler(rt)
   registerPlatformJobs(rt)
+  registerWebhooks(rt)
   rt.metrics.gauge('lnk_jobs_due', 'Jobs due now and not yet claimed (queue depth).', async () => (await queue.depth(clock.now())).due)
   rt.metrics.gauge('lnk_jobs_running', 'Jobs being run.', async () => (await queue.depth(clock.now())).running)
   rt.metrics.gauge('lnk_click_buffer', 'Clicks waiting in memory for the next flush.', () => clickBuffer.size)

@@ -16,6 +16,7 @@ export const OPENAPI_TAGS = [
   { name: 'Conversions', description: 'The public conversion beacon: attribute a sale or sign-up to the click that brought the visitor' },
   { name: 'Links', description: 'Short links: create (one or in bulk), list, read, change and delete' },
   { name: 'Analytics', description: "Clicks, unique visitors, bots, conversions and revenue over time: workspace overview, timeline and top links" },
+  { name: 'Webhooks', description: 'Outbound webhook endpoints, their signed deliveries, replays, secret rotation and test pings' },
   { name: 'API keys', description: "The workspace's API keys: create, list and manage them; secrets are shown once" },
   { name: 'Operations', description: 'Health, readiness and metrics, outside /v1' },
   { name: 'Documentation', description: 'This description of the API, as an OpenAPI 3.1 document' },

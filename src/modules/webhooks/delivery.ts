@@ -1,0 +1,232 @@
+// One attempt of a delivery: build the body (envelope, template output, or a Slack/Discord message), sign it
+// with every live secret, send it through the SSRF-checked outbound client, and record the attempt and its
+// consequences (success, the next retry, dead, disabling the endpoint) in one transaction.
+import { iso } from '../../clock'
+import { sendOutbound } from '../../net/outbound'
+import { newId, sortableId } from '../../random'
+import { discordBody, slackBody } from './formats'
+import type { AttemptOutcome, DeliverPayload, DeliveryRow, EndpointRow, NewDelivery } from './repo'
+import { deliveryId } from './ids'
+import { AUTO_DISABLE_AFTER_MS, AUTO_DISABLE_FAILURES, DEFER_MS, SLOT_WAIT_MS, nextAttemptAt, parseRetryAfter, TIMEOUT_MS } from './schedule'
+import { redactHeaders, signatureHeaders } from './signing'
+import { egressPolicy, type WebhooksCtx } from './state'
+import { renderTemplate } from './template'
+
+export const USER_AGENT = 'lnk-webhooks/1.0'
+export const SIGNATURE_HEADERS = ['webhook-id', 'webhook-timestamp', 'webhook-signature', 'x-service-signature'] as const
+/** Header values that are credentials: never stored or shown beyond a hint. */
+const SECRET_HEADERS = ['webhook-signature', 'x-service-signature']
+export const EVENT_HEADER = 'x-service-event'
+
+const AUTO_DISABLE = {
+  failures: AUTO_DISABLE_FAILURES,
+  afterMs: AUTO_DISABLE_AFTER_MS,
+  reason: `Disabled automatically: ${AUTO_DISABLE_FAILURES} or more consecutive failed attempts and no success for 5 days`,
+}
+
+/** Secrets that sign now, newest first: the current one, and the previous one during its grace. */
+export function liveSecrets(endpoint: EndpointRow, now: number): string[] {
+  const secrets = [endpoint.secret]
+  if (endpoint.previousSecret && endpoint.previousSecretExpiresAt != null && endpoint.previousSecretExpiresAt > now) secrets.push(endpoint.previousSecret)
+  return secrets
+}
+
+/** The body sent for a payload. A test ping skips the template (the contract), never the Slack/Discord shape. */
+export function bodyFor(endpoint: EndpointRow, payload: Record<string, unknown>, ping: boolean): unknown {
+  if (endpoint.format === 'slack') return slackBody(payload as unknown as Parameters<typeof slackBody>[0])
+  if (endpoint.format === 'discord') return discordBody(payload as unknown as Parameters<typeof discordBody>[0])
+  if (!ping && endpoint.transform) return renderTemplate(endpoint.transform.template, payload)
+  return payload
+}
+
+interface Sent {
+  attempt: AttemptOutcome['attempt']
+  ok: boolean
+  status: number | null
+  durationMs: number
+  error: string | null
+  retryAfter: string | undefined
+  finishedAt: number
+}
+
+/** Signs and sends one request for the delivery; never throws for what the network or receiver does. */
+async function sendOnce(ctx: WebhooksCtx, endpoint: EndpointRow, delivery: DeliveryRow, attemptNo: number, ping: boolean): Promise<Sent> {
+  const startedAt = ctx.clock.now()
+  let body: string
+  try {
+    body = JSON.stringify(bodyFor(endpoint, delivery.payload ?? {}, ping)) ?? 'null'
+  } catch (err) {
+    body = ''
+    const error = `the body could not be built: ${(err as Error).message}`
+    return {
+      attempt: { id: newId('wha'), deliveryId: delivery.id, attempt: attemptNo, startedAt, durationMs: 0, request: { method: 'POST', url: endpoint.url, headers: {}, body }, responseStatus: null, responseHeaders: null, responseBody: null, responseBodyTruncated: false, error, address: null },
+      ok: false,
+      status: null,
+      durationMs: 0,
+      error,
+      retryAfter: undefined,
+      finishedAt: startedAt,
+    }
+  }
+  const headers: Record<string, string> = {}
+  for (const h of endpoint.customHeaders) headers[h.name] = h.value
+  Object.assign(
+    headers,
+    { 'content-type': 'application/json', 'user-agent': USER_AGENT, [EVENT_HEADER]: delivery.event },
+    signatureHeaders({ id: delivery.idempotencyKey, timestamp: Math.floor(startedAt / 1000), body, secrets: liveSecrets(endpoint, startedAt) }),
+  )
+  const mtls = endpoint.mtlsEnabled && ctx.config.webhookClientCert && ctx.config.webhookClientKey ? { cert: ctx.config.webhookClientCert, key: ctx.config.webhookClientKey } : null
+  const res = await sendOutbound({
+    url: endpoint.url,
+    method: 'POST',
+    headers,
+    body,
+    timeoutMs: TIMEOUT_MS,
+    policy: egressPolicy(ctx),
+    clientCert: mtls,
+    ca: ctx.config.webhookCa,
+    ...(ctx.state.resolver ? { resolver: ctx.state.resolver } : {}),
+  })
+  let error = res.error
+  if (!res.ok && !error && res.status !== null) {
+    error = res.status >= 300 && res.status < 400 ? `HTTP ${res.status}: redirects are not followed` : `HTTP ${res.status}`
+  }
+  const stored = redactHeaders(headers, [...SECRET_HEADERS, ...endpoint.customHeaders.map((h) => h.name)])
+  return {
+    attempt: {
+      id: newId('wha'),
+      deliveryId: delivery.id,
+      attempt: attemptNo,
+      startedAt,
+      durationMs: Math.round(res.durationMs),
+      request: { method: 'POST', url: endpoint.url, headers: stored, body },
+      responseStatus: res.status,
+      responseHeaders: res.status === null ? null : res.headers,
+      responseBody: res.status === null ? null : res.body,
+      responseBodyTruncated: res.bodyTruncated,
+      error,
+      address: res.address,
+    },
+    ok: res.ok,
+    status: res.status,
+    durationMs: Math.round(res.durationMs),
+    error,
+    retryAfter: res.headers['retry-after'],
+    finishedAt: ctx.clock.now(),
+  }
+}
+
+/**
+ * The deliver job: makes attempt `payload.attempt` of the delivery if that attempt is still due. A job
+ * that finds the attempt made (a duplicate, or a crash between recording and completing) does nothing.
+ */
+export async function runDeliverJob(ctx: WebhooksCtx, payload: DeliverPayload, notify: () => void): Promise<void> {
+  const { webhooks, state, clock } = ctx
+  let delivery = await webhooks.deliveryById(payload.deliveryId)
+  if (!delivery || delivery.status === 'success' || delivery.status === 'dead') return
+  if (delivery.attempt !== payload.attempt - 1 || state.sending.has(delivery.id)) return
+  const endpoint = await webhooks.endpointById(delivery.endpointId)
+  if (!endpoint) return
+  if (!endpoint.isActive) {
+    // Kept, not lost: after re-enabling, replay-all sends what piled up meanwhile.
+    await webhooks.abandon(delivery.id, endpoint.disabledReason ? `Not sent: the endpoint is disabled (${endpoint.disabledReason})` : 'Not sent: the endpoint is paused', clock.now())
+    return
+  }
+  state.sending.add(delivery.id)
+  if (!(await state.take(endpoint.id, endpoint.maxConcurrent, ctx.config.webhookMaxInFlight, SLOT_WAIT_MS))) {
+    state.sending.delete(delivery.id)
+    await webhooks.defer(payload, clock.now() + DEFER_MS, clock.now())
+    return
+  }
+  try {
+    if (delivery.batchOpen) {
+      delivery = await webhooks.closeBatch(delivery.id, clock.now())
+      if (!delivery) return
+    }
+    const sent = await sendOnce(ctx, endpoint, delivery, payload.attempt, false)
+    const now = sent.finishedAt
+    const outcome: AttemptOutcome = { attempt: sent.attempt, delivery: {}, endpoint: null, next: null }
+    const common = { attempt: payload.attempt, responseStatus: sent.status, durationMs: sent.durationMs, updatedAt: now }
+    if (sent.ok) {
+      outcome.delivery = { ...common, status: 'success', deliveredAt: now, nextAttemptAt: null, errorMessage: null }
+      outcome.endpoint = { kind: 'success' }
+    } else if (sent.status === 410) {
+      outcome.delivery = { ...common, status: 'dead', nextAttemptAt: null, errorMessage: `${sent.error}: the endpoint answered 410 Gone and was disabled` }
+      outcome.endpoint = { kind: 'gone', reason: 'The endpoint answered 410 Gone' }
+    } else {
+      const at = payload.attempt < delivery.maxAttempts ? nextAttemptAt(endpoint.mode, payload.attempt, now, parseRetryAfter(sent.retryAfter, now)) : null
+      outcome.delivery = { ...common, status: at === null ? 'dead' : 'failed', nextAttemptAt: at, errorMessage: sent.error }
+      outcome.endpoint = { kind: 'failure' }
+      if (at !== null) outcome.next = { payload: { deliveryId: delivery.id, attempt: payload.attempt + 1 }, runAt: at }
+    }
+    const disabled = await webhooks.recordAttempt(delivery.id, endpoint.id, outcome, now, AUTO_DISABLE)
+    if (disabled || outcome.endpoint.kind === 'gone') {
+      state.endpointChanged()
+      ctx.log.warn('webhook endpoint disabled', { endpoint: endpoint.id, reason: sent.status === 410 ? '410' : 'consecutive failures' })
+    }
+    if (outcome.next) notify()
+  } finally {
+    state.sending.delete(payload.deliveryId)
+    state.release(endpoint.id)
+  }
+}
+
+export const PING_MESSAGE = 'This is a test ping from lnk. If you can read this, the endpoint works.'
+
+/**
+ * A test ping: a webhook.test event through the same sender, one attempt, no retry, answered at once. It is
+ * stored like any delivery (so it can be inspected) but never counts against the endpoint.
+ */
+export async function sendPing(ctx: WebhooksCtx, endpoint: EndpointRow): Promise<DeliveryRow> {
+  const now = ctx.clock.now()
+  const envelope = { id: sortableId('evt', now), type: 'webhook.test', timestamp: iso(now), mode: endpoint.mode, data: { endpointId: endpoint.id, message: PING_MESSAGE } }
+  const row: NewDelivery = {
+    id: deliveryId(),
+    endpointId: endpoint.id,
+    workspaceId: endpoint.workspaceId,
+    event: envelope.type,
+    eventId: envelope.id,
+    payload: envelope,
+    status: 'pending',
+    attempt: 0,
+    maxAttempts: 1,
+    batchSize: 1,
+    batchOpen: false,
+    replayable: false,
+    isPing: true,
+    idempotencyKey: sortableId('msg', now),
+    nextAttemptAt: now,
+    createdAt: now,
+    updatedAt: now,
+  }
+  const delivery = await ctx.webhooks.insertDelivery(row, null, now)
+  ctx.state.acquire(endpoint.id)
+  try {
+    const sent = await sendOnce(ctx, endpoint, delivery, 1, true)
+    const done = sent.finishedAt
+    await ctx.webhooks.recordAttempt(
+      delivery.id,
+      endpoint.id,
+      {
+        attempt: sent.attempt,
+        delivery: {
+          attempt: 1,
+          responseStatus: sent.status,
+          durationMs: sent.durationMs,
+          status: sent.ok ? 'success' : 'dead',
+          deliveredAt: sent.ok ? done : null,
+          nextAttemptAt: null,
+          errorMessage: sent.ok ? null : sent.error,
+          updatedAt: done,
+        },
+        endpoint: null,
+        next: null,
+      },
+      done,
+      AUTO_DISABLE,
+    )
+  } finally {
+    ctx.state.release(endpoint.id)
+  }
+  return (await ctx.webhooks.deliveryById(delivery.id))!
+}
