@@ -4,8 +4,9 @@
 // top links through the app: the first call after reopening the database (cold) and 30 more (warm).
 // Then measures sustained ingestion: synthetic clicks pushed through the click buffer into the writer
 // thread, with enrichment, visitor rows, link.clicked events and rollups, exactly as redirects hand them.
-// Everything stays in a temp dir; every loop is bounded.
-import { mkdtempSync, rmSync, statSync } from 'node:fs'
+// Everything stays in a temp dir (or BENCH_DIR, kept and reused by the next run: seeding takes minutes);
+// every loop is bounded.
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createHmac } from 'node:crypto'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -24,7 +25,11 @@ const VISITORS = 300_000
 const INGEST = Number(process.env.BENCH_INGEST ?? 300_000)
 const DAY = 86_400_000
 const origin = 'http://127.0.0.1:8080'
-const dir = mkdtempSync(join(tmpdir(), 'lnk-bench-analytics-'))
+const keep = process.env.BENCH_DIR
+const dir = keep ?? mkdtempSync(join(tmpdir(), 'lnk-bench-analytics-'))
+if (keep) mkdirSync(keep, { recursive: true })
+const seedFile = join(dir, 'bench.json')
+const reuse = keep !== undefined && existsSync(seedFile)
 const config = loadConfig({ LNK_DATA_DIR: dir, LNK_BASE_URL: origin, LNK_LOG_LEVEL: 'warn' })
 
 // A fixed-seed generator (mulberry32): the same data every run.
@@ -53,60 +58,72 @@ const ms = (x: number) => `${x.toFixed(1)} ms`
 
 // --- seed --------------------------------------------------------------------------------------------
 let rt: Runtime = createRuntime(config, { log: silentLogger })
-const account = await bootstrap(rt, { email: 'bench@example.com', workspace: 'Bench' })
-const key = account.apiKey.key
-const workspaceId = account.workspace.id
 let app = createApp(rt)
-const linkIds: string[] = []
-for (let i = 0; i < LINKS / 500; i++) {
-  const res = await app.handle(
-    new Request(`${origin}/v1/links/bulk`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ links: Array.from({ length: 500 }, (_, j) => ({ destinationUrl: `https://example.com/p/${i * 500 + j}`, tags: ['bench'] })) }),
-    }),
-  )
-  for (const r of ((await res.json()) as any).data.results) linkIds.push(r.link.id)
-}
-const visitorPool = Array.from({ length: VISITORS }, (_, i) => createHmac('sha256', 'bench').update(`v|${i}`).digest('base64url').slice(0, 32))
-
-const now = Date.now()
+let key: string
+let workspaceId: string
+let linkIds: string[] = []
+let seedSeconds = 0
+const now = reuse ? (JSON.parse(readFileSync(seedFile, 'utf8')) as { now: number }).now : Date.now()
 const start = now - 365 * DAY
-const sqlite = rt.db.sqlite
-const insert = sqlite.prepare(
-  'INSERT INTO clicks (id, link_id, workspace_id, clicked_at, visitor_hash, user_agent, referrer, referrer_host, country, city, device, browser, os, is_bot) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)',
-)
-const addToRollups = createRollupWriter(sqlite)
-const CHUNK = 20_000
-const seedStart = performance.now()
-for (let done = 0; done < CLICKS; done += CHUNK) {
-  const n = Math.min(CHUNK, CLICKS - done)
-  const batch: RollupClick[] = []
-  sqlite.transaction(() => {
-    for (let i = 0; i < n; i++) {
-      const at = Math.floor(start + ((done + i) / CLICKS) * 365 * DAY)
-      const c: RollupClick = {
-        linkId: linkIds[Math.floor(rand() * LINKS)]!,
-        workspaceId,
-        clickedAt: at,
-        visitor: visitorPool[Math.floor(rand() * VISITORS)]!,
-        isBot: rand() < 0.03,
-        country: pick(COUNTRIES),
-        referrer: pick(REFERRERS),
-        browser: pick(BROWSERS),
-        os: pick(OSES),
-        device: pick(DEVICES),
-      }
-      const referrer = c.referrer ? `https://${c.referrer}/` : null
-      insert.run(sortableId('clk', at), c.linkId, workspaceId, at, c.visitor, UAS[i % UAS.length]!, referrer, c.referrer, c.country, c.isBot ? 'bot' : c.device, c.browser, c.os, c.isBot ? 1 : 0)
-      batch.push(c)
-    }
-    addToRollups(batch)
-  })()
-  if ((done / CHUNK) % 50 === 0) console.error(`seeded ${done.toLocaleString()} clicks`)
+if (reuse) {
+  ;({ key, workspaceId, linkIds } = JSON.parse(readFileSync(seedFile, 'utf8')) as { key: string; workspaceId: string; linkIds: string[] })
+} else {
+  const account = await bootstrap(rt, { email: 'bench@example.com', workspace: 'Bench' })
+  key = account.apiKey.key
+  workspaceId = account.workspace.id
+  for (let i = 0; i < LINKS / 500; i++) {
+    const res = await app.handle(
+      new Request(`${origin}/v1/links/bulk`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ links: Array.from({ length: 500 }, (_, j) => ({ destinationUrl: `https://example.com/p/${i * 500 + j}`, tags: ['bench'] })) }),
+      }),
+    )
+    for (const r of ((await res.json()) as any).data.results) linkIds.push(r.link.id)
+  }
+  seedSeconds = seedClicks(rt)
+  writeFileSync(seedFile, JSON.stringify({ key, workspaceId, linkIds, now }))
 }
-const seedSeconds = (performance.now() - seedStart) / 1000
-sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)')
+
+/** Writes CLICKS clicks spread over the year, with their rollups, as the flush would; answers seconds. */
+function seedClicks(rt: Runtime): number {
+  const visitorPool = Array.from({ length: VISITORS }, (_, i) => createHmac('sha256', 'bench').update(`v|${i}`).digest('base64url').slice(0, 32))
+  const sqlite = rt.db.sqlite
+  const insert = sqlite.prepare(
+    'INSERT INTO clicks (id, link_id, workspace_id, clicked_at, visitor_hash, user_agent, referrer, referrer_host, country, city, device, browser, os, is_bot) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)',
+  )
+  const addToRollups = createRollupWriter(sqlite)
+  const CHUNK = 20_000
+  const seedStart = performance.now()
+  for (let done = 0; done < CLICKS; done += CHUNK) {
+    const n = Math.min(CHUNK, CLICKS - done)
+    const batch: RollupClick[] = []
+    sqlite.transaction(() => {
+      for (let i = 0; i < n; i++) {
+        const at = Math.floor(start + ((done + i) / CLICKS) * 365 * DAY)
+        const c: RollupClick = {
+          linkId: linkIds[Math.floor(rand() * LINKS)]!,
+          workspaceId,
+          clickedAt: at,
+          visitor: visitorPool[Math.floor(rand() * VISITORS)]!,
+          isBot: rand() < 0.03,
+          country: pick(COUNTRIES),
+          referrer: pick(REFERRERS),
+          browser: pick(BROWSERS),
+          os: pick(OSES),
+          device: pick(DEVICES),
+        }
+        const referrer = c.referrer ? `https://${c.referrer}/` : null
+        insert.run(sortableId('clk', at), c.linkId, workspaceId, at, c.visitor, UAS[i % UAS.length]!, referrer, c.referrer, c.country, c.isBot ? 'bot' : c.device, c.browser, c.os, c.isBot ? 1 : 0)
+        batch.push(c)
+      }
+      addToRollups(batch)
+    })()
+    if ((done / CHUNK) % 50 === 0) console.error(`seeded ${done.toLocaleString()} clicks`)
+  }
+  sqlite.run('PRAGMA wal_checkpoint(TRUNCATE)')
+  return (performance.now() - seedStart) / 1000
+}
 const size = (f: string) => {
   try {
     return statSync(join(dir, f)).size
@@ -188,8 +205,8 @@ rt.workerDb.close()
 rt.db.close()
 
 console.log(`\n## Analytics benchmark (${CLICKS.toLocaleString()} clicks, ${LINKS} links, one year)\n`)
-console.log(`seeded in ${seedSeconds.toFixed(0)} s; database ${(dbBytes / 1e9).toFixed(2)} GB; overview check: ${check.data.totals.clicks.toLocaleString()} clicks, ${check.data.totals.uniqueVisitors.toLocaleString()} visitors (of ${VISITORS.toLocaleString()}), ${check.data.totals.botHits.toLocaleString()} bot hits\n`)
+console.log(`${reuse ? 'reused the seeded database' : `seeded in ${seedSeconds.toFixed(0)} s`}; database ${(dbBytes / 1e9).toFixed(2)} GB; overview check: ${check.data.totals.clicks.toLocaleString()} clicks, ${check.data.totals.uniqueVisitors.toLocaleString()} visitors (of ${VISITORS.toLocaleString()}), ${check.data.totals.botHits.toLocaleString()} bot hits\n`)
 console.log('| query | cold | warm p50 | warm p99 |\n|---|---|---|---|')
 for (const r of results) console.log(r)
 console.log(`\ningestion through the click buffer and writer thread: ${INGEST.toLocaleString()} clicks in ${ingestSeconds.toFixed(1)} s = ${Math.round(INGEST / ingestSeconds).toLocaleString()} clicks/s (${ingested.toLocaleString()} rows written)`)
-rmSync(dir, { recursive: true, force: true })
+if (!keep) rmSync(dir, { recursive: true, force: true })

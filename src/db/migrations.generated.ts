@@ -2,6 +2,7 @@
 import m0 from '../../drizzle/0000_initial.sql' with { type: 'text' }
 import m1 from '../../drizzle/0001_analytics_rollups.sql' with { type: 'text' }
 import m2 from '../../drizzle/0002_webhooks.sql' with { type: 'text' }
+import m3 from '../../drizzle/0003_link_rollups_clicks_index.sql' with { type: 'text' }
 
 export interface EmbeddedMigration {
   tag: string
@@ -13,4 +14,5 @@ export const EMBEDDED_MIGRATIONS: EmbeddedMigration[] = [
   { tag: "0000_initial", when: 1795320111993, sql: m0 },
   { tag: "0001_analytics_rollups", when: 1795322688766, sql: m1 },
   { tag: "0002_webhooks", when: 1795323829839, sql: m2 },
+  { tag: "0003_link_rollups_clicks_index", when: 1795324600271, sql: m3 },
 ]

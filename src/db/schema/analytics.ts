@@ -3,7 +3,7 @@
 // boundaries with whole-hour offsets) and UTC days (long ranges read 24 times fewer rows). A range is read
 // as whole days in its middle, hours at its sides and raw clicks only for a partial hour at either end.
 // Rollups are kept when raw clicks are pruned after LNK_CLICK_RETENTION_DAYS.
-import { blob, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { blob, index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core'
 import { workspaces } from './identity'
 import { links } from './links'
 
@@ -26,7 +26,12 @@ const figures = {
 export const linkRollups = sqliteTable('link_rollups', {
   linkId: text('link_id').notNull().references(() => links.id, { onDelete: 'cascade' }),
   ...figures,
-}, (t) => [primaryKey({ columns: [t.linkId, t.grain, t.bucket] })])
+}, (t) => [
+  primaryKey({ columns: [t.linkId, t.grain, t.bucket] }),
+  // Ranking links by clicks sums a year of day rows per link: from this index alone, never touching the
+  // wide rows (sketches, dimensions) themselves.
+  index('link_rollups_clicks_idx').on(t.linkId, t.grain, t.bucket, t.clicks),
+])
 
 /**
  * The same figures summed over a workspace's links, so workspace-wide questions read one row per bucket.

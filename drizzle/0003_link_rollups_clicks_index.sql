@@ -1,0 +1,1 @@
+CREATE INDEX `link_rollups_clicks_idx` ON `link_rollups` (`link_id`,`grain`,`bucket`,`clicks`);
