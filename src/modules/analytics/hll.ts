@@ -16,6 +16,8 @@ const SP = 25
 const SPARSE_SHIFT = SP - P
 /** Sparse entries beyond this are folded into dense registers (4 bytes each: dense is then smaller). */
 const SPARSE_LIMIT = M / 4
+/** 2^-r for every rank a register can hold: the estimate sums 4,096 of them per sketch. */
+const INVERSE_POWERS = Float64Array.from({ length: 64 }, (_, r) => 2 ** -r)
 
 /** The first 8 bytes of a visitor hash (base64url) as two 32-bit words. */
 function hashWords(visitor: string): [number, number] {
@@ -131,7 +133,7 @@ export class Sketch {
     let zeros = 0
     for (let i = 0; i < M; i++) {
       const r = regs[i]!
-      sum += 2 ** -r
+      sum += INVERSE_POWERS[r]!
       if (r === 0) zeros++
     }
     const alpha = 0.7213 / (1 + 1.079 / M)

