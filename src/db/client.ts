@@ -44,6 +44,10 @@ export function openDatabase(path: string, options: { busyTimeoutMs?: number } =
   // 64 MiB of page cache per connection (the default is 2 MiB): click, visitor and event indexes grow
   // fast, and a cold page per insert is what makes a big database slow.
   sqlite.exec('PRAGMA cache_size = -65536')
+  // Checkpoint every ~40 MB of WAL instead of SQLite's 4 MB: the click flush rewrites the same hot pages
+  // (this hour's rollups, the ends of the click indexes) many times a second, and each checkpoint copies
+  // them back to the database file; fewer checkpoints copy them fewer times (15-35 % more clicks/s here).
+  sqlite.exec('PRAGMA wal_autocheckpoint = 10000')
   if (options.busyTimeoutMs !== undefined) sqlite.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(options.busyTimeoutMs))}`)
   const db = drizzle({ client: sqlite, schema })
   let closed = false

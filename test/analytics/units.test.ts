@@ -111,3 +111,14 @@ describe('time zones', () => {
     for (const bad of ['2026-02-30', '2026-13-01', 'yesterday', '2026-03-08T25:00', '1700000000', '']) expect(parseInstant(bad, NY)).toBeNull()
   })
 })
+
+describe('reading plan up to now', () => {
+  test('a range reaching past now reads the current hour from its rollup, not raw clicks', () => {
+    const t0 = Date.UTC(2026, 2, 1)
+    const now = t0 + 10 * H + 25 * 60_000
+    expect(planRange(t0 + 8 * H, now, now)).toEqual([{ source: 'hour', from: t0 + 8 * H, to: t0 + 11 * H }])
+    expect(planRange(t0 + 8 * H, now + 60_000, now)).toEqual([{ source: 'hour', from: t0 + 8 * H, to: t0 + 11 * H }])
+    // A range ending before now keeps its partial hour exact.
+    expect(planRange(t0 + 8 * H, now - 60_000, now).at(-1)).toEqual({ source: 'raw', from: t0 + 10 * H, to: now - 60_000 })
+  })
+})

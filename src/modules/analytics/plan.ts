@@ -17,9 +17,14 @@ const ceilTo = (t: number, unit: number) => {
   return f === t ? t : f + unit
 }
 
-/** The segments covering [from, to) exactly, in time order; empty when from >= to. */
-export function planRange(from: number, to: number): Segment[] {
+/**
+ * The segments covering [from, to) exactly, in time order; empty when from >= to. No click is later than
+ * `now`, so a range reaching past it is read to the end of the current hour: its rollup row already holds
+ * every click of that hour, and the raw clicks of a busy hour are never scanned for "until now".
+ */
+export function planRange(from: number, to: number, now = Number.POSITIVE_INFINITY): Segment[] {
   if (from >= to) return []
+  if (to >= now) to = Math.max(to, ceilTo(now, HOUR))
   const h1 = ceilTo(from, HOUR)
   const h2 = floorTo(to, HOUR)
   if (h1 >= h2) return [{ source: 'raw', from, to }]

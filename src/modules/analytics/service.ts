@@ -37,6 +37,8 @@ export interface Range {
   from: number
   to: number
   tz: string
+  /** The clock when the question was asked: no click is later (see planRange). */
+  now: number
 }
 
 const badParam = (param: string, message: string) =>
@@ -60,7 +62,7 @@ export function resolveRange(q: RangeQuery, now: number): Range {
   }
   if (to <= from) throw badParam('to', `must be after from (${iso(from)})`)
   if (to - from > MAX_RANGE_DAYS * DAY) throw badParam('from', `a range covers at most ${MAX_RANGE_DAYS} days (2 years); narrow from/to`)
-  return { from, to, tz }
+  return { from, to, tz, now }
 }
 
 /** The query's scope: the workspace, narrowed to one link and to the key's scope filters. */
@@ -107,8 +109,8 @@ function coalesce(segments: Segment[]): { from: number; to: number }[] {
 }
 
 /** Figures of each range (people's clicks, bots, visitors and, with `withDims`, clicks per dimension). */
-async function figuresOf(ctx: AnalyticsCtx, scope: AnalyticsScope, ranges: { from: number; to: number }[], withDims: boolean): Promise<Figures[]> {
-  const plans = ranges.map((r) => planRange(r.from, r.to))
+async function figuresOf(ctx: AnalyticsCtx, scope: AnalyticsScope, ranges: { from: number; to: number }[], now: number, withDims: boolean): Promise<Figures[]> {
+  const plans = ranges.map((r) => planRange(r.from, r.to, now))
   const all = plans.flat()
   const load = async (grain: Grain) => {
     const rows: RollupRow[] = []
@@ -155,7 +157,7 @@ const tidy = (revenue: Record<string, number>) =>
 export async function overview(ctx: AnalyticsCtx, caller: Caller, q: RangeQuery) {
   const range = resolveRange(q, ctx.clock.now())
   const scope = await scopeOf(ctx, caller, q.linkId)
-  const [figures] = await figuresOf(ctx, scope, [range], true)
+  const [figures] = await figuresOf(ctx, scope, [range], range.now, true)
   const conv = emptyConversions()
   for (const c of await ctx.analytics.conversions(scope, range.from, range.to)) addConversion(conv, c)
   return {
@@ -201,7 +203,7 @@ export async function timeline(ctx: AnalyticsCtx, caller: Caller, q: RangeQuery 
     if (buckets.length === MAX_BUCKETS) throw badParam('interval', `${interval} buckets over this range would be more than ${MAX_BUCKETS}; choose a longer interval or a shorter range`)
     buckets.push({ start, from: Math.max(start, range.from), to: Math.min(nextBucket(range.tz, interval, start), range.to) })
   }
-  const figures = await figuresOf(ctx, scope, buckets, false)
+  const figures = await figuresOf(ctx, scope, buckets, range.now, false)
   const conversionsWithin = index(await ctx.analytics.conversions(scope, range.from, range.to), (c) => c.createdAt)
   return {
     from: iso(range.from),
@@ -238,7 +240,7 @@ export async function topLinks(ctx: AnalyticsCtx, caller: Caller, q: RangeQuery 
   const limit = q.limit ?? TOP_LIMIT
   const sort = q.sort ?? 'clicks'
   const scope = await scopeOf(ctx, caller, undefined)
-  const segments = planRange(range.from, range.to)
+  const segments = planRange(range.from, range.to, range.now)
 
   const perLink = new Map<string, LinkFigures>()
   const of = (id: string) => {
