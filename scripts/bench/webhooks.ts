@@ -1,8 +1,8 @@
 // Webhooks benchmark (run by hand: `bun run scripts/bench/webhooks.ts`). Two figures, in process, on a
 // temporary database, against a receiver on 127.0.0.1 (plain http, with the loopback opt-ins):
 //  1. Deliveries per second: BENCH_DELIVERIES events (default 5000) to one endpoint, sent by the real worker
-//     loop (background timers, system clock), from publish to the last 2xx recorded. Run twice: the worker's
-//     default concurrency and BENCH_CONCURRENCY (default 32) with maxConcurrent 10.
+//     loop (background timers, system clock), from publish to the last 2xx recorded. Run twice: an endpoint
+//     with maxConcurrent 1 (one request at a time) and with 10, deliveries in their own lane of 64 slots.
 //  2. Fan-out: 10,000 events to 10 matching endpoints: the outbox consumer alone (dispatch transactions of
 //     200 events, as the worker runs them), i.e. 100,000 deliveries and their jobs written, nothing sent.
 // Bounded: every wait has a deadline (BENCH_MAX_MS, default 120000).
@@ -19,7 +19,6 @@ import { webhooksCtx } from '../../src/modules/webhooks/state'
 import { createRuntime, type Runtime } from '../../src/runtime'
 
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 5000)
-const CONCURRENCY = Number(process.env.BENCH_CONCURRENCY ?? 32)
 const MAX_MS = Number(process.env.BENCH_MAX_MS ?? 120_000)
 const FANOUT_EVENTS = 10_000
 const FANOUT_ENDPOINTS = 10
@@ -36,11 +35,11 @@ const server = Bun.serve({
 })
 
 const dirs: string[] = []
-async function world(concurrency?: number) {
+async function world() {
   const dir = mkdtempSync(join(tmpdir(), 'lnk-bench-webhooks-'))
   dirs.push(dir)
   const config = loadConfig({ LNK_DATA_DIR: dir, LNK_LOG_LEVEL: 'silent', LNK_WEBHOOK_ALLOW_HTTP: 'true', LNK_WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8', LNK_WEBHOOK_MAX_IN_FLIGHT: '64' })
-  const rt = createRuntime(config, { log: silentLogger, worker: concurrency ? { concurrency, pollMs: 50 } : { pollMs: 50 } })
+  const rt = createRuntime(config, { log: silentLogger, worker: { pollMs: 50 } })
   const account = await bootstrap(rt, { email: `bench-${Math.random()}@example.com`, workspace: 'Bench' })
   const key = await rt.identity.findKeyByHash((await import('../../src/modules/identity/keys')).hashKey(account.apiKey.key), rt.clock.now())
   const caller = { key: key!, user: (await rt.identity.findUser(key!.userId))!, workspace: (await rt.identity.findWorkspace(account.workspace.id))!, role: 'owner' as const, mode: 'live' as const, ip: null }
@@ -63,9 +62,9 @@ async function until(cond: () => boolean, what: string) {
   }
 }
 
-async function deliveriesPerSecond(concurrency?: number) {
-  const { rt, caller, workspaceId } = await world(concurrency)
-  await createEndpoint(webhooksCtx(rt), caller, { url: `http://127.0.0.1:${server.port}/hook`, events: ['link.clicked'], maxConcurrent: 10 })
+async function deliveriesPerSecond(maxConcurrent: number) {
+  const { rt, caller, workspaceId } = await world()
+  await createEndpoint(webhooksCtx(rt), caller, { url: `http://127.0.0.1:${server.port}/hook`, events: ['link.clicked'], maxConcurrent })
   received = 0
   const start = performance.now()
   publishMany(rt, workspaceId, DELIVERIES)
@@ -104,10 +103,10 @@ async function fanout() {
 try {
   const f = await fanout()
   console.log(`fan-out: ${f.events} events x ${FANOUT_ENDPOINTS} endpoints -> ${f.deliveries} deliveries + ${f.jobs} jobs in ${f.ms.toFixed(0)} ms (${((f.events / f.ms) * 1000).toFixed(0)} events/s, ${((f.deliveries / f.ms) * 1000).toFixed(0)} deliveries/s)`)
-  const d8 = await deliveriesPerSecond()
-  console.log(`deliveries to a local receiver (worker concurrency 8, default): ${DELIVERIES} in ${d8.ms.toFixed(0)} ms = ${d8.perSecond.toFixed(0)}/s`)
-  const dN = await deliveriesPerSecond(CONCURRENCY)
-  console.log(`deliveries to a local receiver (worker concurrency ${CONCURRENCY}, maxConcurrent 10): ${DELIVERIES} in ${dN.ms.toFixed(0)} ms = ${dN.perSecond.toFixed(0)}/s`)
+  for (const maxConcurrent of [1, 10]) {
+    const d = await deliveriesPerSecond(maxConcurrent)
+    console.log(`deliveries to a local receiver (maxConcurrent ${maxConcurrent}, delivery lane 64): ${DELIVERIES} in ${d.ms.toFixed(0)} ms = ${d.perSecond.toFixed(0)}/s`)
+  }
 } finally {
   server.stop(true)
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
