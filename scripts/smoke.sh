@@ -131,7 +131,9 @@ if [[ ! $port =~ ^[0-9]+$ ]]; then
 fi
 base="http://127.0.0.1:$port"
 
-LNK_DATA_DIR="$data" LNK_HOST=127.0.0.1 LNK_PORT="$port" LNK_BASE_URL="$base" ./lnk serve >server.log 2>&1 &
+# Webhook targets on loopback are refused unless the operator opts in; the smoke receiver is one.
+LNK_DATA_DIR="$data" LNK_HOST=127.0.0.1 LNK_PORT="$port" LNK_BASE_URL="$base" LNK_WEBHOOK_ALLOW_HTTP=true LNK_WEBHOOK_ALLOWED_CIDRS=127.0.0.0/8 \
+  ./lnk serve >server.log 2>&1 &
 server_pid=$!
 
 ready=0
@@ -203,7 +205,39 @@ else
   sleep 1 # clicks are written every 250 ms
   status=$(http_get "$base/v1/links/$link_id" link.out "$key")
   check "the three visits are counted (totalClicks 3, uniqueClicks 1)" json_check link.out 'j.success && j.data.totalClicks === 3 && j.data.uniqueClicks === 1'
+  status=$(http_get "$base/v1/analytics/overview?linkId=$link_id" overview.out "$key")
+  check "GET /v1/analytics/overview counts them from the rollups (3 clicks, 1 visitor)" \
+    json_check overview.out 'j.success && j.data.totals.clicks === 3 && j.data.totals.uniqueVisitors === 1 && j.data.top.browsers[0].value === "Chrome"'
 fi
+
+# A webhook endpoint pointing at a receiver on loopback, and a test ping through the binary's sender.
+hook_port=$(js '
+  const net = require("net")
+  const s = net.createServer()
+  s.listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close() })')
+PORT=$hook_port OUT="$work/hook.json" "$js_runtime" -e '
+  const fs = require("fs")
+  require("http").createServer((req, res) => {
+    let body = ""
+    req.on("data", (c) => (body += c))
+    req.on("end", () => { fs.writeFileSync(process.env.OUT, JSON.stringify({ headers: req.headers, body })); res.writeHead(204).end() })
+  }).listen(Number(process.env.PORT), "127.0.0.1")
+  setTimeout(() => process.exit(0), 30000)' >/dev/null 2>&1 &
+hook_pid=$!
+sleep 0.3
+ping_out=$(URL="$base/v1/webhooks" KEY="$key" HOOK="http://127.0.0.1:$hook_port/hook" js '
+  const h = { authorization: "Bearer " + process.env.KEY, "content-type": "application/json" }
+  fetch(process.env.URL, { method: "POST", headers: h, body: JSON.stringify({ url: process.env.HOOK, events: ["link.created"] }), signal: AbortSignal.timeout(5000) })
+    .then((r) => r.json())
+    .then((j) => fetch(process.env.URL + "/" + j.data.id + "/test", { method: "POST", headers: h, signal: AbortSignal.timeout(20000) }))
+    .then((r) => r.json())
+    .then((j) => console.log(j.success ? j.data.status + " " + j.data.responseStatus : "error " + JSON.stringify(j).slice(0, 200)), (e) => console.log("error " + e))')
+if [[ $ping_out == "success 204" ]] && json_check hook.json 'j.headers["webhook-signature"].startsWith("v1,") && j.headers["x-service-signature"].includes("v1=") && JSON.parse(j.body).type === "webhook.test"' >/dev/null; then
+  ok "POST /v1/webhooks/{id}/test delivers a signed webhook.test to a loopback receiver"
+else
+  not_ok "POST /v1/webhooks/{id}/test delivers a signed webhook.test to a loopback receiver ($ping_out: $(snippet hook.json))"
+fi
+kill "$hook_pid" 2>/dev/null
 
 # --- graceful stop ----------------------------------------------------------------------------------
 if kill -0 "$server_pid" 2>/dev/null; then

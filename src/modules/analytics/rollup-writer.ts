@@ -13,7 +13,7 @@ import { type ClickFacts, Figures } from './figures'
 export const HOUR = 3_600_000
 export const DAY = 86_400_000
 /** Buckets kept decoded; past it the cache starts afresh (it only saves reads). */
-const CACHE_MAX = 20_000
+const CACHE_MAX = 8_192
 
 export interface RollupClick extends ClickFacts {
   linkId: string
