@@ -122,3 +122,31 @@ describe('reading plan up to now', () => {
     expect(planRange(t0 + 8 * H, now - 60_000, now).at(-1)).toEqual({ source: 'raw', from: t0 + 10 * H, to: now - 60_000 })
   })
 })
+
+describe('ranking links by unique visitors', () => {
+  test('measures links in order of clicks and stops once no later link can reach the top', async () => {
+    const { rankableByVisitors } = await import('../../src/modules/analytics/service')
+    // 250 links: two busy ones, then a long tail of 1-3 clicks. Visitors are half the clicks.
+    const perLink = new Map<string, any>()
+    const ids: string[] = []
+    for (let i = 0; i < 250; i++) {
+      const id = `l${String(i).padStart(3, '0')}`
+      const clicks = i === 0 ? 5_000 : i === 1 ? 3_000 : 1 + (i % 3)
+      perLink.set(id, { clicks, uniqueClicks: 0, conversions: { conversions: 0, revenue: {} } })
+      ids.push(id)
+    }
+    const measuredIds: string[] = []
+    const measure = async (round: string[]) => {
+      for (const id of round) perLink.get(id).uniqueClicks = Math.ceil(perLink.get(id).clicks / 2)
+      measuredIds.push(...round)
+    }
+    const top2 = await rankableByVisitors(ids, perLink, 2, measure)
+    // The first round of 100 holds both busy links; the 101st link's 3 clicks cannot reach 1,500 visitors.
+    expect(measuredIds).toHaveLength(100)
+    expect(top2).toContain('l000')
+    expect(top2).toContain('l001')
+    // Asked for more links than can be ruled out, everything is measured.
+    measuredIds.length = 0
+    expect(await rankableByVisitors(ids, perLink, 200, measure)).toHaveLength(250)
+  })
+})

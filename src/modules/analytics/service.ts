@@ -7,6 +7,7 @@ import type { Caller } from '../../http/auth'
 import { notFound, validationFailed } from '../../http/errors'
 import { shortUrl } from '../links/service'
 import { Figures } from './figures'
+import { HLL_STANDARD_ERROR } from './hll'
 import { planRange, type Grain, type Segment } from './plan'
 import { type AnalyticsRepo, type AnalyticsScope, type ConversionFact, type RawClick, type RollupRow } from './repo'
 import { bucketStart, instantOf, INTERVALS, isTimeZone, localIso, nextBucket, parseInstant, wallTime, type Interval } from './time'
@@ -229,7 +230,7 @@ export async function timeline(ctx: AnalyticsCtx, caller: Caller, q: RangeQuery 
 export const TOP_LINK_SORTS = ['clicks', 'uniqueClicks', 'conversions', 'revenue'] as const
 export type TopLinkSort = (typeof TOP_LINK_SORTS)[number]
 
-interface LinkFigures {
+export interface LinkFigures {
   clicks: number
   uniqueClicks: number
   conversions: ConversionTotals
@@ -284,7 +285,7 @@ export async function topLinks(ctx: AnalyticsCtx, caller: Caller, q: RangeQuery 
   const value = (f: LinkFigures): number =>
     sort === 'clicks' ? f.clicks : sort === 'uniqueClicks' ? f.uniqueClicks : sort === 'conversions' ? f.conversions.conversions : currency ? (f.conversions.revenue[currency] ?? 0) : 0
   let ids = [...perLink.keys()]
-  if (sort === 'uniqueClicks') await uniquesOf(ids)
+  if (sort === 'uniqueClicks') ids = await rankableByVisitors(ids, perLink, limit, uniquesOf)
   ids.sort((a, b) => value(perLink.get(b)!) - value(perLink.get(a)!) || perLink.get(b)!.clicks - perLink.get(a)!.clicks || (a < b ? -1 : 1))
   ids = ids.slice(0, limit)
   if (sort !== 'uniqueClicks') await uniquesOf(ids)
@@ -315,4 +316,31 @@ export async function topLinks(ctx: AnalyticsCtx, caller: Caller, q: RangeQuery 
         }
       }),
   }
+}
+
+/** Links measured per round when ranking by unique visitors. */
+const VISITOR_ROUND = 100
+/** How far an estimate may exceed the true count (3 standard errors): a link's clicks bound its visitors only up to it. */
+const ESTIMATE_SLACK = 1 + 3 * HLL_STANDARD_ERROR
+
+/**
+ * The links that can make the top `limit` by unique visitors, with their visitors measured. Sketches are
+ * costly (a year of day rows per link), and a link never has more visitors than clicks: links are measured
+ * in order of clicks, and once the next one's clicks (with the estimate's slack) cannot reach the
+ * `limit`-th best count so far, none after it can either. Most traffic goes to few links, so this usually
+ * stops early; with equally busy links it measures them all.
+ */
+export async function rankableByVisitors(ids: string[], perLink: Map<string, LinkFigures>, limit: number, measure: (ids: string[]) => Promise<void>): Promise<string[]> {
+  const byClicks = [...ids].sort((a, b) => perLink.get(b)!.clicks - perLink.get(a)!.clicks)
+  const measured: string[] = []
+  for (let i = 0; i < byClicks.length; i += VISITOR_ROUND) {
+    if (measured.length >= limit) {
+      const kth = measured.map((id) => perLink.get(id)!.uniqueClicks).sort((a, b) => b - a)[limit - 1]!
+      if (perLink.get(byClicks[i]!)!.clicks * ESTIMATE_SLACK < kth) break
+    }
+    const round = byClicks.slice(i, i + VISITOR_ROUND)
+    await measure(round)
+    measured.push(...round)
+  }
+  return measured
 }
