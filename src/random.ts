@@ -39,14 +39,22 @@ export function randomId(length: number): string {
  * which keeps a growing table's writes cheap.
  */
 export function sortableId(prefix: string, now: number): string {
-  let t = Math.max(0, Math.floor(now))
-  let head = ''
-  for (let i = 0; i < 9; i++) {
-    head = BASE62[t % 62] + head
-    t = Math.floor(t / 62)
+  const ms = Math.max(0, Math.floor(now))
+  // A flush names thousands of rows in the same millisecond: encode it once.
+  if (ms !== lastMs) {
+    let t = ms
+    let head = ''
+    for (let i = 0; i < 9; i++) {
+      head = BASE62[t % 62] + head
+      t = Math.floor(t / 62)
+    }
+    lastMs = ms
+    lastHead = head
   }
-  return `${prefix}_${head}${randomId(11)}`
+  return `${prefix}_${lastHead}${randomId(11)}`
 }
+let lastMs = -1
+let lastHead = ''
 
 /** Prefixed random id, e.g. `usr_4mZ…`. */
 export const newId = (prefix: string) => `${prefix}_${base62(20)}`

@@ -1,6 +1,6 @@
 // What a rollup bucket holds, as one mergeable value: people's clicks, bot hits, a sketch of the visitors
 // and clicks per dimension. The click flush adds clicks to it; queries merge stored buckets into it.
-import { Sketch } from './hll'
+import { Sketch, visitorEntry } from './hll'
 
 export const DIMENSIONS = ['country', 'referrer', 'browser', 'os', 'device'] as const
 export type Dimension = (typeof DIMENSIONS)[number]
@@ -29,13 +29,14 @@ export class Figures {
     this.dims = withDims ? (Object.fromEntries(DIMENSIONS.map((d) => [d, new Map()])) as DimCounts) : null
   }
 
-  addClick(c: ClickFacts) {
+  /** `entry` is visitorEntry(c.visitor), when the caller adds the same click to several buckets. */
+  addClick(c: ClickFacts, entry?: number) {
     if (c.isBot) {
       this.bots++
       return
     }
     this.clicks++
-    this.visitors.addVisitor(c.visitor)
+    this.visitors.addEntry(entry ?? visitorEntry(c.visitor))
     if (!this.dims) return
     this.bump('country', c.country)
     this.bump('referrer', c.referrer)
@@ -64,10 +65,23 @@ export class Figures {
     }
   }
 
+  /** The dimensions as stored: {"country":{"DE":3},…}. Written by hand: the flush calls it for every bucket it touches. */
   dimsJson(): string {
-    const out: Partial<Record<Dimension, Record<string, number>>> = {}
-    if (this.dims) for (const d of DIMENSIONS) if (this.dims[d].size) out[d] = Object.fromEntries(this.dims[d])
-    return JSON.stringify(out)
+    let out = '{'
+    if (this.dims) {
+      for (const d of DIMENSIONS) {
+        const m = this.dims[d]
+        if (!m.size) continue
+        out += `${out.length > 1 ? ',' : ''}"${d}":{`
+        let first = true
+        for (const [k, n] of m) {
+          out += `${first ? '' : ','}${JSON.stringify(k)}:${n}`
+          first = false
+        }
+        out += '}'
+      }
+    }
+    return `${out}}`
   }
 
   /** The `limit` most clicked values of a dimension; ties in value order, so answers are stable. */

@@ -47,17 +47,23 @@ function denseOf(entry: number): [number, number] {
   return [index25 >>> SPARSE_SHIFT, r]
 }
 
+/** What a visitor adds to a sketch: computed once per click, added to each of its buckets' sketches. */
+export function visitorEntry(visitorHash: string): number {
+  const [hi, lo] = hashWords(visitorHash)
+  return sparseEntry(hi, lo)
+}
+
 /** A sketch being built or merged: sparse entries until too many, then dense registers. */
 export class Sketch {
   private sparse: Map<number, number> | null = new Map()
   private dense: Uint8Array | null = null
 
   addVisitor(visitorHash: string) {
-    const [hi, lo] = hashWords(visitorHash)
-    this.addEntry(sparseEntry(hi, lo))
+    this.addEntry(visitorEntry(visitorHash))
   }
 
-  private addEntry(entry: number) {
+  /** Adds a visitorEntry(). */
+  addEntry(entry: number) {
     if (this.sparse) {
       const key = entry >>> 6
       const r = entry & 63

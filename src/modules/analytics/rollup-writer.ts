@@ -9,6 +9,7 @@
 // flush can make it write stale figures. Plain SQL prepared once, like the rest of the flush: it is the busiest write of the service.
 import type { Database } from 'bun:sqlite'
 import { type ClickFacts, Figures } from './figures'
+import { visitorEntry } from './hll'
 
 export const HOUR = 3_600_000
 export const DAY = 86_400_000
@@ -59,25 +60,27 @@ export function createRollupWriter(sqlite: Database) {
 
   /** Call inside the flush's transaction. */
   return function addToRollups(batch: readonly RollupClick[]) {
-    const touched = new Map<string, { scope: Scope; id: string; grain: Grain; bucket: number; clicks: RollupClick[] }>()
-    const into = (scope: Scope, id: string, grain: Grain, bucket: number, c: RollupClick) => {
+    const touched = new Map<string, { scope: Scope; id: string; grain: Grain; bucket: number; clicks: RollupClick[]; entries: number[] }>()
+    const into = (scope: Scope, id: string, grain: Grain, bucket: number, c: RollupClick, entry: number) => {
       const key = `${scope}\u0000${id}\u0000${grain}\u0000${bucket}`
       let t = touched.get(key)
-      if (!t) touched.set(key, (t = { scope, id, grain, bucket, clicks: [] }))
+      if (!t) touched.set(key, (t = { scope, id, grain, bucket, clicks: [], entries: [] }))
       t.clicks.push(c)
+      t.entries.push(entry)
     }
     for (const c of batch) {
       const hour = c.clickedAt - (c.clickedAt % HOUR)
       const day = c.clickedAt - (c.clickedAt % DAY)
-      into('l', c.linkId, 'hour', hour, c)
-      into('l', c.linkId, 'day', day, c)
-      into('w', c.workspaceId, 'hour', hour, c)
-      into('w', c.workspaceId, 'day', day, c)
+      const entry = c.isBot ? 0 : visitorEntry(c.visitor)
+      into('l', c.linkId, 'hour', hour, c, entry)
+      into('l', c.linkId, 'day', day, c, entry)
+      into('w', c.workspaceId, 'hour', hour, c, entry)
+      into('w', c.workspaceId, 'day', day, c, entry)
     }
     if (cache.size + touched.size > CACHE_MAX) cache.clear()
     for (const [key, t] of touched) {
       const f = current(t.scope, t.id, t.grain, t.bucket, key)
-      for (const c of t.clicks) f.addClick(c)
+      for (let i = 0; i < t.clicks.length; i++) f.addClick(t.clicks[i]!, t.entries[i])
       scopes[t.scope].write.run(t.id, t.grain, t.bucket, f.clicks, f.bots, f.visitors.empty ? null : f.visitors.encode(), f.dimsJson())
       cache.set(key, f)
     }
