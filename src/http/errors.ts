@@ -56,3 +56,14 @@ export const notFound = (what: string) => new AppError('not_found', `${what} not
 
 export const validationFailed = (issues: ValidationIssue[], message?: string) =>
   new AppError('validation_failed', message ?? issues.map((i) => `${i.path || 'body'}: ${i.message}`).join('; '), { issues })
+
+/** Validation problems of a body, collected so a person sees every one at once. */
+export class Issues {
+  list: ValidationIssue[] = []
+  add(path: string, message: string) {
+    this.list.push({ path, message })
+  }
+  throwIfAny() {
+    if (this.list.length) throw new AppError('validation_failed', this.list.map((i) => `${i.path}: ${i.message}`).join('; '), { location: 'body', issues: this.list })
+  }
+}

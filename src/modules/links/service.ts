@@ -4,7 +4,7 @@ import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { iso, isoOrNull, utcMonth } from '../../clock'
 import type { Deps } from '../../context'
 import type { Caller } from '../../http/auth'
-import { AppError, notFound, pointerToPath, type ErrorCode, type ValidationIssue } from '../../http/errors'
+import { AppError, Issues, notFound, pointerToPath, type ErrorCode } from '../../http/errors'
 import { base62, uuidV7 } from '../../random'
 import { linkQr, type QrObject } from '../qr/link-qr'
 import type { LinkCache } from '../redirect/cache'
@@ -83,16 +83,6 @@ async function withQr(ctx: LinksCtx, view: LinkView, include: boolean): Promise<
   return include ? { ...view, qr: await linkQr(ctx.config, view.shortUrl) } : view
 }
 
-/** A validation problem of one field: collected so a person sees every problem at once. */
-class Issues {
-  list: ValidationIssue[] = []
-  add(path: string, message: string) {
-    this.list.push({ path, message })
-  }
-  throwIfAny() {
-    if (this.list.length) throw new AppError('validation_failed', this.list.map((i) => `${i.path}: ${i.message}`).join('; '), { location: 'body', issues: this.list })
-  }
-}
 
 function checkUrl(ctx: LinksCtx, issues: Issues, path: string, value: string | null | undefined, refuseOwnDomains: boolean) {
   if (value == null) return

@@ -4,7 +4,7 @@
 import { iso, isoOrNull } from '../../clock'
 import { EVENT_CATALOGUE } from '../../events/catalogue'
 import type { Caller } from '../../http/auth'
-import { AppError, notFound, pointerToPath, type ValidationIssue } from '../../http/errors'
+import { AppError, Issues, notFound, pointerToPath } from '../../http/errors'
 import { checkUrl } from '../../net/egress'
 import { newId, sortableId } from '../../random'
 import { sendPing, SIGNATURE_HEADERS, EVENT_HEADER, USER_AGENT } from './delivery'
@@ -44,16 +44,6 @@ const RESERVED_HEADERS = new Set([
 ])
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
 
-/** Validation problems collected so a person sees every one at once. */
-class Issues {
-  list: ValidationIssue[] = []
-  add(path: string, message: string) {
-    this.list.push({ path, message })
-  }
-  throwIfAny() {
-    if (this.list.length) throw new AppError('validation_failed', this.list.map((i) => `${i.path}: ${i.message}`).join('; '), { location: 'body', issues: this.list })
-  }
-}
 
 export function toEndpoint(row: EndpointRow, now: number) {
   const graceLeft = row.previousSecret && row.previousSecretExpiresAt != null && row.previousSecretExpiresAt > now
