@@ -1,7 +1,7 @@
 // Shared helpers of the webhooks tests (not a test file itself): an environment with the loopback opt-ins,
 // a real receiver on 127.0.0.1 that records what it gets and answers what it is told, events published the
 // way the areas publish them, and receiver-side verification with the standardwebhooks and stripe packages.
-import { expect } from 'bun:test'
+import { afterAll, afterEach, beforeAll, expect } from 'bun:test'
 import { Webhook } from 'standardwebhooks'
 import Stripe from 'stripe'
 import { ManualClock } from '../../src/clock'
@@ -165,4 +165,24 @@ export async function endpoint(env: Env, id: string) {
   const res = await env.api(`/webhooks/${id}`)
   expect(res.status).toBe(200)
   return (await body(res)).data as any
+}
+
+/**
+ * A webhooks environment and a receiver shared by a test file's tests: made before them (handed to `use`),
+ * stopped after them, and the receiver's log and answer reset after each test.
+ */
+export function sharedWorld(use: (world: { env: Env; rx: Receiver }) => void, options: Parameters<typeof webhooksEnv>[0] = {}) {
+  let world: { env: Env; rx: Receiver }
+  beforeAll(async () => {
+    world = { env: await webhooksEnv(options), rx: receiver() }
+    use(world)
+  })
+  afterAll(() => {
+    world.rx.stop()
+    world.env.cleanup()
+  })
+  afterEach(() => {
+    world.rx.received.length = 0
+    world.rx.answer = () => ({ status: 200 })
+  })
 }

@@ -1,23 +1,12 @@
 // Batching: events within batchWindowSeconds go as one delivery {type: "batch", count, events}, flushed at
 // the window end (injected clock) or at once when 100 events are collected.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import { ManualClock } from '../../src/clock'
-import { deliveries, delivery, receiver, stripeVerifies, webhooksEnv, type Env, type Receiver } from './_webhooks'
+import { deliveries, delivery, sharedWorld, stripeVerifies, webhooksEnv, type Env, type Receiver } from './_webhooks'
 
 let env: Env
 let rx: Receiver
-beforeAll(async () => {
-  env = await webhooksEnv({ clock: new ManualClock(Date.UTC(2026, 3, 1, 9, 0, 0)) })
-  rx = receiver()
-})
-afterAll(() => {
-  rx.stop()
-  env.cleanup()
-})
-afterEach(() => {
-  rx.received.length = 0
-  rx.answer = () => ({ status: 200 })
-})
+sharedWorld((w) => ({ env, rx } = w), { clock: new ManualClock(Date.UTC(2026, 3, 1, 9, 0, 0)) })
 
 describe('batching', () => {
   test('events within the window go as one signed delivery at the window end', async () => {

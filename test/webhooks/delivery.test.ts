@@ -2,24 +2,13 @@
 // request, verified on the receiver with the standardwebhooks and stripe packages exactly as a receiver would;
 // headers, modes, filters, templates, Slack and Discord bodies, the stored request (redacted) and response,
 // the delivery list and its filters, secret rotation.
-import { afterAll, afterEach, beforeAll, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import { body } from '../helpers'
-import { deliveries, delivery, expectRefusedByBoth, makeTestKey, receiver, stripeVerifies, verifyBoth, webhooksEnv, type Env, type Receiver } from './_webhooks'
+import { deliveries, delivery, expectRefusedByBoth, makeTestKey, sharedWorld, stripeVerifies, verifyBoth, webhooksEnv, type Env, type Receiver } from './_webhooks'
 
 let env: Env
 let rx: Receiver
-beforeAll(async () => {
-  env = await webhooksEnv()
-  rx = receiver()
-})
-afterAll(() => {
-  rx.stop()
-  env.cleanup()
-})
-afterEach(() => {
-  rx.received.length = 0
-  rx.answer = () => ({ status: 200 })
-})
+sharedWorld((w) => ({ env, rx } = w))
 
 describe('a delivery', () => {
   test('is signed so both receiver libraries verify it, with the envelope as body and the contract headers', async () => {
