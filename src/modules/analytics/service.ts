@@ -249,13 +249,13 @@ export async function topLinks(ctx: AnalyticsCtx, caller: Caller, q: RangeQuery 
     if (!f) perLink.set(id, (f = { clicks: 0, uniqueClicks: 0, conversions: emptyConversions() }))
     return f
   }
+  // The partial hours at the ends, read once: counted here, and again for visitors below.
+  const raw: RawClick[] = []
   for (const s of segments) {
-    if (s.source === 'raw') {
-      for (const c of await ctx.analytics.rawClicks(scope, s.from, s.to)) if (!c.isBot) of(c.linkId).clicks++
-    } else {
-      for (const r of await ctx.analytics.clicksPerLink(scope, s.source, s.from, s.to)) if (r.clicks) of(r.linkId).clicks += r.clicks
-    }
+    if (s.source === 'raw') raw.push(...(await ctx.analytics.rawClicks(scope, s.from, s.to)))
+    else for (const r of await ctx.analytics.clicksPerLink(scope, s.source, s.from, s.to)) if (r.clicks) of(r.linkId).clicks += r.clicks
   }
+  for (const c of raw) if (!c.isBot) of(c.linkId).clicks++
   const perCurrency = new Map<string, number>()
   for (const c of await ctx.analytics.conversions(scope, range.from, range.to)) {
     addConversion(of(c.linkId).conversions, c)
@@ -265,13 +265,11 @@ export async function topLinks(ctx: AnalyticsCtx, caller: Caller, q: RangeQuery 
   // Unique visitors need the sketches: for every candidate when ranking by them, else for the winners only.
   const uniquesOf = async (ids: string[]) => {
     const sketches = new Map(ids.map((id) => [id, new Figures(false)]))
+    for (const c of raw) {
+      sketches.get(c.linkId)?.addClick({ visitor: c.visitor, isBot: c.isBot === 1, country: null, referrer: null, browser: null, os: null, device: null })
+    }
     for (const s of segments) {
-      if (s.source === 'raw') {
-        for (const c of await ctx.analytics.rawClicks(scope, s.from, s.to)) {
-          sketches.get(c.linkId)?.addClick({ visitor: c.visitor, isBot: c.isBot === 1, country: null, referrer: null, browser: null, os: null, device: null })
-        }
-        continue
-      }
+      if (s.source === 'raw') continue
       for (let i = 0; i < ids.length; i += 500) {
         for (const row of await ctx.analytics.linkSketches(ids.slice(i, i + 500), s.source, s.from, s.to)) sketches.get(row.linkId!)!.addRow(row)
       }

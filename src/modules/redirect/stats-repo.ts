@@ -28,8 +28,9 @@ export interface PublicStats {
 export function createStatsRepo(db: Db) {
   const sqlite = db.$client
   const counters = sqlite.prepare('SELECT total_clicks AS total, unique_clicks AS uniq FROM links WHERE id = ?')
+  // The page shows the link's all-time uniqueClicks, never a range's: the visitor sketches are not read.
   const dayRollups = sqlite.prepare(
-    "SELECT bucket, clicks, bots, visitors, dims FROM link_rollups WHERE link_id = ? AND grain = 'day' AND bucket >= ? AND bucket < ?",
+    "SELECT bucket, clicks, bots, NULL AS visitors, dims FROM link_rollups WHERE link_id = ? AND grain = 'day' AND bucket >= ? AND bucket < ?",
   )
 
   return {
@@ -41,7 +42,7 @@ export function createStatsRepo(db: Db) {
       const to = from + STATS_DAYS * DAY
       const days = new Array<number>(STATS_DAYS).fill(0)
       const all = new Figures()
-      for (const r of dayRollups.all(linkId, from, to) as { bucket: number; clicks: number; bots: number; visitors: Uint8Array | null; dims: string }[]) {
+      for (const r of dayRollups.all(linkId, from, to) as { bucket: number; clicks: number; bots: number; visitors: null; dims: string }[]) {
         days[(r.bucket - from) / DAY] = r.clicks
         all.addRow(r)
       }
