@@ -3,6 +3,7 @@
 // Feature areas are plugged in as modules.
 import { Elysia, ValidationError } from 'elysia'
 import { AppError, pointerToPath, type ValidationIssue } from './http/errors'
+import { parseJsonBody, readBodyCapped, tooLarge } from './http/body'
 import { errorBody } from './http/envelope'
 import { beginRequest, requestState } from './http/request-context'
 import { CURRENT_VERSION, resolveVersion } from './http/version'
@@ -24,33 +25,106 @@ async function withRequestId(response: Response | Promise<Response>, id: string)
 }
 
 const JSON_TYPE = /^application\/(?:[\w.+-]+\+)?json\b/i
+/** Routes that parse non-JSON bodies themselves (the conversion beacon: what navigator.sendBeacon sends). */
+const isOwnParserPath = (url: string) => /^[a-z]+:\/\/[^/]+\/v1\/conversions\/?(?:\?|$)/i.test(url)
 
-function toIssues(error: ValidationError): ValidationIssue[] {
+/** The values a union of literals (and null) allows, or undefined when the schema is something else. */
+function allowedValues(schema: unknown): unknown[] | undefined {
+  if (typeof schema !== 'object' || schema === null) return undefined
+  const s = schema as { const?: unknown; type?: unknown; anyOf?: unknown[]; enum?: unknown[] }
+  if ('const' in s) return [s.const]
+  if (s.type === 'null') return [null]
+  if (Array.isArray(s.enum)) return s.enum
+  if (!Array.isArray(s.anyOf)) return undefined
+  const values: unknown[] = []
+  for (const member of s.anyOf) {
+    const more = allowedValues(member)
+    if (!more) return undefined
+    values.push(...more)
+  }
+  return values
+}
+
+/** TypeBox's message, except where it says less than a person needs: a bad enum lists its values by name. */
+function issueMessage(e: { schema?: unknown; message: string; summary?: string }): string {
+  const values = allowedValues(e.schema)
+  if (values && values.length > 1) return `must be one of: ${values.map((v) => JSON.stringify(v)).join(', ')}`
+  return e.message
+}
+
+function toIssues(error: ValidationError, request: Request): ValidationIssue[] {
   try {
-    return error.all.map((e) => ({
-      path: pointerToPath('path' in e ? String(e.path) : ''),
-      message: ('summary' in e && e.summary) || e.message,
+    // A query parameter Elysia coerces (an integer, a boolean) is checked on its own, without its name:
+    // find which parameter holds the refused value, so the message can name it.
+    const queryName = error.type === 'property' ? queryParamFor(request, error.value) : undefined
+    const list = error.type === 'property' && error.valueError ? [error.valueError] : error.all
+    return list.map((e) => ({
+      path: queryName ?? pointerToPath('path' in e ? String(e.path) : ''),
+      message: issueMessage(e as { schema?: unknown; message: string }),
     }))
   } catch {
     return [{ path: '', message: error.message }]
   }
 }
 
-/** Routes by method, to tell a wrong method (405 with Allow) from an unknown path (404). */
-function allowedMethods(app: Elysia, pathname: string): string[] {
-  const methods = new Set<string>()
-  for (const route of app.routes) {
-    const pattern = new RegExp(`^${route.path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+').replace(/\*/g, '.*')}/?$`)
-    if (pattern.test(pathname) && route.method !== 'ALL') methods.add(route.method)
-  }
-  if (methods.has('GET')) methods.add('HEAD')
-  return [...methods].sort()
+function queryParamFor(request: Request, value: unknown): string | undefined {
+  for (const [name, raw] of new URL(request.url).searchParams) if (raw === String(value)) return name
+  return undefined
 }
+
+interface RouteEntry {
+  method: string
+  pattern: RegExp
+  isStatic: boolean
+}
+
+/**
+ * Which methods a path allows, to tell a wrong method (405 with Allow) from an unknown path (404). A fixed
+ * path (/v1/links/bulk, /v1/webhooks/info) answers only its own methods: it never falls into the {id} route
+ * beside it.
+ */
+function routeTable(app: Elysia) {
+  let entries: RouteEntry[] | undefined
+  let fixed: Map<string, string[]> | undefined
+  const build = () => {
+    entries = app.routes
+      .filter((r) => r.method !== 'ALL')
+      .map((r) => {
+        const path = r.path.length > 1 ? r.path.replace(/\/+$/, '') : r.path
+        const source = path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+').replace(/\*/g, '.*')
+        return { method: r.method, pattern: new RegExp(`^${source}/?$`), isStatic: !/[:*]/.test(path) }
+      })
+    fixed = new Map()
+    for (const r of app.routes) {
+      const path = r.path.length > 1 ? r.path.replace(/\/+$/, '') : r.path
+      if (r.method === 'ALL' || /[:*]/.test(path)) continue
+      fixed.set(path, withHead([...(fixed.get(path) ?? []), r.method]))
+    }
+  }
+  const withHead = (methods: string[]) => [...new Set(methods.includes('GET') ? [...methods, 'HEAD'] : methods)].sort()
+  return {
+    /** The methods of a fixed path, or undefined when the path is not one. */
+    fixedPath(pathname: string): string[] | undefined {
+      if (!fixed) build()
+      return fixed!.get(pathname.length > 1 ? pathname.replace(/\/+$/, '') : pathname)
+    },
+    allowed(pathname: string): string[] {
+      if (!entries) build()
+      const matches = entries!.filter((r) => r.pattern.test(pathname))
+      const fixedOnes = matches.filter((r) => r.isStatic)
+      return withHead((fixedOnes.length ? fixedOnes : matches).map((r) => r.method))
+    },
+  }
+}
+
+const methodNotAllowed = (method: string, pathname: string, allow: string[]) =>
+  new AppError('method_not_allowed', `${method} is not allowed on ${pathname}; use ${allow.join(', ')}`, { allow }, { allow: allow.join(', ') })
 
 export function createApp(rt: Runtime) {
   // normalize: false makes unknown body fields an error instead of silently dropping them (a typo in a
   // field name must not pass unnoticed).
   const app = new Elysia({ name: 'lnk', seed: rt.instanceId, normalize: false })
+  const routes = routeTable(app)
 
   app
     .onRequest(({ request, set }) => {
@@ -68,24 +142,22 @@ export function createApp(rt: Runtime) {
         set.headers['service-version'] = resolveVersion(request.headers.get('service-version'))
       }
       const length = request.headers.get('content-length')
-      if (length !== null && Number(length) > rt.config.maxBodyBytes) {
-        throw new AppError('payload_too_large', `Request body is larger than ${rt.config.maxBodyBytes} bytes`, { limit: rt.config.maxBodyBytes })
-      }
+      if (length !== null && Number(length) > rt.config.maxBodyBytes) throw tooLarge(rt.config.maxBodyBytes)
     })
     .onParse(async ({ request, contentType }) => {
-      if (!JSON_TYPE.test(contentType)) return
-      // Read it ourselves: a chunked body has no Content-Length to check up front.
-      const bytes = new Uint8Array(await request.arrayBuffer())
-      if (bytes.byteLength > rt.config.maxBodyBytes) {
-        throw new AppError('payload_too_large', `Request body is larger than ${rt.config.maxBodyBytes} bytes`, { limit: rt.config.maxBodyBytes })
-      }
-      const text = new TextDecoder().decode(bytes)
+      // The conversion beacon reads its own non-JSON bodies (text/plain from sendBeacon), against its own limit.
+      if (!JSON_TYPE.test(contentType) && isOwnParserPath(request.url)) return
+      // Read here, capped, whatever the type: a chunked body has no Content-Length to check up front.
+      const text = new TextDecoder().decode(await readBodyCapped(request, rt.config.maxBodyBytes))
+      if (JSON_TYPE.test(contentType)) return parseJsonBody(text) ?? {}
       if (text.trim() === '') return {}
-      try {
-        return JSON.parse(text)
-      } catch (err) {
-        throw new AppError('invalid_request', `Malformed JSON body: ${(err as Error).message}`)
-      }
+      throw new AppError('invalid_request', `This API reads JSON bodies: send Content-Type: application/json${contentType ? `, not ${contentType.slice(0, 100)}` : ''}`)
+    })
+    .onTransform(({ request }) => {
+      // Routed to a templated route (/links/:id) while the path is a fixed one (/links/bulk): 405, not a lookup.
+      const pathname = new URL(request.url).pathname
+      const fixed = routes.fixedPath(pathname)
+      if (fixed && !fixed.includes(request.method)) throw methodNotAllowed(request.method, pathname, fixed)
     })
     .onError(({ code, error: thrown, request, set }) => {
       // Elysia wraps whatever a parser throws in a ParseError; ours are AppErrors with their own code.
@@ -99,21 +171,17 @@ export function createApp(rt: Runtime) {
         Object.assign(headers, error.headers)
       } else if (code === 'VALIDATION' || error instanceof ValidationError) {
         const v = error as ValidationError
-        const issues = toIssues(v)
+        const issues = toIssues(v, request)
         status = 400
-        const where = v.type === 'body' ? 'body' : v.type
+        const where = v.type === 'property' ? 'query' : v.type
         body = errorBody('validation_failed', `Invalid ${where}: ${issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ')}`, { location: where, issues })
       } else if (code === 'NOT_FOUND') {
         const pathname = new URL(request.url).pathname
-        const allow = allowedMethods(app, pathname)
-        if (allow.length && !allow.includes(request.method)) {
-          status = 405
-          headers.allow = allow.join(', ')
-          body = errorBody('method_not_allowed', `${request.method} is not allowed on ${pathname}; use ${allow.join(', ')}`, { allow })
-        } else {
-          status = 404
-          body = errorBody('not_found', `No route for ${request.method} ${pathname}`)
-        }
+        const allow = routes.allowed(pathname)
+        const refusal = allow.length && !allow.includes(request.method) ? methodNotAllowed(request.method, pathname, allow) : new AppError('not_found', `No route for ${request.method} ${pathname}`)
+        status = refusal.status
+        body = errorBody(refusal.code, refusal.message, refusal.details)
+        Object.assign(headers, refusal.headers)
       } else if (code === 'PARSE') {
         status = 400
         body = errorBody('invalid_request', 'The request body could not be parsed; send JSON with Content-Type: application/json')
@@ -137,7 +205,7 @@ export function createApp(rt: Runtime) {
       rt.metrics.observe(request.method, route || 'unmatched', status, ms / 1000)
       rt.log.info('request', { method: request.method, path, status, ms: Math.round(ms * 10) / 10, request_id: state.id })
     })
-    .use(openapiDocs())
+    .use(openapiDocs(rt.config.baseUrl))
     .use(opsRoutes(rt))
     .group('/v1', (v1) => v1.use(identityRoutes(rt)).use(apiKeyRoutes(rt)).use(linkRoutes(rt)).use(qrRoutes(rt)).use(conversionRoutes(rt)).use(analyticsRoutes(rt)).use(webhookRoutes(rt)))
 

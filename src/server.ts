@@ -16,8 +16,9 @@ export function startServer(rt: Runtime): RunningServer {
   const server = Bun.serve({
     port: rt.config.port,
     hostname: rt.config.host,
-    // A little above the API limit, so the app answers oversize bodies with its own envelope.
-    maxRequestBodySize: rt.config.maxBodyBytes + 64 * 1024,
+    // No cap of Bun's own: it would answer an empty 413. Every reader of a body stops at its own limit
+    // (http/body.ts) and answers with the error envelope.
+    maxRequestBodySize: Number.MAX_SAFE_INTEGER,
     development: false,
     fetch(request, srv) {
       recordSocketAddress(request, srv.requestIP(request)?.address)

@@ -9,6 +9,7 @@ import { loadConfig, type Config } from '../src/config'
 import { silentLogger, type Logger } from '../src/log'
 import { bootstrap, createKey } from '../src/modules/identity/service'
 import { createRuntime, type Runtime, type RuntimeOptions } from '../src/runtime'
+import { conformance, isLnkApiResponse } from './conformance'
 
 export const ROOT = join(import.meta.dir, '..')
 
@@ -31,6 +32,7 @@ export function setup(options: { env?: Record<string, string>; clock?: Clock; lo
   const config = loadConfig({ LNK_DATA_DIR: dir, LNK_BASE_URL: 'http://localhost:8080', LNK_LOG_LEVEL: 'silent', ...options.env })
   const rt = createRuntime(config, { clock: options.clock, log: options.log ?? silentLogger, worker: options.worker })
   const app = createApp(rt)
+  checkResponses(app)
   return {
     rt,
     app,
@@ -57,6 +59,39 @@ export function setup(options: { env?: Record<string, string>; clock?: Clock; lo
       rmSync(dir, { recursive: true, force: true })
     },
   }
+}
+
+/**
+ * Every response the app gives a test (through env.request or env.app.handle) is checked against the served
+ * OpenAPI document (test/conformance.ts); a mismatch fails the test that received it.
+ */
+function checkResponses(app: ReturnType<typeof createApp>) {
+  const handle = app.handle.bind(app)
+  app.handle = async (request: Request) => {
+    const method = request.method
+    const url = request.url
+    const response = await handle(request)
+    if (isLnkApiResponse(response)) await conformance().check(method, url, response)
+    return response
+  }
+}
+
+/**
+ * The same for responses from real listeners (startServer, a spawned binary): any fetch whose answer carries
+ * lnk's Service-Version header is checked. Test receivers and other servers never send that header.
+ */
+const CHECKED = Symbol.for('lnk.test.checkedFetch')
+if (!(globalThis.fetch as unknown as Record<symbol, boolean>)[CHECKED]) {
+  const plain = globalThis.fetch
+  const checked = async (input: string | URL | Request, init?: RequestInit) => {
+    // Read before sending: a Request's body may be consumed by the call.
+    const method = init?.method ?? (input instanceof Request ? input.method : 'GET')
+    const url = input instanceof Request ? input.url : String(input)
+    const response = await plain(input, init)
+    if (isLnkApiResponse(response)) await conformance().check(method, url, response)
+    return response
+  }
+  globalThis.fetch = Object.assign(checked, plain, { [CHECKED]: true }) as typeof fetch
 }
 
 let counter = 0

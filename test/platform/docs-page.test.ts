@@ -127,7 +127,8 @@ describe('the docs page in headless Chromium', () => {
       const body = stdout.slice(stdout.indexOf('<body'))
       expect(body).toContain('lnk API')
       expect(body).toContain('Who am I')
-      expect(body).toContain('/v1/me')
+      // Paths are shown relative to the server, LNK_BASE_URL/v1.
+      expect(body).toContain('>/me<')
       // Console lines that would mean something was refused or missing: a CSP block, a failed load, an error.
       const console = stderr.split('\n').filter((line) => line.includes(':CONSOLE'))
       const trouble = console.filter((line) => /Content Security Policy|Failed to load|Uncaught|not found/i.test(line))

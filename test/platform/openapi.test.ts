@@ -5,12 +5,14 @@ import Ajv2020 from 'ajv/dist/2020'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Elysia, t } from 'elysia'
 import { DOCS_PATH, openapiDocs, SPEC_PATH } from '../../src/modules/platform/openapi'
+import { conformance } from '../conformance'
 import { setup, type TestEnv } from '../helpers'
 
 const METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
 // Public by the spec or the issues: the QR renderer answers image URLs that must work without a key; the
 // conversion beacon is called from visitors' browsers (spec section 5 rule 4).
-const PUBLIC_V1 = [SPEC_PATH, '/v1/qr/render', '/v1/conversions']
+// As the document names them: paths under /v1 relative to its server, LNK_BASE_URL/v1.
+const PUBLIC_V1 = ['/openapi.json', '/qr/render', '/conversions']
 const PUBLIC_PATHS = ['/healthz', '/readyz', '/metrics', ...PUBLIC_V1]
 
 let env: TestEnv
@@ -28,7 +30,11 @@ afterAll(() => env.cleanup())
  * Elysia's `/v1/links/:id` as OpenAPI's `/v1/links/{id}` (an optional `:id?` documented with the parameter); a
  * trailing slash, which Elysia serves either way, is documented without.
  */
-const toOpenApiPath = (path: string) => path.replace(/:([^/?]+)\??/g, '{$1}').replace(/(.)\/+$/, '$1')
+const toOpenApiPath = (path: string) =>
+  path
+    .replace(/:([^/?]+)\??/g, '{$1}')
+    .replace(/(.)\/+$/, '$1')
+    .replace(/^\/v1(?=\/)/, '')
 
 /** The routes a document must describe: all but the docs page and its script, HEAD and OPTIONS. */
 function documentedRoutes(app: { routes: { method: string; path: string }[] }) {
@@ -45,9 +51,10 @@ function operations(d: any): { path: string; method: string; op: any }[] {
 function schemas(d: any): { at: string; schema: unknown }[] {
   const found: { at: string; schema: unknown }[] = []
   for (const [name, schema] of Object.entries(d.components?.schemas ?? {})) found.push({ at: `components.schemas.${name}`, schema })
+  for (const [name, p] of Object.entries<any>(d.components?.parameters ?? {})) found.push({ at: `components.parameters.${name}`, schema: p.schema })
   for (const { path, method, op } of operations(d)) {
     const at = `${method.toUpperCase()} ${path}`
-    for (const p of op.parameters ?? []) found.push({ at: `${at} parameter ${p.name}`, schema: p.schema })
+    for (const p of op.parameters ?? []) if (!p.$ref) found.push({ at: `${at} parameter ${p.name}`, schema: p.schema })
     for (const [type, media] of Object.entries<any>(op.requestBody?.content ?? {})) found.push({ at: `${at} body ${type}`, schema: media.schema })
     for (const [status, response] of Object.entries<any>(op.responses ?? {})) {
       for (const [type, media] of Object.entries<any>(response.content ?? {})) found.push({ at: `${at} ${status} ${type}`, schema: media.schema })
@@ -109,7 +116,7 @@ describe('GET /v1/openapi.json', () => {
 
   test('declares bearer security on every /v1 operation but the public ones', () => {
     const unsecured = operations(doc)
-      .filter(({ path }) => path.startsWith('/v1/') && !PUBLIC_V1.includes(path))
+      .filter(({ path }) => !doc.paths[path].servers && !PUBLIC_V1.includes(path))
       .filter(({ op }) => !Bun.deepEquals(op.security, [{ bearer: [] }]))
       .map(({ path, method }) => `${method.toUpperCase()} ${path}`)
     expect(unsecured).toEqual([])
@@ -123,7 +130,7 @@ describe('GET /v1/openapi.json', () => {
   })
 
   test("merges the permission macro with the route's own detail", () => {
-    const me = doc.paths['/v1/me'].get
+    const me = doc.paths['/me'].get
     expect(me.summary).toBe('Who am I')
     expect(me.tags).toEqual(['Identity'])
     expect(me.security).toEqual([{ bearer: [] }])
@@ -138,7 +145,7 @@ describe('GET /v1/openapi.json', () => {
       const permission = op['x-permission']
       if (typeof permission === 'string' && permission !== 'authenticated') expect(op.description).toContain(`Needs the \`${permission}\` permission.`)
     }
-    expect(doc.paths['/v1/me'].get.description).not.toContain('permission.')
+    expect(doc.paths['/me'].get.description).not.toContain('permission.')
   })
 
   test('tags every operation, with every tag declared at the top', () => {
@@ -162,8 +169,100 @@ describe('GET /v1/openapi.json', () => {
 
   test('states the error envelope once and refers to it', () => {
     expect(doc.components.schemas.Error).toMatchObject({ title: 'Error', type: 'object' })
-    expect(doc.paths['/v1/me'].get.responses['401'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' })
-    expect(doc.paths['/v1/me'].get.responses['401'].description).toBe('Unauthorized')
+    expect(doc.paths['/me'].get.responses['401'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' })
+    expect(doc.paths['/me'].get.responses['401'].description).toBe('Unauthorized')
+  })
+})
+
+describe('what generated clients and validators read', () => {
+  const schemaOf = (ref: any) => (ref?.$ref ? doc.components.schemas[ref.$ref.split('/').pop()] : ref)
+  const refNames = (op: any) => (op.parameters ?? []).filter((p: any) => p.$ref).map((p: any) => p.$ref.split('/').pop())
+
+  test('is served exactly as the test suite validates against it', () => {
+    expect(doc).toEqual(conformance().doc as any)
+  })
+
+  test('names LNK_BASE_URL/v1 as its server and states paths relative to it, as the spec says', async () => {
+    expect(doc.servers).toEqual([expect.objectContaining({ url: 'http://localhost:8080/v1' })])
+    for (const [path, item] of Object.entries<any>(doc.paths)) {
+      expect(path.startsWith('/v1/')).toBe(false)
+      // The few paths outside /v1 name the origin as their own server.
+      if (['/healthz', '/readyz', '/metrics'].includes(path)) expect(item.servers).toEqual([{ url: 'http://localhost:8080' }])
+      else expect(item.servers).toBeUndefined()
+    }
+    const other = setup({ env: { LNK_BASE_URL: 'https://api.example.com' } })
+    try {
+      const served = (await (await other.request(SPEC_PATH)).json()) as any
+      expect(served.servers[0].url).toBe('https://api.example.com/v1')
+    } finally {
+      other.cleanup()
+    }
+  })
+
+  test('gives enums the type of their values, with null among them where the type allows it', () => {
+    const link = doc.components.schemas.Link
+    expect(link.properties.redirectStatus).toMatchObject({ type: 'integer', enum: [301, 302, 307, 308] })
+    expect(link.properties.twitterCard).toMatchObject({ type: ['string', 'null'], enum: ['summary', 'summary_large_image', 'player', null] })
+    const problems: string[] = []
+    const walk = (s: any, at: string) => {
+      if (!s || typeof s !== 'object') return
+      if (Array.isArray(s.enum)) {
+        const types = Array.isArray(s.type) ? s.type : [s.type]
+        for (const v of s.enum) {
+          const t = v === null ? 'null' : Number.isInteger(v) ? 'integer' : typeof v
+          if (!types.includes(t) && !(t === 'integer' && types.includes('number'))) problems.push(`${at}: ${JSON.stringify(v)} is not of type ${JSON.stringify(s.type)}`)
+        }
+        if (types.includes('null') && !s.enum.includes(null)) problems.push(`${at}: nullable enum without null`)
+      }
+      for (const [k, v] of Object.entries(s)) if (typeof v === 'object') walk(v, `${at}.${k}`)
+    }
+    walk(doc, '#')
+    expect(problems).toEqual([])
+  })
+
+  test('marks no parameter with a default as required', () => {
+    const required = operations(doc).flatMap(({ path, method, op }) =>
+      (op.parameters ?? []).filter((p: any) => p.required && p.schema && 'default' in p.schema).map((p: any) => `${method} ${path} ${p.name}`),
+    )
+    expect(required).toEqual([])
+    const perPage = doc.paths['/links'].get.parameters.find((p: any) => p.name === 'perPage')
+    expect(perPage).toMatchObject({ required: false, schema: { default: 25, maximum: 100 } })
+  })
+
+  test('marks the bodies the server does without as optional', () => {
+    expect(doc.paths['/links/{id}'].patch.requestBody.required).toBe(false)
+    expect(doc.paths['/webhooks/{id}/rotate-secret'].post.requestBody.required).toBe(false)
+    expect(doc.paths['/links'].post.requestBody.required).toBe(true)
+  })
+
+  test('lists text/plain beside JSON for the conversion beacon, and no form encodings anywhere', () => {
+    expect(Object.keys(doc.paths['/conversions'].post.requestBody.content).sort()).toEqual(['application/json', 'text/plain'])
+    for (const { op } of operations(doc)) {
+      for (const type of Object.keys(op.requestBody?.content ?? {})) expect(['application/json', 'text/plain']).toContain(type)
+    }
+  })
+
+  test('declares the headers it reads as parameters: Service-Version everywhere, X-Workspace-Id with a key, Idempotency-Key where honoured', () => {
+    expect(doc.components.parameters.ServiceVersion).toMatchObject({ name: 'Service-Version', in: 'header', required: false })
+    expect(doc.components.parameters.WorkspaceId).toMatchObject({ name: 'X-Workspace-Id', in: 'header', required: false })
+    expect(doc.components.parameters.IdempotencyKey).toMatchObject({ name: 'Idempotency-Key', in: 'header', required: false })
+    for (const { path, method, op } of operations(doc)) {
+      if (doc.paths[path].servers) continue
+      const refs = refNames(op)
+      expect({ at: `${method} ${path}`, version: refs.includes('ServiceVersion') }).toEqual({ at: `${method} ${path}`, version: true })
+      expect({ at: `${method} ${path}`, workspace: refs.includes('WorkspaceId') }).toEqual({ at: `${method} ${path}`, workspace: op['x-permission'] !== undefined })
+    }
+    for (const [path, method] of [['/links', 'post'], ['/links/bulk', 'post'], ['/api-keys', 'post'], ['/webhooks', 'post']] as const) {
+      expect({ at: `${method} ${path}`, refs: refNames(doc.paths[path][method]) }).toEqual({ at: `${method} ${path}`, refs: expect.arrayContaining(['IdempotencyKey']) })
+    }
+    expect(refNames(doc.paths['/links'].get)).not.toContain('IdempotencyKey')
+  })
+
+  test('says every status a /v1 operation does not list answers the error envelope', () => {
+    for (const { path, op } of operations(doc)) {
+      if (doc.paths[path].servers) continue
+      expect(schemaOf(op.responses.default?.content['application/json'].schema)?.title).toBe('Error')
+    }
   })
 })
 
@@ -204,7 +303,7 @@ describe('the document polish, on what Elysia emits for its coercing types', () 
   })
 
   test('states the real type of coercing query parameters', () => {
-    const params = Object.fromEntries(polished.paths['/v1/things'].get.parameters.map((p: any) => [p.name, p.schema]))
+    const params = Object.fromEntries(polished.paths['/things'].get.parameters.map((p: any) => [p.name, p.schema]))
     expect(params.page).toEqual({ type: 'number', minimum: 1 })
     expect(params.perPage).toEqual({ type: 'integer', maximum: 100 })
     expect(params.archived).toEqual({ type: 'boolean' })
@@ -213,21 +312,21 @@ describe('the document polish, on what Elysia emits for its coercing types', () 
   })
 
   test('documents dates as date-time strings and drops non-JSON properties', () => {
-    const ok = polished.paths['/v1/things'].get.responses['200'].content['application/json'].schema
+    const ok = polished.paths['/things'].get.responses['200'].content['application/json'].schema
     expect(ok.properties.asOf).toEqual({ type: 'string', format: 'date-time' })
     expect(ok.properties.cap).toEqual({ anyOf: [{ type: 'integer' }, { type: 'null' }] })
-    const post = polished.paths['/v1/things/{id}'].post
+    const post = polished.paths['/things/{id}'].post
     expect(Object.keys(post.requestBody.content)).toEqual(['application/json'])
     expect(post.requestBody.content['application/json'].schema.properties).toEqual({ count: { type: 'integer' } })
   })
 
   test('gives a body-less response no content', () => {
-    expect(polished.paths['/v1/things/{id}'].post.responses['204']).toEqual({ description: 'No Content' })
+    expect(polished.paths['/things/{id}'].post.responses['204']).toEqual({ description: 'No Content' })
   })
 
   test('moves a schema used twice into components and declares an undeclared tag', () => {
     expect(polished.components.schemas.Thing).toMatchObject({ title: 'Thing', properties: { count: { type: 'integer' } } })
-    expect(polished.paths['/v1/things/{id}'].post.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Thing' })
+    expect(polished.paths['/things/{id}'].post.responses['200'].content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Thing' })
     expect(polished.tags.map((tag: any) => tag.name)).toContain('Things')
   })
 })

@@ -2,8 +2,10 @@
 // routes' schemas and `detail` (tags come from each module's Elysia instance, bearer security from the
 // `permission` macro), then tidied by polishDocument below. GET /v1/docs: the page for people (./docs/page.ts).
 import { toOpenAPISchema } from '@elysiajs/openapi'
+import { OptionalKind } from '@sinclair/typebox'
 import { Elysia, t } from 'elysia'
 import { STATUS_CODES } from 'node:http'
+import { ErrorEnvelope } from '../../http/envelope'
 import { API_VERSIONS, CURRENT_VERSION } from '../../http/version'
 import { DOCS_PATH, docsRoutes } from './docs/page'
 
@@ -42,7 +44,8 @@ const OpenApiDocument = t.Object(
   { additionalProperties: true, description: 'An OpenAPI 3.1 document' },
 )
 
-export function openapiDocs() {
+/** `baseUrl` is LNK_BASE_URL: the document's server is `${baseUrl}/v1`, the spec's {base_url}. */
+export function openapiDocs(baseUrl = 'http://localhost:8080') {
   const plugin = new Elysia()
   let cache: { routes: number; json: string } | undefined
   // Routes are all registered before the first request; the count guards against a late one all the same.
@@ -51,7 +54,7 @@ export function openapiDocs() {
   const allRoutes = () => (plugin as unknown as { getGlobalRoutes(): unknown[] }).getGlobalRoutes()
   const documentJson = () => {
     const routes = allRoutes().length
-    if (cache?.routes !== routes) cache = { routes, json: JSON.stringify(buildDocument(plugin)) }
+    if (cache?.routes !== routes) cache = { routes, json: JSON.stringify(buildDocument(plugin, baseUrl)) }
     return cache.json
   }
   return plugin
@@ -69,24 +72,58 @@ export function openapiDocs() {
 }
 
 /** The generator's output for every route the app has (hidden ones, such as the docs page, left out), polished. */
-export function buildDocument(app: Parameters<typeof toOpenAPISchema>[0]): OpenApiDoc {
+export function buildDocument(app: Parameters<typeof toOpenAPISchema>[0], baseUrl = 'http://localhost:8080'): OpenApiDoc {
   // staticFile: false, or the generator drops every path with a dot in it (/v1/openapi.json among them).
   // The app's own JSON parser (app.ts: body limit, envelope errors) is a function, and the generator skips
   // function parsers when it lists a body's media types, leaving `content` empty. It reads only `routes`,
   // so hand it the routes without that hook: every body lnk accepts is JSON.
-  const routes = (app as unknown as { getGlobalRoutes(): typeof app.routes }).getGlobalRoutes().map((r) => ({ ...r, hooks: { ...(r.hooks as object), parse: undefined } }))
+  const appRoutes = (app as unknown as { getGlobalRoutes(): typeof app.routes }).getGlobalRoutes()
+  const routes = appRoutes.map((r) => ({ ...r, hooks: { ...(r.hooks as object), parse: undefined } }))
   const view = new Proxy(app, { get: (target, key) => (key === 'getGlobalRoutes' ? () => routes : Reflect.get(target, key, target)) })
   const generated = toOpenAPISchema(view, { staticFile: false }, undefined, undefined, OPENAPI_VERSION)
   // A JSON copy: the generator hands back the routes' own schema and detail objects, which must stay untouched.
   const { paths, components } = JSON.parse(JSON.stringify(generated)) as { paths: Record<string, PathItem>; components?: { schemas?: Record<string, unknown> } }
+  // The generator marks every body required; a body declared t.Optional (PATCH /links/{id}, pause…) is not.
+  // The marker is a symbol, lost in the JSON copy, so it is read from the routes themselves.
+  for (const route of appRoutes) {
+    const body = (route.hooks as { body?: Record<symbol, unknown> } | undefined)?.body
+    const op = paths[route.path.replace(/:([^/?]+)\??/g, '{$1}')]?.[route.method.toLowerCase()]
+    if (body && typeof body === 'object' && OptionalKind in body && isObj(op?.requestBody)) op.requestBody.required = false
+  }
   return polishDocument({
     openapi: OPENAPI_VERSION,
     info: { ...INFO },
+    servers: [{ url: `${baseUrl.replace(/\/+$/, '')}/v1`, description: 'The API root, {base_url} of the specification' }],
     tags: OPENAPI_TAGS.map((tag) => ({ ...tag })),
     security: [{ bearer: [] }],
     paths,
-    components: { securitySchemes: structuredClone(SECURITY_SCHEMES), schemas: { ...components?.schemas } },
+    components: { securitySchemes: structuredClone(SECURITY_SCHEMES), schemas: { ...components?.schemas }, parameters: structuredClone(HEADER_PARAMETERS) },
   })
+}
+
+/** Request headers every client may send, declared once and referred to by the operations that read them. */
+const HEADER_PARAMETERS = {
+  ServiceVersion: {
+    name: 'Service-Version',
+    in: 'header',
+    required: false,
+    description: 'Pins a dated API version; the answer names the version used in its own Service-Version header. An unknown value is 400 unsupported_version.',
+    schema: { type: 'string', enum: [...API_VERSIONS] },
+  },
+  WorkspaceId: {
+    name: 'X-Workspace-Id',
+    in: 'header',
+    required: false,
+    description: "Act in another workspace of the key's user (its id or slug); without it, the key's own workspace. A workspace the user is not a member of is 403 forbidden.",
+    schema: { type: 'string', minLength: 1, maxLength: 128 },
+  },
+  IdempotencyKey: {
+    name: 'Idempotency-Key',
+    in: 'header',
+    required: false,
+    description: 'The same key and body within 24 h replays the stored answer (with Idempotent-Replayed: true); the same key with another body is 409 conflict.',
+    schema: { type: 'string', minLength: 1, maxLength: 255 },
+  },
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -96,12 +133,16 @@ export function buildDocument(app: Parameters<typeof toOpenAPISchema>[0]): OpenA
 //     t.BooleanString "true", t.ArrayString/t.ObjectString JSON text; t.Date also a date or epoch number). The
 //     document states the value's real type instead. `elysiaMeta` (Elysia's marker) and `nullable` (OpenAPI 3.0;
 //     3.1 uses type: [..., 'null']) are dropped, and so are properties typed 'undefined' or 'void', which are
-//     not JSON Schema types.
+//     not JSON Schema types. A union of literals gets its literals' own type (the generator says string even
+//     for 301 | 302), and a nullable one lists null among its values.
 //  2. Responses. A t.Void()/t.Undefined() response (e.g. 204) comes out as a malformed `content`: removed, as
 //     the response has no body. The generic "Response for status N" description becomes the HTTP reason phrase.
-//  3. Operations. Request bodies: lnk reads JSON only, so the form encodings the generator adds beside JSON
-//     are removed. The permission a route needs (x-permission, from the macro) is also said in its
-//     description, which the docs page shows.
+//  3. Operations. Request bodies: lnk reads JSON only (and the beacon text/plain), so the form encodings the
+//     generator adds beside JSON are removed; a body declared optional is not required. A query parameter with
+//     a default is not required. Every /v1 operation declares the headers it reads (Service-Version, and
+//     X-Workspace-Id where a key is needed, Idempotency-Key where `x-idempotent` says so) and a `default`
+//     response: the error envelope, which any status it does not list (405, 413, 429, 500…) carries. The
+//     permission a route needs (x-permission, from the macro) is also said in its description.
 //  4. Tags: a tag an operation uses but the top-level list lacks is declared (name only; describe it in
 //     OPENAPI_TAGS), and Operations and Documentation go last, after the tags of the API's own resources.
 //  5. A titled schema used more than once, identically (such as the error envelope, "Error"), moves to
@@ -109,6 +150,7 @@ export function buildDocument(app: Parameters<typeof toOpenAPISchema>[0]): OpenA
 //  6. Paths and operation ids. A module's `.get('/')` under its prefix comes out as `/v1/api-keys/`; Elysia
 //     serves it with or without the slash, and the document names it as the spec does, without. Ids generated
 //     from a path (getV1Api-keys) become identifiers (getV1ApiKeys), which client generators need.
+//  7. Paths are relative to the server LNK_BASE_URL/v1 (the spec's {base_url}); see relativePaths.
 // ---------------------------------------------------------------------------------------------------------------
 
 type Obj = Record<string, any>
@@ -116,14 +158,17 @@ type PathItem = Record<string, Obj>
 export interface OpenApiDoc {
   openapi: string
   info: Obj
+  servers: { url: string; description?: string }[]
   tags: { name: string; description?: string }[]
   security: Obj[]
   paths: Record<string, PathItem>
-  components: { securitySchemes: Obj; schemas: Record<string, unknown> }
+  components: { securitySchemes: Obj; schemas: Record<string, unknown>; parameters: Record<string, Obj> }
 }
 
 const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace']
 const TRAILING_TAGS = ['Operations', 'Documentation']
+// What the generator lists beside JSON for an object body; lnk reads JSON (and the beacon text/plain) only.
+const GENERATED_FORM_TYPES = ['application/x-www-form-urlencoded', 'multipart/form-data']
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 // Where a schema holds other schemas (JSON Schema 2020-12): one schema, a list of them, or a map of them.
@@ -176,12 +221,25 @@ function isElysiaDate(members: unknown[]) {
   return members.some((m) => kind(m) === 'date-time') && members.every((m) => ['date-time', 'date', 'number', 'Date'].includes(kind(m)))
 }
 
+/**
+ * The generator writes every union of literals as `type: string` whatever the literals are (so 301 | 302
+ * became a string enum no value satisfies), and a nullable one without null among its values. The type is
+ * the literals' own, and null is a value where the type allows it.
+ */
+function fixEnumType(schema: Obj) {
+  const declared: unknown[] = Array.isArray(schema.type) ? schema.type : schema.type ? [schema.type] : []
+  if (declared.includes('null') && !schema.enum.includes(null)) schema.enum = [...schema.enum, null]
+  const types = [...new Set(schema.enum.map((v: unknown) => (v === null ? 'null' : Number.isInteger(v) ? 'integer' : typeof v)))]
+  schema.type = types.length === 1 ? types[0] : types
+}
+
 /** Step 1, on one schema and everything inside it. */
 function tidySchema(schema: unknown): unknown {
   if (!isObj(schema)) return schema
   const out = mapSubschemas(schema, tidySchema)
   delete out.elysiaMeta
   delete out.nullable
+  if (Array.isArray(out.enum)) fixEnumType(out)
   if (isObj(out.properties)) {
     for (const [name, prop] of Object.entries(out.properties)) {
       if (isObj(prop) && NOT_JSON_TYPES.has(prop.type)) {
@@ -263,7 +321,7 @@ export function polishDocument(doc: OpenApiDoc): OpenApiDoc {
   transformSchemas(doc, tidySchema)
 
   const declared = new Set(doc.tags.map((tag) => tag.name))
-  for (const item of Object.values(doc.paths)) {
+  for (const [path, item] of Object.entries(doc.paths)) {
     for (const method of HTTP_METHODS) {
       const op = item[method]
       if (!isObj(op)) continue
@@ -279,8 +337,20 @@ export function polishDocument(doc: OpenApiDoc): OpenApiDoc {
         }
       }
       const body = op.requestBody
-      if (isObj(body) && isObj(body.content) && body.content['application/json']) {
-        body.content = { 'application/json': body.content['application/json'] }
+      if (isObj(body) && isObj(body.content)) {
+        for (const type of GENERATED_FORM_TYPES) if (body.content['application/json']) delete body.content[type]
+      }
+      for (const p of op.parameters ?? []) {
+        // A parameter with a default may be left out: it is not required, whatever the generator says.
+        if (isObj(p) && isObj(p.schema) && 'default' in p.schema) p.required = false
+      }
+      if (path.startsWith('/v1/')) {
+        const refs = ['ServiceVersion']
+        if (op['x-permission'] !== undefined) refs.push('WorkspaceId')
+        if (op['x-idempotent'] === true) refs.push('IdempotencyKey')
+        op.parameters = [...(op.parameters ?? []), ...refs.map((name) => ({ $ref: `#/components/parameters/${name}` }))]
+        // Any status a route does not list (405, 413, 429, 500…) still answers the error envelope.
+        op.responses = { ...op.responses, default: { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } } }
       }
       const permission = op['x-permission']
       if (typeof permission === 'string' && permission !== 'authenticated') {
@@ -299,5 +369,19 @@ export function polishDocument(doc: OpenApiDoc): OpenApiDoc {
   doc.tags.sort((a, b) => last(a) - last(b))
 
   hoistRepeatedSchemas(doc)
+  if (!isObj(doc.components.schemas.Error)) doc.components.schemas.Error = tidySchema(JSON.parse(JSON.stringify(ErrorEnvelope)))
+  relativePaths(doc)
   return doc
+}
+
+/**
+ * Step 7. Paths are relative to the server, `{base_url}` = LNK_BASE_URL/v1 as the spec says, so a client
+ * configured per the spec calls /links, not /v1/v1/links. The few paths outside /v1 (health, metrics) name
+ * the origin as their own server.
+ */
+function relativePaths(doc: OpenApiDoc) {
+  const origin = doc.servers[0]!.url.replace(/\/v1$/, '')
+  doc.paths = Object.fromEntries(
+    Object.entries(doc.paths).map(([path, item]) => (path.startsWith('/v1/') ? [path.slice(3), item] : [path, { servers: [{ url: origin }], ...item }])),
+  )
 }

@@ -4,6 +4,7 @@
 // otherwise the redirect. It reads links from memory, never awaits the database, and hands clicks (and
 // bots' hits, flagged) to the buffer. Only the password and captcha checks await (hash and proof
 // verification).
+import { readBodyCapped } from '../../http/body'
 import { createHmac } from 'node:crypto'
 import type { Runtime } from '../../runtime'
 import { clientIp } from '../../http/request-context'
@@ -134,9 +135,8 @@ export function createRedirectHandler(rt: Runtime): RedirectHandler {
   async function readForm(request: Request): Promise<URLSearchParams | null> {
     const length = Number(request.headers.get('content-length') ?? 0)
     if (length > FORM_LIMIT) return null
-    const text = await request.text()
-    if (text.length > FORM_LIMIT) return null
-    return new URLSearchParams(text)
+    const bytes = await readBodyCapped(request, FORM_LIMIT).catch(() => null)
+    return bytes && new URLSearchParams(new TextDecoder().decode(bytes))
   }
 
   /** POST back from a gate page: check what was sent, set the gate's cookie, and send the visitor on. */

@@ -1,0 +1,42 @@
+// The checker every test's responses go through (test/conformance.ts) must catch what a client would trip
+// on; these cases show that it can fail.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { conformance } from '../conformance'
+import { body, bootstrapAccount, setup, type TestEnv } from '../helpers'
+
+const json = (status: number, value: unknown, type = 'application/json') => new Response(JSON.stringify(value), { status, headers: { 'content-type': type } })
+let env: TestEnv
+let link: Record<string, unknown>
+
+beforeAll(async () => {
+  env = setup()
+  const key = (await bootstrapAccount(env.rt)).apiKey.key
+  link = (await body(await env.request('/v1/links', { method: 'POST', key, json: { destinationUrl: 'https://a.example/' } }))).data
+})
+afterAll(() => env.cleanup())
+
+describe('the OpenAPI conformance check', () => {
+  const check = (method: string, path: string, res: Response) => conformance().check(method, `http://localhost:8080${path}`, res)
+
+  test('passes a body that matches the operation', async () => {
+    await check('GET', '/v1/links/x', json(200, { success: true, data: link }))
+    await check('GET', '/v1/no-such-route', json(404, { success: false, error: { code: 'not_found', message: 'No route' } }))
+  })
+
+  test('refuses a field of the wrong type, an unknown status, an undeclared media type and an error without the envelope', async () => {
+    await expect(check('GET', '/v1/links/x', json(200, { success: true, data: { ...link, redirectStatus: '301' } }))).rejects.toThrow(/redirectStatus/)
+    await expect(check('GET', '/v1/links/x', json(202, { success: true, data: link }))).rejects.toThrow(/status 202 is not among/)
+    await expect(check('GET', '/v1/links/x', json(200, { success: true, data: link }, 'text/html'))).rejects.toThrow(/content type "text\/html"/)
+    await expect(check('GET', '/v1/links/x', json(429, { error: 'slow down' }))).rejects.toThrow(/does not match/)
+    await expect(check('GET', '/v1/links/x', json(200, { success: true, data: { ...link, createdAt: 'yesterday' } }))).rejects.toThrow(/date-time/)
+  })
+
+  test('a fixed path is matched before a templated one', async () => {
+    // /links/bulk answers BulkResponse, not a Link: a Link-shaped body must fail there.
+    await expect(check('POST', '/v1/links/bulk', json(200, { success: true, data: link }))).rejects.toThrow(/does not match/)
+  })
+
+  test('leaves short links and pages alone', async () => {
+    await check('GET', '/abc', new Response('<html></html>', { status: 404, headers: { 'content-type': 'text/html' } }))
+  })
+})
