@@ -297,3 +297,37 @@ describe('timeline around the DST change in New York (8 March 2026)', () => {
     expect(short.buckets).toHaveLength(48)
   })
 })
+
+describe('from and to in the OpenAPI document', () => {
+  test('are published as a date, a date-time or a local date-time, on every analytics operation', async () => {
+    const doc = (await get('/v1/openapi.json')).body
+    for (const op of ['overview', 'timeline', 'top-links']) {
+      for (const name of ['from', 'to']) {
+        // Paths are named with or without /v1, depending on whether the document declares it as its server.
+        const path = Object.keys(doc.paths).find((p) => p.endsWith(`/analytics/${op}`))!
+        const schema = doc.paths[path].get.parameters.find((p: any) => p.name === name)?.schema
+        expect({ op, name, type: schema?.type, forms: schema?.anyOf?.map((s: any) => s.format ?? 'pattern') }).toEqual({ op, name, type: 'string', forms: ['date', 'date-time', 'pattern'] })
+        const local = new RegExp(schema.anyOf[2].pattern)
+        expect(local.test('2026-03-02T12:00')).toBe(true)
+        expect(local.test('2026-03-02T12:00Z')).toBe(false)
+      }
+    }
+  })
+
+  test('publishing the formats changed nothing the service accepts: local and seconds-less times still work', async () => {
+    const at = (from: string, to: string) => get(`/v1/analytics/overview?from=${encodeURIComponent(from)}&to=${encodeURIComponent(to)}`)
+    // The clicks of 2 March between 12:00:00 and 12:00:10 UTC (the test link's visit is never counted).
+    for (const [from, to] of [
+      ['2026-03-02T12:00', '2026-03-02T12:00:10.500'],
+      ['2026-03-02T12:00Z', '2026-03-02T12:00:10.5Z'],
+      ['2026-03-02T13:00+01:00', '2026-03-02T12:00:10.5Z'],
+    ]) {
+      const { status, body: b } = await at(from!, to!)
+      expect({ from, to, status, clicks: b.data?.totals.clicks }).toEqual({ from, to, status: 200, clicks: 7 })
+    }
+    const { status, body: b } = await get('/v1/analytics/overview?from=12345')
+    expect(status).toBe(400)
+    expect(b.error.details.issues[0].path).toBe('from')
+    expect(b.error.message).toContain('ISO 8601')
+  })
+})

@@ -192,18 +192,20 @@ describe('attribution and the event', () => {
 describe('OpenAPI', () => {
   test('documents POST /v1/conversions as a public operation with its body and answers, and leaves the preflight out', async () => {
     const doc = await body(await env.request('/v1/openapi.json'))
-    const item = doc.paths['/v1/conversions']
+    const item = doc.paths['/conversions']
     expect(Object.keys(item)).toEqual(['post'])
     const op = item.post
     expect(op.security).toEqual([])
     expect(op.tags).toEqual(['Conversions'])
     expect(op.description).toContain('needs no key')
-    const schema = op.requestBody.content['application/json'].schema
+    // The body schema, stated in place or referred to in components.schemas.
+    const stated = op.requestBody.content['application/json'].schema
+    const schema = stated.$ref ? doc.components.schemas[stated.$ref.split('/').pop()] : stated
     expect(schema.required).toEqual(['clickId', 'eventName'])
     expect(Object.keys(schema.properties).sort()).toEqual(['clickId', 'currency', 'eventName', 'metadata', 'value'])
     expect(schema.properties.eventName).toMatchObject({ minLength: 1, maxLength: 64 })
     expect(schema.properties.value).toMatchObject({ type: 'number', minimum: 0 })
-    expect(Object.keys(op.responses).sort()).toEqual(['200', '201', '400', '404', '405', '413', '429'])
+    expect(Object.keys(op.responses).sort()).toEqual(['200', '201', '400', '404', '405', '413', '429', 'default'])
     expect(doc.components.schemas.Conversion.properties.duplicate.type).toBe('boolean')
   })
 })

@@ -126,7 +126,8 @@ describe('events', () => {
     const link = await api.make({ slug: 'evt-mover' })
     expect((await api.patch(link.id, { slug: 'evt-occupied' })).status).toBe(409)
     expect((await api.patch(link.id, { slug: 'v1' })).status).toBe(400)
-    expect((await api.patch(link.id, { include: ['qr'] })).status).toBe(400)
+    expect((await api.patch(link.id, { include: ['svg'] })).status).toBe(400)
+    expect((await api.patch(link.id, { colour: 'red' })).status).toBe(400)
     expect(outboxOf(env, api.workspaceId, 'link.updated')).toEqual([])
   })
 

@@ -217,7 +217,8 @@ describe('filters', () => {
   })
 
   test('tag matches whole tags only, never a substring', async () => {
-    expect(await slugsOf(api, '?tag=news')).toEqual(['go-2', 'sandbox-2', 't-news', 't-two'].sort())
+    expect(await slugsOf(api, '?tag=news')).toEqual(['go-2', 't-news', 't-two'])
+    expect(await slugsOf(api, '?tag=news&mode=all')).toEqual(['go-2', 'sandbox-2', 't-news', 't-two'].sort())
     expect(await slugsOf(api, '?tag=newsletter')).toEqual(['t-newsletter'])
     expect(await slugsOf(api, '?tag=new')).toEqual([])
     expect(await slugsOf(api, '?tag=x')).toEqual(['t-two'])
@@ -239,24 +240,31 @@ describe('filters', () => {
     expect(await slugsOf(api, '?domain=go.example')).toEqual(['go-1', 'go-2'])
     expect(await slugsOf(api, '?domain=GO.EXAMPLE')).toEqual(['go-1', 'go-2'])
     const local = await list(api, `?domain=${encodeURIComponent('localhost:8080')}&perPage=100`)
-    expect(local.meta.pagination.total).toBe(10)
+    expect(local.meta.pagination.total).toBe(8)
     expect(local.data.every((l) => l.domain === 'localhost:8080')).toBe(true)
+    expect((await list(api, `?domain=${encodeURIComponent('localhost:8080')}&mode=all`)).meta.pagination.total).toBe(10)
     expect(await slugsOf(api, '?domain=elsewhere.example')).toEqual([])
   })
 
   test('archived=true keeps archived links, archived=false the others, none both', async () => {
     expect(await slugsOf(api, '?archived=true')).toEqual(['archived-1'])
     const notArchived = await list(api, '?archived=false&perPage=100')
-    expect(notArchived.meta.pagination.total).toBe(11)
+    expect(notArchived.meta.pagination.total).toBe(9)
     expect(notArchived.data.every((l) => l.isArchived === false)).toBe(true)
-    expect((await list(api)).meta.pagination.total).toBe(12)
+    expect((await list(api)).meta.pagination.total).toBe(10)
+    expect((await list(api, '?archived=false&mode=all')).meta.pagination.total).toBe(11)
   })
 
-  test('mode=test keeps sandboxed links, mode=live the others', async () => {
+  test('a live key lists live links by default; mode=test keeps sandboxed links, mode=live the others, mode=all both', async () => {
     expect(await slugsOf(api, '?mode=test')).toEqual(['sandbox-1', 'sandbox-2'])
     const live = await list(api, '?mode=live&perPage=100')
     expect(live.meta.pagination.total).toBe(10)
     expect(live.data.every((l) => l.isTest === false)).toBe(true)
+    const byDefault = await list(api, '?perPage=100')
+    expect(byDefault.data.map((l) => l.id)).toEqual(live.data.map((l) => l.id))
+    const all = await list(api, '?mode=all&perPage=100')
+    expect(all.meta.pagination.total).toBe(12)
+    expect(all.data.filter((l) => l.isTest).map((l) => l.slug).sort()).toEqual(['sandbox-1', 'sandbox-2'])
   })
 
   test('filters combine with each other and with search', async () => {

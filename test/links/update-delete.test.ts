@@ -1,9 +1,12 @@
 // GET, PATCH and DELETE /v1/links/{id}: reads, partial updates (null clears), slug changes, flags, deletion,
 // and workspace isolation.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { createApp } from '../../src/app'
 import { iso, ManualClock } from '../../src/clock'
+import { silentLogger } from '../../src/log'
+import { createRuntime } from '../../src/runtime'
 import { body, setup, type TestEnv } from '../helpers'
-import { account, countLinks, expectLinkShape, expectValidation, fullBody, sql } from './_links'
+import { account, countLinks, expectLinkShape, expectValidation, fullBody, outboxOf, sql } from './_links'
 
 const START = Date.UTC(2026, 6, 1, 10, 0, 0)
 const clock = new ManualClock(START)
@@ -209,9 +212,9 @@ describe('PATCH /v1/links/{id}', () => {
 
   describe('refusals change nothing', () => {
     const cases: [string, Record<string, unknown>, string][] = [
-      ['include', { include: ['qr'] }, 'include'],
+      ['include other than qr', { include: ['svg'] }, 'include'],
       ['an unknown field', { colour: 'red' }, 'colour'],
-      ['isTest', { isTest: true }, 'isTest'],
+      ['a read-only field of the wrong type', { totalClicks: 'many' }, 'totalClicks'],
       ['a reserved slug', { slug: 'v1' }, 'slug'],
       ['a reserved slug in capitals', { slug: 'HEALTHZ' }, 'slug'],
       ['a malformed slug', { slug: 'a b' }, 'slug'],
@@ -237,6 +240,95 @@ describe('PATCH /v1/links/{id}', () => {
         await expectValidation(await api.patch(before.id, { title: 'must not stick', ...json }), field)
         expect(await read(before.id)).toEqual(before)
       })
+    }
+  })
+
+  test('include: ["qr"] in the body returns the link with its qr object; include changes nothing', async () => {
+    const before = await fullLink()
+    const data = await patch(before.id, { include: ['qr'], title: 'with qr' })
+    expect(data.qr.svg.startsWith('<svg')).toBe(true)
+    expect(data.qr.png).toBe(`http://localhost:8080/v1/qr/render?data=${encodeURIComponent(before.shortUrl)}&size=512`)
+    const { qr: _qr, ...rest } = data
+    expect(rest).toEqual({ ...before, title: 'with qr', updatedAt: iso(clock.now()) })
+    expect(await patch(before.id, { title: 'without' })).not.toHaveProperty('qr')
+    expect((await patch(before.id, { include: [] })).title).toBe('without')
+  })
+
+  describe('a Link sent back as fetched', () => {
+    test('is accepted: read-only fields are ignored, writable ones applied', async () => {
+      const before = await fullLink()
+      const fetched = (await body(await api.get(before.id, '?include=qr'))).data
+      const data = await patch(before.id, { ...fetched, title: 'edited copy' })
+      const { qr: _qr, ...rest } = data
+      expect(rest).toEqual({ ...before, title: 'edited copy', updatedAt: iso(clock.now()) })
+      expect(await read(before.id)).toEqual({ ...before, title: 'edited copy', updatedAt: iso(clock.now()) })
+    })
+
+    test('read-only fields with other values change nothing', async () => {
+      const before = await fullLink()
+      const data = await patch(before.id, {
+        id: '00000000-0000-4000-8000-000000000000',
+        shortUrl: 'http://elsewhere.example/x',
+        hasPassword: false,
+        totalClicks: 1000,
+        uniqueClicks: 999,
+        isTest: true,
+        createdAt: '2020-01-01T00:00:00.000Z',
+        updatedAt: '2020-01-01T00:00:00.000Z',
+        qr: { svg: '<svg/>', png: 'http://elsewhere.example/qr.png' },
+      })
+      expect(data).toEqual({ ...before, updatedAt: iso(clock.now()) })
+      expect(sql(env, 'SELECT is_test, password_hash IS NOT NULL AS p FROM links WHERE id = ?', before.id)).toEqual([{ is_test: 0, p: 1 }])
+    })
+
+    test('an expiry that has passed since, sent back unchanged, is no change; a new past one is still 400', async () => {
+      const link = await api.make({ slug: `expiring-${++n}`, expiresAt: iso(clock.now() + 60_000) })
+      clock.advance(120_000)
+      const fetched = await read(link.id)
+      expect((await patch(link.id, { ...fetched, title: 'after expiry' })).expiresAt).toBe(link.expiresAt)
+      await expectValidation(await api.patch(link.id, { expiresAt: iso(clock.now() - 1000) }), 'expiresAt')
+    })
+
+    test('a domain dropped from LNK_SHORT_DOMAINS since, sent back unchanged, is no change; moving to it is 400', async () => {
+      const link = await api.make({ slug: `moved-${++n}`, domain: 'go.example' })
+      // The same data, served by an instance whose pool no longer has go.example.
+      const rt = createRuntime({ ...env.config, shortDomains: ['localhost:8080'] }, { clock, log: silentLogger })
+      try {
+        const app = createApp(rt)
+        const send = (id: string, json: unknown) =>
+          app.handle(new Request(`http://localhost:8080/v1/links/${id}`, { method: 'PATCH', headers: { authorization: `Bearer ${api.key}`, 'content-type': 'application/json' }, body: JSON.stringify(json) }))
+        const res = await send(link.id, { ...link, title: 'still on go.example' })
+        expect(res.status).toBe(200)
+        expect((await body(res)).data).toMatchObject({ domain: 'go.example', title: 'still on go.example' })
+        const other = await api.make({ slug: `stays-${n}` })
+        await expectValidation(await send(other.id, { domain: 'go.example' }), 'domain')
+      } finally {
+        rt.workerDb.close()
+        rt.db.close()
+      }
+    })
+
+    test('the link.updated event names only the fields that are applied', async () => {
+      const before = await fullLink()
+      const fetched = await read(before.id)
+      await patch(before.id, { include: ['qr'], id: before.id, totalClicks: 5, isTest: false, title: 'evented' })
+      await patch(before.id, { ...fetched, title: 'evented again' })
+      const events = outboxOf(env, api.workspaceId, 'link.updated').filter((e) => e.data.id === before.id)
+      expect(events.map((e) => e.data.changes)).toEqual([
+        ['title'],
+        Object.keys(fetched).filter((f) => !['id', 'shortUrl', 'hasPassword', 'totalClicks', 'uniqueClicks', 'isTest', 'createdAt', 'updatedAt'].includes(f)),
+      ])
+    })
+  })
+
+  test('URLs are checked by the service: an IDN host and an unescaped space are accepted, non-strings refused', async () => {
+    const before = await fullLink()
+    const odd = 'https://bücher.example/a b|c'
+    expect((await patch(before.id, { destinationUrl: odd, fallbackUrl: odd, ogImageUrl: odd })).destinationUrl).toBe(odd)
+    for (const field of ['destinationUrl', 'fallbackUrl', 'ogImageUrl']) {
+      await expectValidation(await api.patch(before.id, { [field]: 42 }), field)
+      const empty = await expectValidation(await api.patch(before.id, { [field]: '' }), field)
+      expect(empty.error.message).toContain('absolute URL')
     }
   })
 

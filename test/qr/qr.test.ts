@@ -590,12 +590,12 @@ describe('OpenAPI', () => {
   test('documents both routes with binary media types, the public one without security', async () => {
     const doc = await body(await get('/v1/openapi.json'))
     await SwaggerParser.validate(structuredClone(doc))
-    const render = doc.paths['/v1/qr/render'].get
+    const render = doc.paths['/qr/render'].get
     expect(render.security).toEqual([])
     expect(render.tags).toEqual(['QR codes'])
     expect(Object.keys(render.responses['200'].content)).toEqual(['image/png'])
     expect(render.parameters.map((p: { name: string }) => p.name).sort()).toEqual(['bg', 'data', 'ecc', 'fg', 'margin', 'size'])
-    const file = doc.paths['/v1/qr/{linkId}'].get
+    const file = doc.paths['/qr/{linkId}'].get
     expect(file.security).toEqual([{ bearer: [] }])
     expect(file['x-permission']).toBe('links:read')
     expect(Object.keys(file.responses['200'].content)).toEqual(['image/png', 'image/svg+xml', 'application/pdf'])

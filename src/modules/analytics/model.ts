@@ -1,26 +1,36 @@
 // Request and response shapes of the analytics routes (TypeBox), also their OpenAPI description.
 import { t } from 'elysia'
+import { annotatedString } from '../links/annotated-string'
 import { HLL_STANDARD_ERROR } from './hll'
 import { MAX_BUCKETS, MAX_RANGE_DAYS, TOP_LINKS_MAX, TOP_LIMIT } from './service'
+import { LOCAL_DATE_TIME_PATTERN } from './time'
 
 const pct = (HLL_STANDARD_ERROR * 100).toFixed(1)
 
 export const IntervalSchema = t.Union([t.Literal('hour'), t.Literal('day'), t.Literal('week'), t.Literal('month')])
 export const SortSchema = t.Union([t.Literal('clicks'), t.Literal('uniqueClicks'), t.Literal('conversions'), t.Literal('revenue')])
 
+/**
+ * A date, a date-time with an offset, or a local date-time (read in tz). The forms are published; the service
+ * (parseInstant) decides, with a message naming the parameter: a `date-time` format check would refuse the
+ * local form, which has no offset, and seconds-less times (see links/annotated-string.ts).
+ */
+const instant = (description: string) =>
+  annotatedString('DateOrDateTime', {
+    maxLength: 40,
+    anyOf: [
+      { type: 'string', format: 'date', description: 'A date: 2026-03-01' },
+      { type: 'string', format: 'date-time', description: 'A date-time with an offset: 2026-03-01T12:00:00Z, 2026-03-01T12:00:00+01:00' },
+      { type: 'string', pattern: LOCAL_DATE_TIME_PATTERN, description: 'A local date-time in tz, without an offset: 2026-03-01T12:00' },
+    ],
+    description,
+  })
+
 export const RangeParams = {
   from: t.Optional(
-    t.String({
-      maxLength: 40,
-      description: 'Start (inclusive): an ISO 8601 date (local midnight in tz) or date-time (without an offset: local time in tz). Default: 29 days before to, at local midnight.',
-    }),
+    instant('Start (inclusive): an ISO 8601 date (local midnight in tz) or date-time (without an offset: local time in tz). Default: 29 days before to, at local midnight.'),
   ),
-  to: t.Optional(
-    t.String({
-      maxLength: 40,
-      description: `End (exclusive for a date-time; a date includes that whole day). Default: now. At most ${MAX_RANGE_DAYS} days after from.`,
-    }),
-  ),
+  to: t.Optional(instant(`End (exclusive for a date-time; a date includes that whole day). Default: now. At most ${MAX_RANGE_DAYS} days after from.`)),
   tz: t.Optional(t.String({ maxLength: 64, description: 'IANA time zone for dates, buckets and defaults (default UTC)' })),
 }
 
@@ -36,7 +46,7 @@ export const Overview = t.Object({
     clicks: t.Integer({ description: "People's clicks (bots excluded)" }),
     uniqueVisitors: t.Integer({ description: `Distinct visitors (address + user agent) over the range: exact below ~1,000, then HyperLogLog with a standard error of ${pct} %` }),
     botHits: t.Integer({ description: 'Hits by bots and link-preview crawlers; never part of clicks' }),
-    links: t.Integer({ description: 'Live links in scope (test links excluded)' }),
+    links: t.Integer({ description: "Live links in scope now (test links excluded); for a test key, the workspace's test links" }),
     conversions: t.Integer(),
     revenue: Revenue,
   }),

@@ -8,6 +8,8 @@ import type { Grain } from './plan'
 
 export interface AnalyticsScope {
   workspaceId: string
+  /** Test links (a test key's sandbox) or live links: never both. */
+  test: boolean
   /** One link (already checked to be the workspace's and in the key's scope). */
   linkId?: string
   /** A key's scope filters: only links on these domains / carrying one of these tags. */
@@ -43,13 +45,16 @@ export interface ConversionFact {
   value: number | null
 }
 
-/** Whether the workspace's own rollups answer for this scope (no link, no scope filters). */
-export const wholeWorkspace = (s: AnalyticsScope) => !s.linkId && !s.domains?.length && !s.tags?.length
+/**
+ * Whether the workspace's own rollups answer for this scope (live links, no link, no scope filters). They hold
+ * the clicks of live links only, so a test scope always reads through its links.
+ */
+export const wholeWorkspace = (s: AnalyticsScope) => !s.test && !s.linkId && !s.domains?.length && !s.tags?.length
 
-/** The SQL that picks the scope's live links as `l`, and its parameters. Test links never count. */
+/** The SQL that picks the scope's links (live, or test for the sandbox) as `l`, and its parameters. */
 function linksOf(s: AnalyticsScope): { where: string; params: SQLQueryBindings[] } {
-  const parts = ['l.workspace_id = ?', 'l.is_test = 0']
-  const params: SQLQueryBindings[] = [s.workspaceId]
+  const parts = ['l.workspace_id = ?', 'l.is_test = ?']
+  const params: SQLQueryBindings[] = [s.workspaceId, s.test ? 1 : 0]
   if (s.linkId) {
     parts.push('l.id = ?')
     params.push(s.linkId)

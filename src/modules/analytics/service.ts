@@ -1,6 +1,7 @@
 // Analytics questions (overview, timeline, top links) answered from the rollups: whole days from day
 // rows, hours from hour rows, raw clicks only for partial hours at the ends (plan.ts). Figures cover the
-// workspace's live links in the calling key's scope; test links never count.
+// workspace's live links in the calling key's scope. A test key sees its sandbox instead: test links only,
+// which record no clicks, so its figures are zero but never a live one.
 import { iso } from '../../clock'
 import type { Deps } from '../../context'
 import type { Caller } from '../../http/auth'
@@ -66,13 +67,17 @@ export function resolveRange(q: RangeQuery, now: number): Range {
   return { from, to, tz, now }
 }
 
-/** The query's scope: the workspace, narrowed to one link and to the key's scope filters. */
+/**
+ * The query's scope: the workspace's live links (a test key: its test links), narrowed to one link and to the
+ * key's scope filters.
+ */
 async function scopeOf(ctx: AnalyticsCtx, caller: Caller, linkId: string | undefined): Promise<AnalyticsScope> {
   const filters = caller.key.scopeFilters
-  const scope: AnalyticsScope = { workspaceId: caller.workspace.id, domains: filters?.domains, tags: filters?.tags }
+  const scope: AnalyticsScope = { workspaceId: caller.workspace.id, test: caller.mode === 'test', domains: filters?.domains, tags: filters?.tags }
   if (linkId !== undefined) {
     const id = linkId.toLowerCase()
-    // Unknown, another workspace's, a test link or out of the key's scope: all the same 404.
+    // Unknown, another workspace's, of the other mode (a test link to a live key, a live one to a test key) or
+    // out of the key's scope: all the same 404.
     if (!/^[0-9a-f-]{36}$/.test(id) || (await ctx.analytics.countLinks({ ...scope, linkId: id })) === 0) throw notFound(`Link ${linkId}`)
     scope.linkId = id
   }

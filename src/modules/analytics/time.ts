@@ -116,7 +116,9 @@ export function localIso(tz: string, instant: number): string {
 }
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/
-const LOCAL_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?$/
+/** The local date-time form (no offset), as the OpenAPI document publishes it. */
+export const LOCAL_DATE_TIME_PATTERN = '^(\\d{4})-(\\d{2})-(\\d{2})T(\\d{2}):(\\d{2})(?::(\\d{2})(?:\\.(\\d{1,3}))?)?$'
+const LOCAL_DATE_TIME = new RegExp(LOCAL_DATE_TIME_PATTERN)
 const ZONED_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:\d{2})$/i
 
 /**

@@ -1,9 +1,22 @@
 // TypeBox shapes of links: the create body of spec 2.3 (plus conversionTracking), the PATCH body, and the
 // Link of spec 2.2 with every stored field.
+import type { TSchema } from '@sinclair/typebox'
 import { t, type Static } from 'elysia'
+import { annotatedString } from './annotated-string'
 
 const nullableString = (max: number, description?: string) => t.Optional(t.Union([t.String({ maxLength: max }), t.Null()], description ? { description } : {}))
-const Url = t.String({ minLength: 1, maxLength: 2048, description: 'Absolute http(s) URL, at most 2048 characters' })
+// The format is published, not enforced here: the service's checkUrl decides (see annotated-string.ts), so
+// URLs it accepts that RFC 3986 would not (an IDN host, an unescaped space) keep working, with its messages.
+// Each field gets its own copy with its description: the generator keeps the string's description, not the
+// null union's, for a nullable field.
+const url = (what?: string) =>
+  annotatedString('HttpUrl', {
+    format: 'uri',
+    minLength: 1,
+    maxLength: 2048,
+    description: `${what ? `${what}. ` : ''}Absolute http(s) URL, at most 2048 characters; read as browsers read URLs (WHATWG), so an IDN host or an unescaped space is accepted too`,
+  })
+const Url = url('Where the link sends visitors; not a short link of this service (it would loop)')
 const Timestamp = t.String({ format: 'date-time' })
 
 export const SLUG_PATTERN = '^[A-Za-z0-9_-]{1,64}$'
@@ -22,7 +35,7 @@ const linkFields = {
   folderId: nullableString(128),
   campaignId: nullableString(128),
   redirectStatus: t.Optional(RedirectStatus),
-  fallbackUrl: t.Optional(t.Union([Url, t.Null()], { description: 'Where visitors go once the link expired or reached a limit; a 410 page when null' })),
+  fallbackUrl: t.Optional(t.Union([url('Where visitors go once the link expired or reached a limit; a 410 page when null'), t.Null()])),
   password: t.Optional(t.Union([t.String({ minLength: 1, maxLength: 128 }), t.Null()], { description: 'Visitors must enter it; stored as an argon2id hash and never returned' })),
   expiresAt: t.Optional(t.Union([Timestamp, t.Null()])),
   clickLimit: t.Optional(t.Union([t.Integer({ minimum: 1 }), t.Null()])),
@@ -35,7 +48,7 @@ const linkFields = {
   utmContent: nullableString(255),
   ogTitle: nullableString(300),
   ogDescription: nullableString(1000),
-  ogImageUrl: t.Optional(t.Union([Url, t.Null()])),
+  ogImageUrl: t.Optional(t.Union([url('The image link previews show'), t.Null()])),
   twitterCard: t.Optional(t.Union([TwitterCard, t.Null()])),
   deepLinkEnabled: t.Optional(t.Boolean()),
   captchaEnabled: t.Optional(t.Boolean()),
@@ -48,24 +61,66 @@ export const Include = t.Array(t.Literal('qr'), { maxItems: 1, description: 'Onl
 export const CreateLinkBody = t.Object({ include: t.Optional(Include), ...linkFields }, { additionalProperties: false, title: 'LinkCreate' })
 export type CreateLinkInput = Static<typeof CreateLinkBody>
 
-/** PATCH: any subset of the create fields, plus the link flags; null clears a nullable field. */
+export const Qr = t.Object({ svg: t.String({ description: 'Inline SVG' }), png: t.String({ description: '{base_url}/qr/render?data=<short URL>&size=<px>' }) }, { title: 'Qr' })
+
+/**
+ * Fields of the Link that only the server sets. A PATCH may carry them, so a client can send back a Link it
+ * fetched; they are ignored (isActive and isArchived are not among them: PATCH changes those).
+ */
+const readOnlyFields = {
+  id: t.String({ format: 'uuid' }),
+  shortUrl: t.String(),
+  hasPassword: t.Boolean({ description: 'Whether a password protects the link; the password itself is never returned' }),
+  totalClicks: t.Integer({ minimum: 0 }),
+  uniqueClicks: t.Integer({ minimum: 0 }),
+  isTest: t.Boolean({ description: 'Made by a test key (sandboxed); fixed at creation' }),
+  createdAt: Timestamp,
+  updatedAt: Timestamp,
+  qr: Qr,
+}
+export const READ_ONLY_LINK_FIELDS = Object.keys(readOnlyFields) as (keyof typeof readOnlyFields)[]
+
+/** A read-only field as the PATCH body states it: accepted (typed as in the Link), marked readOnly, ignored. */
+function ignoredWhenSent<T extends TSchema>(schema: T) {
+  // Without the title: the Link's own Qr schema stays the one "Qr" of the document.
+  const { title: _title, description, ...rest } = schema as T & { title?: string; description?: string }
+  return t.Optional({ ...rest, readOnly: true, description: `${description ? `${description}. ` : ''}Read-only: ignored when sent, so a fetched Link can be sent back` } as unknown as T)
+}
+
+/**
+ * PATCH (spec 4.1: the create body's shape): any subset of the create fields, include, the link flags, and
+ * the Link's read-only fields, which are ignored. null clears a nullable field; other fields are refused.
+ */
 export const UpdateLinkBody = t.Object(
-  { ...linkFields, destinationUrl: t.Optional(Url), isActive: t.Optional(t.Boolean()), isArchived: t.Optional(t.Boolean()) },
+  {
+    include: t.Optional(Include),
+    ...linkFields,
+    destinationUrl: t.Optional(Url),
+    isActive: t.Optional(t.Boolean()),
+    isArchived: t.Optional(t.Boolean()),
+    id: ignoredWhenSent(readOnlyFields.id),
+    shortUrl: ignoredWhenSent(readOnlyFields.shortUrl),
+    hasPassword: ignoredWhenSent(readOnlyFields.hasPassword),
+    totalClicks: ignoredWhenSent(readOnlyFields.totalClicks),
+    uniqueClicks: ignoredWhenSent(readOnlyFields.uniqueClicks),
+    isTest: ignoredWhenSent(readOnlyFields.isTest),
+    createdAt: ignoredWhenSent(readOnlyFields.createdAt),
+    updatedAt: ignoredWhenSent(readOnlyFields.updatedAt),
+    qr: ignoredWhenSent(readOnlyFields.qr),
+  },
   { additionalProperties: false, title: 'LinkUpdate' },
 )
 export type UpdateLinkInput = Static<typeof UpdateLinkBody>
-
-export const Qr = t.Object({ svg: t.String({ description: 'Inline SVG' }), png: t.String({ description: '{base_url}/qr/render?data=<short URL>&size=<px>' }) }, { title: 'Qr' })
 
 const NullableString = t.Union([t.String(), t.Null()])
 
 export const Link = t.Object(
   {
-    id: t.String({ format: 'uuid' }),
+    id: readOnlyFields.id,
     slug: t.String(),
     domain: t.String(),
     destinationUrl: t.String(),
-    shortUrl: t.String(),
+    shortUrl: readOnlyFields.shortUrl,
     title: NullableString,
     description: NullableString,
     tags: t.Array(t.String()),
@@ -73,7 +128,7 @@ export const Link = t.Object(
     campaignId: NullableString,
     redirectStatus: RedirectStatus,
     fallbackUrl: NullableString,
-    hasPassword: t.Boolean({ description: 'Whether a password protects the link; the password itself is never returned' }),
+    hasPassword: readOnlyFields.hasPassword,
     expiresAt: t.Union([Timestamp, t.Null()]),
     clickLimit: t.Union([t.Integer(), t.Null()]),
     uniqueIpLimit: t.Union([t.Integer(), t.Null()]),
@@ -91,13 +146,13 @@ export const Link = t.Object(
     captchaEnabled: t.Boolean(),
     consentRequired: t.Boolean(),
     conversionTracking: t.Boolean(),
-    totalClicks: t.Integer({ minimum: 0 }),
-    uniqueClicks: t.Integer({ minimum: 0 }),
+    totalClicks: readOnlyFields.totalClicks,
+    uniqueClicks: readOnlyFields.uniqueClicks,
     isActive: t.Boolean(),
     isArchived: t.Boolean(),
-    isTest: t.Boolean(),
-    createdAt: Timestamp,
-    updatedAt: Timestamp,
+    isTest: readOnlyFields.isTest,
+    createdAt: readOnlyFields.createdAt,
+    updatedAt: readOnlyFields.updatedAt,
     qr: t.Optional(Qr),
   },
   { title: 'Link' },

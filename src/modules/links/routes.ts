@@ -5,6 +5,7 @@ import { AppError } from '../../http/errors'
 import { idempotent } from '../../http/idempotency'
 import type { Runtime } from '../../runtime'
 import { CreateLinkBody, Link, UpdateLinkBody } from './model'
+import { MODE_FILTERS } from './mode'
 import { BULK_MAX, bulkCreate, createLink, deleteLink, getLink, listLinks, updateLink } from './service'
 
 const errors = { 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 404: ErrorEnvelope, 409: ErrorEnvelope, 429: ErrorEnvelope }
@@ -54,10 +55,18 @@ export function linkRoutes(rt: Runtime) {
           tag: t.Optional(t.String({ maxLength: 64, description: 'Only links carrying this tag' })),
           domain: t.Optional(t.String({ maxLength: 253 })),
           archived: t.Optional(t.Boolean()),
-          mode: t.Optional(t.Union([t.Literal('live'), t.Literal('test')], { description: 'live: links of live keys; test: sandboxed links' })),
+          mode: t.Optional(
+            t.Union(MODE_FILTERS.map((m) => t.Literal(m)), {
+              description:
+                'live: links made by live keys (the default for a live key); test: sandboxed links (the only ones a test key sees, its default); all: both. A test key sending live or all is refused with 403 forbidden.',
+            }),
+          ),
         }),
         response: { 200: PageEnvelope(Link), ...errors },
-        detail: { summary: 'List links', description: 'Newest first. meta.pagination is always present.' },
+        detail: {
+          summary: 'List links',
+          description: "Newest first. meta.pagination is always present. A live key lists live links unless mode says otherwise; a test key lists only its workspace's test links.",
+        },
       },
     )
     .post(
@@ -73,6 +82,7 @@ export function linkRoutes(rt: Runtime) {
         detail: {
           summary: 'Create a link',
           description: 'Only destinationUrl is required. A test key creates a sandboxed link (isTest). include: ["qr"] returns the qr object. Supports Idempotency-Key.',
+          'x-idempotent': true,
         },
       },
     )
@@ -99,7 +109,11 @@ export function linkRoutes(rt: Runtime) {
           { additionalProperties: false },
         ),
         response: { 200: Envelope(BulkResponse), ...errors },
-        detail: { summary: 'Create links in bulk', description: 'One result per input, in order: the Link or an error with code and message. The valid ones are written in one transaction. Supports Idempotency-Key.' },
+        detail: {
+          summary: 'Create links in bulk',
+          description: 'One result per input, in order: the Link or an error with code and message. The valid ones are written in one transaction. Supports Idempotency-Key.',
+          'x-idempotent': true,
+        },
       },
     )
     .get('/:id', async ({ caller, params, query }) => ok(await getLink(rt, caller, params.id, query.include === 'qr')), {
@@ -107,7 +121,7 @@ export function linkRoutes(rt: Runtime) {
       params: t.Object({ id: t.String() }),
       query: t.Object({ include: IncludeQuery }),
       response: { 200: Envelope(Link), ...errors },
-      detail: { summary: 'Get a link' },
+      detail: { summary: 'Get a link', description: 'A test key sees test links only: a live link is 404 to it. A live key reads test links too.' },
     })
     .patch('/:id', async ({ caller, params, body }) => ok(await updateLink(rt, caller, params.id, body ?? {})), {
       permission: 'links:write',
@@ -116,7 +130,8 @@ export function linkRoutes(rt: Runtime) {
       response: { 200: Envelope(Link), ...errors },
       detail: {
         summary: 'Update a link',
-        description: 'Partial: only the fields sent change; null clears a nullable field. The slug or domain may change when the new pair is free. The redirect uses the new values from the next request on.',
+        description:
+          'Partial: only the fields sent change; null clears a nullable field. The slug or domain may change when the new pair is free. The redirect uses the new values from the next request on. The body has the create body\'s shape: include: ["qr"] returns the link with its qr object. The Link\'s read-only fields (id, shortUrl, hasPassword, totalClicks, uniqueClicks, isTest, createdAt, updatedAt, qr) are accepted and ignored, so a fetched Link can be sent back; any other unknown field is 400.',
       },
     })
     .delete('/:id', async ({ caller, params }) => ok(await deleteLink(rt, caller, params.id)), {

@@ -8,7 +8,8 @@ import { AppError, Issues, notFound, pointerToPath, type ErrorCode } from '../..
 import { base62, uuidV7 } from '../../random'
 import { linkQr, type QrObject } from '../qr/link-qr'
 import type { LinkCache } from '../redirect/cache'
-import { CreateLinkBody, type CreateLinkInput, type UpdateLinkInput } from './model'
+import { CreateLinkBody, READ_ONLY_LINK_FIELDS, type CreateLinkInput, type UpdateLinkInput } from './model'
+import { listedMode, sandboxHides, type ModeFilter } from './mode'
 import { LinkWriteRefused, type LinkFilter, type LinkRow, type LinksRepo, type NewLink } from './repo'
 
 export interface LinksCtx extends Deps {
@@ -275,12 +276,20 @@ export interface ListQuery {
   tag?: string
   domain?: string
   archived?: boolean
-  mode?: 'live' | 'test'
+  mode?: ModeFilter
   includeQr: boolean
 }
 
 export async function listLinks(ctx: LinksCtx, caller: Caller, q: ListQuery) {
-  const filter: LinkFilter = { workspaceId: caller.workspace.id, scope: caller.key.scopeFilters, search: q.search?.trim() || undefined, tag: q.tag, domain: q.domain?.toLowerCase(), archived: q.archived, isTest: q.mode === undefined ? undefined : q.mode === 'test' }
+  const filter: LinkFilter = {
+    workspaceId: caller.workspace.id,
+    scope: caller.key.scopeFilters,
+    search: q.search?.trim() || undefined,
+    tag: q.tag,
+    domain: q.domain?.toLowerCase(),
+    archived: q.archived,
+    isTest: listedMode(caller, q.mode),
+  }
   const { rows, total } = await ctx.links.list(filter, q.page, q.perPage)
   const items = await Promise.all(rows.map((r) => withQr(ctx, toLink(ctx, r), q.includeQr)))
   return { items, pagination: { page: q.page, perPage: q.perPage, total, totalPages: Math.ceil(total / q.perPage) } }
@@ -299,12 +308,12 @@ const outOfScope = () =>
   new AppError('out_of_scope', "This link is outside the key's scope filters (domains/tags); use a key whose scope covers it")
 
 /**
- * A link of the caller's workspace. Out of the key's scope it does not exist for reads (404) and is
- * refused for writes (403 out_of_scope).
+ * A link of the caller's workspace. A live link does not exist for a test key (404, reads and writes alike).
+ * Out of the key's scope it does not exist for reads (404) and is refused for writes (403 out_of_scope).
  */
 async function findOwn(ctx: LinksCtx, caller: Caller, id: string, purpose: 'read' | 'write' = 'read'): Promise<LinkRow> {
   const row = /^[0-9a-f-]{36}$/i.test(id) ? await ctx.links.findById(caller.workspace.id, id.toLowerCase()) : undefined
-  if (!row) throw notFound(`Link ${id}`)
+  if (!row || sandboxHides(caller, row)) throw notFound(`Link ${id}`)
   if (!inScope(caller, row)) {
     if (purpose === 'read') throw notFound(`Link ${id}`)
     throw outOfScope()
@@ -316,15 +325,22 @@ export async function getLink(ctx: LinksCtx, caller: Caller, id: string, include
   return withQr(ctx, toLink(ctx, await findOwn(ctx, caller, id)), includeQr)
 }
 
-export async function updateLink(ctx: LinksCtx, caller: Caller, id: string, input: UpdateLinkInput): Promise<LinkView> {
+/** Sent in a PATCH but never applied: the Link's read-only fields (a fetched Link sent back) and include. */
+const NOT_APPLIED = new Set<string>([...READ_ONLY_LINK_FIELDS, 'include'])
+
+export async function updateLink(ctx: LinksCtx, caller: Caller, id: string, body: UpdateLinkInput): Promise<LinkView> {
   const current = await findOwn(ctx, caller, id, 'write')
+  const input = Object.fromEntries(Object.entries(body).filter(([key]) => !NOT_APPLIED.has(key))) as Omit<UpdateLinkInput, (typeof READ_ONLY_LINK_FIELDS)[number] | 'include'>
+  // A value equal to the stored one is no change and is not checked again: a Link sent back as fetched must
+  // not be refused for an expiry now past, or a domain since dropped from the pool.
   const issues = new Issues()
-  if (input.destinationUrl !== undefined) checkUrl(ctx, issues, 'destinationUrl', input.destinationUrl, true)
-  checkUrl(ctx, issues, 'fallbackUrl', input.fallbackUrl, true)
-  checkUrl(ctx, issues, 'ogImageUrl', input.ogImageUrl, false)
-  checkSlug(issues, input.slug)
-  const domain = input.domain === undefined ? current.domain : await checkDomain(ctx, issues, input.domain)
-  const expiresAt = parseExpiry(ctx, issues, input.expiresAt)
+  if (input.destinationUrl !== undefined && input.destinationUrl !== current.destinationUrl) checkUrl(ctx, issues, 'destinationUrl', input.destinationUrl, true)
+  if (input.fallbackUrl !== current.fallbackUrl) checkUrl(ctx, issues, 'fallbackUrl', input.fallbackUrl, true)
+  if (input.ogImageUrl !== current.ogImageUrl) checkUrl(ctx, issues, 'ogImageUrl', input.ogImageUrl, false)
+  if (input.slug !== current.slug) checkSlug(issues, input.slug)
+  const domain = input.domain === undefined || input.domain.toLowerCase() === current.domain ? current.domain : await checkDomain(ctx, issues, input.domain)
+  const sameExpiry = typeof input.expiresAt === 'string' && Date.parse(input.expiresAt) === current.expiresAt
+  const expiresAt = sameExpiry ? current.expiresAt : parseExpiry(ctx, issues, input.expiresAt)
   issues.throwIfAny()
 
   const patch: Partial<NewLink> = { ...(await columnsFrom(input)), updatedAt: ctx.clock.now() }
@@ -348,7 +364,7 @@ export async function updateLink(ctx: LinksCtx, caller: Caller, id: string, inpu
   if (!result) throw notFound(`Link ${id}`)
   ctx.linkCache.invalidate(current.domain, current.slug)
   ctx.linkCache.invalidate(result.domain, result.slug)
-  return toLink(ctx, result)
+  return withQr(ctx, toLink(ctx, result), body.include?.includes('qr') ?? false)
 }
 
 export async function deleteLink(ctx: LinksCtx, caller: Caller, id: string) {
