@@ -24,14 +24,23 @@ export interface Caller {
   ip: string | null
 }
 
+// RFC 7235 credentials: the scheme (case-insensitive), then the token. Only HTTP's own whitespace (SP and HTAB,
+// RFC 7230 OWS) may separate them or surround the value. JavaScript's \s would also take U+00A0, vertical tab,
+// form feed and the Unicode spaces, letting a credential with a stray character pass as if it were exact.
+const BEARER = /^[ \t]*Bearer[ \t]+([^ \t]+)[ \t]*$/i
+
+/** The token of an `Authorization: Bearer <token>` value, or null when the value is not exactly that. */
+export function bearerCredential(header: string): string | null {
+  return BEARER.exec(header)?.[1] ?? null
+}
+
 const unauthorized = (message: string) => new AppError('unauthorized', message, undefined, { 'WWW-Authenticate': 'Bearer realm="lnk"' })
 
 export async function authenticate(rt: Runtime, request: Request, headers: Record<string, unknown> = {}): Promise<Caller> {
   const header = request.headers.get('authorization')
   if (!header) throw unauthorized('Missing credential: send Authorization: Bearer <API key>')
-  const match = /^Bearer\s+(\S+)\s*$/i.exec(header)
-  if (!match) throw unauthorized('Authorization must use the Bearer scheme: Authorization: Bearer <API key>')
-  const secret = match[1]!
+  const secret = bearerCredential(header)
+  if (secret === null) throw unauthorized('Authorization must use the Bearer scheme: Authorization: Bearer <API key>')
   if (!isWellFormedKey(secret)) throw unauthorized('Invalid API key: keys look like lnk_live_… or lnk_test_… followed by 32 letters and digits')
   const now = rt.clock.now()
   const key = await rt.identity.findKeyByHash(hashKey(secret), now)

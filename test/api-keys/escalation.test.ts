@@ -65,11 +65,13 @@ describe('test keys', () => {
     expect(made.key).toMatch(/^lnk_test_/)
   })
 
-  test('a test key cannot manage live keys: patch, pause, resume, revoke, rotate are 403', async () => {
+  test('a live key does not exist for a test key: read, patch, pause, resume, revoke, rotate are 404', async () => {
     const t = await createKey(env, admin, { mode: 'test' })
     const live = await createKey(env, admin, { mode: 'live' })
-    await forbidden(await patch(t.key, live.id, { name: 'taken' }))
-    for (const verb of ['pause', 'resume', 'revoke', 'rotate']) await forbidden(await act(t.key, live.id, verb))
+    const missing = (res: Response) => expectError(res, 404, 'not_found')
+    await missing(await call(env, t.key, `/v1/api-keys/${live.id}`))
+    await missing(await patch(t.key, live.id, { name: 'taken' }))
+    for (const verb of ['pause', 'resume', 'revoke', 'rotate']) await missing(await act(t.key, live.id, verb))
     const untouched = await expectOk(await call(env, admin, `/v1/api-keys/${live.id}`))
     expect(untouched).toMatchObject({ name: 'k', pausedAt: null, revokedAt: null, rotating: false, keyPrefix: live.keyPrefix })
     expect(await outcome(await call(env, live.key, '/v1/me'))).toBe('ok')

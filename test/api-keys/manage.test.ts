@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
 import { ManualClock } from '../../src/clock'
 import { hashKey } from '../../src/modules/identity/keys'
-import { bootstrapAccount, setup, type TestEnv } from '../helpers'
+import { body, bootstrapAccount, setup, type TestEnv } from '../helpers'
 import { API_KEY_FIELDS, call, createKey, expectError, expectOk, outcome } from './_keys'
 
 const START = Date.UTC(2026, 0, 14, 12, 0, 0)
@@ -144,6 +144,15 @@ describe('POST /v1/api-keys', () => {
     expect(tags.scopeFilters).toEqual({ tags: ['a', 'b'] })
   })
 
+  test('schedule and scopeFilters refuse unknown fields, like the body around them (they were dropped silently)', async () => {
+    const schedule = { timezone: 'UTC', days: [1], startMinute: 0, endMinute: 60 }
+    await expectInvalid(await call(env, admin, '/v1/api-keys', { json: { name: 'x', schedule: { ...schedule, timezones: 'Europe/Berlin' } } }), 'schedule')
+    await expectInvalid(await call(env, admin, '/v1/api-keys', { json: { name: 'x', scopeFilters: { domains: ['go.example'], tag: 'ci' } } }), 'scopeFilters')
+    const k = await createKey(env, admin, {})
+    await expectInvalid(await patch(k.id, { scopeFilters: { tags: ['ci'], domain: 'go.example' } }), 'scopeFilters')
+    expect(await get(k.id)).toMatchObject({ schedule: null, scopeFilters: null })
+  })
+
   test('the other fields are validated too', async () => {
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ name: '' }, 'name'],
@@ -169,7 +178,7 @@ describe('GET /v1/api-keys', () => {
     const a = await createKey(env, admin, { name: 'a' })
     const b = await createKey(env, admin, { name: 'b', mode: 'test' })
     const rotated = await expectOk(await action(b.id, 'rotate', {}))
-    const res = await call(env, admin, '/v1/api-keys')
+    const res = await call(env, admin, '/v1/api-keys?mode=all')
     const text = await res.text()
     for (const secret of [admin, a.key, b.key, rotated.key]) {
       expect(text).not.toContain(secret)
@@ -202,6 +211,41 @@ describe('GET /v1/api-keys', () => {
     const still = await get(theirs.id, other.apiKey.key)
     expect(still).toMatchObject({ name: 'theirs', pausedAt: null, revokedAt: null, rotating: false })
     expect(await outcome(await me(theirs.key))).toBe('ok')
+  })
+})
+
+describe('modes: a test key works in the sandbox', () => {
+  test("lists show the caller's mode unless mode asks for test or all; a test key may only list test keys", async () => {
+    const live = await createKey(env, admin, { name: 'live one' })
+    const sandbox = await createKey(env, admin, { name: 'sandbox one', mode: 'test' })
+    const ids = async (key: string, query = '') => (await expectOk(await call(env, key, `/v1/api-keys${query}`))).map((k: { id: string; mode: string }) => `${k.mode} ${k.id}`)
+    const liveList = await ids(admin)
+    expect(liveList).toContain(`live ${live.id}`)
+    expect(liveList).not.toContain(`test ${sandbox.id}`)
+    expect(liveList.every((e: string) => e.startsWith('live '))).toBe(true)
+    expect(await ids(admin, '?mode=live')).toEqual(liveList)
+    const testList = await ids(admin, '?mode=test')
+    expect(testList).toContain(`test ${sandbox.id}`)
+    expect(testList.every((e: string) => e.startsWith('test '))).toBe(true)
+    expect((await ids(admin, '?mode=all')).sort()).toEqual([...liveList, ...testList].sort())
+
+    // The test key's own list: test keys only, by default and with mode=test.
+    expect(await ids(sandbox.key)).toEqual(testList)
+    expect(await ids(sandbox.key, '?mode=test')).toEqual(testList)
+    for (const mode of ['live', 'all']) {
+      const json = await expectError(await call(env, sandbox.key, `/v1/api-keys?mode=${mode}`), 403, 'forbidden')
+      expect(json.error.message).toContain('mode=test')
+      expect(json.error.message).toContain(`mode=${mode} needs a live key`)
+      expect(json.error.details).toEqual({ mode, keyMode: 'test' })
+    }
+    await expectError(await call(env, admin, '/v1/api-keys?mode=sandbox'), 400, 'validation_failed')
+  })
+
+  test('a live key still reads and changes a test key by id', async () => {
+    const sandbox = await createKey(env, admin, { mode: 'test' })
+    expect(await get(sandbox.id)).toMatchObject({ id: sandbox.id, mode: 'test' })
+    expect(await expectOk(await patch(sandbox.id, { name: 'renamed' }))).toMatchObject({ name: 'renamed', mode: 'test' })
+    expect(await expectOk(await action(sandbox.id, 'pause'))).toMatchObject({ pausedReason: null, mode: 'test' })
   })
 })
 
@@ -292,6 +336,32 @@ describe('pause and resume', () => {
     await expectOk(await patch(k.id, { name: 'renamed while paused' }))
     await expectOk(await action(k.id, 'resume'))
     expect(await get(k.id, k.key)).toMatchObject({ name: 'renamed while paused', pausedAt: null })
+  })
+})
+
+describe('the bodies of pause, resume, revoke and rotate', () => {
+  const raw = (id: string, verb: string, text: string) =>
+    env.request(`/v1/api-keys/${id}/${verb}`, { method: 'POST', key: admin, headers: { 'content-type': 'application/json' }, body: text })
+
+  test('are optional; one that is sent must be an object of the action\'s own fields', async () => {
+    for (const verb of ['pause', 'resume', 'revoke', 'rotate']) {
+      const k = await createKey(env, admin, {})
+      for (const text of ['"x"', '[]', '5', 'null', 'true']) await expectError(await raw(k.id, verb, text), 400, 'validation_failed')
+      await expectError(await action(k.id, verb, { unknown: 1 }), 400, 'validation_failed')
+      // Nothing happened so far.
+      expect(await get(k.id)).toMatchObject({ pausedAt: null, revokedAt: null, rotating: false })
+      expect((await action(k.id, verb, {})).status).toBe(200)
+      expect((await action(k.id, verb)).status).toBe(200)
+    }
+  })
+
+  test('the document marks them optional objects', async () => {
+    const doc = await body(await env.request('/v1/openapi.json'))
+    for (const verb of ['pause', 'resume', 'revoke', 'rotate']) {
+      const requestBody = doc.paths[`/api-keys/{id}/${verb}`].post.requestBody
+      expect({ verb, required: requestBody.required }).toEqual({ verb, required: false })
+      expect(requestBody.content['application/json'].schema).toMatchObject({ type: 'object', additionalProperties: false })
+    }
   })
 })
 

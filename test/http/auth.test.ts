@@ -1,6 +1,9 @@
 // Key authentication (spec section 5): 401 cases, paused keys, workspace switching, permissions, /v1/me.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { connect } from 'node:net'
 import { ManualClock, startOfNextUtcMonth } from '../../src/clock'
+import { bearerCredential } from '../../src/http/auth'
+import { startServer } from '../../src/server'
 import { hashKey } from '../../src/modules/identity/keys'
 import { revokeApiKey } from '../../src/modules/api-keys/service'
 import { addMember, createWorkspace } from '../../src/modules/identity/service'
@@ -35,6 +38,69 @@ describe('401 unauthorized', () => {
     await expectError(await env.request('/v1/me', { headers: { authorization: 'Bearer lnk_live_short' } }), 401, 'unauthorized')
     await expectError(await env.request('/v1/me', { headers: { authorization: `Bearer lnk_prod_${'a'.repeat(32)}` } }), 401, 'unauthorized')
     await expectError(await env.request('/v1/me', { key: `lnk_live_${'A'.repeat(32)}` }), 401, 'unauthorized')
+  })
+
+  test('the credential must be exact: no Unicode or control whitespace beside it (U+00A0, VT, FF, NEL)', async () => {
+    const key = acct.apiKey.key
+    // Values a Request can carry (Latin-1): each was taken for the key by a \s-based parser, trimming the extra.
+    for (const value of [`Bearer ${key}\u00a0`, `Bearer\u00a0${key}`, `Bearer \u00a0${key}`, `Bearer ${key}\u000b`, `Bearer\u000c${key}`, `Bearer ${key}\u0085`]) {
+      const json = await expectError(await env.request('/v1/me', { headers: { authorization: value } }), 401, 'unauthorized')
+      expect(json.error.message).toMatch(/Bearer|Invalid API key/)
+    }
+  })
+
+  test('SP and HTAB are the only whitespace: around the value and between scheme and key', async () => {
+    const key = acct.apiKey.key
+    for (const value of [`Bearer  ${key} `, `Bearer\t${key}\t`, ` \tBearer \t ${key} \t `, `bearer ${key}`, `BEARER\t${key}`]) {
+      const res = await env.request('/v1/me', { headers: { authorization: value } })
+      expect({ value, status: res.status }).toEqual({ value, status: 200 })
+    }
+  })
+
+  test('every Unicode space is refused as separator or padding (the parser, for values a proxy might decode)', () => {
+    const key = acct.apiKey.key
+    expect(bearerCredential(`Bearer ${key}`)).toBe(key)
+    expect(bearerCredential(`Bearer \t ${key} \t`)).toBe(key)
+    // Everything JavaScript's \s matches beyond SP and HTAB, and U+0085.
+    const spaces = ['\n', '\r', '\v', '\f', '\u0085', '\u00a0', '\u1680', '\u2000', '\u2001', '\u2002', '\u2003', '\u2004', '\u2005', '\u2006', '\u2007', '\u2008', '\u2009', '\u200a', '\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\ufeff']
+    for (const sp of spaces) {
+      for (const value of [`Bearer${sp}${key}`, `Bearer ${key}${sp}`, `${sp}Bearer ${key}`, `Bearer ${sp}${key}`]) {
+        const got = bearerCredential(value)
+        // Either not a Bearer value at all, or a token that is not the key (and so fails the key format).
+        expect({ sp: sp.codePointAt(0)!.toString(16), ok: got === key }).toEqual({ sp: sp.codePointAt(0)!.toString(16), ok: false })
+      }
+    }
+  })
+
+  test('on the wire: a Unicode space after the key is 401, SP and HTAB padding still works', async () => {
+    const live = setup({ env: { LNK_PORT: '0', LNK_HOST: '127.0.0.1' } })
+    const server = startServer(live.rt)
+    try {
+      const owner = await bootstrapAccount(live.rt, 'Wire')
+      const statusFor = (value: Buffer) =>
+        new Promise<number>((resolve, reject) => {
+          const socket = connect(server.port, '127.0.0.1', () => {
+            socket.write(Buffer.concat([Buffer.from('GET /v1/me HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nAuthorization: '), value, Buffer.from('\r\n\r\n')]))
+          })
+          let head = ''
+          socket.on('data', (chunk) => (head += chunk.toString('latin1')))
+          socket.on('end', () => resolve(Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1])))
+          socket.on('error', reject)
+        })
+      const key = owner.apiKey.key
+      expect(await statusFor(Buffer.from(`Bearer ${key}`))).toBe(200)
+      expect(await statusFor(Buffer.from(`Bearer \t ${key} \t`))).toBe(200)
+      // U+00A0 as the one byte Latin-1 gives it, and as UTF-8; other spaces as UTF-8.
+      expect(await statusFor(Buffer.concat([Buffer.from(`Bearer ${key}`), Buffer.from([0xa0])]))).toBe(401)
+      expect(await statusFor(Buffer.concat([Buffer.from('Bearer'), Buffer.from([0xa0]), Buffer.from(key)]))).toBe(401)
+      for (const sp of ['\u00a0', '\u2003', '\u3000', '\u202f', '\ufeff']) {
+        expect(await statusFor(Buffer.from(`Bearer ${key}${sp}`, 'utf8'))).toBe(401)
+        expect(await statusFor(Buffer.from(`Bearer${sp}${key}`, 'utf8'))).toBe(401)
+      }
+    } finally {
+      await server.shutdown('test over')
+      live.cleanup()
+    }
   })
 
   test('revoked key', async () => {

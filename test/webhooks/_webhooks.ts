@@ -77,9 +77,11 @@ export interface Env extends TestEnv {
   run(): Promise<number>
 }
 
-export async function webhooksEnv(options: { env?: Record<string, string>; clock?: ManualClock; worker?: NonNullable<Parameters<typeof setup>[0]>['worker'] } = {}): Promise<Env> {
+type SetupOptions = NonNullable<Parameters<typeof setup>[0]>
+
+export async function webhooksEnv(options: { env?: Record<string, string>; clock?: ManualClock; worker?: SetupOptions['worker']; log?: SetupOptions['log'] } = {}): Promise<Env> {
   const clock = options.clock ?? new ManualClock(Date.now())
-  const e = setup({ clock, env: { ...LOOPBACK_ENV, ...options.env }, worker: options.worker })
+  const e = setup({ clock, env: { ...LOOPBACK_ENV, ...options.env }, worker: options.worker, log: options.log })
   const account = await bootstrapAccount(e.rt)
   const key = account.apiKey.key
   const workspaceId = account.workspace.id

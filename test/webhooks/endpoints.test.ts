@@ -4,8 +4,9 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import Ajv2020 from 'ajv/dist/2020'
 import { body, makeKey, ROOT } from '../helpers'
-import { makeTestKey, webhooksEnv, type Env } from './_webhooks'
+import { makeTestKey, state, webhooksEnv, type Env } from './_webhooks'
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 const SPEC_FIELDS = [
@@ -231,6 +232,95 @@ describe('validation', () => {
   })
 })
 
+describe('what the document says of the bodies', () => {
+  // The catalogue's types, and the area patterns the service accepts besides * (every dot prefix of a type).
+  const TYPES = ['link.created', 'link.updated', 'link.deleted', 'link.clicked', 'conversion.created', 'webhook.test']
+  const PATTERNS = ['*', 'link.*', 'conversion.*', 'webhook.*']
+  const schemaOf = async (path: string, method: string) => {
+    const doc = await body(await env.request('/v1/openapi.json'))
+    return { doc, schema: doc.paths[path][method].requestBody.content['application/json'].schema }
+  }
+  const validator = (schema: object) => {
+    const ajv = new Ajv2020({ strict: false, validateFormats: true })
+    ajv.addFormat('uri', (v: string) => /^[a-z][a-z0-9+.-]*:[^\s]*$/i.test(v))
+    return ajv.compile(schema)
+  }
+
+  test('url is published as format uri; events items as the catalogue and its patterns, exactly what is accepted', async () => {
+    for (const [path, method] of [['/webhooks', 'post'], ['/webhooks/{id}', 'patch']] as const) {
+      const { schema } = await schemaOf(path, method)
+      expect(schema.properties.url).toMatchObject({ type: 'string', format: 'uri', minLength: 1, maxLength: 2048 })
+      const items = schema.properties.events.items
+      expect(items.anyOf.map((a: { enum: string[] }) => a.enum)).toEqual([TYPES, PATTERNS])
+    }
+    expect((await body(await env.api('/webhooks/info'))).data.events).toEqual(TYPES)
+    // Every published value is accepted, in events and in filters.events ...
+    const all = [...TYPES, ...PATTERNS]
+    expect((await env.createEndpoint({ url: 'http://127.0.0.1:9/all', events: all, filters: { events: all } })).events).toEqual(all)
+    // ... and values outside it are not.
+    const outside = ['link.exploded', 'nothing.*', 'link', '.*', 'link.created.*', 'LINK.CREATED', '**', '']
+    const err = await expectIssues(await env.api('/webhooks', { method: 'POST', json: { url: 'http://127.0.0.1:9/x', events: outside } }), outside.map((_, i) => `events.${i}`))
+    expect(err.details.issues).toHaveLength(outside.length)
+    const { schema } = await schemaOf('/webhooks', 'post')
+    const check = validator(schema.properties.events.items)
+    for (const v of all) expect({ v, ok: check(v) }).toEqual({ v, ok: true })
+    for (const v of outside) expect({ v, ok: check(v) }).toEqual({ v, ok: false })
+  })
+
+  test('the service still decides on url, naming every problem of the body at once', async () => {
+    // An IDN host, a space and a | in the query: RFC 3986 (format: uri, as a validator checks it) refuses
+    // these, and the service has always taken them (the sender escapes them): the format stays documentary.
+    const pinned = await webhooksEnv()
+    try {
+      state(pinned).resolver = async () => ['127.0.0.1']
+      const odd = 'http://bücher.example:9/hook path?q=a|b'
+      expect((await pinned.createEndpoint({ url: odd, events: ['*'] })).url).toBe(odd)
+    } finally {
+      pinned.cleanup()
+    }
+    const post = (json: Record<string, unknown>) => env.api('/webhooks', { method: 'POST', json: { events: ['*'], ...json } })
+    for (const url of [5, null, '', 'x'.repeat(2049), { href: 'http://127.0.0.1:9/x' }]) await expectIssues(await post({ url }), ['url'])
+    const err = await expectIssues(await post({ url: 'not a url', events: ['link.exploded'], filters: { match: 'some' } }), ['url', 'events.0', 'filters.match'])
+    expect(err.details.issues.find((i: { path: string }) => i.path === 'url').message).toBe('is not an absolute URL')
+  })
+
+  test('filters: one shape for the body and the answer; in a body match, events and rules may be left out', async () => {
+    const { doc, schema } = await schemaOf('/webhooks', 'post')
+    const sent = schema.properties.filters
+    const answered = doc.components.schemas.WebhookEndpoint.properties.filters
+    expect(sent.additionalProperties).toBe(false)
+    expect(sent.type).toEqual(['object', 'null'])
+    expect(sent.required).toBeUndefined()
+    expect(answered.required).toEqual(['match', 'events', 'rules'])
+    expect(sent.properties).toEqual(answered.properties)
+    expect(Object.keys(sent.properties)).toEqual(['match', 'events', 'rules'])
+    expect(sent.properties.rules.items.properties.op.enum).toEqual(['eq', 'neq', 'in', 'nin', 'contains', 'not_contains', 'starts_with', 'gt', 'gte', 'lt', 'lte', 'exists', 'not_exists'])
+    // What the schema accepts, the service accepts (defaults filled in), and the reverse for the shape.
+    const check = validator(sent)
+    const accepted = [null, {}, { rules: [{ field: 'data.link.domain', op: 'eq', value: 'go.example' }] }, { match: 'any', events: ['link.*'], rules: [{ field: 'type', op: 'exists' }] }]
+    for (const filters of accepted) {
+      expect(check(filters)).toBe(true)
+      const ep = await env.createEndpoint({ url: 'http://127.0.0.1:9/f', events: ['*'], filters })
+      expect(ep.filters).toEqual(filters === null ? null : { match: 'all', events: null, rules: [], ...filters })
+    }
+    const refused: Array<[unknown, string]> = [
+      [{ match: 'some' }, 'filters.match'],
+      [{ events: [] }, 'filters.events'],
+      [{ events: ['nope.nope'] }, 'filters.events.0'],
+      [{ rules: [{ field: 'x', op: 'regex' }] }, 'filters.rules.0.op'],
+      [{ rules: [{ field: '', op: 'exists' }] }, 'filters.rules.0.field'],
+      [{ rules: [{ field: 'x', op: 'exists', extra: 1 }] }, 'filters.rules.0.extra'],
+      [{ rules: 'none' }, 'filters.rules'],
+      [{ match: 'all', other: true }, 'filters.other'],
+      ['all', 'filters'],
+    ]
+    for (const [filters, path] of refused) {
+      expect({ filters, valid: check(filters) }).toEqual({ filters, valid: false })
+      await expectIssues(await env.api('/webhooks', { method: 'POST', json: { url: 'http://127.0.0.1:9/x', events: ['*'], filters } }), [path])
+    }
+  })
+})
+
 describe('update and delete', () => {
   test('PATCH is partial; pausing and re-enabling; disabledReason and failureCount cleared on re-enable', async () => {
     const ep = await env.createEndpoint({ url: 'http://127.0.0.1:9/p', events: ['link.created'], name: 'first' })
@@ -282,19 +372,46 @@ describe('permissions, modes and idempotency', () => {
     expect((await env.api('/webhooks/info', { key: linksOnly })).status).toBe(403)
   })
 
-  test('a test key creates and sees only test endpoints; a live key sees both', async () => {
+  test('a test key creates and sees only test endpoints; a live key lists live ones unless mode asks for more', async () => {
     const testKey = await makeTestKey(env)
     const live = await env.createEndpoint({ url: 'http://127.0.0.1:9/live', events: ['*'] })
     const sandbox = await env.createEndpoint({ url: 'http://127.0.0.1:9/test', events: ['*'] }, testKey)
     expect(sandbox.mode).toBe('test')
     const res = await env.api('/webhooks', { key: testKey, method: 'POST', json: { url: 'http://127.0.0.1:9/x', events: ['*'], mode: 'live' } })
     expect(res.status).toBe(403)
-    const seen = (await body(await env.api('/webhooks', { key: testKey }))).data.map((e: any) => e.id)
+    const list = async (query = '', key = env.key) => {
+      const r = await env.api(`/webhooks${query}`, { key })
+      expect(r.status).toBe(200)
+      return (await body(r)).data as { id: string; mode: string }[]
+    }
+    const seen = (await list('', testKey)).map((e) => e.id)
     expect(seen).toContain(sandbox.id)
     expect(seen).not.toContain(live.id)
+    expect((await list('?mode=test', testKey)).map((e) => e.id)).toEqual(seen)
     expect((await env.api(`/webhooks/${live.id}`, { key: testKey })).status).toBe(404)
-    const all = (await body(await env.api('/webhooks'))).data.map((e: any) => e.id)
-    expect(all).toEqual(expect.arrayContaining([live.id, sandbox.id]))
+
+    // A live key: live endpoints by default (and with mode=live), test ones with mode=test, both with all.
+    const byDefault = await list()
+    expect(byDefault.map((e) => e.id)).toContain(live.id)
+    expect(byDefault.every((e) => e.mode === 'live')).toBe(true)
+    expect(await list('?mode=live')).toEqual(byDefault)
+    const tests = await list('?mode=test')
+    expect(tests.map((e) => e.id)).toContain(sandbox.id)
+    expect(tests.every((e) => e.mode === 'test')).toBe(true)
+    expect((await list('?mode=all')).map((e) => e.id).sort()).toEqual([...byDefault, ...tests].map((e) => e.id).sort())
+    // It may still read and change a test endpoint by id.
+    expect((await env.api(`/webhooks/${sandbox.id}`)).status).toBe(200)
+    expect((await body(await env.api(`/webhooks/${sandbox.id}`, { method: 'PATCH', json: { name: 'sandbox' } }))).data).toMatchObject({ name: 'sandbox', mode: 'test' })
+
+    // A test key asking for more than its sandbox is told how to ask instead of getting a partial list.
+    for (const mode of ['live', 'all']) {
+      const refused = await env.api(`/webhooks?mode=${mode}`, { key: testKey })
+      expect(refused.status).toBe(403)
+      const json = await body(refused)
+      expect(json.error).toMatchObject({ code: 'forbidden', details: { mode, keyMode: 'test' } })
+      expect(json.error.message).toContain('mode=test')
+    }
+    expect((await env.api('/webhooks?mode=both')).status).toBe(400)
     // A live key may create a test endpoint explicitly.
     expect((await env.createEndpoint({ url: 'http://127.0.0.1:9/t2', events: ['*'], mode: 'test' })).mode).toBe('test')
   })

@@ -130,11 +130,26 @@ describe('retries end to end', () => {
     await env.run()
     await nextAttempt(env, ep.id)
     expect((await endpoint(env, ep.id)).failureCount).toBe(2)
+    // Not delivered yet: deliveredAt (a timestamp, spec 2.6) is absent, not null, in the list and the detail.
+    const [retrying] = await deliveries(env, ep.id)
+    expect(retrying.status).toBe('failed')
+    expect(retrying).not.toHaveProperty('deliveredAt')
+    expect(await delivery(env, ep.id, retrying.id)).not.toHaveProperty('deliveredAt')
     await nextAttempt(env, ep.id)
     const [d] = await deliveries(env, ep.id)
     expect(d).toMatchObject({ status: 'success', attempt: 3, responseStatus: 204, nextAttemptAt: null, errorMessage: null })
     expect(d.deliveredAt).toBe(new Date(env.clock.now()).toISOString())
     expect((await endpoint(env, ep.id)).failureCount).toBe(0)
+  })
+
+  test('the document types deliveredAt as an optional timestamp, never null, in the list and the detail', async () => {
+    const { env } = await world()
+    const doc = await body(await env.request('/v1/openapi.json'))
+    for (const name of ['WebhookDelivery', 'WebhookDeliveryDetail']) {
+      const schema = doc.components.schemas[name]
+      expect(schema.required).not.toContain('deliveredAt')
+      expect(schema.properties.deliveredAt).toMatchObject({ type: 'string', format: 'date-time' })
+    }
   })
 
   test('Retry-After (seconds and HTTP date) decides the next attempt', async () => {

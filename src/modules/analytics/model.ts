@@ -1,6 +1,6 @@
 // Request and response shapes of the analytics routes (TypeBox), also their OpenAPI description.
 import { t } from 'elysia'
-import { annotatedString } from '../links/annotated-string'
+import { publishedString } from '../../http/published-schema'
 import { HLL_STANDARD_ERROR } from './hll'
 import { MAX_BUCKETS, MAX_RANGE_DAYS, TOP_LINKS_MAX, TOP_LIMIT } from './service'
 import { LOCAL_DATE_TIME_PATTERN } from './time'
@@ -13,10 +13,10 @@ export const SortSchema = t.Union([t.Literal('clicks'), t.Literal('uniqueClicks'
 /**
  * A date, a date-time with an offset, or a local date-time (read in tz). The forms are published; the service
  * (parseInstant) decides, with a message naming the parameter: a `date-time` format check would refuse the
- * local form, which has no offset, and seconds-less times (see links/annotated-string.ts).
+ * local form, which has no offset, and seconds-less times (see links/http/published-schema.ts).
  */
 const instant = (description: string) =>
-  annotatedString('DateOrDateTime', {
+  publishedString('DateOrDateTime', {
     maxLength: 40,
     anyOf: [
       { type: 'string', format: 'date', description: 'A date: 2026-03-01' },

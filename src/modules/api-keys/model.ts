@@ -28,6 +28,11 @@ export const CreateApiKeyBody = t.Object(
 
 export const UpdateApiKeyBody = t.Object({ name: t.Optional(t.String({ minLength: 1, maxLength: 100 })), ...settings }, { additionalProperties: false, minProperties: 1 })
 
+// The bodies of the key actions are optional: the action is the path, and what a body adds has a default.
+
+/** Resume takes nothing; a body, when sent, is an empty object (anything in it is refused, not ignored). */
+export const EmptyBody = t.Optional(t.Object({}, { additionalProperties: false }))
+
 export const ReasonBody = t.Optional(t.Object({ reason: t.Optional(t.String({ maxLength: 500 })) }, { additionalProperties: false }))
 
 export const RotateBody = t.Optional(

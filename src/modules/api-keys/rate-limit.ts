@@ -2,22 +2,55 @@
 // fixed minutes (the previous one weighted by how much of it still lies inside the window). Fair to steady
 // clients, exact at the boundary for bursts, and O(1) memory per key. It lives in memory: a restart opens
 // a fresh window, which the contract allows.
+//
+// The estimate changes continuously, so the times it answers are exact: a refused request is admitted
+// Retry-After seconds later and not a second earlier (unless other requests used the room meanwhile).
 export interface RateDecision {
   allowed: boolean
   limit: number
   remaining: number
-  /** Seconds until the current fixed minute ends (RateLimit-Reset). */
+  /**
+   * RateLimit-Reset, in seconds. With requests left: until the whole allowance is back (every request the
+   * window counts has slid out of it). With none left: until the next request is admitted, the instant
+   * Retry-After names on a refusal. A fixed minute's end would be wrong either way: the window still counts
+   * this minute's requests during the next one.
+   */
   reset: number
-  /** When refused: seconds after which a request would be admitted (Retry-After). */
+  /** When refused: seconds after which a request is admitted (Retry-After); the same as reset. */
   retryAfter: number
+}
+
+interface Window {
+  start: number
+  current: number
+  previous: number
 }
 
 const WINDOW_MS = 60_000
 /** Absorbs floating-point noise in the weighted estimate (a request exactly at the limit is admitted). */
 const EPSILON = 1e-9
 
+const seconds = (ms: number) => Math.max(1, Math.ceil(ms / 1000 - EPSILON))
+
+/** Requests the window counts at `now` (a fraction: the previous minute's share decays). */
+const used = (w: Window, now: number) => w.previous * (1 - (now - w.start) / WINDOW_MS) + w.current
+
+const admits = (w: Window, limit: number, now: number) => used(w, now) + 1 <= limit + EPSILON
+
+/**
+ * Milliseconds from `now` until a request would be admitted, when it would not be now. Refused requests are
+ * not counted, so the estimate only falls from here. When this minute's own count leaves room, the request
+ * is admitted once the previous minute's share has decayed by the excess (within this minute). Otherwise
+ * not before the next minute, in which this minute's count becomes the decaying share: it must lose
+ * current + 1 - limit of it.
+ */
+function admittedAfterMs(w: Window, limit: number, now: number): number {
+  if (w.current + 1 <= limit + EPSILON) return ((used(w, now) + 1 - limit) / w.previous) * WINDOW_MS
+  return w.start + WINDOW_MS - now + ((w.current + 1 - limit) / w.current) * WINDOW_MS
+}
+
 export class RateLimiter {
-  private windows = new Map<string, { start: number; current: number; previous: number }>()
+  private windows = new Map<string, Window>()
 
   take(key: string, limit: number, now: number): RateDecision {
     const start = now - (now % WINDOW_MS)
@@ -25,23 +58,17 @@ export class RateLimiter {
     if (!w || start - w.start >= 2 * WINDOW_MS) w = { start, current: 0, previous: 0 }
     else if (start !== w.start) w = { start, current: 0, previous: w.current }
     this.windows.set(key, w)
-    const weight = 1 - (now - start) / WINDOW_MS
-    const used = w.previous * weight + w.current
-    const reset = Math.max(1, Math.ceil((start + WINDOW_MS - now) / 1000))
-    if (used + 1 > limit + EPSILON) {
-      // Refused requests are not counted, so the estimate only falls from here. When this minute's own
-      // count leaves room, the request is admitted once the previous minute's share has decayed by the
-      // excess (within this minute). Otherwise not before the next minute, in which this minute's count
-      // becomes the decaying share: it must lose current + 1 - limit of it.
-      const waitMs =
-        w.current + 1 <= limit + EPSILON
-          ? ((used + 1 - limit) / w.previous) * WINDOW_MS
-          : start + WINDOW_MS - now + ((w.current + 1 - limit) / w.current) * WINDOW_MS
-      return { allowed: false, limit, remaining: 0, reset, retryAfter: Math.max(1, Math.ceil(waitMs / 1000 - EPSILON)) }
+    if (!admits(w, limit, now)) {
+      const wait = seconds(admittedAfterMs(w, limit, now))
+      return { allowed: false, limit, remaining: 0, reset: wait, retryAfter: wait }
     }
     w.current++
     if (this.windows.size > 100_000) this.prune(start)
-    return { allowed: true, limit, remaining: Math.max(0, Math.floor(limit - used - 1)), reset, retryAfter: 0 }
+    // Counted with the same tolerance as admission, so remaining is 0 exactly when the next request is refused.
+    const remaining = Math.max(0, Math.floor(limit - used(w, now) + EPSILON))
+    // This minute's requests (this one among them) leave the window at the end of the next minute.
+    const reset = remaining > 0 ? seconds(start + 2 * WINDOW_MS - now) : seconds(admittedAfterMs(w, limit, now))
+    return { allowed: true, limit, remaining, reset, retryAfter: 0 }
   }
 
   private prune(start: number) {

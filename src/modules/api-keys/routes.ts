@@ -1,10 +1,11 @@
 import { Elysia, t } from 'elysia'
 import { authPlugin } from '../../http/auth'
+import { ModeQuery } from '../identity/sandbox'
 import { Envelope, ErrorEnvelope, ok } from '../../http/envelope'
 import { idempotent } from '../../http/idempotency'
 import type { Runtime } from '../../runtime'
 import { ApiKey } from '../identity/model'
-import { CreateApiKeyBody, CreatedApiKey, ReasonBody, RotateBody, UpdateApiKeyBody } from './model'
+import { CreateApiKeyBody, CreatedApiKey, EmptyBody, ReasonBody, RotateBody, UpdateApiKeyBody } from './model'
 import { createApiKey, getApiKey, listApiKeys, pauseApiKey, resumeApiKey, revokeApiKey, rotateApiKey, updateApiKey } from './service'
 
 const errors = { 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 404: ErrorEnvelope, 409: ErrorEnvelope, 429: ErrorEnvelope }
@@ -13,10 +14,15 @@ const Params = t.Object({ id: t.String() })
 export function apiKeyRoutes(rt: Runtime) {
   return new Elysia({ name: 'lnk.api-keys', seed: rt.instanceId, prefix: '/api-keys', tags: ['API keys'] })
     .use(authPlugin(rt))
-    .get('/', async ({ caller }) => ok(await listApiKeys(rt, caller)), {
+    .get('/', async ({ caller, query }) => ok(await listApiKeys(rt, caller, query.mode)), {
       permission: 'api_keys:read',
+      query: t.Object({ mode: ModeQuery('API keys') }),
       response: { 200: Envelope(t.Array(ApiKey)), ...errors },
-      detail: { summary: 'List API keys', description: 'Every key of the workspace, oldest first. Secrets and their hashes are never returned.' },
+      detail: {
+        summary: 'List API keys',
+        description:
+          "The workspace's keys of one mode, oldest first: the calling key's mode unless mode says otherwise (a live key may ask for test or all; a test key sees test keys only). Secrets and their hashes are never returned.",
+      },
     })
     .post(
       '/',
@@ -32,6 +38,7 @@ export function apiKeyRoutes(rt: Runtime) {
           summary: 'Create an API key',
           description:
             "The secret is in `key`, shown only in this response. A key never creates a key wider than itself: permissions default to and cannot exceed the caller's, and a caller's own address ranges, scope, schedule, monthly cap and expiry are passed on. A test key only creates test keys. Supports Idempotency-Key.",
+          'x-idempotent': true,
         },
       },
     )
@@ -58,6 +65,7 @@ export function apiKeyRoutes(rt: Runtime) {
     .post('/:id/resume', async ({ caller, params }) => ok(await resumeApiKey(rt, caller, params.id)), {
       permission: 'api_keys:write',
       params: Params,
+      body: EmptyBody,
       response: { 200: Envelope(ApiKey), ...errors },
       detail: { summary: 'Resume a paused API key' },
     })

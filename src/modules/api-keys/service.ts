@@ -4,6 +4,7 @@
 import { iso } from '../../clock'
 import type { Deps } from '../../context'
 import type { Caller } from '../../http/auth'
+import { listedMode, type ModeFilter } from '../identity/sandbox'
 import { AppError, notFound, type ValidationIssue } from '../../http/errors'
 import { newId } from '../../random'
 import { generateKey, type KeyMode } from '../identity/keys'
@@ -157,13 +158,18 @@ function view(ctx: ApiKeysCtx, row: ApiKeyRow) {
 }
 
 /**
- * A key the caller may manage: one of its workspace (404 for others), and for a test key only test keys.
- * `null` is the operator (admin CLI), who may manage any key.
+ * A key of the caller's workspace (404 for others). A test key works in the sandbox: a live key does not
+ * exist for it, as live records of every area do not. `null` is the operator (admin CLI), who sees every key.
  */
-async function manageable(ctx: ApiKeysCtx, caller: Caller | null, id: string): Promise<ApiKeyRow> {
+async function visible(ctx: ApiKeysCtx, caller: Caller | null, id: string): Promise<ApiKeyRow> {
   const key = await ctx.identity.findKey(id)
-  if (!key || (caller && key.workspaceId !== caller.workspace.id)) throw notFound(`API key ${id}`)
-  if (caller?.mode === 'test' && key.mode !== 'test') throw forbidden('A test key can only manage test keys')
+  if (!key || (caller && (key.workspaceId !== caller.workspace.id || (caller.mode === 'test' && key.mode !== 'test')))) throw notFound(`API key ${id}`)
+  return key
+}
+
+/** A key the caller may manage: one it can see, and no wider than itself. */
+async function manageable(ctx: ApiKeysCtx, caller: Caller | null, id: string): Promise<ApiKeyRow> {
+  const key = await visible(ctx, caller, id)
   // Nor may a key take over a key wider than itself (rotating would hand it that key's new secret): the
   // target must be one the caller could have created.
   if (caller) {
@@ -189,14 +195,13 @@ const settingsOf = (k: ApiKeyRow): Partial<NewApiKey> => ({
   expiresAt: k.expiresAt,
 })
 
-export async function listApiKeys(ctx: ApiKeysCtx, caller: Caller) {
-  return (await ctx.identity.listKeys(caller.workspace.id)).map((k) => view(ctx, k))
+/** The workspace's keys of the mode asked for (default: the caller's own; a test key lists test keys only). */
+export async function listApiKeys(ctx: ApiKeysCtx, caller: Caller, mode?: ModeFilter) {
+  return (await ctx.identity.listKeys(caller.workspace.id, listedMode(caller, mode, 'API keys'))).map((k) => view(ctx, k))
 }
 
 export async function getApiKey(ctx: ApiKeysCtx, caller: Caller, id: string) {
-  const key = await ctx.identity.findKey(id)
-  if (!key || key.workspaceId !== caller.workspace.id) throw notFound(`API key ${id}`)
-  return view(ctx, key)
+  return view(ctx, await visible(ctx, caller, id))
 }
 
 export async function createApiKey(ctx: ApiKeysCtx, caller: Caller, input: KeySettings & { name: string; mode?: KeyMode }) {

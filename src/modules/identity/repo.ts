@@ -2,6 +2,7 @@
 import { and, asc, eq, gt, or, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { apiKeys, apiKeyUsage, memberships, users, workspaces } from '../../db/schema'
+import type { KeyMode } from './keys'
 
 export type UserRow = typeof users.$inferSelect
 export type WorkspaceRow = typeof workspaces.$inferSelect
@@ -135,9 +136,10 @@ export function createIdentityRepo(db: Db) {
     async findKey(id: string): Promise<ApiKeyRow | undefined> {
       return db.select().from(apiKeys).where(eq(apiKeys.id, id)).get()
     },
-    async listKeys(workspaceId?: string): Promise<ApiKeyRow[]> {
-      const q = db.select().from(apiKeys)
-      return (workspaceId ? q.where(eq(apiKeys.workspaceId, workspaceId)) : q).orderBy(asc(apiKeys.createdAt), asc(apiKeys.id)).all()
+    /** Keys, oldest first: of one workspace when given, of one mode when given. */
+    async listKeys(workspaceId?: string, mode?: KeyMode): Promise<ApiKeyRow[]> {
+      const where = and(workspaceId ? eq(apiKeys.workspaceId, workspaceId) : undefined, mode ? eq(apiKeys.mode, mode) : undefined)
+      return db.select().from(apiKeys).where(where).orderBy(asc(apiKeys.createdAt), asc(apiKeys.id)).all()
     },
     async updateKey(id: string, patch: Partial<NewApiKey>): Promise<ApiKeyRow | undefined> {
       return db.update(apiKeys).set(patch).where(eq(apiKeys.id, id)).returning().get()

@@ -2,15 +2,15 @@
 // Link of spec 2.2 with every stored field.
 import type { TSchema } from '@sinclair/typebox'
 import { t, type Static } from 'elysia'
-import { annotatedString } from './annotated-string'
+import { publishedString } from '../../http/published-schema'
 
 const nullableString = (max: number, description?: string) => t.Optional(t.Union([t.String({ maxLength: max }), t.Null()], description ? { description } : {}))
-// The format is published, not enforced here: the service's checkUrl decides (see annotated-string.ts), so
+// The format is published, not enforced here: the service's checkUrl decides (see http/published-schema.ts), so
 // URLs it accepts that RFC 3986 would not (an IDN host, an unescaped space) keep working, with its messages.
 // Each field gets its own copy with its description: the generator keeps the string's description, not the
 // null union's, for a nullable field.
 const url = (what?: string) =>
-  annotatedString('HttpUrl', {
+  publishedString('HttpUrl', {
     format: 'uri',
     minLength: 1,
     maxLength: 2048,

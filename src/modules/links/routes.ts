@@ -5,7 +5,7 @@ import { AppError } from '../../http/errors'
 import { idempotent } from '../../http/idempotency'
 import type { Runtime } from '../../runtime'
 import { CreateLinkBody, Link, UpdateLinkBody } from './model'
-import { MODE_FILTERS } from './mode'
+import { ModeQuery } from '../identity/sandbox'
 import { BULK_MAX, bulkCreate, createLink, deleteLink, getLink, listLinks, updateLink } from './service'
 
 const errors = { 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 404: ErrorEnvelope, 409: ErrorEnvelope, 429: ErrorEnvelope }
@@ -55,12 +55,7 @@ export function linkRoutes(rt: Runtime) {
           tag: t.Optional(t.String({ maxLength: 64, description: 'Only links carrying this tag' })),
           domain: t.Optional(t.String({ maxLength: 253 })),
           archived: t.Optional(t.Boolean()),
-          mode: t.Optional(
-            t.Union(MODE_FILTERS.map((m) => t.Literal(m)), {
-              description:
-                'live: links made by live keys (the default for a live key); test: sandboxed links (the only ones a test key sees, its default); all: both. A test key sending live or all is refused with 403 forbidden.',
-            }),
-          ),
+          mode: ModeQuery('links'),
         }),
         response: { 200: PageEnvelope(Link), ...errors },
         detail: {

@@ -9,7 +9,7 @@ import { base62, uuidV7 } from '../../random'
 import { linkQr, type QrObject } from '../qr/link-qr'
 import type { LinkCache } from '../redirect/cache'
 import { CreateLinkBody, READ_ONLY_LINK_FIELDS, type CreateLinkInput, type UpdateLinkInput } from './model'
-import { listedMode, sandboxHides, type ModeFilter } from './mode'
+import { listedMode, sandboxHides, type ModeFilter } from '../identity/sandbox'
 import { LinkWriteRefused, type LinkFilter, type LinkRow, type LinksRepo, type NewLink } from './repo'
 
 export interface LinksCtx extends Deps {
@@ -280,6 +280,8 @@ export interface ListQuery {
   includeQr: boolean
 }
 
+const modeIsTest = (mode: 'live' | 'test' | undefined) => (mode === undefined ? undefined : mode === 'test')
+
 export async function listLinks(ctx: LinksCtx, caller: Caller, q: ListQuery) {
   const filter: LinkFilter = {
     workspaceId: caller.workspace.id,
@@ -288,7 +290,7 @@ export async function listLinks(ctx: LinksCtx, caller: Caller, q: ListQuery) {
     tag: q.tag,
     domain: q.domain?.toLowerCase(),
     archived: q.archived,
-    isTest: listedMode(caller, q.mode),
+    isTest: modeIsTest(listedMode(caller, q.mode, 'links')),
   }
   const { rows, total } = await ctx.links.list(filter, q.page, q.perPage)
   const items = await Promise.all(rows.map((r) => withQr(ctx, toLink(ctx, r), q.includeQr)))

@@ -89,6 +89,12 @@ export function buildDocument(app: Parameters<typeof toOpenAPISchema>[0], baseUr
     const body = (route.hooks as { body?: Record<symbol, unknown> } | undefined)?.body
     const op = paths[route.path.replace(/:([^/?]+)\??/g, '{$1}')]?.[route.method.toLowerCase()]
     if (body && typeof body === 'object' && OptionalKind in body && isObj(op?.requestBody)) op.requestBody.required = false
+    // The generator rewrites a union of literals as a bare enum and drops its description: put it back.
+    const query = (route.hooks as { query?: { properties?: Record<string, { description?: string }> } } | undefined)?.query?.properties
+    for (const p of op?.parameters ?? []) {
+      const description = p.in === 'query' ? query?.[p.name]?.description : undefined
+      if (description && isObj(p.schema) && !p.schema.description) p.schema.description = description
+    }
   }
   return polishDocument({
     openapi: OPENAPI_VERSION,

@@ -160,6 +160,11 @@ export async function runDeliverJob(ctx: WebhooksCtx, payload: DeliverPayload, n
       if (at !== null) outcome.next = { payload: { deliveryId: delivery.id, attempt: payload.attempt + 1 }, runAt: at }
     }
     const disabled = await webhooks.recordAttempt(delivery.id, endpoint.id, outcome, now, AUTO_DISABLE)
+    if (disabled === null) {
+      // The endpoint was deleted mid-request: nothing to record and nobody left to retry for.
+      ctx.log.debug('webhook attempt dropped: its endpoint was deleted while it was sent', { endpoint: endpoint.id, delivery: delivery.id })
+      return
+    }
     if (disabled || outcome.endpoint.kind === 'gone') {
       state.endpointChanged()
       ctx.log.warn('webhook endpoint disabled', { endpoint: endpoint.id, reason: sent.status === 410 ? '410' : 'consecutive failures' })
@@ -175,9 +180,10 @@ export const PING_MESSAGE = 'This is a test ping from lnk. If you can read this,
 
 /**
  * A test ping: a webhook.test event through the same sender, one attempt, no retry, answered at once. It is
- * stored like any delivery (so it can be inspected) but never counts against the endpoint.
+ * stored like any delivery (so it can be inspected) but never counts against the endpoint. Null when the
+ * endpoint was deleted while the ping was out (the stored ping went with it).
  */
-export async function sendPing(ctx: WebhooksCtx, endpoint: EndpointRow): Promise<DeliveryRow> {
+export async function sendPing(ctx: WebhooksCtx, endpoint: EndpointRow): Promise<DeliveryRow | null> {
   const now = ctx.clock.now()
   const envelope = { id: sortableId('evt', now), type: 'webhook.test', timestamp: iso(now), mode: endpoint.mode, data: { endpointId: endpoint.id, message: PING_MESSAGE } }
   const row: NewDelivery = {
@@ -204,7 +210,7 @@ export async function sendPing(ctx: WebhooksCtx, endpoint: EndpointRow): Promise
   try {
     const sent = await sendOnce(ctx, endpoint, delivery, 1, true)
     const done = sent.finishedAt
-    await ctx.webhooks.recordAttempt(
+    const recorded = await ctx.webhooks.recordAttempt(
       delivery.id,
       endpoint.id,
       {
@@ -225,8 +231,9 @@ export async function sendPing(ctx: WebhooksCtx, endpoint: EndpointRow): Promise
       done,
       AUTO_DISABLE,
     )
+    if (recorded === null) return null
   } finally {
     ctx.state.release(endpoint.id)
   }
-  return (await ctx.webhooks.deliveryById(delivery.id))!
+  return (await ctx.webhooks.deliveryById(delivery.id)) ?? null
 }

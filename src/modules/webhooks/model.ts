@@ -2,8 +2,23 @@
 // bodies. Shape and ranges are checked here; rules that need more than a schema (URL safety, event names,
 // filter rules, templates, header names) are checked by the service so every problem is named at once.
 import { t, type Static } from 'elysia'
+import { EVENT_CATALOGUE } from '../../events/catalogue'
+import { checkedByService } from '../../http/published-schema'
 
 const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(schema: T, options: Record<string, unknown> = {}) => t.Union([schema, t.Null()], options)
+
+const CATALOGUE_TYPES = EVENT_CATALOGUE.map((e) => e.type)
+/** `area.*` for every dot prefix of a catalogue type: the patterns the service accepts besides `*`. */
+const EVENT_AREA_PATTERNS = [...new Set(CATALOGUE_TYPES.flatMap((type) => [...type.matchAll(/\./g)].map((m) => `${type.slice(0, m.index + 1)}*`)))]
+
+/** One entry of an `events` list: a catalogue type, `*`, or `area.*` (exactly what the service accepts). */
+export const EventPattern = checkedByService({
+  type: 'string',
+  anyOf: [
+    { enum: CATALOGUE_TYPES, description: 'An event type of the catalogue' },
+    { enum: ['*', ...EVENT_AREA_PATTERNS], description: '* for every event, or area.* for every event of an area' },
+  ],
+})
 
 export const FILTER_OPS = ['eq', 'neq', 'in', 'nin', 'contains', 'not_contains', 'starts_with', 'gt', 'gte', 'lt', 'lte', 'exists', 'not_exists'] as const
 
@@ -19,14 +34,18 @@ export const FilterRule = t.Object(
   { additionalProperties: false },
 )
 
+/** Stored filters as answered; sent ones may leave fields out (FiltersInput). One schema for both. */
 export const Filters = t.Object(
   {
-    match: t.Union([t.Literal('all'), t.Literal('any')], { description: 'all: every rule must hold; any: one is enough' }),
-    events: Nullable(t.Array(t.String()), { description: 'Further narrows the endpoint events (same patterns), or null' }),
-    rules: t.Array(FilterRule, { maxItems: 50 }),
+    match: t.Union([t.Literal('all'), t.Literal('any')], { description: 'all: every rule must hold; any: one is enough. Default all' }),
+    events: Nullable(t.Array(EventPattern, { minItems: 1, maxItems: 100 }), { description: 'Further narrows the endpoint events (same patterns), or null (the default)' }),
+    rules: t.Array(FilterRule, { maxItems: 50, description: 'Default none' }),
   },
   { additionalProperties: false },
 )
+
+/** Filters in a request body: match, events and rules may be left out (all, null, none). */
+const FiltersInput = t.Partial(Filters)
 
 export const Transform = t.Object(
   {
@@ -43,7 +62,7 @@ export const WebhookEndpoint = t.Object(
     id: t.String({ description: 'whe_…' }),
     name: Nullable(t.String()),
     url: t.String(),
-    events: t.Array(t.String(), { description: 'Event types or patterns (*, link.*)' }),
+    events: t.Array(EventPattern, { description: 'Event types or patterns (*, link.*)' }),
     format: Format,
     mode: Mode,
     isActive: t.Boolean({ description: 'false: paused by a caller, or disabled by the service (disabledReason says why)' }),
@@ -67,14 +86,23 @@ export const WebhookEndpointWithSecret = t.Composite([WebhookEndpoint, t.Object(
   title: 'WebhookEndpointWithSecret',
 })
 
+export const URL_MAX_LENGTH = 2048
+
 const settings = {
   name: t.Optional(Nullable(t.String({ maxLength: 100 }))),
-  url: t.String({ minLength: 1, maxLength: 2048, description: 'https (http only with LNK_WEBHOOK_ALLOW_HTTP); public addresses only unless LNK_WEBHOOK_ALLOWED_CIDRS allows the range' }),
-  events: t.Array(t.String({ minLength: 1, maxLength: 100 }), { minItems: 1, maxItems: 50, description: 'Event types of the catalogue, * or area.* patterns' }),
+  url: checkedByService(
+    t.String({
+      format: 'uri',
+      minLength: 1,
+      maxLength: URL_MAX_LENGTH,
+      description: 'An absolute https URL (http only with LNK_WEBHOOK_ALLOW_HTTP), without credentials; public addresses only unless LNK_WEBHOOK_ALLOWED_CIDRS allows the range',
+    }),
+  ),
+  events: t.Array(EventPattern, { minItems: 1, maxItems: 50, description: 'Event types of the catalogue, * or area.* patterns' }),
   format: t.Optional(Format),
   isActive: t.Optional(t.Boolean()),
   customHeaders: t.Optional(t.Array(CustomHeader, { maxItems: 20, description: 'Write-only; replaces the whole list' })),
-  filters: t.Optional(Nullable(t.Unknown({ description: 'Filters object (match, events, rules) or null' }))),
+  filters: t.Optional(checkedByService(Nullable(FiltersInput, { description: 'Narrows which events of the events list are sent (match, events, rules), or null for no filter' }))),
   transform: t.Optional(Nullable(Transform)),
   batchEnabled: t.Optional(t.Boolean()),
   batchWindowSeconds: t.Optional(t.Integer({ minimum: 1, maximum: 300 })),
@@ -111,7 +139,7 @@ export const WebhookDelivery = t.Object(
     maxAttempts: t.Integer(),
     batchSize: t.Integer({ description: 'Events carried (1 unless batched)' }),
     nextAttemptAt: Nullable(t.String({ format: 'date-time' })),
-    deliveredAt: Nullable(t.String({ format: 'date-time' })),
+    deliveredAt: t.Optional(t.String({ format: 'date-time', description: 'When the delivery succeeded; absent until it has' })),
     errorMessage: Nullable(t.String()),
     replayOfId: Nullable(t.String()),
     replayable: t.Boolean(),

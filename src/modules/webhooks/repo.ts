@@ -180,10 +180,14 @@ export function createWebhooksRepo(db: Db) {
 
     /**
      * Records one attempt and everything it decides, in one transaction. The endpoint's counters move in
-     * SQL (attempts of one endpoint run concurrently). Answers whether the endpoint was disabled by it.
+     * SQL (attempts of one endpoint run concurrently). Answers whether the endpoint was disabled by it, or
+     * null when the delivery is gone: its endpoint was deleted while the request was out, taking its
+     * deliveries along, so the outcome has nothing to belong to and nothing is written.
      */
-    async recordAttempt(deliveryId: string, endpointId: string, outcome: AttemptOutcome, now: number, autoDisable: { failures: number; afterMs: number; reason: string }): Promise<boolean> {
+    async recordAttempt(deliveryId: string, endpointId: string, outcome: AttemptOutcome, now: number, autoDisable: { failures: number; afterMs: number; reason: string }): Promise<boolean | null> {
       return db.transaction((tx) => {
+        // Checked inside the (IMMEDIATE) transaction, so a delete cannot slip in between check and write.
+        if (!tx.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId)).get()) return null
         tx.insert(webhookAttempts).values(outcome.attempt).run()
         tx.update(webhookDeliveries).set(outcome.delivery).where(eq(webhookDeliveries.id, deliveryId)).run()
         if (outcome.next) enqueueDeliver(tx, outcome.next.payload, outcome.next.runAt, now)

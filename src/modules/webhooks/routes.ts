@@ -1,5 +1,6 @@
 import { Elysia, t } from 'elysia'
 import { authPlugin } from '../../http/auth'
+import { ModeQuery } from '../identity/sandbox'
 import { Envelope, ErrorEnvelope, ok } from '../../http/envelope'
 import { idempotent } from '../../http/idempotency'
 import type { Runtime } from '../../runtime'
@@ -56,10 +57,15 @@ export function webhookRoutes(rt: Runtime) {
   const ctx = webhooksCtx(rt)
   return new Elysia({ name: 'lnk.webhooks', seed: rt.instanceId, prefix: '/webhooks', tags: ['Webhooks'] })
     .use(authPlugin(rt))
-    .get('/', async ({ caller }) => ok(await listEndpoints(ctx, caller)), {
+    .get('/', async ({ caller, query }) => ok(await listEndpoints(ctx, caller, query.mode)), {
       permission: 'webhooks:read',
+      query: t.Object({ mode: ModeQuery('webhook endpoints') }),
       response: { 200: Envelope(t.Array(WebhookEndpoint)), ...errors },
-      detail: { summary: 'List webhook endpoints', description: 'Oldest first. A test key sees only test endpoints. Secrets and custom header values are never returned.' },
+      detail: {
+        summary: 'List webhook endpoints',
+        description:
+          "Oldest first, of one mode: the calling key's unless mode says otherwise (a live key may ask for test or all; a test key sees test endpoints only). Secrets and custom header values are never returned.",
+      },
     })
     .post(
       '/',
@@ -74,6 +80,7 @@ export function webhookRoutes(rt: Runtime) {
         detail: {
           summary: 'Create a webhook endpoint',
           description: 'Answers the endpoint with its signing secret (whsec_…), shown only here and on rotation. mode defaults to the calling key\'s; a test key creates test endpoints only. Supports Idempotency-Key.',
+          'x-idempotent': true,
         },
       },
     )
@@ -140,6 +147,7 @@ export function webhookRoutes(rt: Runtime) {
         detail: {
           summary: 'Replay a delivery',
           description: 'A new delivery (replayOfId, new idempotency key, full retry schedule); the original is no longer replayable, and stops retrying if it still was. 409 endpoint_paused while the endpoint is paused or disabled. Supports Idempotency-Key.',
+          'x-idempotent': true,
         },
       },
     )
@@ -158,6 +166,7 @@ export function webhookRoutes(rt: Runtime) {
         detail: {
           summary: 'Replay dead deliveries',
           description: `Replays at most ${REPLAY_ALL_MAX} dead, replayable deliveries, oldest first, in one transaction; answers how many were queued and how many dead replayable ones remain. Supports Idempotency-Key.`,
+          'x-idempotent': true,
         },
       },
     )
@@ -172,6 +181,7 @@ export function webhookRoutes(rt: Runtime) {
         detail: {
           summary: 'Rotate the signing secret',
           description: 'The new secret is in secret, shown only here. By default the old one keeps signing for 24 hours (both signatures in each header, previousSecretExpiresAt); grace false stops it at once. Supports Idempotency-Key.',
+          'x-idempotent': true,
         },
       },
     )

@@ -4,12 +4,13 @@
 import { iso, isoOrNull } from '../../clock'
 import { EVENT_CATALOGUE } from '../../events/catalogue'
 import type { Caller } from '../../http/auth'
+import { listedMode, type ModeFilter } from '../identity/sandbox'
 import { AppError, Issues, notFound, pointerToPath } from '../../http/errors'
 import { checkUrl } from '../../net/egress'
 import { newId, sortableId } from '../../random'
 import { sendPing, SIGNATURE_HEADERS, EVENT_HEADER, USER_AGENT } from './delivery'
 import { validateEventPatterns, validateFilters } from './filters'
-import type { CreateWebhookInput, UpdateWebhookInput } from './model'
+import { URL_MAX_LENGTH, type CreateWebhookInput, type UpdateWebhookInput } from './model'
 import type { AttemptRow, DeliveryFilter, DeliveryRow, EndpointRow, NewDelivery, NewEndpoint } from './repo'
 import { deliveryId } from './ids'
 import { AUTO_DISABLE_AFTER_MS, AUTO_DISABLE_FAILURES, BATCH_MAX_EVENTS, JITTER, maxAttemptsFor, RETRY_AFTER_CAP_MS, RETRY_DELAYS_MS, TIMEOUT_MS } from './schedule'
@@ -83,7 +84,8 @@ export function toDelivery(row: DeliveryRow) {
     maxAttempts: row.maxAttempts,
     batchSize: row.batchSize,
     nextAttemptAt: isoOrNull(row.nextAttemptAt),
-    deliveredAt: isoOrNull(row.deliveredAt),
+    // Spec 2.6 types deliveredAt as a timestamp, never null: it appears once the delivery has succeeded.
+    ...(row.deliveredAt !== null ? { deliveredAt: iso(row.deliveredAt) } : {}),
     errorMessage: row.errorMessage,
     replayOfId: row.replayOfId,
     replayable: row.replayable && !row.batchOpen,
@@ -110,13 +112,16 @@ async function validated(ctx: WebhooksCtx, input: Settings, current: EndpointRow
   const issues = new Issues()
   const out: Partial<NewEndpoint> = {}
   if (input.url !== undefined) {
-    const checked = await checkUrl(input.url, egressPolicy(ctx), ctx.state.resolver ?? undefined)
-    if (!checked.ok) issues.add('url', checked.reason)
-    else out.url = input.url
+    if (typeof input.url !== 'string' || !input.url || input.url.length > URL_MAX_LENGTH) issues.add('url', `must be an absolute URL of at most ${URL_MAX_LENGTH} characters`)
+    else {
+      const checked = await checkUrl(input.url, egressPolicy(ctx), ctx.state.resolver ?? undefined)
+      if (!checked.ok) issues.add('url', checked.reason)
+      else out.url = input.url
+    }
   }
   if (input.events !== undefined) {
     for (const i of validateEventPatterns(input.events, KNOWN_EVENTS, '/events')) issues.add(pointerToPath(i.path), i.message)
-    out.events = [...new Set(input.events)]
+    out.events = [...new Set(input.events as string[])]
   }
   if (input.filters !== undefined) {
     const result = validateFilters(input.filters)
@@ -160,16 +165,20 @@ async function validated(ctx: WebhooksCtx, input: Settings, current: EndpointRow
 
 const forbidden = (message: string) => new AppError('forbidden', message)
 
-/** An endpoint of the caller's workspace; a test key sees only test endpoints (others do not exist for it). */
+/**
+ * An endpoint of the caller's workspace; a test key sees only test endpoints (others do not exist for it),
+ * while a live key may name a test endpoint by id.
+ */
 async function findOwn(ctx: WebhooksCtx, caller: Caller, id: string): Promise<EndpointRow> {
   const row = await ctx.webhooks.findEndpoint(caller.workspace.id, id)
   if (!row || (caller.mode === 'test' && row.mode !== 'test')) throw notFound(`Webhook endpoint ${id}`)
   return row
 }
 
-export async function listEndpoints(ctx: WebhooksCtx, caller: Caller) {
+/** The workspace's endpoints of the mode asked for (default: the caller's own; a test key lists test ones only). */
+export async function listEndpoints(ctx: WebhooksCtx, caller: Caller, mode?: ModeFilter) {
   const now = ctx.clock.now()
-  return (await ctx.webhooks.listEndpoints(caller.workspace.id, caller.mode === 'test' ? 'test' : undefined)).map((r) => toEndpoint(r, now))
+  return (await ctx.webhooks.listEndpoints(caller.workspace.id, listedMode(caller, mode, 'webhook endpoints'))).map((r) => toEndpoint(r, now))
 }
 
 export async function getEndpoint(ctx: WebhooksCtx, caller: Caller, id: string) {
@@ -179,7 +188,8 @@ export async function getEndpoint(ctx: WebhooksCtx, caller: Caller, id: string) 
 export async function createEndpoint(ctx: WebhooksCtx, caller: Caller, input: CreateWebhookInput) {
   const mode = input.mode ?? caller.mode
   if (caller.mode === 'test' && mode !== 'test') throw forbidden('A test key can only create test endpoints')
-  const columns = await validated(ctx, input, null)
+  // url and events are required by the body's schema, so once valid they are set.
+  const { url, events, ...columns } = await validated(ctx, input, null)
   const now = ctx.clock.now()
   const secret = generateSecret()
   const isActive = input.isActive ?? true
@@ -187,8 +197,8 @@ export async function createEndpoint(ctx: WebhooksCtx, caller: Caller, input: Cr
     id: newId('whe'),
     workspaceId: caller.workspace.id,
     name: null,
-    url: input.url,
-    events: input.events,
+    url: url!,
+    events: events!,
     format: 'standard',
     mode,
     isActive,
@@ -355,6 +365,7 @@ export async function replayAll(ctx: WebhooksCtx, caller: Caller, endpointId: st
 export async function testEndpoint(ctx: WebhooksCtx, caller: Caller, id: string) {
   const endpoint = await findOwn(ctx, caller, id)
   const delivery = await sendPing(ctx, endpoint)
+  if (!delivery) throw new AppError('not_found', `Webhook endpoint ${id} was deleted while the ping was being sent`)
   return toDeliveryDetail(delivery, await ctx.webhooks.attempts(delivery.id))
 }
 
