@@ -2,8 +2,9 @@
 // request id, body limits and JSON parsing, Service-Version, the error envelope, request logs and metrics.
 // Feature areas are plugged in as modules.
 import { Elysia, ValidationError } from 'elysia'
-import { AppError, pointerToPath, type ValidationIssue } from './http/errors'
+import { AppError, pointerToPath, type ValidationIssue } from './platform/errors'
 import { parseJsonBody, readBodyCapped, tooLarge } from './http/body'
+import { statusOf } from './http/status'
 import { errorBody } from './http/envelope'
 import { beginRequest, requestState } from './http/request-context'
 import { CURRENT_VERSION, resolveVersion } from './http/version'
@@ -166,7 +167,7 @@ export function createApp(rt: Runtime) {
       let body: ReturnType<typeof errorBody>
       const headers: Record<string, string> = { 'content-type': 'application/json' }
       if (error instanceof AppError) {
-        status = error.status
+        status = statusOf(error.code)
         body = errorBody(error.code, error.message, error.details)
         Object.assign(headers, error.headers)
       } else if (code === 'VALIDATION' || error instanceof ValidationError) {
@@ -179,7 +180,7 @@ export function createApp(rt: Runtime) {
         const pathname = new URL(request.url).pathname
         const allow = routes.allowed(pathname)
         const refusal = allow.length && !allow.includes(request.method) ? methodNotAllowed(request.method, pathname, allow) : new AppError('not_found', `No route for ${request.method} ${pathname}`)
-        status = refusal.status
+        status = statusOf(refusal.code)
         body = errorBody(refusal.code, refusal.message, refusal.details)
         Object.assign(headers, refusal.headers)
       } else if (code === 'PARSE') {

@@ -1,8 +1,8 @@
 // What every service, route, job and command receives: the database, configuration, clock and logger.
-import type { Clock } from './clock'
-import type { Config } from './config'
+import type { Clock } from './platform/clock'
+import type { Config } from './platform/config'
 import type { DbHandle } from './db/client'
-import type { Logger } from './log'
+import type { Logger } from './platform/log'
 
 export interface Deps {
   config: Config

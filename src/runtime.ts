@@ -1,7 +1,7 @@
 // Builds everything a running lnk holds: database (migrated), repositories, in-memory trackers, metrics,
 // the job worker and periodic tasks. The server, the tests and the CLI all start from here.
-import { systemClock, type Clock } from './clock'
-import type { Config } from './config'
+import { systemClock, type Clock } from './platform/clock'
+import type { Config } from './platform/config'
 import { openDatabase, prepareDataDir, type DbHandle } from './db/client'
 import { migrate } from './db/migrate'
 import { Metrics } from './http/metrics'
@@ -9,7 +9,7 @@ import { registerPlatformJobs, PERIODIC_TASKS } from './jobs/tasks'
 import { createJobQueue, type JobQueue } from './jobs/queue'
 import { startPeriodic } from './jobs/periodic'
 import { Worker, type WorkerOptions } from './jobs/worker'
-import { createLogger, type Logger } from './log'
+import { createLogger, type Logger } from './platform/log'
 import { LastUsedTracker } from './modules/identity/last-used'
 import { createEnricher } from './modules/analytics/enrich'
 import { backfillRollups } from './modules/analytics/maintenance'
@@ -24,7 +24,7 @@ import { createClicksRepo, type ClicksRepo } from './modules/redirect/clicks-rep
 import { inlineClickWriter, threadClickWriter } from './modules/redirect/click-writer'
 import { createRedirectHandler, type RedirectHandler } from './modules/redirect/handler'
 import { registerWebhooks } from './modules/webhooks/register'
-import { base62 } from './random'
+import { base62 } from './platform/random'
 
 export interface Runtime {
   /** Distinguishes runtimes in one process (tests build many). */

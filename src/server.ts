@@ -1,7 +1,7 @@
 // Bun.serve wiring: one listener for API, redirects and pages; background work; graceful shutdown.
 import { createApp } from './app'
 import { recordSocketAddress } from './http/request-context'
-import { randomId } from './random'
+import { randomId } from './platform/random'
 import { startBackground, type Runtime } from './runtime'
 
 export interface RunningServer {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { resolve } from 'node:path'
-import { ConfigError, loadConfig } from '../src/config'
+import { ConfigError, loadConfig } from '../src/platform/config'
 
 describe('configuration', () => {
   test('defaults make a fresh checkout work', () => {

@@ -4,8 +4,8 @@
 // it fails the test that produced it: the whole suite is a conformance suite for the document.
 import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020'
 import { createApp } from '../src/app'
-import { loadConfig } from '../src/config'
-import { silentLogger } from '../src/log'
+import { loadConfig } from '../src/platform/config'
+import { silentLogger } from '../src/platform/log'
 import { buildDocument, DOCS_PATH, type OpenApiDoc } from '../src/modules/platform/openapi'
 import { createRuntime } from '../src/runtime'
 import { rmSync, mkdtempSync } from 'node:fs'

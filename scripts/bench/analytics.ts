@@ -11,13 +11,13 @@ import { createHmac } from 'node:crypto'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createApp } from '../../src/app'
-import { loadConfig } from '../../src/config'
-import { silentLogger } from '../../src/log'
+import { loadConfig } from '../../src/platform/config'
+import { silentLogger } from '../../src/platform/log'
 import { createRollupWriter, type RollupClick } from '../../src/modules/analytics/rollup-writer'
 import { bootstrap } from '../../src/modules/identity/service'
 import type { ClickRecord } from '../../src/modules/redirect/clicks-repo'
 import { createRuntime, type Runtime } from '../../src/runtime'
-import { sortableId } from '../../src/random'
+import { sortableId } from '../../src/platform/random'
 
 const CLICKS = Number(process.env.BENCH_CLICKS ?? 10_000_000)
 const LINKS = 1_000

@@ -1,5 +1,5 @@
-import type { Config } from '../config'
-import type { Logger } from '../log'
+import type { Config } from '../platform/config'
+import type { Logger } from '../platform/log'
 
 /** Wrong words on the command line: exit 2 with a short help. */
 export class UsageError extends Error {}

@@ -2,7 +2,7 @@
 // off (table rebuilds need that) and a foreign_key_check before commit; an applied migration whose text
 // changed afterwards stops start-up rather than leaving the schema in doubt.
 import type { Database } from 'bun:sqlite'
-import { sha256Hex } from '../random'
+import { sha256Hex } from '../platform/random'
 import { EMBEDDED_MIGRATIONS, type EmbeddedMigration } from './migrations.generated'
 
 export interface MigrationResult {

@@ -1,11 +1,11 @@
 // publish(): the only way an event enters the system. It writes to the outbox inside the caller's
 // transaction, so an event exists exactly when the change it reports was committed.
 import { and, asc, eq, gt, lt, lte, max } from 'drizzle-orm'
-import { iso } from '../clock'
+import { iso } from '../platform/clock'
 import { outbox, outboxCursor } from '../db/schema'
 import type { Db } from '../db/client'
 import type { Tx } from '../db/tx'
-import { sortableId } from '../random'
+import { sortableId } from '../platform/random'
 import { EVENT_TYPES } from './catalogue'
 
 export interface EventEnvelope {

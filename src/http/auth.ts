@@ -4,7 +4,7 @@
 // membership -> 403; monthly cap -> 429 monthly_cap_exceeded; rate limit -> 429 rate_limited;
 // permission -> 403 forbidden.
 import { Elysia } from 'elysia'
-import { startOfNextUtcMonth, utcMonth } from '../clock'
+import { startOfNextUtcMonth, utcMonth } from '../platform/clock'
 import { ipAllowed } from '../modules/api-keys/ip-allow'
 import { DEFAULT_RATE_LIMIT } from '../modules/api-keys/service'
 import { withinSchedule } from '../modules/api-keys/schedule'
@@ -12,7 +12,7 @@ import { hashKey, isWellFormedKey, type KeyMode } from '../modules/identity/keys
 import { hasPermission, type Permission } from '../modules/identity/permissions'
 import type { ApiKeyRow, UserRow, WorkspaceRow } from '../modules/identity/repo'
 import type { Runtime } from '../runtime'
-import { AppError } from './errors'
+import { AppError } from '../platform/errors'
 import { clientIp } from './request-context'
 
 export interface Caller {

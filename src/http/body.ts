@@ -2,7 +2,7 @@
 // without Content-Length is cut off too), JSON only, an object at the top, and not nested deeper than any
 // body lnk takes could be. Deep nesting is refused here because schema validation recurses and would
 // otherwise overflow the stack on a hostile body (a 500 instead of a 400).
-import { AppError } from './errors'
+import { AppError, invalid } from '../platform/errors'
 
 /** Deeper than any body of the API (the deepest, a webhook template, nests a handful of levels). */
 export const MAX_JSON_DEPTH = 32
@@ -59,4 +59,4 @@ export function parseJsonBody(text: string): Record<string, unknown> | undefined
   return value as Record<string, unknown>
 }
 
-const bodyInvalid = (message: string) => new AppError('validation_failed', `Invalid body: ${message}`, { location: 'body', issues: [{ path: '', message }] })
+const bodyInvalid = (message: string) => invalid('body', [{ path: '', message }])

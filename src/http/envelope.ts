@@ -1,6 +1,6 @@
 // The response envelope of spec 2.1 and its TypeBox schemas, so every route documents what it answers.
 import { t, type TSchema } from 'elysia'
-import { ERROR_STATUS } from './errors'
+import { ERROR_CODES } from '../platform/errors'
 
 export interface Pagination {
   page: number
@@ -21,7 +21,7 @@ export const ErrorEnvelope = t.Object(
   {
     success: t.Literal(false),
     error: t.Object({
-      code: t.Union(Object.keys(ERROR_STATUS).map((c) => t.Literal(c)), { description: 'Stable, snake_case error code' }),
+      code: t.Union(ERROR_CODES.map((c) => t.Literal(c)), { description: 'Stable, snake_case error code' }),
       message: t.String({ description: 'For people; may change' }),
       details: t.Optional(t.Record(t.String(), t.Unknown())),
     }, { additionalProperties: false }),

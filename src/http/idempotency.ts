@@ -2,11 +2,11 @@
 // answer with `Idempotent-Replayed: true`; the same key with another body, or while the first request is
 // still running, is 409 conflict. Only successful answers are stored: a failed request changed nothing,
 // so sending it again is safe.
-import { canonicalJson } from '../canonical-json'
+import { canonicalJson } from '../platform/canonical-json'
 import type { Runtime } from '../runtime'
-import { newId, sha256Hex } from '../random'
+import { newId, sha256Hex } from '../platform/random'
 import type { Caller } from './auth'
-import { AppError } from './errors'
+import { AppError } from '../platform/errors'
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
 const KEY_FORMAT = /^[\x21-\x7e]{1,255}$/

@@ -1,7 +1,7 @@
 // Per-request facts kept beside the Request object: id, start time, final status and the socket address
 // (Bun.serve hands that to server.ts, which records it here before Elysia sees the request).
-import type { Config } from '../config'
-import { base62 } from '../random'
+import type { Config } from '../platform/config'
+import { base62 } from '../platform/random'
 
 export interface RequestState {
   id: string

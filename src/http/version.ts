@@ -1,5 +1,5 @@
 // Dated API versions (Service-Version: YYYY-MM-DD). docs/versions.md describes each one.
-import { AppError } from './errors'
+import { AppError } from '../platform/errors'
 
 /** Oldest first; the last one is current. */
 export const API_VERSIONS = ['2026-11-22'] as const

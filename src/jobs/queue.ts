@@ -4,7 +4,7 @@ import { and, asc, eq, inArray, lte, notInArray, or, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { jobs } from '../db/schema'
 import type { Tx } from '../db/tx'
-import { newId } from '../random'
+import { newId } from '../platform/random'
 
 export type JobRow = typeof jobs.$inferSelect
 

@@ -1,11 +1,11 @@
 // The worker loop: dispatches the outbox, then claims due jobs and runs their handlers, a bounded number at
 // a time. Timers only wake it; what must happen lives in the jobs table. Time comes from the injected clock
 // so tests drive retries with runDue() instead of sleeping.
-import type { Clock } from '../clock'
+import type { Clock } from '../platform/clock'
 import type { Db } from '../db/client'
 import { dispatchOutbox, hasPendingEvents, type OutboxConsumer } from '../events/outbox'
-import type { Logger } from '../log'
-import { base62, random } from '../random'
+import type { Logger } from '../platform/log'
+import { base62, random } from '../platform/random'
 import type { JobQueue, JobRow } from './queue'
 
 export interface JobContext {

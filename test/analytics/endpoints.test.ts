@@ -2,7 +2,7 @@
 // a trusted proxy header, real user agents and referrers, bots, a test link, conversions (one resent),
 // key scope filters, and day buckets around New York's 2026 DST change.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { ManualClock } from '../../src/clock'
+import { ManualClock } from '../../src/platform/clock'
 import { body, makeKey, setup, type TestEnv } from '../helpers'
 import { beacon } from '../conversions/_conversions'
 import { account, UA, visit, type Api } from '../redirect/_redirect'

@@ -2,10 +2,10 @@
 // and clicks stored before rollups existed rolled up once when the runtime starts.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createApp } from '../../src/app'
-import { ManualClock } from '../../src/clock'
+import { ManualClock } from '../../src/platform/clock'
 import { enqueue } from '../../src/jobs/queue'
 import { PERIODIC_TASKS, PRUNE_CLICKS } from '../../src/jobs/tasks'
-import { silentLogger } from '../../src/log'
+import { silentLogger } from '../../src/platform/log'
 import { createRuntime } from '../../src/runtime'
 import { body, setup, type TestEnv } from '../helpers'
 import { account, sql, UA, visit, type Api } from '../redirect/_redirect'

@@ -2,7 +2,7 @@
 // over a key beyond itself. Omitted settings inherit the caller's restrictions; test keys only touch test
 // keys. All through HTTP, addresses via X-Forwarded-For with LNK_TRUST_PROXY=1.
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
-import { ManualClock } from '../../src/clock'
+import { ManualClock } from '../../src/platform/clock'
 import { bootstrapAccount, setup, type TestEnv } from '../helpers'
 import { call, createKey, expectError, expectOk, outcome } from './_keys'
 

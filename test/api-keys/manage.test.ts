@@ -1,7 +1,7 @@
 // Key management through HTTP (contract section 3): POST/GET/PATCH /v1/api-keys, pause, resume, revoke,
 // rotate; every field of spec 2.7; validation of the restriction fields; secrets never shown twice.
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
-import { ManualClock } from '../../src/clock'
+import { ManualClock } from '../../src/platform/clock'
 import { hashKey } from '../../src/modules/identity/keys'
 import { body, bootstrapAccount, setup, type TestEnv } from '../helpers'
 import { API_KEY_FIELDS, call, createKey, expectError, expectOk, outcome } from './_keys'

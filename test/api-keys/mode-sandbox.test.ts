@@ -3,7 +3,7 @@
 // workspace: its lists show live records unless it asks for test ones, and it may touch a test link by id.
 // One workspace holds a live key, a test key, live links (with clicks) and test links.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { ManualClock } from '../../src/clock'
+import { ManualClock } from '../../src/platform/clock'
 import { body, bootstrapAccount, makeKey, setup, type TestEnv } from '../helpers'
 import { UA, visit } from '../redirect/_redirect'
 import { call, expectError, expectOk } from './_keys'

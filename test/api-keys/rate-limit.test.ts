@@ -3,7 +3,7 @@
 // and a window that slides rather than resetting at a fixed boundary. Retry-After and RateLimit-Reset name
 // the same instant on a 429, and that instant is exact (the clock is a ManualClock).
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
-import { ManualClock } from '../../src/clock'
+import { ManualClock } from '../../src/platform/clock'
 import { bootstrapAccount, setup, type TestEnv } from '../helpers'
 import { call, createKey, expectError, outcome } from './_keys'
 

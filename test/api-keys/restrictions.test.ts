@@ -5,8 +5,8 @@
 // because LNK_TRUST_PROXY=1 (one trusted hop: the rightmost entry).
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
 import { createApp } from '../../src/app'
-import { ManualClock } from '../../src/clock'
-import { silentLogger } from '../../src/log'
+import { ManualClock } from '../../src/platform/clock'
+import { silentLogger } from '../../src/platform/log'
 import { createRuntime, type Runtime } from '../../src/runtime'
 import { body, bootstrapAccount, setup, type TestEnv } from '../helpers'
 import { call, createKey, expectError, expectOk, outcome, type Target } from './_keys'

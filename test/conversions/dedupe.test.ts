@@ -2,7 +2,7 @@
 // counted once: 200 with the first conversion and duplicate true, no row, no event. From 24 h on it counts
 // again. Time is a ManualClock.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { ManualClock } from '../../src/clock'
+import { ManualClock } from '../../src/platform/clock'
 import { body, type TestEnv } from '../helpers'
 import { account, beacon, clickOn, conversionsEnv, trackedLink, written, type Api } from './_conversions'
 

@@ -1,7 +1,7 @@
 // What makes POST /v1/conversions usable from any site and safe to leave open: CORS (the preflight and the
 // header on every answer), the 16 KiB body limit, and the per-address rate limit.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { ManualClock } from '../../src/clock'
+import { ManualClock } from '../../src/platform/clock'
 import { addressKey, CONVERSION_BODY_LIMIT, CONVERSIONS_PER_MINUTE } from '../../src/modules/conversions/routes'
 import { body, type TestEnv } from '../helpers'
 import { startLnk, type Lnk } from '../redirect/_server'

@@ -2,7 +2,7 @@
 // worker hands each event to its consumers once, oldest first, atomically with what the consumers write.
 import { afterEach, describe, expect, test } from 'bun:test'
 import { asc, eq } from 'drizzle-orm'
-import { ManualClock } from '../../src/clock'
+import { ManualClock } from '../../src/platform/clock'
 import { jobs, outbox, outboxCursor } from '../../src/db/schema'
 import { EVENT_TYPES } from '../../src/events/catalogue'
 import { dispatchedUpTo, dispatchOutbox, hasPendingEvents, pruneDispatched, publish, type OutboxEvent, type PublishInput } from '../../src/events/outbox'

@@ -1,7 +1,7 @@
 // Key authentication (spec section 5): 401 cases, paused keys, workspace switching, permissions, /v1/me.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { connect } from 'node:net'
-import { ManualClock, startOfNextUtcMonth } from '../../src/clock'
+import { ManualClock, startOfNextUtcMonth } from '../../src/platform/clock'
 import { bearerCredential } from '../../src/http/auth'
 import { startServer } from '../../src/server'
 import { hashKey } from '../../src/modules/identity/keys'

@@ -1,6 +1,6 @@
 // The envelope of spec 2.1 on every /v1 error path, X-Request-Id on every response, and request logs.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { createLogger } from '../../src/log'
+import { createLogger } from '../../src/platform/log'
 import { body, bootstrapAccount, setup, type TestEnv } from '../helpers'
 
 let env: TestEnv

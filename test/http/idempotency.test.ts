@@ -1,6 +1,6 @@
 // Idempotency-Key on POST (contract section 2), through POST /v1/api-keys.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import { ManualClock } from '../../src/clock'
+import { ManualClock } from '../../src/platform/clock'
 import { IDEMPOTENCY_TTL_MS } from '../../src/http/idempotency'
 import { body, bootstrapAccount, setup, type TestEnv } from '../helpers'
 

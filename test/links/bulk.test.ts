@@ -1,7 +1,7 @@
 // POST /v1/links/bulk: 1 to 1000 inputs, one result per input in order, a bad item never rejects the
 // others, and the valid ones are committed together with their link.created events.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { ManualClock } from '../../src/clock'
+import { ManualClock } from '../../src/platform/clock'
 import { body, makeKey, setup, type TestEnv } from '../helpers'
 import { account, BASE62_7, countLinks, expectedFromFull, expectLinkShape, fullBody, outboxOf } from './_links'
 

@@ -1,7 +1,7 @@
 // POST /v1/links: the Link of spec 2.2, every create field of spec 2.3 (plus conversionTracking), passwords,
 // include=qr, and the validation rules of contract section 4.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { iso, ManualClock } from '../../src/clock'
+import { iso, ManualClock } from '../../src/platform/clock'
 import { body, makeKey, setup, type TestEnv } from '../helpers'
 import { account, BASE62_7, countLinks, expectedFromFull, expectLinkShape, expectValidation, fullBody, sql } from './_links'
 

@@ -1,7 +1,7 @@
 // Outbox events of link writes (same transaction, right mode), the monthly plan allowance (test links never
 // count), Idempotency-Key on POST /v1/links, and permissions.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { ManualClock } from '../../src/clock'
+import { ManualClock } from '../../src/platform/clock'
 import { body, makeKey, setup, type TestEnv } from '../helpers'
 import { account, countLinks, expectLinkShape, fullBody, outboxOf, sql } from './_links'
 

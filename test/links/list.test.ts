@@ -1,6 +1,6 @@
 // GET /v1/links: pagination (spec 4.1, 8), newest first, search, filters, include=qr and workspace isolation.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { ManualClock } from '../../src/clock'
+import { ManualClock } from '../../src/platform/clock'
 import { body, makeKey, setup, type TestEnv } from '../helpers'
 import { account, expectLinkShape } from './_links'
 

@@ -2,8 +2,8 @@
 // and workspace isolation.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createApp } from '../../src/app'
-import { iso, ManualClock } from '../../src/clock'
-import { silentLogger } from '../../src/log'
+import { iso, ManualClock } from '../../src/platform/clock'
+import { silentLogger } from '../../src/platform/log'
 import { createRuntime } from '../../src/runtime'
 import { body, setup, type TestEnv } from '../helpers'
 import { account, countLinks, expectLinkShape, expectValidation, fullBody, outboxOf, sql } from './_links'

@@ -1,6 +1,6 @@
 // The click writer thread: batches written on its own connection, and the fallback when it fails.
 import { afterAll, expect, test } from 'bun:test'
-import { silentLogger } from '../../src/log'
+import { silentLogger } from '../../src/platform/log'
 import { createEnricher } from '../../src/modules/analytics/enrich'
 import { createClicksRepo, type ClickRecord } from '../../src/modules/redirect/clicks-repo'
 import { inlineClickWriter, threadClickWriter, type ClickWriter } from '../../src/modules/redirect/click-writer'

@@ -2,7 +2,7 @@
 // ALTCHA proof-of-work captcha (solved here as the page's script does; single use; forgeries refused) and
 // the consent interstitial. Each passed gate ends in the redirect, with the visitor's query kept.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { ManualClock } from '../../src/clock'
+import { ManualClock } from '../../src/platform/clock'
 import type { TestEnv } from '../helpers'
 import { account, attrs, challengeOf, clicksOf, nextIp, ORIGIN, redirectEnv, setCookie, solve, texts, visit, type Api } from './_redirect'
 

@@ -2,7 +2,7 @@
 // expired / click limit / unique-IP limit -> fallbackUrl or 410; gates; social crawlers -> preview page;
 // mobile deep links; otherwise the redirect with redirectStatus and its headers. HEAD and bots.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { ManualClock } from '../../src/clock'
+import { ManualClock } from '../../src/platform/clock'
 import type { TestEnv } from '../helpers'
 import { account, attrs, clickedEvents, clicksOf, counters, CRAWLERS, nextIp, redirectEnv, texts, UA, visit, type Api } from './_redirect'
 

@@ -6,7 +6,7 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { existsSync, readFileSync, statSync } from 'node:fs'
 import { PNG } from 'pngjs'
-import { ManualClock } from '../../src/clock'
+import { ManualClock } from '../../src/platform/clock'
 import type { TestEnv } from '../helpers'
 import { account, clicksOf, redirectEnv, sql, UA, visit } from './_redirect'
 import { chromium, startLnk } from './_server'

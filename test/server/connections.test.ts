@@ -4,8 +4,8 @@
 import { afterAll, expect, test } from 'bun:test'
 import { existsSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { loadConfig } from '../../src/config'
-import { silentLogger } from '../../src/log'
+import { loadConfig } from '../../src/platform/config'
+import { silentLogger } from '../../src/platform/log'
 import { createRuntime, startBackground } from '../../src/runtime'
 import { tempDir } from '../helpers'
 

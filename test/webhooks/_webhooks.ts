@@ -4,7 +4,7 @@
 import { afterAll, afterEach, beforeAll, expect } from 'bun:test'
 import { Webhook } from 'standardwebhooks'
 import Stripe from 'stripe'
-import { ManualClock } from '../../src/clock'
+import { ManualClock } from '../../src/platform/clock'
 import { publish } from '../../src/events/outbox'
 import { webhooksCtx } from '../../src/modules/webhooks/state'
 import { body, bootstrapAccount, makeKey, setup, type TestEnv } from '../helpers'

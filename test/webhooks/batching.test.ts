@@ -1,7 +1,7 @@
 // Batching: events within batchWindowSeconds go as one delivery {type: "batch", count, events}, flushed at
 // the window end (injected clock) or at once when 100 events are collected.
 import { describe, expect, test } from 'bun:test'
-import { ManualClock } from '../../src/clock'
+import { ManualClock } from '../../src/platform/clock'
 import { deliveries, delivery, sharedWorld, stripeVerifies, webhooksEnv, type Env, type Receiver } from './_webhooks'
 
 let env: Env

@@ -3,7 +3,7 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { ConfigError, loadConfig, settingsHelp } from '../../src/config'
+import { ConfigError, loadConfig, settingsHelp } from '../../src/platform/config'
 import { tempDir } from '../helpers'
 
 const dir = tempDir('lnk-webhook-config-')

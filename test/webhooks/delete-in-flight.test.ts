@@ -3,7 +3,7 @@
 // failure or retry, no error in the log, and nothing left behind. A real receiver on 127.0.0.1 holds the
 // request open until the endpoint is gone.
 import { afterEach, describe, expect, test } from 'bun:test'
-import { createLogger } from '../../src/log'
+import { createLogger } from '../../src/platform/log'
 import { body } from '../helpers'
 import { webhooksEnv, type Env } from './_webhooks'
 

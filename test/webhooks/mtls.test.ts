@@ -73,7 +73,7 @@ describe('mutual TLS', () => {
   })
 
   test('start-up refuses a key without a certificate, a mismatched pair and unreadable files', async () => {
-    const { loadConfig } = await import('../../src/config')
+    const { loadConfig } = await import('../../src/platform/config')
     expect(() => loadConfig({ LNK_WEBHOOK_CLIENT_KEY: pki.clientKey })).toThrow('LNK_WEBHOOK_CLIENT_KEY')
     expect(() => loadConfig({ LNK_WEBHOOK_CLIENT_CERT: pki.clientCert })).toThrow('LNK_WEBHOOK_CLIENT_KEY')
     expect(() => loadConfig({ LNK_WEBHOOK_CLIENT_CERT: pki.clientCert, LNK_WEBHOOK_CLIENT_KEY: pki.strangerKey })).toThrow('does not belong')

@@ -1,7 +1,7 @@
 // Finished deliveries (success, dead) and their attempts are pruned after LNK_WEBHOOK_RETENTION_DAYS by the
 // periodic job; a delivery still retrying stays whatever its age.
 import { afterAll, expect, test } from 'bun:test'
-import { ManualClock } from '../../src/clock'
+import { ManualClock } from '../../src/platform/clock'
 import { enqueue } from '../../src/jobs/queue'
 import { PERIODIC_TASKS, PRUNE_DELIVERIES } from '../../src/jobs/tasks'
 import { deliveries, receiver, webhooksEnv } from './_webhooks'

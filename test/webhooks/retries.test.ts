@@ -2,10 +2,10 @@
 // bounds, Retry-After, dead after maxAttempts, 410 and auto-disable, paused endpoints, the concurrency cap,
 // restart-resume, replay, replay-all, test pings and SSRF refusal at send.
 import { afterEach, describe, expect, test } from 'bun:test'
-import { ManualClock } from '../../src/clock'
+import { ManualClock } from '../../src/platform/clock'
 import { dispatchOutbox } from '../../src/events/outbox'
 import { createApp } from '../../src/app'
-import { silentLogger } from '../../src/log'
+import { silentLogger } from '../../src/platform/log'
 import { createFanout } from '../../src/modules/webhooks/fanout'
 import { nextAttemptAt, parseRetryAfter, retryDelay, RETRY_DELAYS_MS } from '../../src/modules/webhooks/schedule'
 import { createRuntime } from '../../src/runtime'

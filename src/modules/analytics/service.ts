@@ -2,10 +2,10 @@
 // rows, hours from hour rows, raw clicks only for partial hours at the ends (plan.ts). Figures cover the
 // workspace's live links in the calling key's scope. A test key sees its sandbox instead: test links only,
 // which record no clicks, so its figures are zero but never a live one.
-import { iso } from '../../clock'
+import { iso } from '../../platform/clock'
 import type { Deps } from '../../context'
 import type { Caller } from '../../http/auth'
-import { notFound, validationFailed } from '../../http/errors'
+import { invalid, notFound } from '../../platform/errors'
 import { shortUrl } from '../links/service'
 import { Figures } from './figures'
 import { HLL_STANDARD_ERROR } from './hll'
@@ -43,8 +43,7 @@ export interface Range {
   now: number
 }
 
-const badParam = (param: string, message: string) =>
-  validationFailed([{ path: param, message }], `${param}: ${message}`)
+const badParam = (param: string, message: string) => invalid('query', [{ path: param, message }])
 
 /** from/to/tz of a query as instants; defaults to the last 30 days (today included) in tz. */
 export function resolveRange(q: RangeQuery, now: number): Range {

@@ -1,12 +1,12 @@
 // API key management through the API (contract section 3). A key can never create or widen a key beyond
 // itself: not in permissions, and a restricted key passes its restrictions on (address ranges, scope,
 // schedule, caps, expiry) rather than creating an unrestricted one. A test key only touches test keys.
-import { iso } from '../../clock'
+import { iso } from '../../platform/clock'
 import type { Deps } from '../../context'
 import type { Caller } from '../../http/auth'
 import { listedMode, type ModeFilter } from '../identity/sandbox'
-import { AppError, notFound, type ValidationIssue } from '../../http/errors'
-import { newId } from '../../random'
+import { AppError, invalid, notFound, type ValidationIssue } from '../../platform/errors'
+import { newId } from '../../platform/random'
 import { generateKey, type KeyMode } from '../identity/keys'
 import type { Grant } from '../identity/permissions'
 import type { LastUsedTracker } from '../identity/last-used'
@@ -37,8 +37,8 @@ export interface KeySettings {
 
 const forbidden = (message: string, details?: Record<string, unknown>) => new AppError('forbidden', message, details)
 
-function invalid(issues: ValidationIssue[]): never {
-  throw new AppError('validation_failed', issues.map((i) => `${i.path}: ${i.message}`).join('; '), { location: 'body', issues })
+function refuse(issues: ValidationIssue[]): never {
+  throw invalid('body', issues)
 }
 
 /** Checks the shape of restriction fields; answers them normalised. */
@@ -81,7 +81,7 @@ function validate(ctx: ApiKeysCtx, input: KeySettings): Partial<NewApiKey> {
       out.expiresAt = ms
     }
   }
-  if (issues.length) invalid(issues)
+  if (issues.length) refuse(issues)
   return out
 }
 

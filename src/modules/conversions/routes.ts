@@ -9,7 +9,7 @@
 import { isIP } from 'node:net'
 import { Elysia } from 'elysia'
 import { Envelope, ErrorEnvelope, ok } from '../../http/envelope'
-import { AppError } from '../../http/errors'
+import { AppError } from '../../platform/errors'
 import { clientIp } from '../../http/request-context'
 import type { Runtime } from '../../runtime'
 import { RateLimiter } from '../api-keys/rate-limit'

@@ -1,11 +1,11 @@
 // Conversion logic shared by HTTP and, later, jobs and the CLI: the rules of a beacon's body, the click it
 // must name (a person's click of a live link with conversionTracking), the 24-hour deduplication of resent
 // beacons, and the Conversion view. Attribution is the click's: its link and that link's workspace.
-import { canonicalJson } from '../../canonical-json'
-import { iso } from '../../clock'
+import { canonicalJson } from '../../platform/canonical-json'
+import { iso } from '../../platform/clock'
 import type { Deps } from '../../context'
-import { AppError, type ValidationIssue } from '../../http/errors'
-import { sha256Hex, sortableId } from '../../random'
+import { AppError, invalid, type ValidationIssue } from '../../platform/errors'
+import { sha256Hex, sortableId } from '../../platform/random'
 import { shortUrl } from '../links/service'
 import { isCurrencyCode } from './currencies'
 import { CLICK_ID_PATTERN, EVENT_NAME_MAX, METADATA_MAX_BYTES, VALUE_MAX, type ConversionInput, type ConversionView } from './model'
@@ -92,9 +92,7 @@ export function checkConversionBody(raw: unknown): ConversionInput {
   return input
 }
 
-function refusal(issues: ValidationIssue[]) {
-  return new AppError('validation_failed', `Invalid conversion: ${issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ')}`, { location: 'body', issues })
-}
+const refusal = (issues: ValidationIssue[]) => invalid('body', issues, 'Invalid conversion')
 
 /** What makes two beacons "the same": clickId, eventName, value, currency and metadata. */
 export const fingerprintOf = (input: ConversionInput) =>
@@ -187,8 +185,7 @@ export async function recordConversion(ctx: ConversionsCtx, raw: unknown): Promi
   }
   if (!(outcome instanceof ConversionRefused)) return toConversion(outcome.row, outcome.duplicate)
   if (outcome.reason === 'not_tracked') {
-    const issues = [{ path: 'clickId', message: 'belongs to a link that does not track conversions: turn on conversionTracking for the link' }]
-    throw new AppError('validation_failed', `Invalid conversion: clickId: ${issues[0]!.message}`, { location: 'body', issues })
+    throw refusal([{ path: 'clickId', message: 'belongs to a link that does not track conversions: turn on conversionTracking for the link' }])
   }
   // A bot's hit and a test click are not clicks a conversion can name: the same answer as an unknown id.
   throw new AppError('not_found', `Click ${input.clickId} not found: clickId must be the lnk_cid a redirect of a link with conversionTracking handed the destination`)

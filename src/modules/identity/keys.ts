@@ -1,5 +1,5 @@
 // API key secrets: format, generation and hashing. Only the SHA-256 hash is ever stored.
-import { base62, sha256Hex } from '../../random'
+import { base62, sha256Hex } from '../../platform/random'
 
 export type KeyMode = 'live' | 'test'
 

@@ -3,7 +3,7 @@
 // records unless it asks for test ones (mode=test) or both (mode=all), and it may read and change a test
 // record it names by id.
 import { t } from 'elysia'
-import { AppError } from '../../http/errors'
+import { AppError } from '../../platform/errors'
 import type { KeyMode } from './keys'
 
 export const MODE_FILTERS = ['live', 'test', 'all'] as const

@@ -1,9 +1,9 @@
 // Identity logic shared by HTTP, the admin CLI and jobs: bootstrap, keys, and the views they answer with.
-import { iso, isoOrNull, utcMonth } from '../../clock'
+import { iso, isoOrNull, utcMonth } from '../../platform/clock'
 import type { Deps } from '../../context'
 import type { Caller } from '../../http/auth'
-import { AppError, notFound } from '../../http/errors'
-import { newId } from '../../random'
+import { AppError, invalid, notFound } from '../../platform/errors'
+import { newId } from '../../platform/random'
 import { generateKey, type KeyMode } from './keys'
 import { parseGrants, type Grant } from './permissions'
 import type { ApiKeyRow, IdentityRepo, UserRow, WorkspaceRow } from './repo'
@@ -60,7 +60,7 @@ export async function bootstrap(ctx: IdentityCtx, input: { email: string; name?:
   const email = parseEmail(input.email)
   const workspaceName = input.workspace.trim()
   const slug = slugify(workspaceName)
-  if (!slug) throw new AppError('validation_failed', 'the workspace name needs at least one letter or digit')
+  if (!slug) throw invalid('body', [{ path: 'workspace', message: 'the workspace name needs at least one letter or digit' }])
   if (await ctx.identity.findWorkspace(slug)) throw new AppError('conflict', `a workspace with slug "${slug}" already exists`)
   const now = ctx.clock.now()
   const secret = generateKey('live')
@@ -86,7 +86,7 @@ export async function bootstrap(ctx: IdentityCtx, input: { email: string; name?:
 
 function parseEmail(value: string) {
   const email = value.trim().toLowerCase()
-  if (!EMAIL.test(email)) throw new AppError('validation_failed', `"${value}" is not an email address`)
+  if (!EMAIL.test(email)) throw invalid('body', [{ path: 'email', message: `"${value}" is not an email address` }])
   return email
 }
 
@@ -96,7 +96,7 @@ export async function createWorkspace(ctx: IdentityCtx, input: { name: string; o
   if (!owner) throw notFound(`user ${input.ownerEmail}`)
   const name = input.name.trim()
   const slug = slugify(name)
-  if (!slug) throw new AppError('validation_failed', 'the workspace name needs at least one letter or digit')
+  if (!slug) throw invalid('body', [{ path: 'workspace', message: 'the workspace name needs at least one letter or digit' }])
   if (await ctx.identity.findWorkspace(slug)) throw new AppError('conflict', `a workspace with slug "${slug}" already exists`)
   const now = ctx.clock.now()
   return toWorkspace(await ctx.identity.insertWorkspace({ id: newId('ws'), slug, name, createdAt: now }, owner.id))
@@ -122,10 +122,10 @@ export async function createKey(ctx: IdentityCtx, input: { workspace: string; na
   try {
     permissions = parseGrants(input.permissions ?? '*')
   } catch (err) {
-    throw new AppError('validation_failed', (err as Error).message)
+    throw invalid('body', [{ path: 'permissions', message: (err as Error).message }])
   }
   const name = input.name.trim()
-  if (!name || name.length > 100) throw new AppError('validation_failed', 'name must be 1-100 characters')
+  if (!name || name.length > 100) throw invalid('body', [{ path: 'name', message: 'must be 1-100 characters' }])
   const mode = input.mode ?? 'live'
   const secret = generateKey(mode)
   const now = ctx.clock.now()

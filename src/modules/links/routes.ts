@@ -1,7 +1,7 @@
 import { Elysia, t, type Static } from 'elysia'
 import { authPlugin } from '../../http/auth'
 import { Envelope, ErrorEnvelope, ok, okPage, PageEnvelope } from '../../http/envelope'
-import { AppError } from '../../http/errors'
+import { AppError } from '../../platform/errors'
 import { idempotent } from '../../http/idempotency'
 import type { Runtime } from '../../runtime'
 import { CreateLinkBody, Link, UpdateLinkBody } from './model'

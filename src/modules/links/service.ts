@@ -1,11 +1,11 @@
 // Link logic shared by HTTP and jobs: validation rules of contract section 4, creation (single and bulk)
 // with the plan allowance, partial updates, deletion, and the Link view of spec 2.2.
 import { TypeCompiler } from '@sinclair/typebox/compiler'
-import { iso, isoOrNull, utcMonth } from '../../clock'
+import { iso, isoOrNull, utcMonth } from '../../platform/clock'
 import type { Deps } from '../../context'
 import type { Caller } from '../../http/auth'
-import { AppError, Issues, notFound, pointerToPath, type ErrorCode } from '../../http/errors'
-import { base62, uuidV7 } from '../../random'
+import { AppError, invalid, Issues, notFound, pointerToPath, type ErrorCode } from '../../platform/errors'
+import { base62, uuidV7 } from '../../platform/random'
 import { linkQr, type QrObject } from '../qr/link-qr'
 import type { LinkCache } from '../redirect/cache'
 import { CreateLinkBody, READ_ONLY_LINK_FIELDS, type CreateLinkInput, type UpdateLinkInput } from './model'
@@ -227,7 +227,7 @@ export type BulkResult = { ok: true; link: LinkView } | { ok: false; error: { co
 
 /** Up to 1000 links; one result per input, in order. Valid ones are written in one transaction. */
 export async function bulkCreate(ctx: LinksCtx, caller: Caller, items: unknown[]): Promise<BulkResult[]> {
-  if (items.length > BULK_MAX) throw new AppError('validation_failed', `at most ${BULK_MAX} links per call`, { issues: [{ path: 'links', message: `at most ${BULK_MAX} items` }] })
+  if (items.length > BULK_MAX) throw invalid('body', [{ path: 'links', message: `at most ${BULK_MAX} links per call` }])
   const results: (BulkResult | PreparedLink)[] = []
   const generated = new Set<string>()
   for (const [i, item] of items.entries()) {

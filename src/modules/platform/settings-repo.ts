@@ -2,7 +2,7 @@
 import { eq } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { settings } from '../../db/schema'
-import { randomSecretBytes } from '../../random'
+import { randomSecretBytes } from '../../platform/random'
 
 /** The named secret, created on first use. Synchronous: it is read while building the runtime. */
 export function serverSecret(db: Db, name: string, now: number): Buffer {

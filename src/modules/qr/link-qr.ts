@@ -1,5 +1,5 @@
 // The `qr` object of a Link (spec 4.1 rules 3-4): inline SVG plus the URL of the public PNG renderer.
-import type { Config } from '../../config'
+import type { Config } from '../../platform/config'
 import { renderQr } from './cache'
 import { QR_LIMITS } from './render'
 

@@ -1,7 +1,7 @@
 // QR logic behind the routes: checking the style parameters, deciding what /qr/render may encode (only this
 // service's short URLs: it is not an open QR generator), and rendering a link's code for download.
 import type { Caller } from '../../http/auth'
-import { AppError, type ValidationIssue } from '../../http/errors'
+import { AppError, invalid, type ValidationIssue } from '../../platform/errors'
 import { getLink, type LinksCtx } from '../links/service'
 import { renderQr, type QrRequest, type Rendered } from './cache'
 import { contrastRatio, ECC_LEVELS, normaliseColour, QR_FORMATS, QR_LIMITS, QrInputError, type QrFormat } from './render'
@@ -11,14 +11,13 @@ export type QrQueryInput = Record<string, unknown>
 
 export type QrParams = Omit<QrRequest, 'data'>
 
-const invalid = (issues: ValidationIssue[]) =>
-  new AppError('validation_failed', `Invalid query: ${issues.map((i) => `${i.path}: ${i.message}`).join('; ')}`, { location: 'query', issues })
+const invalidQuery = (issues: ValidationIssue[]) => invalid('query', issues)
 
 /** A parameter given twice is refused: which one would count is not obvious to the sender. */
 export function refuseRepeated(url: string) {
   const params = new URL(url).searchParams
   const repeated = [...new Set(params.keys())].filter((name) => params.getAll(name).length > 1)
-  if (repeated.length) throw invalid(repeated.map((path) => ({ path, message: 'must be given once' })))
+  if (repeated.length) throw invalidQuery(repeated.map((path) => ({ path, message: 'must be given once' })))
 }
 
 /**
@@ -74,7 +73,7 @@ export function qrParams(query: QrQueryInput, format?: QrFormat): QrParams {
       }
     }
   }
-  if (issues.length) throw invalid(issues)
+  if (issues.length) throw invalidQuery(issues)
   return { format: chosen, size, margin, ecc, fg: fg!, bg: bg! }
 }
 
@@ -85,7 +84,7 @@ export function isServiceShortHost(ctx: Pick<LinksCtx, 'config'>, host: string):
 
 /** The `data` of /qr/render: an http(s) URL on one of this service's short domains, at most 2048 characters. */
 export function checkRenderData(ctx: Pick<LinksCtx, 'config'>, data: unknown): string {
-  const refuse = (message: string) => invalid([{ path: 'data', message }])
+  const refuse = (message: string) => invalidQuery([{ path: 'data', message }])
   if (Array.isArray(data)) throw refuse('must be given once')
   if (typeof data !== 'string' || data.length === 0) throw refuse('is required: the URL-encoded short URL to render')
   if (data.length > QR_LIMITS.maxDataLength) throw refuse(`must be at most ${QR_LIMITS.maxDataLength} characters`)
@@ -108,7 +107,7 @@ export async function render(r: QrRequest): Promise<Rendered> {
   try {
     return await renderQr(r)
   } catch (err) {
-    if (err instanceof QrInputError) throw invalid([{ path: err.path, message: err.message }])
+    if (err instanceof QrInputError) throw invalidQuery([{ path: err.path, message: err.message }])
     throw err
   }
 }

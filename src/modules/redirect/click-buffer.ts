@@ -1,7 +1,7 @@
 // Clicks wait here, in memory, so the redirect never waits on a disk write. A flush hands them to the
 // writer (one transaction) every 250 ms, as soon as 500 are waiting, and at shutdown.
-import type { Clock } from '../../clock'
-import type { Logger } from '../../log'
+import type { Clock } from '../../platform/clock'
+import type { Logger } from '../../platform/log'
 import type { PendingCounts } from './cache'
 import type { ClickRecord } from './clicks-repo'
 import type { ClickWriter } from './click-writer'

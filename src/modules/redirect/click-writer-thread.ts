@@ -1,7 +1,7 @@
 // The click-writer thread: its own SQLite connection and enricher, writing the batches the main thread posts.
-import type { LogLevel } from '../../config'
+import type { LogLevel } from '../../platform/config'
 import { openDatabase, type DbHandle } from '../../db/client'
-import { createLogger } from '../../log'
+import { createLogger } from '../../platform/log'
 import { createEnricher } from '../analytics/enrich'
 import { createClicksRepo, type ClickRecord, type ClicksRepo } from './clicks-repo'
 

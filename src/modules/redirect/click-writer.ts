@@ -1,7 +1,7 @@
 // Where flushed clicks are written: inline on the calling thread (tests, tools), or on a thread of their
 // own with its own SQLite connection (the server), so click writes never hold up redirects.
-import type { LogLevel } from '../../config'
-import type { Logger } from '../../log'
+import type { LogLevel } from '../../platform/config'
+import type { Logger } from '../../platform/log'
 import type { ClickRecord, ClicksRepo } from './clicks-repo'
 
 export interface ClickWriter {

@@ -2,7 +2,7 @@
 // one passed leaves a signed cookie scoped to the link's path, so the visitor is asked once.
 import { createHmac } from 'node:crypto'
 import { createChallenge, verifySolution } from 'altcha-lib/v1'
-import { constantTimeEqual, sha256Hex } from '../../random'
+import { constantTimeEqual, sha256Hex } from '../../platform/random'
 
 export type Gate = 'pw' | 'cap' | 'ok'
 

@@ -1,6 +1,6 @@
 // The pages a visitor of a short link may see instead of a redirect. Every value is escaped.
 import type { LinkRow } from '../links/repo'
-import { escapeHtml, htmlPage, scriptJson } from './html'
+import { escapeHtml, htmlPage, scriptJson } from '../../platform/html'
 import type { PublicStats } from './stats-repo'
 
 /** Where a gate page's form posts: the link's own path with the visitor's query (`?…` or ''). */

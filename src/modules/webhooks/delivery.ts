@@ -1,9 +1,9 @@
 // One attempt of a delivery: build the body (envelope, template output, or a Slack/Discord message), sign it
 // with every live secret, send it through the SSRF-checked outbound client, and record the attempt and its
 // consequences (success, the next retry, dead, disabling the endpoint) in one transaction.
-import { iso } from '../../clock'
+import { iso } from '../../platform/clock'
 import { sendOutbound } from '../../net/outbound'
-import { newId, sortableId } from '../../random'
+import { newId, sortableId } from '../../platform/random'
 import { discordBody, slackBody } from './formats'
 import type { AttemptOutcome, DeliverPayload, DeliveryRow, EndpointRow, NewDelivery } from './repo'
 import { deliveryId } from './ids'

@@ -4,7 +4,7 @@
 // thousands a second: endpoint lists are cached per workspace and mode, statements are prepared once.
 import type { Db } from '../../db/client'
 import type { OutboxConsumer } from '../../events/outbox'
-import { sortableId } from '../../random'
+import { sortableId } from '../../platform/random'
 import { eventMatches, matchesFilters, type WebhookFilters } from './filters'
 import { createFanoutStatements, type EndpointRow } from './repo'
 import { deliveryId } from './ids'

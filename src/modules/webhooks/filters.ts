@@ -16,7 +16,7 @@
 // - No operator evaluates a regular expression or any code from the user.
 // - `match: all` needs every rule, `match: any` one of them; with no rules both match. `events`, when not
 //   null, must also match the event type (same patterns as the endpoint's `events`).
-import { canonicalJson } from '../../canonical-json'
+import { canonicalJson } from '../../platform/canonical-json'
 import { EVENT_TYPES } from '../../events/catalogue'
 
 export type FilterOp =

@@ -1,4 +1,4 @@
-import { uuidV7 } from '../../random'
+import { uuidV7 } from '../../platform/random'
 
 /**
  * dlv_ + a UUIDv7 in hex: monotonic even within one millisecond, so deliveries fanned out or replayed

@@ -1,6 +1,6 @@
 // When the next attempt of a failed delivery happens (contract section 5), and the other delivery facts
 // GET /webhooks/info publishes.
-import { random } from '../../random'
+import { random } from '../../platform/random'
 
 const S = 1000
 const MIN = 60 * S

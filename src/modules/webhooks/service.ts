@@ -1,13 +1,13 @@
 // Webhook endpoints and their deliveries, shared by HTTP and jobs: validation on save (URL safety, event
 // names, filters, template, headers, mTLS), the views of spec 2.5 and 2.6, replay, rotation, test pings and
 // the delivery facts of GET /webhooks/info.
-import { iso, isoOrNull } from '../../clock'
+import { iso, isoOrNull } from '../../platform/clock'
 import { EVENT_CATALOGUE } from '../../events/catalogue'
 import type { Caller } from '../../http/auth'
 import { listedMode, type ModeFilter } from '../identity/sandbox'
-import { AppError, Issues, notFound, pointerToPath } from '../../http/errors'
+import { AppError, Issues, notFound, pointerToPath } from '../../platform/errors'
 import { checkUrl } from '../../net/egress'
-import { newId, sortableId } from '../../random'
+import { newId, sortableId } from '../../platform/random'
 import { sendPing, SIGNATURE_HEADERS, EVENT_HEADER, USER_AGENT } from './delivery'
 import { validateEventPatterns, validateFilters } from './filters'
 import { URL_MAX_LENGTH, type CreateWebhookInput, type UpdateWebhookInput } from './model'
@@ -280,7 +280,7 @@ export interface DeliveriesQuery {
 
 export async function listDeliveries(ctx: WebhooksCtx, caller: Caller, endpointId: string, query: DeliveriesQuery) {
   const endpoint = await findOwn(ctx, caller, endpointId)
-  const issues = new Issues()
+  const issues = new Issues('query')
   const filter: DeliveryFilter = {
     endpointId: endpoint.id,
     // Spec section 3 fact 1: failed covers a delivery still retrying and one that gave up.
@@ -292,7 +292,7 @@ export async function listDeliveries(ctx: WebhooksCtx, caller: Caller, endpointI
     q: query.q?.trim() || undefined,
     limit: query.limit,
   }
-  if (issues.list.length) throw new AppError('validation_failed', issues.list.map((i) => `${i.path}: ${i.message}`).join('; '), { location: 'query', issues: issues.list })
+  issues.throwIfAny()
   return (await ctx.webhooks.listDeliveries(filter)).map(toDelivery)
 }
 

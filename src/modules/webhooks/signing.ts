@@ -6,7 +6,7 @@
 //   `t=<t>,v1=<sig>,v1=<sig>`; Stripe's verifier accepts the header when any v1 matches.
 // During a rotation grace each header carries one signature per live secret, newest first.
 import { createHmac } from 'node:crypto'
-import { randomSecretBytes } from '../../random'
+import { randomSecretBytes } from '../../platform/random'
 
 const SECRET_PREFIX = 'whsec_'
 
