@@ -8,15 +8,7 @@ import { statusOf } from './http/status'
 import { errorBody } from './http/envelope'
 import { beginRequest, requestState } from './http/request-context'
 import { CURRENT_VERSION, resolveVersion } from './http/version'
-import { apiKeyRoutes } from './modules/api-keys/routes'
-import { analyticsRoutes } from './modules/analytics/routes'
-import { conversionRoutes } from './modules/conversions/routes'
-import { linkRoutes } from './modules/links/routes'
-import { identityRoutes } from './modules/identity/routes'
-import { openapiDocs } from './modules/platform/openapi'
-import { opsRoutes } from './modules/platform/ops-routes'
-import { qrRoutes } from './modules/qr/routes'
-import { webhookRoutes } from './modules/webhooks/routes'
+import type { Module } from './modules/module'
 import type { Runtime } from './runtime'
 
 async function withRequestId(response: Response | Promise<Response>, id: string) {
@@ -132,7 +124,7 @@ export function createApp(rt: Runtime) {
       const state = beginRequest(request)
       set.headers['x-request-id'] = state.id
       // Short links first: the server answers them before Elysia (server.ts); this covers app.handle().
-      const redirect = rt.redirect(request)
+      const redirect = rt.modules.redirect.handle(request)
       if (redirect) return withRequestId(redirect, state.id)
       const url = request.url
       const pathStart = url.indexOf('/', url.indexOf('//') + 2)
@@ -206,9 +198,15 @@ export function createApp(rt: Runtime) {
       rt.metrics.observe(request.method, route || 'unmatched', status, ms / 1000)
       rt.log.info('request', { method: request.method, path, status, ms: Math.round(ms * 10) / 10, request_id: state.id })
     })
-    .use(openapiDocs(rt.config.baseUrl))
-    .use(opsRoutes(rt))
-    .group('/v1', (v1) => v1.use(identityRoutes(rt)).use(apiKeyRoutes(rt)).use(linkRoutes(rt)).use(qrRoutes(rt)).use(conversionRoutes(rt)).use(analyticsRoutes(rt)).use(webhookRoutes(rt)))
+
+
+  // What the modules contribute: their routes under /v1, or at the root (health, metrics, the document).
+  const modules = Object.values(rt.modules) as Module[]
+  for (const m of modules) if (m.routes && m.root) app.use(m.routes)
+  app.group('/v1', (v1) => {
+    for (const m of modules) if (m.routes && !m.root) v1.use(m.routes)
+    return v1
+  })
 
   return app
 }

@@ -1,12 +1,11 @@
-// What every service, route, job and command receives: the database, configuration, clock and logger.
+// What every service, route, job and command receives: configuration, clock and logger (data comes through
+// each area's repo).
 import type { Clock } from './platform/clock'
 import type { Config } from './platform/config'
-import type { DbHandle } from './db/client'
 import type { Logger } from './platform/log'
 
 export interface Deps {
   config: Config
-  db: DbHandle
   clock: Clock
   log: Logger
 }

@@ -2,7 +2,7 @@
 import { createApp } from './app'
 import { recordSocketAddress } from './http/request-context'
 import { randomId } from './platform/random'
-import { startBackground, type Runtime } from './runtime'
+import type { Runtime } from './runtime'
 
 export interface RunningServer {
   port: number
@@ -24,7 +24,7 @@ export function startServer(rt: Runtime): RunningServer {
       recordSocketAddress(request, srv.requestIP(request)?.address)
       // The hot path: short links are answered without going through the API framework.
       const start = performance.now()
-      const redirect = rt.redirect(request)
+      const redirect = rt.modules.redirect.handle(request)
       if (redirect) return countRedirect(request.method, redirect, start)
       return app.handle(request)
     },
@@ -39,7 +39,7 @@ export function startServer(rt: Runtime): RunningServer {
   function countRedirect(method: string, response: Response | Promise<Response>, start: number) {
     return response instanceof Response ? redirectLatency(method, start, response) : response.then((r) => redirectLatency(method, start, r))
   }
-  const background = startBackground(rt)
+  rt.start()
   rt.log.info('lnk listening', { url: `http://${rt.config.host}:${server.port}`, base_url: rt.config.baseUrl, data_dir: rt.config.dataDir })
 
   let stopping: Promise<void> | null = null
@@ -56,8 +56,7 @@ export function startServer(rt: Runtime): RunningServer {
         clearTimeout(timer)
         // Elysia's after-response hooks (request log, metrics) run on setImmediate; let them finish.
         await new Promise((settle) => setImmediate(settle))
-        await background.stop()
-        rt.db.close()
+        await rt.close()
         rt.log.info('stopped')
       })()
       return stopping

@@ -98,11 +98,11 @@ let counter = 0
 
 /** A user, workspace and live key with every permission. */
 export async function bootstrapAccount(rt: Runtime, name = `Workspace ${++counter}`) {
-  return bootstrap(rt, { email: `owner${counter}-${Math.random().toString(36).slice(2, 8)}@example.com`, workspace: name })
+  return bootstrap(rt.modules.identity.ctx, { email: `owner${counter}-${Math.random().toString(36).slice(2, 8)}@example.com`, workspace: name })
 }
 
 export async function makeKey(rt: Runtime, workspace: string, permissions = '*', mode: 'live' | 'test' = 'live') {
-  return createKey(rt, { workspace, name: `key ${++counter}`, permissions, mode })
+  return createKey(rt.modules.identity.ctx, { workspace, name: `key ${++counter}`, permissions, mode })
 }
 
 export async function body<T = any>(res: Response): Promise<T> {

@@ -15,7 +15,7 @@ import { loadConfig } from '../../src/platform/config'
 import { silentLogger } from '../../src/platform/log'
 import { createRollupWriter, type RollupClick } from '../../src/modules/analytics/rollup-writer'
 import { bootstrap } from '../../src/modules/identity/service'
-import type { ClickRecord } from '../../src/modules/redirect/clicks-repo'
+import type { ClickRecord } from '../../src/modules/clicks/clicks-repo'
 import { createRuntime, type Runtime } from '../../src/runtime'
 import { sortableId } from '../../src/platform/random'
 
@@ -68,7 +68,7 @@ const start = now - 365 * DAY
 if (reuse) {
   ;({ key, workspaceId, linkIds } = JSON.parse(readFileSync(seedFile, 'utf8')) as { key: string; workspaceId: string; linkIds: string[] })
 } else {
-  const account = await bootstrap(rt, { email: 'bench@example.com', workspace: 'Bench' })
+  const account = await bootstrap(rt.modules.identity.ctx, { email: 'bench@example.com', workspace: 'Bench' })
   key = account.apiKey.key
   workspaceId = account.workspace.id
   for (let i = 0; i < LINKS / 500; i++) {
@@ -177,7 +177,7 @@ const link = (id: string) => ({ id, slug: 'x', domain: '127.0.0.1:8080', shortUr
 const ingestStart = performance.now()
 for (let i = 0; i < INGEST; ) {
   // Backpressure like a real server under overload would not have: keep at most 20,000 clicks waiting.
-  while (rt.clickBuffer.size > 20_000) await Bun.sleep(5)
+  while (rt.modules.clicks.buffer.size > 20_000) await Bun.sleep(5)
   for (let j = 0; j < 500 && i < INGEST; j++, i++) {
     const id = linkIds[Math.floor(rand() * LINKS)]!
     const c: ClickRecord = {
@@ -193,12 +193,12 @@ for (let i = 0; i < INGEST; ) {
       isBot: false,
       link: link(id),
     }
-    rt.clickBuffer.add(c)
+    rt.modules.clicks.buffer.add(c)
   }
-  rt.clickBuffer.start()
+  rt.modules.clicks.buffer.start()
   await Bun.sleep(0)
 }
-await rt.clickBuffer.stop()
+await rt.modules.clicks.buffer.stop()
 const ingestSeconds = (performance.now() - ingestStart) / 1000
 const ingested = (rt.db.sqlite.query('SELECT COUNT(*) AS n FROM clicks WHERE clicked_at >= ?').get(Math.floor(ingestStart + performance.timeOrigin) - 1000) as { n: number }).n
 rt.workerDb.close()

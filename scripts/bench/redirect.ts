@@ -38,7 +38,7 @@ const env = { LNK_DATA_DIR: dir, LNK_BASE_URL: origin, LNK_SHORT_DOMAINS: `127.0
 // --- seed --------------------------------------------------------------------------------------------
 const rt = createRuntime(loadConfig(env), { log: silentLogger })
 const app = createApp(rt)
-const account = await bootstrap(rt, { email: 'bench@example.com', workspace: 'Bench' })
+const account = await bootstrap(rt.modules.identity.ctx, { email: 'bench@example.com', workspace: 'Bench' })
 const post = (body: unknown) =>
   app.handle(new Request(`${origin}/v1/links/bulk`, { method: 'POST', headers: { authorization: `Bearer ${account.apiKey.key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }))
 

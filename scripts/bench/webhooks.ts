@@ -15,7 +15,6 @@ import { silentLogger } from '../../src/platform/log'
 import { bootstrap } from '../../src/modules/identity/service'
 import { createFanout } from '../../src/modules/webhooks/fanout'
 import { createEndpoint } from '../../src/modules/webhooks/service'
-import { webhooksCtx } from '../../src/modules/webhooks/state'
 import { createRuntime, type Runtime } from '../../src/runtime'
 
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 5000)
@@ -40,9 +39,9 @@ async function world() {
   dirs.push(dir)
   const config = loadConfig({ LNK_DATA_DIR: dir, LNK_LOG_LEVEL: 'silent', LNK_WEBHOOK_ALLOW_HTTP: 'true', LNK_WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8', LNK_WEBHOOK_MAX_IN_FLIGHT: '64' })
   const rt = createRuntime(config, { log: silentLogger, worker: { pollMs: 50 } })
-  const account = await bootstrap(rt, { email: `bench-${Math.random()}@example.com`, workspace: 'Bench' })
-  const key = await rt.identity.findKeyByHash((await import('../../src/modules/identity/keys')).hashKey(account.apiKey.key), rt.clock.now())
-  const caller = { key: key!, user: (await rt.identity.findUser(key!.userId))!, workspace: (await rt.identity.findWorkspace(account.workspace.id))!, role: 'owner' as const, mode: 'live' as const, ip: null }
+  const account = await bootstrap(rt.modules.identity.ctx, { email: `bench-${Math.random()}@example.com`, workspace: 'Bench' })
+  const key = await rt.modules.identity.repo.findKeyByHash((await import('../../src/modules/identity/keys')).hashKey(account.apiKey.key), rt.clock.now())
+  const caller = { key: key!, user: (await rt.modules.identity.repo.findUser(key!.userId))!, workspace: (await rt.modules.identity.repo.findWorkspace(account.workspace.id))!, role: 'owner' as const, mode: 'live' as const, ip: null }
   return { rt, caller, workspaceId: account.workspace.id }
 }
 
@@ -64,7 +63,7 @@ async function until(cond: () => boolean, what: string) {
 
 async function deliveriesPerSecond(maxConcurrent: number) {
   const { rt, caller, workspaceId } = await world()
-  await createEndpoint(webhooksCtx(rt), caller, { url: `http://127.0.0.1:${server.port}/hook`, events: ['link.clicked'], maxConcurrent })
+  await createEndpoint(rt.modules.webhooks.ctx, caller, { url: `http://127.0.0.1:${server.port}/hook`, events: ['link.clicked'], maxConcurrent })
   received = 0
   const start = performance.now()
   publishMany(rt, workspaceId, DELIVERIES)
@@ -81,7 +80,7 @@ async function deliveriesPerSecond(maxConcurrent: number) {
 
 async function fanout() {
   const { rt, caller, workspaceId } = await world()
-  const ctx = webhooksCtx(rt)
+  const ctx = rt.modules.webhooks.ctx
   for (let i = 0; i < FANOUT_ENDPOINTS; i++) {
     await createEndpoint(ctx, caller, { url: `http://127.0.0.1:${server.port}/e${i}`, events: i % 2 ? ['*'] : ['link.*'] })
   }

@@ -1,17 +1,19 @@
 // `lnk admin …`: bootstrap, keys and backups from the command line, through the same services as HTTP.
 import { existsSync, statSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
-import { Database } from 'bun:sqlite'
 import { iso } from '../platform/clock'
-import { DB_FILE, openDatabase } from '../db/client'
+import { backupDatabase } from '../db/backup'
+import { DB_FILE } from '../db/client'
 import { AppError } from '../platform/errors'
 import { pauseApiKey, resumeApiKey, revokeApiKey, rotateApiKey, updateApiKey, type KeySettings } from '../modules/api-keys/service'
 import { parseGrants } from '../modules/identity/permissions'
 import { addMember, bootstrap, createKey, createWorkspace, listKeys } from '../modules/identity/service'
 import { createRuntime } from '../runtime'
-import { type CommandContext, UsageError } from './command'
+import { loadConfig } from '../platform/config'
+import { createLogger } from '../platform/log'
+import { type Command, type CommandContext, type CommandGroup, type Invocation, UsageError } from './command'
 
-export const ADMIN_HELP = `Usage: lnk admin <command> [options]
+const ADMIN_HELP = `Usage: lnk admin <command> [options]
 
 Commands:
   bootstrap --email E [--name N] --workspace W [--json]
@@ -36,9 +38,10 @@ Commands:
   backup FILE [--json]
       Write a consistent copy of the database to FILE (safe while the server runs).
 
-Every command also takes --data-dir (LNK_DATA_DIR, default ./data). Run 'lnk admin <command> --help' for details.`
+Every command also takes --data-dir (LNK_DATA_DIR, default ./data), --base-url (LNK_BASE_URL, the origin shown in
+examples) and --log-level (LNK_LOG_LEVEL). Run 'lnk admin <command> --help' for details.`
 
-export const ADMIN_COMMANDS: Record<string, { help: string; options: Record<string, { type: 'string' | 'boolean' }>; positionals: number }> = {
+const ADMIN_COMMANDS: Record<string, Pick<Command, 'help' | 'options' | 'positionals'>> = {
   bootstrap: {
     help: `Usage: lnk admin bootstrap --email E [--name N] --workspace W [--json]
 
@@ -151,6 +154,23 @@ and writers carry on. FILE must not exist yet. Restore by stopping lnk and putti
   },
 }
 
+/** The server settings admin commands read: which database, the origin their examples show, how much to log. */
+const ADMIN_SETTINGS = ['data-dir', 'base-url', 'log-level']
+
+export const admin: CommandGroup = {
+  help: ADMIN_HELP,
+  commands: Object.fromEntries(
+    Object.entries(ADMIN_COMMANDS).map(([name, spec]): [string, Command] => [name, { ...spec, settings: ADMIN_SETTINGS, run: (invocation, out) => runFromCommandLine(name, invocation, out) }]),
+  ),
+}
+
+async function runFromCommandLine(command: string, { values, positionals, settings }: Invocation, out: (line: string) => void): Promise<number> {
+  const config = loadConfig(process.env, settings)
+  // Logs go to stderr so --json output on stdout stays one parseable object.
+  const log = createLogger(config.logLevel === 'debug' ? 'debug' : 'warn', (line) => process.stderr.write(line + '\n'))
+  return runAdmin(command, { values, positionals, config, log, out })
+}
+
 const str = (v: unknown) => (typeof v === 'string' ? v : undefined)
 
 function wholeNumber(flag: string, raw: unknown, min: number, max: number): number {
@@ -211,7 +231,7 @@ function required(values: Record<string, unknown>, name: string): string {
   return v
 }
 
-export async function runAdmin(command: string, cmd: CommandContext): Promise<number> {
+async function runAdmin(command: string, cmd: CommandContext): Promise<number> {
   const { values, positionals, config, out } = cmd
   const json = values.json === true
 
@@ -221,16 +241,7 @@ export async function runAdmin(command: string, cmd: CommandContext): Promise<nu
     if (!existsSync(source)) throw new AppError('not_found', `no database at ${source}; check --data-dir / LNK_DATA_DIR`)
     if (existsSync(target)) throw new AppError('conflict', `${target} already exists; choose a new file name`)
     if (!existsSync(dirname(target))) throw new AppError('not_found', `directory ${dirname(target)} does not exist`)
-    const db = openDatabase(source)
-    try {
-      db.sqlite.query('VACUUM INTO ?').run(target)
-    } finally {
-      db.sqlite.close(true)
-    }
-    const copy = new Database(target, { readonly: true })
-    const check = (copy.query('PRAGMA integrity_check').get() as { integrity_check: string }).integrity_check
-    copy.close()
-    if (check !== 'ok') throw new Error(`the backup at ${target} failed its integrity check: ${check}`)
+    backupDatabase(source, target)
     const bytes = statSync(target).size
     out(json ? JSON.stringify({ file: target, bytes, createdAt: iso(Date.now()) }) : `Backup written to ${target} (${bytes} bytes)`)
     return 0
@@ -240,7 +251,7 @@ export async function runAdmin(command: string, cmd: CommandContext): Promise<nu
   try {
     switch (command) {
       case 'bootstrap': {
-        const result = await bootstrap(rt, {
+        const result = await bootstrap(rt.modules.identity.ctx, {
           email: required(values, 'email'),
           workspace: required(values, 'workspace'),
           name: typeof values.name === 'string' ? values.name : undefined,
@@ -256,7 +267,7 @@ export async function runAdmin(command: string, cmd: CommandContext): Promise<nu
       case 'create-key': {
         const mode = values.mode === undefined ? 'live' : values.mode
         if (mode !== 'live' && mode !== 'test') throw new UsageError('--mode must be live or test')
-        const key = await createKey(rt, {
+        const key = await createKey(rt.modules.identity.ctx, {
           workspace: required(values, 'workspace'),
           name: required(values, 'name'),
           mode,
@@ -266,14 +277,14 @@ export async function runAdmin(command: string, cmd: CommandContext): Promise<nu
         return 0
       }
       case 'create-workspace': {
-        const ws = await createWorkspace(rt, { name: required(values, 'name'), ownerEmail: required(values, 'owner') })
+        const ws = await createWorkspace(rt.modules.identity.ctx, { name: required(values, 'name'), ownerEmail: required(values, 'owner') })
         out(json ? JSON.stringify(ws) : `Created workspace "${ws.name}" (${ws.id}, slug ${ws.slug}).`)
         return 0
       }
       case 'add-member': {
         const role = values.role === undefined ? 'member' : values.role
         if (role !== 'member' && role !== 'owner') throw new UsageError('--role must be member or owner')
-        const result = await addMember(rt, {
+        const result = await addMember(rt.modules.identity.ctx, {
           workspace: required(values, 'workspace'),
           email: required(values, 'email'),
           name: typeof values.name === 'string' ? values.name : undefined,
@@ -283,7 +294,7 @@ export async function runAdmin(command: string, cmd: CommandContext): Promise<nu
         return 0
       }
       case 'list-keys': {
-        const keys = await listKeys(rt, typeof values.workspace === 'string' ? values.workspace : undefined)
+        const keys = await listKeys(rt.modules.identity.ctx, typeof values.workspace === 'string' ? values.workspace : undefined)
         if (json) out(JSON.stringify(keys))
         else if (!keys.length) out('No API keys.')
         else {
@@ -295,28 +306,28 @@ export async function runAdmin(command: string, cmd: CommandContext): Promise<nu
         return 0
       }
       case 'revoke-key': {
-        const key = await revokeApiKey(rt, null, positionals[0]!, str(values.reason))
+        const key = await revokeApiKey(rt.modules.apiKeys.ctx, null, positionals[0]!, str(values.reason))
         out(json ? JSON.stringify(key) : `Revoked ${key.id} (${key.keyPrefix}…) at ${key.revokedAt}.`)
         return 0
       }
       case 'pause-key': {
-        const key = await pauseApiKey(rt, null, positionals[0]!, str(values.reason))
+        const key = await pauseApiKey(rt.modules.apiKeys.ctx, null, positionals[0]!, str(values.reason))
         out(json ? JSON.stringify(key) : `Paused ${key.id} (${key.keyPrefix}…) at ${key.pausedAt}.`)
         return 0
       }
       case 'resume-key': {
-        const key = await resumeApiKey(rt, null, positionals[0]!)
+        const key = await resumeApiKey(rt.modules.apiKeys.ctx, null, positionals[0]!)
         out(json ? JSON.stringify(key) : `Resumed ${key.id} (${key.keyPrefix}…).`)
         return 0
       }
       case 'rotate-key': {
         const grace = values['grace-hours'] === undefined ? undefined : wholeNumber('grace-hours', values['grace-hours'], 0, 720)
-        const key = await rotateApiKey(rt, null, positionals[0]!, grace)
+        const key = await rotateApiKey(rt.modules.apiKeys.ctx, null, positionals[0]!, grace)
         out(json ? JSON.stringify(key) : `Rotated ${key.id}. New key (shown once):\n\n  ${key.key}\n\nThe old secret works for ${key.graceHoursRemaining} more hour(s).`)
         return 0
       }
       case 'update-key': {
-        const key = await updateApiKey(rt, null, positionals[0]!, keySettingsFromFlags(values))
+        const key = await updateApiKey(rt.modules.apiKeys.ctx, null, positionals[0]!, keySettingsFromFlags(values))
         out(json ? JSON.stringify(key) : `Updated ${key.id} (${key.keyPrefix}…).`)
         return 0
       }
@@ -324,8 +335,6 @@ export async function runAdmin(command: string, cmd: CommandContext): Promise<nu
         throw new UsageError(`unknown admin command "${command}"`)
     }
   } finally {
-    await rt.lastUsed.flush()
-    rt.workerDb.sqlite.close(true)
-    rt.db.close()
+    await rt.close()
   }
 }

@@ -7,10 +7,18 @@ import * as schema from './schema'
 
 export type Db = BunSQLiteDatabase<typeof schema> & { $client: Database }
 
+/**
+ * The raw connection and its parameter values, for the repos that prepare plain SQL on hot paths (the
+ * click flush, analytics reads). Named here so that only db/ imports the driver.
+ */
+export type { Database as Connection, SQLQueryBindings as SqlParam } from 'bun:sqlite'
+
 export interface DbHandle {
   sqlite: Database
   db: Db
   path: string
+  /** Throws when the database does not answer (readiness). */
+  ping(): void
   close(): void
 }
 
@@ -55,6 +63,9 @@ export function openDatabase(path: string, options: { busyTimeoutMs?: number } =
     sqlite,
     db,
     path,
+    ping() {
+      sqlite.query('SELECT 1').get()
+    },
     close() {
       if (closed) return
       closed = true

@@ -60,13 +60,3 @@ export const EVENT_CATALOGUE: EventDefinition[] = [
 ]
 
 export const EVENT_TYPES = new Set(EVENT_CATALOGUE.map((e) => e.type))
-
-export function eventEnvelopeSchema(def: EventDefinition) {
-  return t.Object({
-    id: t.String({ description: 'evt_… — unique per event' }),
-    type: t.Literal(def.type),
-    timestamp: t.String({ format: 'date-time' }),
-    mode: t.Union([t.Literal('live'), t.Literal('test')]),
-    data: def.data,
-  })
-}

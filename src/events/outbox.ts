@@ -1,12 +1,12 @@
 // publish(): the only way an event enters the system. It writes to the outbox inside the caller's
-// transaction, so an event exists exactly when the change it reports was committed.
-import { and, asc, eq, gt, lt, lte, max } from 'drizzle-orm'
+// transaction, so an event exists exactly when the change it reports was committed. The statements are in
+// outbox-repo.ts.
 import { iso } from '../platform/clock'
-import { outbox, outboxCursor } from '../db/schema'
 import type { Db } from '../db/client'
 import type { Tx } from '../db/tx'
 import { sortableId } from '../platform/random'
 import { EVENT_TYPES } from './catalogue'
+import { anyEventAfter, cursorAt, deleteEvents, eventsAfter, insertEvent, lastSeq, moveCursor, preparedEventInsert } from './outbox-repo'
 
 export interface EventEnvelope {
   id: string
@@ -33,7 +33,7 @@ export interface OutboxEvent {
 export function publish(tx: Tx, input: PublishInput, now: number): EventEnvelope {
   if (!EVENT_TYPES.has(input.type)) throw new Error(`unknown event type "${input.type}": add it to the catalogue`)
   const id = sortableId('evt', now)
-  tx.insert(outbox).values({ id, type: input.type, mode: input.mode, workspaceId: input.workspaceId, data: input.data, createdAt: now }).run()
+  insertEvent(tx, { id, type: input.type, mode: input.mode, workspaceId: input.workspaceId, data: input.data, createdAt: now })
   return { id, type: input.type, timestamp: iso(now), mode: input.mode, data: input.data }
 }
 
@@ -42,11 +42,11 @@ export function publish(tx: Tx, input: PublishInput, now: number): EventEnvelope
  * one statement prepared once. Call it inside the caller's transaction on the same connection.
  */
 export function preparedPublisher(db: Db) {
-  const insert = db.$client.prepare('INSERT INTO outbox (id, type, mode, workspace_id, data, created_at) VALUES (?, ?, ?, ?, ?, ?)')
+  const insert = preparedEventInsert(db)
   return (input: PublishInput, now: number): string => {
     if (!EVENT_TYPES.has(input.type)) throw new Error(`unknown event type "${input.type}": add it to the catalogue`)
     const id = sortableId('evt', now)
-    insert.run(id, input.type, input.mode, input.workspaceId, JSON.stringify(input.data), now)
+    insert({ id, type: input.type, mode: input.mode, workspaceId: input.workspaceId, data: input.data, createdAt: now })
     return id
   }
 }
@@ -62,22 +62,17 @@ const CURSOR = 'dispatch'
 
 /** The seq of the last event handed to consumers (0 before the first). */
 export function dispatchedUpTo(db: Tx): number {
-  return db.select({ seq: outboxCursor.seq }).from(outboxCursor).where(eq(outboxCursor.name, CURSOR)).get()?.seq ?? 0
-}
-
-function advanceCursor(db: Tx, seq: number, now: number) {
-  db.insert(outboxCursor).values({ name: CURSOR, seq, updatedAt: now }).onConflictDoUpdate({ target: outboxCursor.name, set: { seq, updatedAt: now } }).run()
+  return cursorAt(db, CURSOR)
 }
 
 /** Whether any event waits for dispatch: plain reads, so an idle worker need not take the write lock. */
 export function hasPendingEvents(db: Tx): boolean {
-  return db.select({ seq: outbox.seq }).from(outbox).where(gt(outbox.seq, dispatchedUpTo(db))).limit(1).get() !== undefined
+  return anyEventAfter(db, dispatchedUpTo(db))
 }
 
 /** Deletes dispatched events created before `before`; answers how many. */
 export function pruneDispatched(db: Tx, before: number): number {
-  // seq order is time order, so the rows to go are a prefix of the table: walk it by seq (the primary key).
-  return db.delete(outbox).where(and(lte(outbox.seq, dispatchedUpTo(db)), lt(outbox.createdAt, before))).returning({ seq: outbox.seq }).all().length
+  return deleteEvents(db, dispatchedUpTo(db), before)
 }
 
 /**
@@ -88,12 +83,12 @@ export function pruneDispatched(db: Tx, before: number): number {
 export function dispatchOutbox(db: Tx, consumers: readonly OutboxConsumer[], now: number, limit = 200): number {
   const from = dispatchedUpTo(db)
   if (!consumers.length) {
-    const last = db.select({ seq: max(outbox.seq) }).from(outbox).get()?.seq ?? 0
+    const last = lastSeq(db)
     if (last <= from) return 0
-    advanceCursor(db, last, now)
+    moveCursor(db, CURSOR, last, now)
     return last - from
   }
-  const rows = db.select().from(outbox).where(gt(outbox.seq, from)).orderBy(asc(outbox.seq)).limit(limit).all()
+  const rows = eventsAfter(db, from, limit)
   if (!rows.length) return 0
   for (const row of rows) {
     const event: OutboxEvent = {
@@ -103,6 +98,6 @@ export function dispatchOutbox(db: Tx, consumers: readonly OutboxConsumer[], now
     }
     for (const consume of consumers) consume(db, event, now)
   }
-  advanceCursor(db, rows.at(-1)!.seq, now)
+  moveCursor(db, CURSOR, rows.at(-1)!.seq, now)
   return rows.length
 }

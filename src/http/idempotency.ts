@@ -3,16 +3,24 @@
 // still running, is 409 conflict. Only successful answers are stored: a failed request changed nothing,
 // so sending it again is safe.
 import { canonicalJson } from '../platform/canonical-json'
-import type { Runtime } from '../runtime'
+import { DAY_MS } from '../platform/time'
+import type { Clock } from '../platform/clock'
+import type { IdempotencyRepo } from '../modules/platform/idempotency-repo'
 import { newId, sha256Hex } from '../platform/random'
-import type { Caller } from './auth'
+import type { Caller } from '../modules/identity/caller'
 import { AppError } from '../platform/errors'
 
-export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
+export const IDEMPOTENCY_TTL_MS = DAY_MS
 const KEY_FORMAT = /^[\x21-\x7e]{1,255}$/
 
+/** What idempotent() reads: the stored answers and the clock. */
+export interface IdempotencyDeps {
+  clock: Clock
+  idempotency: IdempotencyRepo
+}
+
 export async function idempotent<T>(
-  rt: Runtime,
+  rt: IdempotencyDeps,
   caller: Caller,
   request: Request,
   body: unknown,

@@ -1,6 +1,7 @@
 // Per-request facts kept beside the Request object: id, start time, final status and the socket address
 // (Bun.serve hands that to server.ts, which records it here before Elysia sees the request).
 import type { Config } from '../platform/config'
+import { unmapIp } from '../platform/ip'
 import { base62 } from '../platform/random'
 
 export interface RequestState {
@@ -23,12 +24,6 @@ export function beginRequest(request: Request): RequestState {
 }
 
 export const requestState = (request: Request) => states.get(request)
-
-/** `::ffff:1.2.3.4` -> `1.2.3.4`: an IPv4-mapped IPv6 address is the IPv4 address it carries. */
-export function unmapIp(ip: string): string {
-  const m = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip)
-  return m ? m[1]! : ip
-}
 
 export function recordSocketAddress(request: Request, address: string | undefined) {
   if (address) socketAddresses.set(request, unmapIp(address))

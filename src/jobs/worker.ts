@@ -7,6 +7,7 @@ import { dispatchOutbox, hasPendingEvents, type OutboxConsumer } from '../events
 import type { Logger } from '../platform/log'
 import { base62, random } from '../platform/random'
 import type { JobQueue, JobRow } from './queue'
+import { HOUR_MS, MINUTE_MS } from '../platform/time'
 
 export interface JobContext {
   job: JobRow
@@ -39,7 +40,7 @@ export interface WorkerOptions {
 }
 
 export function defaultBackoff(failedAttempts: number): number {
-  const base = Math.min(2 ** failedAttempts * 1000, 3_600_000)
+  const base = Math.min(2 ** failedAttempts * 1000, HOUR_MS)
   return Math.round(base * (0.8 + 0.4 * random()))
 }
 
@@ -70,7 +71,7 @@ export class Worker {
     this.id = options.id ?? `worker_${base62(8)}`
     this.concurrency = options.concurrency ?? 8
     this.pollMs = options.pollMs ?? 500
-    this.leaseMs = options.leaseMs ?? 60_000
+    this.leaseMs = options.leaseMs ?? MINUTE_MS
     this.backoff = options.backoff ?? defaultBackoff
   }
 

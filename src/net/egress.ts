@@ -8,7 +8,7 @@
 // operator's CIDR covers them: a LAN opt-in like 169.254.0.0/16 must not hand out instance credentials.
 import { lookup } from 'node:dns/promises'
 import { isIP } from 'node:net'
-import { ipAllowed, parseRange } from '../modules/api-keys/ip-allow'
+import { ipAllowed, parseRange } from '../platform/ip'
 
 export interface EgressPolicy {
   allowHttp: boolean

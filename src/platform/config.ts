@@ -4,7 +4,7 @@ import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto'
 import { readFileSync } from 'node:fs'
 import { isIP } from 'node:net'
 import { resolve } from 'node:path'
-import { openGeoDb } from '../modules/analytics/enrich'
+import { openGeoDb } from './geoip'
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent'
 

@@ -62,7 +62,7 @@ describe('each click is enriched when the buffer is flushed', () => {
     }
     // Nothing is looked up or written on the redirect path.
     expect(rowsOf(env, link.id)).toEqual([])
-    await env.rt.clickBuffer.flush()
+    await env.rt.modules.clicks.buffer.flush()
 
     const rows = rowsOf(env, link.id)
     expect(rows).toHaveLength(visits.length)
@@ -85,7 +85,7 @@ describe('each click is enriched when the buffer is flushed', () => {
     const ips = ['8.8.8.8', '9.9.9.9', '2001:4860:4860::8844', '81.2.69.142']
     for (const ip of ips) expect((await visit(env, link.slug, { ip, ua: UA.firefox })).status).toBe(302)
     await visit(env, link.slug, { ip: '208.67.222.222', ua: GOOGLEBOT })
-    await env.rt.clickBuffer.flush()
+    await env.rt.modules.clicks.buffer.flush()
     expect(rowsOf(env, link.id).filter((r) => r.country)).toHaveLength(5)
     const tables = sql<{ name: string }>(env, "SELECT name FROM sqlite_master WHERE type = 'table'").map((t) => t.name)
     for (const table of tables) {
@@ -110,7 +110,7 @@ describe('bot hits: stored apart, counted nowhere', () => {
     // HEAD is neither a click nor a bot hit.
     await visit(env, link.slug, { ip: '8.8.8.8', ua: GOOGLEBOT, method: 'HEAD' })
     await visit(env, link.slug, { ip: '8.8.8.8', ua: CRAWLERS.twitter!, method: 'HEAD' })
-    await env.rt.clickBuffer.flush()
+    await env.rt.modules.clicks.buffer.flush()
 
     const rows = rowsOf(env, link.id)
     expect(rows.map(enrichment)).toEqual([
@@ -126,7 +126,7 @@ describe('bot hits: stored apart, counted nowhere', () => {
 
     // A person afterwards is the first click and the first unique visitor.
     await visit(env, link.slug, { ip: '8.8.8.8', ua: UA.chrome })
-    await env.rt.clickBuffer.flush()
+    await env.rt.modules.clicks.buffer.flush()
     expect(counters(env, link.id)).toEqual({ total_clicks: 1, unique_clicks: 1 })
     expect(clickedEvents(env, link.id)).toHaveLength(1)
     expect(await api.get(link.id)).toMatchObject({ totalClicks: 1, uniqueClicks: 1 })
@@ -138,9 +138,9 @@ describe('bot hits: stored apart, counted nowhere', () => {
     expect((await visit(env, limited.slug, { ip: '8.8.8.8' })).status).toBe(302)
     for (let i = 0; i < 5; i++) expect((await visit(env, limited.slug, { ip: `9.9.9.${i + 1}`, ua: GOOGLEBOT })).status).toBe(302)
     expect((await visit(env, limited.slug, { ua: CRAWLERS.slack! })).status).toBe(200)
-    expect(env.rt.clickBuffer.pendingClicks(limited.id)).toBe(1)
+    expect(env.rt.modules.clicks.buffer.pendingClicks(limited.id)).toBe(1)
     // A reload from the database adds what the buffer holds: the bots' hits must not be part of it.
-    env.rt.linkCache.clear()
+    env.rt.modules.redirect.cache.clear()
     expect((await visit(env, limited.slug, { ip: '8.8.4.4' })).status).toBe(302)
     expect((await visit(env, limited.slug, { ip: '1.1.1.1' })).status).toBe(410)
 
@@ -148,7 +148,7 @@ describe('bot hits: stored apart, counted nowhere', () => {
     for (const ip of ['8.8.8.8', '8.8.4.4', '1.1.1.1']) await visit(env, admits.slug, { ip, ua: GOOGLEBOT })
     expect((await visit(env, admits.slug, { ip: '9.9.9.9' })).headers.get('location')).toBe('https://example.com/admits')
     expect((await visit(env, admits.slug, { ip: '8.8.8.8' })).headers.get('location')).toBe('https://example.com/full')
-    await env.rt.clickBuffer.flush()
+    await env.rt.modules.clicks.buffer.flush()
     expect(sql(env, 'SELECT count(*) AS n FROM link_addresses WHERE link_id = ?', admits.id)[0].n).toBe(1)
     expect(counters(env, limited.id)).toEqual({ total_clicks: 2, unique_clicks: 2 })
     expect(sql(env, 'SELECT is_bot, count(*) AS n FROM clicks WHERE link_id = ? GROUP BY is_bot ORDER BY is_bot', limited.id)).toEqual([
@@ -161,7 +161,7 @@ describe('bot hits: stored apart, counted nowhere', () => {
     const link = await api.make({ destinationUrl: 'https://example.com/conv', conversionTracking: true })
     expect((await visit(env, link.slug, { ip: '8.8.8.8', ua: GOOGLEBOT })).headers.get('location')).toBe('https://example.com/conv')
     const person = new URL((await visit(env, link.slug, { ip: '8.8.8.8' })).headers.get('location')!)
-    await env.rt.clickBuffer.flush()
+    await env.rt.modules.clicks.buffer.flush()
     const rows = rowsOf(env, link.id)
     expect(rows.map((r) => r.is_bot)).toEqual([1, 0])
     expect(person.searchParams.get('lnk_cid')).toBe(rows[1]!.id)
@@ -241,7 +241,7 @@ describe('LNK_GEOIP_DB', () => {
         const own = await account(envOf(rt, app, data))
         const link = await own.make({ destinationUrl: 'https://example.com/city' })
         for (const ip of ['8.8.8.8', '81.2.69.142', '1.1.1.1']) expect((await visit({ app }, link.slug, { ip, ua: UA.iphone })).status).toBe(302)
-        await rt.clickBuffer.flush()
+        await rt.modules.clicks.buffer.flush()
         expect({ clickWriter, rows: rowsOf({ rt }, link.id).map((r) => [r.country, r.city, r.device]) }).toEqual({
           clickWriter,
           // 1.1.1.1 is not in this database: the embedded one is not consulted instead.
@@ -252,7 +252,7 @@ describe('LNK_GEOIP_DB', () => {
           ],
         })
       } finally {
-        await rt.clickBuffer.stop()
+        await rt.modules.clicks.buffer.stop()
         rt.workerDb.close()
         rt.db.close()
         rmSync(data, { recursive: true, force: true })

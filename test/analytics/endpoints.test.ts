@@ -23,7 +23,7 @@ async function click(slug: string, at: number, o: { ip: string; ua?: string; ref
   clock.set(at)
   const res = await visit(env, slug, { ip: o.ip, ua: o.ua ?? UA.chrome, referer: o.referer })
   expect(res.status).toBe(o.status ?? 302)
-  await env.rt.clickBuffer.flush()
+  await env.rt.modules.clicks.buffer.flush()
   return res
 }
 
@@ -62,7 +62,7 @@ beforeAll(async () => {
     const res = await visit(env, 'alpha', { ip, ua: UA.chromeMac })
     cids.push(new URL(res.headers.get('location')!).searchParams.get('lnk_cid')!)
   }
-  await env.rt.clickBuffer.flush()
+  await env.rt.modules.clicks.buffer.flush()
   clock.set(t + 30_000)
   for (const b of [
     { clickId: cids[0], eventName: 'purchase', value: 19.99, currency: 'EUR' },
@@ -110,7 +110,7 @@ describe('overview', () => {
     ])
     const sum = (rows: { clicks: number }[]) => rows.reduce((n, r) => n + r.clicks, 0)
     for (const k of ['countries', 'referrers', 'browsers', 'os', 'devices']) expect(sum(top[k])).toBe(10)
-    // Ground truth: what the flush stored for each click.
+    // Ground truth: what the flush stored for each click (storage itself, read raw on purpose).
     const rows = env.rt.db.sqlite
       .query("SELECT COALESCE(country, '') AS c, COUNT(*) AS n FROM clicks WHERE is_bot = 0 GROUP BY 1 ORDER BY n DESC, c")
       .all() as { c: string; n: number }[]

@@ -4,7 +4,8 @@
 import { afterAll, describe, expect, test } from 'bun:test'
 import { rmSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { createEnricher, EMBEDDED_GEOIP_DB, isUnroutable, openGeoDb } from '../../src/modules/analytics/enrich'
+import { createEnricher, isUnroutable } from '../../src/modules/analytics/enrich'
+import { EMBEDDED_GEOIP_DB, openGeoDb } from '../../src/platform/geoip'
 import { tempDir } from '../helpers'
 import { buildMmdb } from './_mmdb'
 

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createApp } from '../../src/app'
 import { ManualClock } from '../../src/platform/clock'
 import { enqueue } from '../../src/jobs/queue'
-import { PERIODIC_TASKS, PRUNE_CLICKS } from '../../src/jobs/tasks'
+import { ANALYTICS_PERIODIC as PERIODIC_TASKS, PRUNE_CLICKS } from '../../src/modules/analytics'
 import { silentLogger } from '../../src/platform/log'
 import { createRuntime } from '../../src/runtime'
 import { body, setup, type TestEnv } from '../helpers'
@@ -20,7 +20,7 @@ let link: any
 async function clickAt(at: number, ip: string) {
   clock.set(at)
   expect((await visit(env, link.slug, { ip, ua: UA.chrome })).status).toBe(302)
-  await env.rt.clickBuffer.flush()
+  await env.rt.modules.clicks.buffer.flush()
 }
 
 const overview = async (query: string) => (await body(await env.request(`/v1/analytics/overview?${query}`, { key: api.key }))).data.totals
@@ -44,6 +44,7 @@ describe('retention', () => {
     clock.set(T0 + 45 * DAY)
     enqueue(env.rt.db.db, { type: PRUNE_CLICKS }, clock.now())
     expect(await env.rt.worker.runDue()).toBe(1)
+    // Storage itself: retention is about rows leaving the clicks table.
     const left = sql<{ clicked_at: number }>(env, 'SELECT clicked_at FROM clicks WHERE link_id = ? ORDER BY clicked_at', link.id)
     expect(left.map((r) => r.clicked_at)).toEqual([T0 + 41 * DAY, T0 + 41 * DAY + 1_000])
   })
@@ -63,6 +64,7 @@ describe('retention', () => {
 describe('backfill of clicks stored before rollups existed', () => {
   test('a restart rolls them up once, the same as the flush would have', async () => {
     // The raw clicks still here (February's) as an older version would have left them: no rollups, no mark.
+    // Storage itself, in this whole test: the tables are set and read as an upgrade finds and leaves them.
     const expected = sql(env, 'SELECT COUNT(*) AS n FROM clicks')[0].n
     expect(expected).toBe(2)
     env.rt.db.sqlite.run('DELETE FROM link_rollups')

@@ -36,7 +36,7 @@ beforeAll(async () => {
   // Two people's clicks on the live link; a visit to a test link records nothing.
   for (const ip of ['8.8.8.8', '9.9.9.9']) expect((await visit(env, 'live-one', { ip, ua: UA.chrome })).status).toBe(302)
   expect((await visit(env, 'test-one', { ip: '8.8.8.8', ua: UA.chrome })).status).toBe(200)
-  await env.rt.clickBuffer.flush()
+  await env.rt.modules.clicks.buffer.flush()
 })
 afterAll(() => env.cleanup())
 

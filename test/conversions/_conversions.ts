@@ -2,6 +2,7 @@
 // through the API, real redirects that hand out real click ids (lnk_cid), beacons sent like a browser
 // sends them, and readers of what was stored.
 import { expect } from 'bun:test'
+import { eventsAfter } from '../../src/events/outbox-repo'
 import type { Clock } from '../../src/platform/clock'
 import { setup, type TestEnv } from '../helpers'
 import { account, sql, UA, visit, type Api } from '../redirect/_redirect'
@@ -82,13 +83,13 @@ export interface ConversionRow {
   created_at: number
 }
 
+/** Storage itself: the stored rows, fingerprint and metadata text included. */
 export const conversionRows = (env: TestEnv) => sql<ConversionRow>(env, 'SELECT * FROM conversions ORDER BY created_at, id')
 
 export const conversionEvents = (env: TestEnv) =>
-  sql<{ id: string; type: string; mode: string; workspace_id: string; data: string; created_at: number }>(env, "SELECT * FROM outbox WHERE type = 'conversion.created' ORDER BY seq").map((e) => ({
-    ...e,
-    data: JSON.parse(e.data),
-  }))
+  eventsAfter(env.rt.db.db, 0, Number.MAX_SAFE_INTEGER)
+    .filter((e) => e.type === 'conversion.created')
+    .map((e) => ({ seq: e.seq, id: e.id, type: e.type, mode: e.mode as string, workspace_id: e.workspaceId, data: e.data as any, created_at: e.createdAt }))
 
 /** How much the beacon left behind: conversions and their events. */
 export const written = (env: TestEnv) => ({ conversions: conversionRows(env).length, events: conversionEvents(env).length })

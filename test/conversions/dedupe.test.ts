@@ -72,7 +72,7 @@ describe('a resent beacon', () => {
 
   test('counts again from 24 h after the first, and its resends are then counted against the second', async () => {
     const clickId = await clickOn(env, await trackedLink(api))
-    await env.rt.clickBuffer.flush()
+    await env.rt.modules.clicks.buffer.flush()
     const beaconBody = { clickId, eventName: 'daily' }
     const first = await send(beaconBody)
     expect(first.status).toBe(201)
@@ -94,7 +94,7 @@ describe('a resent beacon', () => {
 
   test('many identical beacons at once record one conversion and one event', async () => {
     const clickId = await clickOn(env, await trackedLink(api))
-    await env.rt.clickBuffer.flush()
+    await env.rt.modules.clicks.buffer.flush()
     const before = written(env)
     const answers = await Promise.all(Array.from({ length: 20 }, () => send({ clickId, eventName: 'burst', value: 1, currency: 'CHF' })))
     expect(answers.filter((a) => a.status === 201)).toHaveLength(1)

@@ -15,7 +15,7 @@ beforeAll(async () => {
   env = conversionsEnv({ clock })
   api = await account(env)
   clickId = await clickOn(env, await trackedLink(api))
-  await env.rt.clickBuffer.flush()
+  await env.rt.modules.clicks.buffer.flush()
 })
 afterAll(() => env.cleanup())
 

@@ -35,7 +35,7 @@ describe('an accepted beacon', () => {
   test('as application/json: 201 with the conversion, stored against the click, its link and workspace', async () => {
     const link = await trackedLink(api)
     const clickId = await clickOn(env, link)
-    await env.rt.clickBuffer.flush()
+    await env.rt.modules.clicks.buffer.flush()
     const res = await beacon(env, { clickId, eventName: 'purchase', value: 19.99, currency: 'EUR', metadata: { orderId: 'A-1001', items: [1, 2] } }, { type: 'application/json' })
     expect(res.status).toBe(201)
     expect(res.headers.get('access-control-allow-origin')).toBe('*')
@@ -61,7 +61,7 @@ describe('an accepted beacon', () => {
   test('as text/plain holding JSON (navigator.sendBeacon with a string), with or without a charset, and with no Content-Type', async () => {
     const link = await trackedLink(api)
     const clickId = await clickOn(env, link)
-    await env.rt.clickBuffer.flush()
+    await env.rt.modules.clicks.buffer.flush()
     for (const [i, type] of ['text/plain;charset=UTF-8', 'text/plain', 'Text/Plain; charset=utf-8', null].entries()) {
       const payload = JSON.stringify({ clickId, eventName: `step-${i}` })
       // A Uint8Array body carries no Content-Type of its own.
@@ -109,7 +109,7 @@ describe('an accepted beacon', () => {
   test('a beacon sent before its click was written (clicks wait in memory) still finds the click', async () => {
     const link = await trackedLink(api)
     const clickId = await clickOn(env, link)
-    expect(env.rt.clickBuffer.size).toBeGreaterThan(0)
+    expect(env.rt.modules.clicks.buffer.size).toBeGreaterThan(0)
     expect(sql(env, 'SELECT id FROM clicks WHERE id = ?', clickId)).toEqual([])
     const res = await beacon(env, { clickId, eventName: 'instant' })
     expect(res.status).toBe(201)
@@ -132,7 +132,7 @@ describe('attribution and the event', () => {
     const theirs = await trackedLink(other, { slug: `theirs-${Date.now()}`, destinationUrl: 'https://other.example/landing' })
     const myClick = await clickOn(env, mine)
     const theirClick = await clickOn(env, theirs)
-    await env.rt.clickBuffer.flush()
+    await env.rt.modules.clicks.buffer.flush()
     const before = conversionEvents(env).length
     const a = (await body(await beacon(env, { clickId: myClick, eventName: 'signup' }))).data
     const b = (await body(await beacon(env, { clickId: theirClick, eventName: 'purchase', value: 5, currency: 'GBP', metadata: { sku: 'X' } }))).data
@@ -161,7 +161,8 @@ describe('attribution and the event', () => {
   test('the event is written in the conversion\'s transaction: when either write fails, neither is kept', async () => {
     const link = await trackedLink(api)
     const clickId = await clickOn(env, link)
-    await env.rt.clickBuffer.flush()
+    await env.rt.modules.clicks.buffer.flush()
+    // Raw on purpose: a temporary trigger makes one of the two writes fail inside the database.
     const sqlite = env.rt.db.sqlite
     const before = written(env)
 

@@ -28,6 +28,7 @@ describe('embedded migrations', () => {
     const db = freshDb()
     const first = migrate(db.sqlite)
     expect(first.applied).toEqual(EMBEDDED_MIGRATIONS.map((m) => m.tag))
+    // Storage itself: the schema the migrations made.
     const tables = db.sqlite
       .query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
       .all()
@@ -39,6 +40,7 @@ describe('embedded migrations', () => {
 
   test('the connection runs in WAL with the pragmas lnk relies on', () => {
     const db = freshDb()
+    // Storage itself: the connection's own settings.
     const one = (sql: string) => Object.values(db.sqlite.query(sql).get() as object)[0]
     expect(one('PRAGMA journal_mode')).toBe('wal')
     expect(one('PRAGMA synchronous')).toBe(1) // NORMAL
@@ -74,6 +76,7 @@ describe('embedded migrations', () => {
       sql: "INSERT INTO memberships (workspace_id, user_id, role, created_at) VALUES ('ws_missing', 'usr_missing', 'owner', 0);",
     }
     expect(() => migrate(db.sqlite, [...EMBEDDED_MIGRATIONS, bad])).toThrow(/foreign key violation/)
+    // Storage itself: what the rolled-back migration left (nothing) and the connection's settings.
     expect(db.sqlite.query('SELECT count(*) AS n FROM memberships').get()).toEqual({ n: 0 })
     expect(db.sqlite.query("SELECT count(*) AS n FROM schema_migrations WHERE tag = '9000_orphan'").get()).toEqual({ n: 0 })
     expect(Object.values(db.sqlite.query('PRAGMA foreign_keys').get() as object)[0]).toBe(1)

@@ -106,14 +106,14 @@ describe('401 unauthorized', () => {
   test('revoked key', async () => {
     const k = await makeKey(env.rt, acct.workspace.slug)
     expect((await env.request('/v1/me', { key: k.key })).status).toBe(200)
-    await revokeApiKey(env.rt, null, k.id, 'leaked')
+    await revokeApiKey(env.rt.modules.apiKeys.ctx, null, k.id, 'leaked')
     const json = await expectError(await env.request('/v1/me', { key: k.key }), 401, 'unauthorized')
     expect(json.error.message).toContain('revoked')
   })
 
   test('expired key stops at its expiry instant', async () => {
     const k = await makeKey(env.rt, acct.workspace.slug)
-    await env.rt.identity.updateKey(k.id, { expiresAt: clock.now() + 60_000 })
+    await env.rt.modules.identity.repo.updateKey(k.id, { expiresAt: clock.now() + 60_000 })
     expect((await env.request('/v1/me', { key: k.key })).status).toBe(200)
     clock.advance(60_000)
     const json = await expectError(await env.request('/v1/me', { key: k.key }), 401, 'unauthorized')
@@ -122,6 +122,7 @@ describe('401 unauthorized', () => {
 
   test('only the SHA-256 of a key is stored', async () => {
     const k = await makeKey(env.rt, acct.workspace.slug)
+    // Storage itself is what this checks: every stored column of every key.
     const dump = JSON.stringify(env.rt.db.sqlite.query('SELECT * FROM api_keys').all())
     expect(dump).not.toContain(k.key)
     expect(dump).toContain(hashKey(k.key))
@@ -135,16 +136,16 @@ describe('401 unauthorized', () => {
 describe('key states and restrictions', () => {
   test('a paused key is 403 key_paused until resumed', async () => {
     const k = await makeKey(env.rt, acct.workspace.slug)
-    await env.rt.identity.updateKey(k.id, { pausedAt: clock.now(), pausedReason: 'holiday' })
+    await env.rt.modules.identity.repo.updateKey(k.id, { pausedAt: clock.now(), pausedReason: 'holiday' })
     const json = await expectError(await env.request('/v1/me', { key: k.key }), 403, 'key_paused')
     expect(json.error.message).toContain('holiday')
-    await env.rt.identity.updateKey(k.id, { pausedAt: null, pausedReason: null })
+    await env.rt.modules.identity.repo.updateKey(k.id, { pausedAt: null, pausedReason: null })
     expect((await env.request('/v1/me', { key: k.key })).status).toBe(200)
   })
 
   test('monthlyCallCap: exactly the cap succeeds, then 429 with Retry-After until the month turns', async () => {
     const k = await makeKey(env.rt, acct.workspace.slug)
-    await env.rt.identity.updateKey(k.id, { monthlyCallCap: 3 })
+    await env.rt.modules.identity.repo.updateKey(k.id, { monthlyCallCap: 3 })
     for (let i = 1; i <= 3; i++) {
       const res = await env.request('/v1/me', { key: k.key })
       expect(res.status).toBe(200)
@@ -154,7 +155,7 @@ describe('key states and restrictions', () => {
     await expectError(res, 429, 'monthly_cap_exceeded')
     expect(Number(res.headers.get('retry-after'))).toBe(Math.ceil((startOfNextUtcMonth(clock.now()) - clock.now()) / 1000))
     // Refused calls are not counted.
-    expect(await env.rt.identity.callsInMonth(k.id, '2026-11')).toBe(3)
+    expect(await env.rt.modules.identity.repo.callsInMonth(k.id, '2026-11')).toBe(3)
     clock.set(Date.UTC(2026, 11, 1, 0, 0, 0))
     const next = await env.request('/v1/me', { key: k.key })
     expect(next.status).toBe(200)
@@ -175,7 +176,7 @@ describe('key states and restrictions', () => {
 
 describe('workspaces', () => {
   test('X-Workspace-Id selects another workspace of the user, by id or slug', async () => {
-    const other = await createWorkspace(env.rt, { name: 'Side Project', ownerEmail: acct.user.email })
+    const other = await createWorkspace(env.rt.modules.identity.ctx, { name: 'Side Project', ownerEmail: acct.user.email })
     const me = await body(await env.request('/v1/me', { key: acct.apiKey.key }))
     expect(me.data.workspace.id).toBe(acct.workspace.id)
     expect(me.data.workspaces.map((w: any) => w.slug).sort()).toEqual(['acme', 'side-project'])
@@ -200,7 +201,7 @@ describe('workspaces', () => {
     const team = await bootstrapAccount(env.rt, 'Team')
     const outsider = await bootstrapAccount(env.rt, 'Outsider')
     await expectError(await env.request('/v1/me', { key: outsider.apiKey.key, headers: { 'x-workspace-id': team.workspace.id } }), 403, 'forbidden')
-    await addMember(env.rt, { workspace: team.workspace.slug, email: outsider.user.email })
+    await addMember(env.rt.modules.identity.ctx, { workspace: team.workspace.slug, email: outsider.user.email })
     const res = await env.request('/v1/me', { key: outsider.apiKey.key, headers: { 'x-workspace-id': team.workspace.id } })
     expect(res.status).toBe(200)
     expect((await body(res)).data.workspace).toMatchObject({ id: team.workspace.id, role: 'member' })
@@ -226,15 +227,15 @@ describe('GET /v1/me', () => {
     const k = await makeKey(env.rt, acct.workspace.slug)
     const start = clock.now()
     await env.request('/v1/me', { key: k.key })
-    expect((await env.rt.identity.findKey(k.id))!.lastUsedAt).toBe(start)
+    expect((await env.rt.modules.identity.repo.findKey(k.id))!.lastUsedAt).toBe(start)
     clock.advance(10_000)
     await env.request('/v1/me', { key: k.key })
-    expect((await env.rt.identity.findKey(k.id))!.lastUsedAt).toBe(start)
-    expect(env.rt.lastUsed.peek(k.id)?.at).toBe(start + 10_000)
-    await env.rt.lastUsed.flush()
-    expect((await env.rt.identity.findKey(k.id))!.lastUsedAt).toBe(start + 10_000)
+    expect((await env.rt.modules.identity.repo.findKey(k.id))!.lastUsedAt).toBe(start)
+    expect(env.rt.modules.identity.lastUsed.peek(k.id)?.at).toBe(start + 10_000)
+    await env.rt.modules.identity.lastUsed.flush()
+    expect((await env.rt.modules.identity.repo.findKey(k.id))!.lastUsedAt).toBe(start + 10_000)
     clock.advance(60_000)
     await env.request('/v1/me', { key: k.key })
-    expect((await env.rt.identity.findKey(k.id))!.lastUsedAt).toBe(start + 70_000)
+    expect((await env.rt.modules.identity.repo.findKey(k.id))!.lastUsedAt).toBe(start + 70_000)
   })
 })

@@ -13,12 +13,12 @@ beforeAll(async () => {
 })
 afterAll(() => env.cleanup())
 
-const countKeys = () => (env.rt.db.sqlite.query('SELECT count(*) AS n FROM api_keys').get() as { n: number }).n
+const countKeys = async () => (await env.rt.modules.identity.repo.listKeys()).length
 const create = (idem: string | null, json: unknown, k = key) =>
   env.request('/v1/api-keys', { method: 'POST', key: k, json, headers: idem ? { 'idempotency-key': idem } : {} })
 
 test('the same key and body replays the stored answer without doing the work again', async () => {
-  const before = countKeys()
+  const before = await countKeys()
   const first = await create('create-1', { name: 'ci', permissions: ['links:read'] })
   expect(first.status).toBe(201)
   expect(first.headers.get('idempotent-replayed')).toBeNull()
@@ -27,7 +27,7 @@ test('the same key and body replays the stored answer without doing the work aga
   expect(again.status).toBe(201)
   expect(again.headers.get('idempotent-replayed')).toBe('true')
   expect(await body(again)).toEqual(firstJson)
-  expect(countKeys()).toBe(before + 1)
+  expect(await countKeys()).toBe(before + 1)
 })
 
 test('the same key with another body is 409 conflict', async () => {
@@ -38,10 +38,10 @@ test('the same key with another body is 409 conflict', async () => {
 })
 
 test('without the header every POST does the work', async () => {
-  const before = countKeys()
+  const before = await countKeys()
   await create(null, { name: 'x' })
   await create(null, { name: 'x' })
-  expect(countKeys()).toBe(before + 2)
+  expect(await countKeys()).toBe(before + 2)
 })
 
 test('failed requests are not stored: the same key may be retried', async () => {
@@ -69,12 +69,12 @@ test('after 24 hours the key is free again', async () => {
 })
 
 test('a concurrent duplicate while the first is in flight is 409, never a second execution', async () => {
-  const before = countKeys()
+  const before = await countKeys()
   const results = await Promise.all(Array.from({ length: 5 }, () => create('burst', { name: 'burst' })))
   const statuses = results.map((r) => r.status).sort()
   expect(statuses.filter((s) => s === 201).length).toBeGreaterThanOrEqual(1)
   expect(statuses.every((s) => s === 201 || s === 409)).toBe(true)
-  expect(countKeys()).toBe(before + 1)
+  expect(await countKeys()).toBe(before + 1)
 })
 
 test('a malformed Idempotency-Key is 400', async () => {

@@ -11,7 +11,7 @@ import { publish } from '../../src/events/outbox'
 import { createLogger, type Logger } from '../../src/platform/log'
 import { startPeriodic, triggerPeriodic, type PeriodicTask } from '../../src/jobs/periodic'
 import { createJobQueue, enqueue, type JobQueue } from '../../src/jobs/queue'
-import { PERIODIC_TASKS, PRUNE_IDEMPOTENCY } from '../../src/jobs/tasks'
+import { PLATFORM_PERIODIC as PERIODIC_TASKS, PRUNE_IDEMPOTENCY } from '../../src/modules/platform'
 import { defaultBackoff, PermanentFailure, RetryAt, Worker, type JobContext, type WorkerOptions } from '../../src/jobs/worker'
 import { ROOT, setup, tempDir, type TestEnv } from '../helpers'
 
@@ -490,7 +490,7 @@ describe('the background loop', () => {
 
 describe('periodic tasks', () => {
   const reserve = (rt: TestEnv['rt'], key: string, expiresAt: number) =>
-    rt.idempotency.reserve({ id: `idem_${key}`, apiKeyId: 'key_1', key, method: 'POST', path: '/v1/links', requestHash: 'h', createdAt: T0 - 86_400_000, expiresAt }, T0 - 86_400_000)
+    rt.modules.platform.idempotency.reserve({ id: `idem_${key}`, apiKeyId: 'key_1', key, method: 'POST', path: '/v1/links', requestHash: 'h', createdAt: T0 - 86_400_000, expiresAt }, T0 - 86_400_000)
 
   test('the idempotency prune removes only the expired records', async () => {
     const { rt, clock } = env()
@@ -505,10 +505,10 @@ describe('periodic tasks', () => {
     expect(jobId).not.toBeNull()
     expect(await rt.queue.get(jobId!)).toMatchObject({ type: PRUNE_IDEMPOTENCY, uniqueKey: `periodic:${task.name}`, maxAttempts: 3 })
     expect(await rt.worker.runDue()).toBe(1)
-    expect(await rt.idempotency.find('key_1', 'old')).toBeUndefined()
-    expect(await rt.idempotency.find('key_1', 'edge')).toBeUndefined()
-    expect(await rt.idempotency.find('key_1', 'fresh')).toBeDefined()
-    expect(await rt.idempotency.find('key_1', 'later')).toBeDefined()
+    expect(await rt.modules.platform.idempotency.find('key_1', 'old')).toBeUndefined()
+    expect(await rt.modules.platform.idempotency.find('key_1', 'edge')).toBeUndefined()
+    expect(await rt.modules.platform.idempotency.find('key_1', 'fresh')).toBeDefined()
+    expect(await rt.modules.platform.idempotency.find('key_1', 'later')).toBeDefined()
     expect(await rt.queue.get(jobId!)).toBeUndefined()
   })
 
@@ -593,6 +593,7 @@ describe('periodic tasks', () => {
     const periodic = startPeriodic(rt.db.db, [task], () => clock.now(), () => {}, (t, err) => errors.push(`${t.name}: ${(err as Error).message}`))
     const cron = scheduledJobs.find((c) => !before.has(c))!
     try {
+      // Raw on purpose: the table is taken away so the trigger's write fails.
       rt.db.sqlite.exec('DROP TABLE jobs')
       await cron.trigger()
       expect(errors).toHaveLength(1)

@@ -1,6 +1,7 @@
 // Shared helpers of the links tests (not a test file itself): the Link shape of spec 2.2, and small readers
 // of the database the tests check side effects with.
 import { expect } from 'bun:test'
+import { eventsAfter } from '../../src/events/outbox-repo'
 import { body, bootstrapAccount, type TestEnv } from '../helpers'
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
@@ -87,10 +88,12 @@ export function expectedFromFull(b: ReturnType<typeof fullBody>) {
   return { ...rest, hasPassword: true }
 }
 
+/** Storage itself, raw on purpose: for checks of stored rows and columns no port shows (hashes, flags). */
 export function sql<T = any>(env: TestEnv, query: string, ...params: any[]): T[] {
   return env.rt.db.sqlite.query(query).all(...params) as T[]
 }
 
+/** Raw on purpose: a refused write must leave no row in any workspace, and no port counts across them. */
 export function countLinks(env: TestEnv, workspaceId?: string): number {
   const row = workspaceId
     ? (env.rt.db.sqlite.query('SELECT count(*) AS n FROM links WHERE workspace_id = ?').get(workspaceId) as { n: number })
@@ -107,12 +110,9 @@ export interface OutboxRow {
 
 /** Outbox rows of a workspace (oldest first), with data parsed. */
 export function outboxOf(env: TestEnv, workspaceId: string, type?: string): OutboxRow[] {
-  const rows = sql<{ type: string; mode: 'live' | 'test'; workspace_id: string; data: string }>(
-    env,
-    `SELECT type, mode, workspace_id, data FROM outbox WHERE workspace_id = ?${type ? ' AND type = ?' : ''} ORDER BY seq`,
-    ...(type ? [workspaceId, type] : [workspaceId]),
-  )
-  return rows.map((r) => ({ ...r, data: typeof r.data === 'string' ? JSON.parse(r.data) : r.data }))
+  return eventsAfter(env.rt.db.db, 0, Number.MAX_SAFE_INTEGER)
+    .filter((e) => e.workspaceId === workspaceId && (!type || e.type === type))
+    .map((e) => ({ type: e.type, mode: e.mode, workspace_id: e.workspaceId, data: e.data }))
 }
 
 /** A fresh workspace with an all-permission live key, and short-hands to call the links API with it. */

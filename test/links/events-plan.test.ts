@@ -27,6 +27,7 @@ describe('events', () => {
     expect(event!.workspace_id).toBe(api.workspaceId)
     expect(event!.data).toEqual(link)
     expectLinkShape(event!.data)
+    // Storage itself: the event's text as stored.
     const raw = sql<{ data: string }>(env, 'SELECT data FROM outbox WHERE workspace_id = ?', api.workspaceId)[0]!.data
     expect(raw).not.toContain('correct horse battery staple')
     expect(raw).not.toContain('$argon2id$')

@@ -12,7 +12,7 @@ beforeAll(async () => {
   const acct = await bootstrapAccount(env.rt)
   owner = acct.apiKey.key
   const k = await makeKey(env.rt, acct.workspace.slug, 'links:read,links:write')
-  await env.rt.identity.updateKey(k.id, { scopeFilters: { domains: ['go.example'], tags: ['team-a'] } })
+  await env.rt.modules.identity.repo.updateKey(k.id, { scopeFilters: { domains: ['go.example'], tags: ['team-a'] } })
   scoped = k.key
   for (const [name, json] of Object.entries({
     inside: { destinationUrl: 'https://example.com/1', domain: 'go.example', tags: ['team-a', 'x'] },

@@ -2,6 +2,7 @@
 // through app.handle() with a browser-like User-Agent and a client address in X-Forwarded-For, cookies,
 // database readers and the ALTCHA solver a browser would run.
 import { createHash, createHmac } from 'node:crypto'
+import { eventsAfter } from '../../src/events/outbox-repo'
 import type { Clock } from '../../src/platform/clock'
 import type { Runtime } from '../../src/runtime'
 import { body, bootstrapAccount, makeKey, setup, type TestEnv } from '../helpers'
@@ -106,10 +107,12 @@ export function setCookie(res: Response): { pair: string; name: string; value: s
   return { pair: pair!, name: pair!.slice(0, eq), value: pair!.slice(eq + 1), attrs }
 }
 
+/** Storage itself, raw on purpose: for checks of stored rows and columns no port shows (hashes, flags). */
 export function sql<T = any>(env: { rt: Runtime }, query: string, ...params: any[]): T[] {
   return env.rt.db.sqlite.query(query).all(...params) as T[]
 }
 
+/** Storage itself: the stored click rows, hashes and all, in the order they were written. */
 export function clicksOf(env: { rt: Runtime }, linkId: string) {
   return sql<{ id: string; link_id: string; workspace_id: string; clicked_at: number; visitor_hash: string; user_agent: string | null; referrer: string | null; referrer_host: string | null; is_bot: number }>(
     env,
@@ -118,19 +121,21 @@ export function clicksOf(env: { rt: Runtime }, linkId: string) {
   )
 }
 
+/** Raw on purpose: no port reads a link by its id alone (the links port wants its workspace). */
 export function counters(env: { rt: Runtime }, linkId: string) {
   return sql<{ total_clicks: number; unique_clicks: number }>(env, 'SELECT total_clicks, unique_clicks FROM links WHERE id = ?', linkId)[0]
 }
 
 export function clickedEvents(env: { rt: Runtime }, linkId: string) {
-  return sql<{ data: string; workspace_id: string; mode: string }>(env, "SELECT data, workspace_id, mode FROM outbox WHERE type = 'link.clicked' ORDER BY seq")
-    .map((r) => ({ ...r, data: JSON.parse(r.data) }))
+  return eventsAfter(env.rt.db.db, 0, Number.MAX_SAFE_INTEGER)
+    .filter((e) => e.type === 'link.clicked')
+    .map((e) => ({ data: e.data as any, workspace_id: e.workspaceId, mode: e.mode as string }))
     .filter((r) => r.data.link?.id === linkId)
 }
 
 /** The same keyed hash the redirect uses for visitors and addresses. */
 export function keyed(rt: Runtime, value: string) {
-  return createHmac('sha256', rt.visitorKey).update(value).digest('base64url').slice(0, 32)
+  return createHmac('sha256', rt.modules.clicks.visitorKey).update(value).digest('base64url').slice(0, 32)
 }
 
 /** Runs tasks with at most `width` in flight; answers results in task order. */

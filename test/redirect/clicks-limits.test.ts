@@ -68,8 +68,8 @@ describe('click capture', () => {
     }
     // Nothing is written before the flush: the redirect never waits on the database.
     expect(clicksOf(env, link.id)).toEqual([])
-    expect(env.rt.clickBuffer.size).toBeGreaterThanOrEqual(4)
-    await env.rt.clickBuffer.flush()
+    expect(env.rt.modules.clicks.buffer.size).toBeGreaterThanOrEqual(4)
+    await env.rt.modules.clicks.buffer.flush()
 
     const rows = clicksOf(env, link.id)
     expect(rows).toHaveLength(4)
@@ -111,7 +111,7 @@ describe('click capture', () => {
     // Visiting again after the flush keeps counting exactly.
     await visit(env, link.slug, visits[0]!)
     await visit(env, link.slug, { ip: nextIp(), ua: UA.chromeMac })
-    await env.rt.clickBuffer.flush()
+    await env.rt.modules.clicks.buffer.flush()
     expect(counters(env, link.id)).toEqual({ total_clicks: 6, unique_clicks: 4 })
     expect(clickedEvents(env, link.id)).toHaveLength(6)
   })
@@ -126,7 +126,7 @@ describe('click capture', () => {
       const res = await visit(env, link.slug, { ip, cookie: passed.headers.get('set-cookie')!.split(';')[0], referer: 'https://example.net/' })
       expect(res.status).toBe(302)
     }
-    await env.rt.clickBuffer.flush()
+    await env.rt.modules.clicks.buffer.flush()
     expect(clicksOf(env, link.id)).toHaveLength(3)
     expect(sql(env, 'SELECT count(*) AS n FROM link_addresses WHERE link_id = ?', link.id)[0].n).toBe(3)
 
@@ -150,7 +150,7 @@ describe('click capture', () => {
     await visit(env, link.slug, { ip, ua: 'Twitterbot/1.0' })
     await visit(env, link.slug, { ip })
     await visit(env, link.slug, { ip })
-    await env.rt.clickBuffer.flush()
+    await env.rt.modules.clicks.buffer.flush()
     expect(counters(env, link.id)).toEqual({ total_clicks: 2, unique_clicks: 1 })
     expect(clickedEvents(env, link.id)).toHaveLength(2)
   })
@@ -164,7 +164,7 @@ describe('clickLimit under concurrency', () => {
     const ips = visitors(50)
     const results = await pool(25, ips.map((ip) => () => visit(env, link.slug, { ip }).then(outcome)))
     expect(tally(results)).toEqual({ dest: 10, fallback: 40 })
-    await env.rt.clickBuffer.flush()
+    await env.rt.modules.clicks.buffer.flush()
     expect(counters(env, link.id)).toEqual({ total_clicks: 10, unique_clicks: 10 })
     expect(clicksOf(env, link.id)).toHaveLength(10)
     expect(clickedEvents(env, link.id)).toHaveLength(10)
@@ -180,11 +180,11 @@ describe('clickLimit under concurrency', () => {
   test('flushes in the middle change nothing', async () => {
     const link = await api.make({ destinationUrl: DEST, clickLimit: 10, fallbackUrl: FALLBACK })
     const tasks = visitors(50).map((ip, i) => async () => {
-      if (i === 4 || i === 12 || i === 30) await env.rt.clickBuffer.flush()
+      if (i === 4 || i === 12 || i === 30) await env.rt.modules.clicks.buffer.flush()
       return outcome(await visit(env, link.slug, { ip }))
     })
     expect(tally(await pool(16, tasks))).toEqual({ dest: 10, fallback: 40 })
-    await env.rt.clickBuffer.flush()
+    await env.rt.modules.clicks.buffer.flush()
     expect(counters(env, link.id)).toEqual({ total_clicks: 10, unique_clicks: 10 })
   })
 
@@ -192,12 +192,12 @@ describe('clickLimit under concurrency', () => {
     const link = await api.make({ destinationUrl: DEST, clickLimit: 10, fallbackUrl: FALLBACK })
     const tasks = visitors(50).map((ip, i) => async () => {
       if (i === 3) expect((await api.patch(link.id, { title: 'patched once' })).status).toBe(200)
-      if (i === 6) await env.rt.clickBuffer.flush()
+      if (i === 6) await env.rt.modules.clicks.buffer.flush()
       if (i === 7 || i === 25) expect((await api.patch(link.id, { title: `patched at ${i}` })).status).toBe(200)
       return outcome(await visit(env, link.slug, { ip }))
     })
     expect(tally(await pool(16, tasks))).toEqual({ dest: 10, fallback: 40 })
-    await env.rt.clickBuffer.flush()
+    await env.rt.modules.clicks.buffer.flush()
     expect(counters(env, link.id)).toEqual({ total_clicks: 10, unique_clicks: 10 })
   })
 
@@ -206,7 +206,7 @@ describe('clickLimit under concurrency', () => {
     expect(tally(await pool(10, visitors(10).map((ip) => () => visit(env, link.slug, { ip }).then(outcome))))).toEqual({ dest: 3, fallback: 7 })
     expect((await api.patch(link.id, { clickLimit: 8 })).status).toBe(200)
     expect(tally(await pool(10, visitors(10).map((ip) => () => visit(env, link.slug, { ip }).then(outcome))))).toEqual({ dest: 5, fallback: 5 })
-    await env.rt.clickBuffer.flush()
+    await env.rt.modules.clicks.buffer.flush()
     expect(counters(env, link.id)).toEqual({ total_clicks: 8, unique_clicks: 8 })
   })
 })
@@ -231,9 +231,9 @@ describe('uniqueIpLimit under concurrency', () => {
       expect(results.slice(20)).toEqual(['dest', 'dest', 'dest'])
     }
     await round(env)
-    await env.rt.clickBuffer.flush()
+    await env.rt.modules.clicks.buffer.flush()
     await round(env)
-    await env.rt.clickBuffer.flush()
+    await env.rt.modules.clicks.buffer.flush()
     expect(sql(env, 'SELECT count(*) AS n FROM link_addresses WHERE link_id = ?', link.id)[0].n).toBe(3)
     // 3 first visits + 2 rounds of 6 admitted visits.
     expect(counters(env, link.id)).toEqual({ total_clicks: 15, unique_clicks: 6 })
@@ -241,7 +241,7 @@ describe('uniqueIpLimit under concurrency', () => {
     const second = restart()
     await round(second)
     expect(outcome(await visit(second, link.slug, { ip: nextIp() }))).toBe('fallback')
-    await second.rt.clickBuffer.flush()
+    await second.rt.modules.clicks.buffer.flush()
     expect(counters(env, link.id)).toEqual({ total_clicks: 21, unique_clicks: 6 })
   })
 
@@ -254,22 +254,22 @@ describe('uniqueIpLimit under concurrency', () => {
     const refused = ips.filter((_, i) => first[i] !== 'dest')
     // Mid-way flush while the repeat visits run.
     const repeat = await pool(8, [...admitted, ...refused].map((ip, i) => async () => {
-      if (i === 5) await env.rt.clickBuffer.flush()
+      if (i === 5) await env.rt.modules.clicks.buffer.flush()
       return outcome(await visit(env, link.slug, { ip }))
     }))
     expect(repeat).toEqual([...Array(3).fill('dest'), ...Array(17).fill('fallback')])
-    await env.rt.clickBuffer.flush()
+    await env.rt.modules.clicks.buffer.flush()
     const second = restart()
     const after = await pool(8, [...admitted, ...refused].map((ip) => () => visit(second, link.slug, { ip }).then(outcome)))
     expect(after).toEqual([...Array(3).fill('dest'), ...Array(17).fill('fallback')])
-    await second.rt.clickBuffer.flush()
+    await second.rt.modules.clicks.buffer.flush()
   })
 
   test('a PATCH while admitted addresses still sit in the buffer does not admit more than the limit', async () => {
     const link = await api.make({ destinationUrl: DEST, uniqueIpLimit: 3, fallbackUrl: FALLBACK })
     const ips = Array.from({ length: 20 }, () => nextIp())
     for (const ip of ips.slice(0, 2)) expect(outcome(await visit(env, link.slug, { ip }))).toBe('dest')
-    expect(env.rt.clickBuffer.pendingAddresses(link.id)).toHaveLength(2)
+    expect(env.rt.modules.clicks.buffer.pendingAddresses(link.id)).toHaveLength(2)
     expect((await api.patch(link.id, { title: 'reload me' })).status).toBe(200)
     const results = await pool(8, ips.slice(2).map((ip, i) => async () => {
       if (i === 6) expect((await api.patch(link.id, { title: 'again' })).status).toBe(200)
@@ -277,14 +277,14 @@ describe('uniqueIpLimit under concurrency', () => {
     }))
     expect(tally(results)).toEqual({ dest: 1, fallback: 17 })
     for (const ip of ips.slice(0, 2)) expect(outcome(await visit(env, link.slug, { ip }))).toBe('dest')
-    await env.rt.clickBuffer.flush()
+    await env.rt.modules.clicks.buffer.flush()
     expect(sql(env, 'SELECT count(*) AS n FROM link_addresses WHERE link_id = ?', link.id)[0].n).toBe(3)
   })
 
   test('clickLimit holds across a restart too', async () => {
     const link = await api.make({ destinationUrl: DEST, clickLimit: 5, fallbackUrl: FALLBACK })
     expect(tally(await pool(5, Array.from({ length: 7 }, () => () => visit(env, link.slug, { ip: nextIp() }).then(outcome))))).toEqual({ dest: 5, fallback: 2 })
-    await env.rt.clickBuffer.flush()
+    await env.rt.modules.clicks.buffer.flush()
     const second = restart()
     expect(outcome(await visit(second, link.slug, { ip: nextIp() }))).toBe('fallback')
   })

@@ -71,7 +71,7 @@ describe('password', () => {
     expect(through.headers.get('cache-control')).toBe('private, no-store')
     // Without the cookie: the form again.
     expect((await visit(env, link.slug, { ip })).status).toBe(200)
-    await env.rt.clickBuffer.flush()
+    await env.rt.modules.clicks.buffer.flush()
     expect(clicksOf(env, link.id)).toHaveLength(1)
   })
 
@@ -182,7 +182,7 @@ describe('consent', () => {
     expect(cookie.attrs).toContain('Path=/consent-flow')
     const through = await visit(env, link.slug, { cookie: cookie.pair })
     expect({ status: through.status, location: through.headers.get('location') }).toEqual({ status: 302, location: 'https://example.com/leave?a=1&b=2&utm_source=lnk' })
-    await env.rt.clickBuffer.flush()
+    await env.rt.modules.clicks.buffer.flush()
     expect(clicksOf(env, link.id)).toHaveLength(1)
   })
 

@@ -35,7 +35,7 @@ describe('no proxy trusted', () => {
     const head = await get(link.shortUrl, { method: 'HEAD', headers: { 'user-agent': UA.chrome } })
     expect({ status: head.status, location: head.headers.get('location') }).toEqual({ status: 302, location: 'https://example.com/over-http?x=1&utm_source=http' })
 
-    await lnk.env.rt.clickBuffer.flush()
+    await lnk.env.rt.modules.clicks.buffer.flush()
     const rows = clicksOf(lnk.env, link.id)
     expect(rows).toHaveLength(2)
     const socketVisitor = keyed(lnk.env.rt, `v|127.0.0.1|${UA.chrome}`)
@@ -51,14 +51,14 @@ describe('no proxy trusted', () => {
       const res = await get(link.shortUrl, { headers: { 'user-agent': UA.chrome, 'x-forwarded-for': xff } })
       expect(res.headers.get('location')).toBe('https://example.com/one-visitor')
     }
-    await lnk.env.rt.clickBuffer.flush()
+    await lnk.env.rt.modules.clicks.buffer.flush()
     expect(counters(lnk.env, link.id)).toEqual({ total_clicks: 3, unique_clicks: 1 })
   })
 
   test('clickLimit 10 with 50 concurrent requests over sockets, flushes and PATCHes in between: exactly 10 redirects', async () => {
     const link = await api.make({ destinationUrl: 'https://example.com/limited', clickLimit: 10, fallbackUrl: 'https://example.com/full' })
     const tasks = Array.from({ length: 50 }, (_, i) => async () => {
-      if (i === 4 || i === 9) await lnk.env.rt.clickBuffer.flush()
+      if (i === 4 || i === 9) await lnk.env.rt.modules.clicks.buffer.flush()
       if (i === 5 || i === 9 || i === 20) expect((await api.patch(link.id, { title: `t${i}` })).status).toBe(200)
       const res = await get(link.shortUrl, { headers: { 'user-agent': UA.chrome } })
       return res.headers.get('location')
@@ -66,7 +66,7 @@ describe('no proxy trusted', () => {
     const locations = await pool(10, tasks)
     expect(locations.filter((l) => l === 'https://example.com/limited')).toHaveLength(10)
     expect(locations.filter((l) => l === 'https://example.com/full')).toHaveLength(40)
-    await lnk.env.rt.clickBuffer.flush()
+    await lnk.env.rt.modules.clicks.buffer.flush()
     expect(counters(lnk.env, link.id)).toEqual({ total_clicks: 10, unique_clicks: 1 })
   })
 
@@ -96,7 +96,7 @@ describe('one proxy trusted', () => {
     const link = await api.make({ destinationUrl: 'https://example.com/proxied' })
     await get(link.shortUrl, { headers: { 'user-agent': UA.chrome, 'x-forwarded-for': '198.51.100.7, 203.0.113.5' } })
     await get(link.shortUrl, { headers: { 'user-agent': UA.chrome } })
-    await lnk.env.rt.clickBuffer.flush()
+    await lnk.env.rt.modules.clicks.buffer.flush()
     expect(clicksOf(lnk.env, link.id).map((r) => r.visitor_hash)).toEqual([keyed(lnk.env.rt, `v|203.0.113.5|${UA.chrome}`), keyed(lnk.env.rt, `v|127.0.0.1|${UA.chrome}`)])
   })
 
@@ -105,7 +105,7 @@ describe('one proxy trusted', () => {
     const ips = Array.from({ length: 20 }, (_, i) => `198.51.100.${100 + i}`)
     const visitFrom = (ip: string) => get(link.shortUrl, { headers: { 'user-agent': UA.chrome, 'x-forwarded-for': ip } }).then((r) => r.headers.get('location'))
     const tasks = ips.map((ip, i) => async () => {
-      if (i === 2 || i === 8) await lnk.env.rt.clickBuffer.flush()
+      if (i === 2 || i === 8) await lnk.env.rt.modules.clicks.buffer.flush()
       if (i === 3 || i === 8 || i === 15) expect((await api.patch(link.id, { title: `t${i}` })).status).toBe(200)
       return visitFrom(ip)
     })
@@ -113,7 +113,7 @@ describe('one proxy trusted', () => {
     const admitted = ips.filter((_, i) => first[i] === 'https://example.com/three')
     expect(admitted).toHaveLength(3)
     expect(first.filter((l) => l === 'https://example.com/full')).toHaveLength(17)
-    await lnk.env.rt.clickBuffer.flush()
+    await lnk.env.rt.modules.clicks.buffer.flush()
     expect((await pool(10, ips.map((ip) => () => visitFrom(ip)))).map((l, i) => [ips[i], l])).toEqual(
       ips.map((ip) => [ip, admitted.includes(ip) ? 'https://example.com/three' : 'https://example.com/full']),
     )

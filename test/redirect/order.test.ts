@@ -37,7 +37,7 @@ function expectRedirect(res: Response, status: number, location: string) {
 
 /** After a flush: click rows of people, rows of bots' hits (is_bot = 1, counted apart), counters and events. */
 async function settledClicks(linkId: string) {
-  await env.rt.clickBuffer.flush()
+  await env.rt.modules.clicks.buffer.flush()
   const rows = clicksOf(env, linkId)
   return { rows: rows.filter((r) => !r.is_bot).length, bots: rows.filter((r) => r.is_bot).length, ...counters(env, linkId), events: clickedEvents(env, linkId).length }
 }

@@ -123,7 +123,7 @@ describe('figures', () => {
     // Bots: recorded as bot hits, on no figure of the page.
     await go(today + 8 * 3_600_000, '9.9.9.9', { ua: GOOGLEBOT, referer: 'https://bots.example/' })
     await go(today + 8 * 3_600_000, '9.9.9.9', { ua: 'curl/8.5.0', referer: 'https://bots.example/' })
-    await env.rt.clickBuffer.flush()
+    await env.rt.modules.clicks.buffer.flush()
     expect(clicksOf(env, link.id).filter((c) => c.is_bot)).toHaveLength(2)
 
     clock.set(today + 12 * 3_600_000)
@@ -182,7 +182,7 @@ describe('figures', () => {
 
     // More clicks: the page is kept a minute, then shows them.
     await go(today + 12 * 3_600_000, '8.8.4.4', { ua: UA.chromeMac })
-    await env.rt.clickBuffer.flush()
+    await env.rt.modules.clicks.buffer.flush()
     clock.set(today + 12 * 3_600_000 + 59_999)
     expect(figures(await (await statsOf(env, link.slug)).text()).total).toBe(7)
     clock.set(today + 12 * 3_600_000 + 60_000)
@@ -206,7 +206,7 @@ describe('figures', () => {
     const link = await api.make({ destinationUrl: 'https://example.com/x', title: HOSTILE, publicStatsEnabled: true })
     // Quotes and ampersands survive URL parsing into a referrer host.
     expect((await visit(env, link.slug, { ip: '203.0.113.30', referer: `http://evil"'&x.example/` })).status).toBe(302)
-    await env.rt.clickBuffer.flush()
+    await env.rt.modules.clicks.buffer.flush()
     expect(clicksOf(env, link.id)[0]!.referrer_host).toBe(`evil"'&x.example`)
     // A stored host or country no browser could send (an import, another writer): escaped all the same.
     // The page reads the link's day rollups, so that is where such values are planted.
@@ -234,7 +234,7 @@ describe('in a browser', () => {
         const res = await fetch(link.shortUrl, { redirect: 'manual', headers: { 'user-agent': UA.iphone, ...(referer ? { referer } : {}) } })
         expect(res.status).toBe(302)
       }
-      await lnk.env.rt.clickBuffer.flush()
+      await lnk.env.rt.modules.clicks.buffer.flush()
       const now = Date.now()
       const countries = ['US', 'DE', 'GB', 'FR', 'IN', 'BR', 'JP', 'CA', 'NL', 'SE', 'ES']
       const hosts = [null, 'news.ycombinator.com', 't.co', 'www.google.com', 'www.linkedin.com', 'l.facebook.com', 'www.reddit.com', 'duckduckgo.com', 'mail.example.org', 'lobste.rs', 'old.example']

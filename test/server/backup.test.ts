@@ -83,6 +83,7 @@ test('admin backup while the server takes writes: consistent, complete, and neve
   expect(acknowledged.filter((k) => k.at > backupStarted && k.at < backupEnded).length).toBeGreaterThan(0)
 
   // The copy is a sound SQLite database on its own (no WAL beside it needed)...
+  // Storage itself is what this checks: the backup file, opened on its own.
   const copy = new Database(target, { readonly: true })
   let copyMigrations: string[]
   let copyKeys: Set<string>
@@ -113,6 +114,7 @@ test('admin backup while the server takes writes: consistent, complete, and neve
   expect(stopped).toMatchObject({ code: 0, signal: null })
 
   // The copy's migrations are the live database's, and everything it holds is in the live database too.
+  // Storage itself: the live file, read-only, compared with the copy.
   const live = new Database(join(dir, 'lnk.db'), { readonly: true })
   try {
     expect((live.query('SELECT tag FROM schema_migrations ORDER BY tag').all() as { tag: string }[]).map((r) => r.tag)).toEqual(copyMigrations)

@@ -6,7 +6,8 @@ import { existsSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { loadConfig } from '../../src/platform/config'
 import { silentLogger } from '../../src/platform/log'
-import { createRuntime, startBackground } from '../../src/runtime'
+import { Database } from 'bun:sqlite'
+import { createRuntime } from '../../src/runtime'
 import { tempDir } from '../helpers'
 
 const dir = tempDir('lnk-connections-')
@@ -14,11 +15,13 @@ afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
 test('after the background stops, the last checkpoint completes and no WAL is left', async () => {
   const rt = createRuntime(loadConfig({ LNK_DATA_DIR: dir }), { log: silentLogger, clickWriter: 'thread' })
-  const background = startBackground(rt)
+  rt.start()
   await Bun.sleep(200)
-  await background.stop()
-  expect(rt.db.sqlite.query('PRAGMA wal_checkpoint(TRUNCATE)').get()).toEqual({ busy: 0, log: 0, checkpointed: 0 })
-  rt.db.close()
+  await rt.close()
+  // Storage itself is what this checks: a fresh connection finds nothing left to checkpoint.
+  const after = new Database(join(dir, 'lnk.db'))
+  expect(after.query('PRAGMA wal_checkpoint(TRUNCATE)').get()).toEqual({ busy: 0, log: 0, checkpointed: 0 })
+  after.close()
   const wal = join(dir, 'lnk.db-wal')
   expect(!existsSync(wal) || statSync(wal).size === 0).toBe(true)
 })

@@ -45,6 +45,7 @@ async function listedKey(dir: string, id: string) {
 }
 
 function readKeyRow(dir: string, id: string) {
+  // Storage itself: what the server process left in its file, read-only (opening it as lnk does would write).
   const db = new Database(join(dir, 'lnk.db'), { readonly: true })
   try {
     return db.query('SELECT last_used_at, last_used_ip FROM api_keys WHERE id = ?').get(id) as { last_used_at: number | null; last_used_ip: string | null } | null
@@ -195,7 +196,7 @@ describe('lnk serve', () => {
     expect(created.data.name).toBe('in flight')
     expect(created.data.key).toMatch(/^lnk_live_[0-9A-Za-z]{32}$/)
 
-    // Acknowledged, so stored; and logged before the process ended.
+    // Acknowledged, so stored; and logged before the process ended. Storage itself, read-only, as above.
     const db = new Database(join(dir, 'lnk.db'), { readonly: true })
     const row = db.query('SELECT name FROM api_keys WHERE id = ?').get(created.data.id) as { name: string } | null
     db.close()

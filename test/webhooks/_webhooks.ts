@@ -6,7 +6,6 @@ import { Webhook } from 'standardwebhooks'
 import Stripe from 'stripe'
 import { ManualClock } from '../../src/platform/clock'
 import { publish } from '../../src/events/outbox'
-import { webhooksCtx } from '../../src/modules/webhooks/state'
 import { body, bootstrapAccount, makeKey, setup, type TestEnv } from '../helpers'
 
 export const LOOPBACK_ENV = { LNK_WEBHOOK_ALLOW_HTTP: 'true', LNK_WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8' }
@@ -149,7 +148,7 @@ export async function expectRefusedByBoth(req: Received, secret: string) {
   expect(stripe.webhooks.constructEventAsync(req.body, req.headers['x-service-signature']!, secret)).rejects.toThrow()
 }
 
-export const state = (env: Env) => webhooksCtx(env.rt).state
+export const state = (env: Env) => env.rt.modules.webhooks.ctx.state
 
 export async function deliveries(env: Env, endpointId: string, query = '') {
   const res = await env.api(`/webhooks/${endpointId}/deliveries${query}`)

@@ -44,6 +44,7 @@ async function world(status: number) {
 const trouble = (lines: string[]) => lines.filter((l) => /^\S+ (warn|error) /.test(l))
 
 function leftovers(env: Env, endpointId: string) {
+  // Storage itself: whatever a deleted endpoint's delivery may have left in any table, seen by no API.
   const sqlite = env.rt.db.sqlite
   return {
     jobs: sqlite.query("SELECT type, status, attempts, last_error AS lastError FROM jobs WHERE type = 'webhook.deliver' OR last_error IS NOT NULL").all(),

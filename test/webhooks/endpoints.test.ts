@@ -333,7 +333,7 @@ describe('update and delete', () => {
     res = await env.api(`/webhooks/${ep.id}`, { method: 'PATCH', json: { isActive: false } })
     expect((await body(res)).data.isActive).toBe(false)
     // A disabled endpoint (as the sender leaves it) comes back clean.
-    env.rt.db.sqlite.run("UPDATE webhook_endpoints SET failure_count = 7, disabled_reason = 'The endpoint answered 410 Gone' WHERE id = ?", [ep.id])
+    await env.rt.modules.webhooks.ctx.webhooks.updateEndpoint(ep.id, { failureCount: 7, disabledReason: 'The endpoint answered 410 Gone' })
     got = (await body(await env.api(`/webhooks/${ep.id}`))).data
     expect(got).toMatchObject({ isActive: false, failureCount: 7, disabledReason: 'The endpoint answered 410 Gone' })
     got = (await body(await env.api(`/webhooks/${ep.id}`, { method: 'PATCH', json: { isActive: true } }))).data

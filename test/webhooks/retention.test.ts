@@ -3,7 +3,7 @@
 import { afterAll, expect, test } from 'bun:test'
 import { ManualClock } from '../../src/platform/clock'
 import { enqueue } from '../../src/jobs/queue'
-import { PERIODIC_TASKS, PRUNE_DELIVERIES } from '../../src/jobs/tasks'
+import { PRUNE_DELIVERIES, WEBHOOKS_PERIODIC as PERIODIC_TASKS } from '../../src/modules/webhooks'
 import { deliveries, receiver, webhooksEnv } from './_webhooks'
 
 const DAY = 86_400_000
@@ -20,6 +20,7 @@ test('finished deliveries go after the retention with their attempts; retrying o
     await env.run()
     const before = await deliveries(env, ep.id)
     expect(before.map((d: any) => d.status).sort()).toEqual(['failed', 'success'])
+    // Storage itself, here and below: retention is about rows leaving the tables.
     const count = (table: string) => (env.rt.db.sqlite.query(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n
     expect(count('webhook_attempts')).toBe(2)
 

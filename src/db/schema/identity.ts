@@ -1,4 +1,5 @@
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import type { Schedule } from '../../modules/identity/model'
 import { json, time } from '../columns'
 
 export const users = sqliteTable('users', {
@@ -27,13 +28,6 @@ export interface ScopeFilters {
   tags?: string[]
 }
 
-export interface KeySchedule {
-  timezone: string
-  days: number[]
-  startMinute: number
-  endMinute: number
-}
-
 /** Every field of spec 2.7; rotation keeps the previous secret's hash until its grace ends. */
 export const apiKeys = sqliteTable('api_keys', {
   id: text('id').primaryKey(),
@@ -46,7 +40,7 @@ export const apiKeys = sqliteTable('api_keys', {
   permissions: json<string[]>('permissions').notNull(),
   allowedIps: json<string[]>('allowed_ips').notNull(),
   scopeFilters: json<ScopeFilters | null>('scope_filters'),
-  schedule: json<KeySchedule | null>('schedule'),
+  schedule: json<Schedule | null>('schedule'),
   monthlyCallCap: integer('monthly_call_cap'),
   rateLimitOverride: integer('rate_limit_override'),
   expiresAt: time('expires_at'),

@@ -1,25 +1,13 @@
 // Enrichment of a click: country (and city, with a city-level database) from the client address, device
 // type, browser and OS from the user agent. It runs when the click buffer is flushed (on the click-writer
-// thread in a server), never on the redirect path; the address is looked up, never kept.
-//
-// The IP database: the country database of ip-location-db (npm @ip-location-db/geo-whois-asn-country-mmdb,
-// CC0-1.0, built from RIR data of the NRO under CC BY 4.0; see README.md), read with mmdb-lib.
-// `with { type: 'file' }` makes `bun build --compile` copy the .mmdb into the executable (the import then
-// yields a /$bunfs/… path that node:fs reads); under `bun run` and `bun test` it is the file's path in
-// node_modules. The package has no "exports" map, so the file resolves by its path inside the package.
-// LNK_GEOIP_DB names another .mmdb instead (GeoLite2 Country or City, DB-IP Lite, ip-location-db's city
-// databases…); a city-level one also yields the city.
-// @ts-expect-error TS2307: a .mmdb file imported as a file asset has no type declaration (it is a path string)
-import embeddedGeoDb from '@ip-location-db/geo-whois-asn-country-mmdb/geo-whois-asn-country.mmdb' with { type: 'file' }
+// thread in a server), never on the redirect path; the address is looked up, never kept. The IP database is
+// the embedded one of platform/geoip.ts, or the .mmdb LNK_GEOIP_DB names (a city-level one also yields the city).
 import Bowser from 'bowser'
-import { Reader, type Response } from 'mmdb-lib'
-import { readFileSync } from 'node:fs'
 import { BlockList, isIP } from 'node:net'
-import { unmapIp } from '../../http/request-context'
+import { EMBEDDED_GEOIP_DB, openGeoDb } from '../../platform/geoip'
+import { unmapIp } from '../../platform/ip'
+import { LruCache } from '../../platform/lru'
 import { isBot } from '../redirect/agents'
-
-/** Path of the IP-to-country database embedded in lnk. */
-export const EMBEDDED_GEOIP_DB: string = embeddedGeoDb
 
 export type Device = 'desktop' | 'mobile' | 'tablet' | 'tv' | 'bot' | 'other'
 
@@ -56,24 +44,6 @@ interface GeoRecord {
   registered_country?: { iso_code?: string }
   country_code?: string
   city?: string | { names?: Record<string, string> }
-}
-
-/**
- * Reads and opens an .mmdb file; throws an Error whose message says what is wrong (for one config line).
- */
-export function openGeoDb(path: string, options: ConstructorParameters<typeof Reader>[1] = {}): Reader<Response> {
-  let bytes: Buffer
-  try {
-    bytes = readFileSync(path)
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code
-    throw new Error(code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory, not an .mmdb file' : `cannot be read (${code ?? (err as Error).message})`)
-  }
-  try {
-    return new Reader(bytes, options)
-  } catch (err) {
-    throw new Error(`is not a MaxMind DB (.mmdb) file (${(err as Error).message.split('\n')[0]})`)
-  }
 }
 
 // Addresses no database places in a country: unspecified, private, shared (CGNAT), loopback, link-local,
@@ -117,36 +87,6 @@ function agentOf(ua: string): Agent {
   return { device, browser: parser.getBrowserName() || null, os: parser.getOSName() || null }
 }
 
-/**
- * A map of at most `max` entries that forgets the least recently used first, an eighth at a time (removing
- * one entry per insert is slow: Map iteration steps over every deleted slot until the table is rebuilt).
- */
-class Lru<K, V> {
-  private map = new Map<K, V>()
-  constructor(private max: number) {}
-  get(key: K): V | undefined {
-    const v = this.map.get(key)
-    if (v !== undefined) {
-      this.map.delete(key)
-      this.map.set(key, v)
-    }
-    return v
-  }
-  get size() {
-    return this.map.size
-  }
-  set(key: K, value: V) {
-    if (this.map.size >= this.max) {
-      let n = Math.ceil(this.max / 8)
-      for (const k of this.map.keys()) {
-        this.map.delete(k)
-        if (--n === 0) break
-      }
-    }
-    this.map.set(key, value)
-  }
-}
-
 const NO_PLACE: Place = Object.freeze({ country: null, city: null })
 
 export interface LocalEnricher extends Enricher {
@@ -159,8 +99,8 @@ export interface LocalEnricher extends Enricher {
 export function createEnricher(options: EnricherOptions = {}): LocalEnricher {
   const path = options.geoipPath || EMBEDDED_GEOIP_DB
   const size = Math.max(1, options.cacheSize ?? 10_000)
-  const places = new Lru<string, Place>(size)
-  const agents = new Lru<string, Agent>(size)
+  const places = new LruCache<Place>(size)
+  const agents = new LruCache<Agent>(size)
   // Read on the first lookup: a runtime that never flushes a click (admin commands, the main thread of a
   // server whose writer thread does the work) never holds the database in memory.
   let reader: ReturnType<typeof openGeoDb> | null | undefined
@@ -170,7 +110,7 @@ export function createEnricher(options: EnricherOptions = {}): LocalEnricher {
       try {
         // Decoded records by their offset in the file: a country database has a few hundred, shared by
         // millions of networks, so most lookups decode nothing.
-        reader = openGeoDb(path, { cache: new Lru<string | number, unknown>(4_096) })
+        reader = openGeoDb(path, { cache: new LruCache<unknown, string | number>(4_096) })
       } catch (err) {
         reader = null
         options.onError?.(`IP database ${path} ${(err as Error).message}; clicks are recorded without a country`)

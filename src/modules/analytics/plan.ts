@@ -1,9 +1,8 @@
 // How a time range is read: whole UTC days from day rollups, whole hours around them from hour rollups,
 // and raw clicks only for the partial hour at either end (a range can start at any millisecond).
-export type Grain = 'hour' | 'day'
+import { DAY_MS, HOUR_MS } from '../../platform/time'
 
-const HOUR = 3_600_000
-const DAY = 86_400_000
+export type Grain = 'hour' | 'day'
 
 export interface Segment {
   source: Grain | 'raw'
@@ -24,14 +23,14 @@ const ceilTo = (t: number, unit: number) => {
  */
 export function planRange(from: number, to: number, now = Number.POSITIVE_INFINITY): Segment[] {
   if (from >= to) return []
-  if (to >= now) to = Math.max(to, ceilTo(now, HOUR))
-  const h1 = ceilTo(from, HOUR)
-  const h2 = floorTo(to, HOUR)
+  if (to >= now) to = Math.max(to, ceilTo(now, HOUR_MS))
+  const h1 = ceilTo(from, HOUR_MS)
+  const h2 = floorTo(to, HOUR_MS)
   if (h1 >= h2) return [{ source: 'raw', from, to }]
   const out: Segment[] = []
   if (from < h1) out.push({ source: 'raw', from, to: h1 })
-  const d1 = ceilTo(h1, DAY)
-  const d2 = floorTo(h2, DAY)
+  const d1 = ceilTo(h1, DAY_MS)
+  const d2 = floorTo(h2, DAY_MS)
   if (d1 < d2) {
     if (h1 < d1) out.push({ source: 'hour', from: h1, to: d1 })
     out.push({ source: 'day', from: d1, to: d2 })

@@ -2,8 +2,7 @@
 // question covers. Portable SQL (integer ms times, no SQLite-only functions), prepared once per shape.
 // A scope is either a whole workspace (its own rollup rows: one row per bucket) or a set of links (one
 // link, or the links a key's scope filters allow: their link rollup rows).
-import type { Database, SQLQueryBindings } from 'bun:sqlite'
-import type { Db } from '../../db/client'
+import type { Connection, Db, SqlParam } from '../../db/client'
 import type { Grain } from './plan'
 
 export interface AnalyticsScope {
@@ -52,9 +51,9 @@ export interface ConversionFact {
 export const wholeWorkspace = (s: AnalyticsScope) => !s.test && !s.linkId && !s.domains?.length && !s.tags?.length
 
 /** The SQL that picks the scope's links (live, or test for the sandbox) as `l`, and its parameters. */
-function linksOf(s: AnalyticsScope): { where: string; params: SQLQueryBindings[] } {
+function linksOf(s: AnalyticsScope): { where: string; params: SqlParam[] } {
   const parts = ['l.workspace_id = ?', 'l.is_test = ?']
-  const params: SQLQueryBindings[] = [s.workspaceId, s.test ? 1 : 0]
+  const params: SqlParam[] = [s.workspaceId, s.test]
   if (s.linkId) {
     parts.push('l.id = ?')
     params.push(s.linkId)
@@ -71,8 +70,8 @@ function linksOf(s: AnalyticsScope): { where: string; params: SQLQueryBindings[]
 }
 
 export function createAnalyticsRepo(db: Db) {
-  const sqlite: Database = db.$client
-  const statements = new Map<string, ReturnType<Database['prepare']>>()
+  const sqlite: Connection = db.$client
+  const statements = new Map<string, ReturnType<Connection['prepare']>>()
   const prepared = (text: string) => {
     let s = statements.get(text)
     // IN lists make a shape per list length: keep the cache bounded.

@@ -1,10 +1,8 @@
 // GET {base_url}/analytics/overview|timeline|top-links (spec 4.2): analytics:read, the key's scope filters.
 import { Elysia, t } from 'elysia'
-import { authPlugin } from '../../http/auth'
 import { Envelope, ErrorEnvelope, ok } from '../../http/envelope'
-import type { Runtime } from '../../runtime'
+import type { HttpKit } from '../module'
 import { IntervalSchema, Overview, RangeParams, SortSchema, Timeline, TopLinks, TopLinksLimit } from './model'
-import { createAnalyticsRepo } from './repo'
 import { overview, timeline, topLinks, type AnalyticsCtx } from './service'
 
 const errors = { 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 404: ErrorEnvelope, 429: ErrorEnvelope }
@@ -12,10 +10,9 @@ const LinkIdParam = t.Optional(t.String({ maxLength: 64, description: "One link 
 const SEMANTICS =
   "Counts people's clicks on the workspace's live links within the calling key's scope filters; bots, crawler previews and test links never count. A test key sees its sandbox only: the workspace's test links, which record no clicks, so its figures are zero. Figures include clicks up to about a second ago. See docs/analytics.md."
 
-export function analyticsRoutes(rt: Runtime) {
-  const ctx: AnalyticsCtx = { ...rt, analytics: createAnalyticsRepo(rt.db.db) }
-  return new Elysia({ name: 'lnk.analytics', seed: rt.instanceId, prefix: '/analytics', tags: ['Analytics'] })
-    .use(authPlugin(rt))
+export function analyticsRoutes(ctx: AnalyticsCtx, http: HttpKit) {
+  return new Elysia({ name: 'lnk.analytics', seed: http.instanceId, prefix: '/analytics', tags: ['Analytics'] })
+    .use(http.auth)
     .get('/overview', async ({ caller, query }) => ok(await overview(ctx, caller, query)), {
       permission: 'analytics:read',
       query: t.Object({ ...RangeParams, linkId: LinkIdParam }),

@@ -4,20 +4,20 @@
 // which record no clicks, so its figures are zero but never a live one.
 import { iso } from '../../platform/clock'
 import type { Deps } from '../../context'
-import type { Caller } from '../../http/auth'
-import { invalid, notFound } from '../../platform/errors'
+import type { Caller } from '../identity/caller'
+import { notADate, rangeBackwards, rangeTooLong, tooManyBuckets, unknownInterval, unknownLink, unknownTimeZone } from './errors'
 import { shortUrl } from '../links/service'
 import { Figures } from './figures'
 import { HLL_STANDARD_ERROR } from './hll'
 import { planRange, type Grain, type Segment } from './plan'
 import { type AnalyticsRepo, type AnalyticsScope, type ConversionFact, type RawClick, type RollupRow } from './repo'
 import { bucketStart, instantOf, INTERVALS, isTimeZone, localIso, nextBucket, parseInstant, wallTime, type Interval } from './time'
+import { DAY_MS, HOUR_MS } from '../../platform/time'
 
 export interface AnalyticsCtx extends Deps {
   analytics: AnalyticsRepo
 }
 
-const DAY = 86_400_000
 /** Longest range one question may cover. */
 export const MAX_RANGE_DAYS = 731
 export const DEFAULT_RANGE_DAYS = 30
@@ -43,16 +43,14 @@ export interface Range {
   now: number
 }
 
-const badParam = (param: string, message: string) => invalid('query', [{ path: param, message }])
-
 /** from/to/tz of a query as instants; defaults to the last 30 days (today included) in tz. */
 export function resolveRange(q: RangeQuery, now: number): Range {
   const tz = q.tz ?? 'UTC'
-  if (!isTimeZone(tz)) throw badParam('tz', `"${tz}" is not an IANA time zone (for example Europe/Berlin or America/New_York)`)
+  if (!isTimeZone(tz)) throw unknownTimeZone(tz)
   const parse = (param: 'from' | 'to', text: string | undefined, end: boolean) => {
     if (text === undefined) return undefined
     const t = parseInstant(text, tz, end)
-    if (t === null) throw badParam(param, `"${text.slice(0, 40)}" is not an ISO 8601 date (2026-03-01) or date-time (2026-03-01T12:00:00Z)`)
+    if (t === null) throw notADate(param, text)
     return t
   }
   const to = parse('to', q.to, true) ?? now
@@ -61,8 +59,8 @@ export function resolveRange(q: RangeQuery, now: number): Range {
     const w = wallTime(tz, to - 1)
     from = instantOf(tz, w.year, w.month, w.day - (DEFAULT_RANGE_DAYS - 1))
   }
-  if (to <= from) throw badParam('to', `must be after from (${iso(from)})`)
-  if (to - from > MAX_RANGE_DAYS * DAY) throw badParam('from', `a range covers at most ${MAX_RANGE_DAYS} days (2 years); narrow from/to`)
+  if (to <= from) throw rangeBackwards(iso(from))
+  if (to - from > MAX_RANGE_DAYS * DAY_MS) throw rangeTooLong(MAX_RANGE_DAYS)
   return { from, to, tz, now }
 }
 
@@ -77,7 +75,7 @@ async function scopeOf(ctx: AnalyticsCtx, caller: Caller, linkId: string | undef
     const id = linkId.toLowerCase()
     // Unknown, another workspace's, of the other mode (a test link to a live key, a live one to a test key) or
     // out of the key's scope: all the same 404.
-    if (!/^[0-9a-f-]{36}$/.test(id) || (await ctx.analytics.countLinks({ ...scope, linkId: id })) === 0) throw notFound(`Link ${linkId}`)
+    if (!/^[0-9a-f-]{36}$/.test(id) || (await ctx.analytics.countLinks({ ...scope, linkId: id })) === 0) throw unknownLink(linkId)
     scope.linkId = id
   }
   return scope
@@ -191,21 +189,21 @@ export async function overview(ctx: AnalyticsCtx, caller: Caller, q: RangeQuery)
 /** The finest interval that keeps the range within AUTO_BUCKETS buckets. */
 function chooseInterval(range: Range): Interval {
   const span = range.to - range.from
-  if (span <= AUTO_BUCKETS * 3_600_000) return 'hour'
-  if (span <= AUTO_BUCKETS * DAY) return 'day'
-  if (span <= AUTO_BUCKETS * 7 * DAY) return 'week'
+  if (span <= AUTO_BUCKETS * HOUR_MS) return 'hour'
+  if (span <= AUTO_BUCKETS * DAY_MS) return 'day'
+  if (span <= AUTO_BUCKETS * 7 * DAY_MS) return 'week'
   return 'month'
 }
 
 export async function timeline(ctx: AnalyticsCtx, caller: Caller, q: RangeQuery & { interval?: string }) {
   const range = resolveRange(q, ctx.clock.now())
-  if (q.interval !== undefined && !INTERVALS.includes(q.interval as Interval)) throw badParam('interval', `must be one of ${INTERVALS.join(', ')}`)
+  if (q.interval !== undefined && !INTERVALS.includes(q.interval as Interval)) throw unknownInterval(INTERVALS)
   const interval = (q.interval as Interval | undefined) ?? chooseInterval(range)
   const scope = await scopeOf(ctx, caller, q.linkId)
 
   const buckets: { start: number; from: number; to: number }[] = []
   for (let start = bucketStart(range.tz, interval, range.from); start < range.to; start = nextBucket(range.tz, interval, start)) {
-    if (buckets.length === MAX_BUCKETS) throw badParam('interval', `${interval} buckets over this range would be more than ${MAX_BUCKETS}; choose a longer interval or a shorter range`)
+    if (buckets.length === MAX_BUCKETS) throw tooManyBuckets(interval, MAX_BUCKETS)
     buckets.push({ start, from: Math.max(start, range.from), to: Math.min(nextBucket(range.tz, interval, start), range.to) })
   }
   const figures = await figuresOf(ctx, scope, buckets, range.now, false)

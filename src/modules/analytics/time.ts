@@ -1,11 +1,9 @@
 // Calendar arithmetic in an IANA time zone, without a date library: local wall times ↔ instants through
 // Intl, so buckets follow the zone's own rules (a DST day has 23 or 25 hours, a week starts on Monday).
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../platform/time'
 
 export type Interval = 'hour' | 'day' | 'week' | 'month'
 export const INTERVALS: readonly Interval[] = ['hour', 'day', 'week', 'month']
-
-const HOUR = 3_600_000
-const DAY = 86_400_000
 
 const formatters = new Map<string, Intl.DateTimeFormat>()
 
@@ -70,7 +68,7 @@ export function instantOf(tz: string, year: number, month: number, day: number, 
   const t = wall - offsetAt(tz, wall - offsetAt(tz, wall))
   if (t + offsetAt(tz, t) === wall) return t
   // In a gap: of the offsets around it, the one in force before the gap gives the instant after it.
-  return Math.max(wall - offsetAt(tz, t - 6 * HOUR), wall - offsetAt(tz, t + 6 * HOUR))
+  return Math.max(wall - offsetAt(tz, t - 6 * HOUR_MS), wall - offsetAt(tz, t + 6 * HOUR_MS))
 }
 
 /** Start of the bucket holding `instant`. Weeks start on Monday. */
@@ -79,7 +77,7 @@ export function bucketStart(tz: string, interval: Interval, instant: number): nu
   switch (interval) {
     case 'hour': {
       const start = instantOf(tz, w.year, w.month, w.day, w.hour)
-      return start <= instant ? start : instant - (instant % HOUR)
+      return start <= instant ? start : instant - (instant % HOUR_MS)
     }
     case 'day':
       return instantOf(tz, w.year, w.month, w.day)
@@ -94,7 +92,7 @@ export function bucketStart(tz: string, interval: Interval, instant: number): nu
 
 /** Start of the bucket after the one starting at `start`. */
 export function nextBucket(tz: string, interval: Interval, start: number): number {
-  if (interval === 'hour') return start + HOUR
+  if (interval === 'hour') return start + HOUR_MS
   const w = wallTime(tz, start)
   const next =
     interval === 'day'
@@ -103,7 +101,7 @@ export function nextBucket(tz: string, interval: Interval, start: number): numbe
         ? instantOf(tz, w.year, w.month, w.day + 7)
         : instantOf(tz, w.year, w.month + 1, 1)
   // A zone whose day starts in a gap can name the same instant twice; never loop in place.
-  return next > start ? next : start + DAY
+  return next > start ? next : start + DAY_MS
 }
 
 /** ISO 8601 with the zone's offset at that instant: 2026-03-08T00:00:00.000-05:00. */
@@ -111,7 +109,7 @@ export function localIso(tz: string, instant: number): string {
   const offset = offsetAt(tz, instant)
   const local = new Date(instant + offset).toISOString().slice(0, 23)
   const sign = offset < 0 ? '-' : '+'
-  const abs = Math.abs(offset) / 60_000
+  const abs = Math.abs(offset) / MINUTE_MS
   return `${local}${sign}${String(Math.floor(abs / 60)).padStart(2, '0')}:${String(abs % 60).padStart(2, '0')}`
 }
 

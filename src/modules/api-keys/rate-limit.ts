@@ -5,6 +5,8 @@
 //
 // The estimate changes continuously, so the times it answers are exact: a refused request is admitted
 // Retry-After seconds later and not a second earlier (unless other requests used the room meanwhile).
+import { MINUTE_MS } from '../../platform/time'
+
 export interface RateDecision {
   allowed: boolean
   limit: number
@@ -26,7 +28,7 @@ interface Window {
   previous: number
 }
 
-const WINDOW_MS = 60_000
+const WINDOW_MS = MINUTE_MS
 /** Absorbs floating-point noise in the weighted estimate (a request exactly at the limit is admitted). */
 const EPSILON = 1e-9
 

@@ -1,9 +1,9 @@
 import { Elysia, t } from 'elysia'
-import { authPlugin } from '../../http/auth'
 import { ModeQuery } from '../identity/sandbox'
 import { Envelope, ErrorEnvelope, ok } from '../../http/envelope'
 import { idempotent } from '../../http/idempotency'
-import type { Runtime } from '../../runtime'
+import type { HttpKit } from '../module'
+import type { ApiKeysCtx } from './service'
 import { ApiKey } from '../identity/model'
 import { CreateApiKeyBody, CreatedApiKey, EmptyBody, ReasonBody, RotateBody, UpdateApiKeyBody } from './model'
 import { createApiKey, getApiKey, listApiKeys, pauseApiKey, resumeApiKey, revokeApiKey, rotateApiKey, updateApiKey } from './service'
@@ -11,10 +11,10 @@ import { createApiKey, getApiKey, listApiKeys, pauseApiKey, resumeApiKey, revoke
 const errors = { 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 404: ErrorEnvelope, 409: ErrorEnvelope, 429: ErrorEnvelope }
 const Params = t.Object({ id: t.String() })
 
-export function apiKeyRoutes(rt: Runtime) {
-  return new Elysia({ name: 'lnk.api-keys', seed: rt.instanceId, prefix: '/api-keys', tags: ['API keys'] })
-    .use(authPlugin(rt))
-    .get('/', async ({ caller, query }) => ok(await listApiKeys(rt, caller, query.mode)), {
+export function apiKeyRoutes(ctx: ApiKeysCtx, http: HttpKit) {
+  return new Elysia({ name: 'lnk.api-keys', seed: http.instanceId, prefix: '/api-keys', tags: ['API keys'] })
+    .use(http.auth)
+    .get('/', async ({ caller, query }) => ok(await listApiKeys(ctx, caller, query.mode)), {
       permission: 'api_keys:read',
       query: t.Object({ mode: ModeQuery('API keys') }),
       response: { 200: Envelope(t.Array(ApiKey)), ...errors },
@@ -28,7 +28,7 @@ export function apiKeyRoutes(rt: Runtime) {
       '/',
       async ({ caller, body, request, set }) => {
         set.status = 201
-        return idempotent(rt, caller, request, body, set, async () => ok(await createApiKey(rt, caller, body)))
+        return idempotent(http.idempotency, caller, request, body, set, async () => ok(await createApiKey(ctx, caller, body)))
       },
       {
         permission: 'api_keys:write',
@@ -42,41 +42,41 @@ export function apiKeyRoutes(rt: Runtime) {
         },
       },
     )
-    .get('/:id', async ({ caller, params }) => ok(await getApiKey(rt, caller, params.id)), {
+    .get('/:id', async ({ caller, params }) => ok(await getApiKey(ctx, caller, params.id)), {
       permission: 'api_keys:read',
       params: Params,
       response: { 200: Envelope(ApiKey), ...errors },
       detail: { summary: 'Get an API key' },
     })
-    .patch('/:id', async ({ caller, params, body }) => ok(await updateApiKey(rt, caller, params.id, body)), {
+    .patch('/:id', async ({ caller, params, body }) => ok(await updateApiKey(ctx, caller, params.id, body)), {
       permission: 'api_keys:write',
       params: Params,
       body: UpdateApiKeyBody,
       response: { 200: Envelope(ApiKey), ...errors },
       detail: { summary: 'Change an API key', description: 'Name, permissions, allowedIps, scopeFilters, schedule, monthlyCallCap, rateLimitOverride, expiresAt. Never wider than the calling key; null clears.' },
     })
-    .post('/:id/pause', async ({ caller, params, body }) => ok(await pauseApiKey(rt, caller, params.id, body?.reason)), {
+    .post('/:id/pause', async ({ caller, params, body }) => ok(await pauseApiKey(ctx, caller, params.id, body?.reason)), {
       permission: 'api_keys:write',
       params: Params,
       body: ReasonBody,
       response: { 200: Envelope(ApiKey), ...errors },
       detail: { summary: 'Pause an API key', description: 'Requests with the key get 403 key_paused until it is resumed. Optional reason.' },
     })
-    .post('/:id/resume', async ({ caller, params }) => ok(await resumeApiKey(rt, caller, params.id)), {
+    .post('/:id/resume', async ({ caller, params }) => ok(await resumeApiKey(ctx, caller, params.id)), {
       permission: 'api_keys:write',
       params: Params,
       body: EmptyBody,
       response: { 200: Envelope(ApiKey), ...errors },
       detail: { summary: 'Resume a paused API key' },
     })
-    .post('/:id/revoke', async ({ caller, params, body }) => ok(await revokeApiKey(rt, caller, params.id, body?.reason)), {
+    .post('/:id/revoke', async ({ caller, params, body }) => ok(await revokeApiKey(ctx, caller, params.id, body?.reason)), {
       permission: 'api_keys:write',
       params: Params,
       body: ReasonBody,
       response: { 200: Envelope(ApiKey), ...errors },
       detail: { summary: 'Revoke an API key', description: 'Final: every request with the key gets 401 from now on. Optional reason.' },
     })
-    .post('/:id/rotate', async ({ caller, params, body }) => ok(await rotateApiKey(rt, caller, params.id, body?.graceHours)), {
+    .post('/:id/rotate', async ({ caller, params, body }) => ok(await rotateApiKey(ctx, caller, params.id, body?.graceHours)), {
       permission: 'api_keys:write',
       params: Params,
       body: RotateBody,

@@ -1,28 +1,28 @@
 // API key management through the API (contract section 3). A key can never create or widen a key beyond
 // itself: not in permissions, and a restricted key passes its restrictions on (address ranges, scope,
 // schedule, caps, expiry) rather than creating an unrestricted one. A test key only touches test keys.
-import { iso } from '../../platform/clock'
 import type { Deps } from '../../context'
-import type { Caller } from '../../http/auth'
+import type { Caller } from '../identity/caller'
+import { DEFAULT_RATE_LIMIT } from './policy'
 import { listedMode, type ModeFilter } from '../identity/sandbox'
-import { AppError, invalid, notFound, type ValidationIssue } from '../../platform/errors'
+import { AppError, type ValidationIssue } from '../../platform/errors'
+import { apiKeyNotFound, cannotGrant, cannotManageWider, fasterRate, higherCap, invalidKeySettings, keyIsRevoked, otherSchedule, outlivesCaller, testKeyCreatesLiveKey, widerAddresses, widerScope } from './errors'
 import { newId } from '../../platform/random'
 import { generateKey, type KeyMode } from '../identity/keys'
 import type { Grant } from '../identity/permissions'
 import type { LastUsedTracker } from '../identity/last-used'
 import type { ApiKeyRow, IdentityRepo, NewApiKey } from '../identity/repo'
 import { toApiKey } from '../identity/service'
-import { parseRange } from './ip-allow'
-import { isValidTimeZone, type Schedule } from './schedule'
+import { parseRange } from '../../platform/ip'
+import type { Schedule } from '../identity/model'
+import { isValidTimeZone } from './schedule'
+import { HOUR_MS } from '../../platform/time'
 
 export interface ApiKeysCtx extends Deps {
   identity: IdentityRepo
   /** Last-use stamps not yet written (at most a minute old), so views are current. */
   lastUsed?: Pick<LastUsedTracker, 'peek'>
 }
-
-export const DEFAULT_RATE_LIMIT = 600
-export const MAX_GRACE_HOURS = 24 * 30
 
 export interface KeySettings {
   name?: string
@@ -33,12 +33,6 @@ export interface KeySettings {
   monthlyCallCap?: number | null
   rateLimitOverride?: number | null
   expiresAt?: string | null
-}
-
-const forbidden = (message: string, details?: Record<string, unknown>) => new AppError('forbidden', message, details)
-
-function refuse(issues: ValidationIssue[]): never {
-  throw invalid('body', issues)
 }
 
 /** Checks the shape of restriction fields; answers them normalised. */
@@ -81,7 +75,7 @@ function validate(ctx: ApiKeysCtx, input: KeySettings): Partial<NewApiKey> {
       out.expiresAt = ms
     }
   }
-  if (issues.length) refuse(issues)
+  if (issues.length) throw invalidKeySettings(issues)
   return out
 }
 
@@ -107,12 +101,12 @@ function withinCaller(caller: Caller | null, s: Partial<NewApiKey>, creating: bo
   const out = { ...s }
   if (out.permissions && !me.permissions.includes('*')) {
     const wider = out.permissions.filter((p) => p === '*' || !me.permissions.includes(p))
-    if (wider.length) throw forbidden(`A key cannot grant permissions it does not hold: ${wider.join(', ')}`, { notHeld: wider })
+    if (wider.length) throw cannotGrant(wider)
   }
   if (me.allowedIps.length) {
     if (out.allowedIps === undefined && creating) out.allowedIps = me.allowedIps
     else if (out.allowedIps !== undefined && (!out.allowedIps.length || out.allowedIps.some((e) => !rangeWithin(e, me.allowedIps)))) {
-      throw forbidden('This key is limited to some addresses; the keys it manages must stay within them', { allowedIps: me.allowedIps })
+      throw widerAddresses(me.allowedIps)
     }
   }
   const scope = me.scopeFilters
@@ -121,19 +115,19 @@ function withinCaller(caller: Caller | null, s: Partial<NewApiKey>, creating: bo
     else if (out.scopeFilters !== undefined) {
       const f = out.scopeFilters
       const ok = f !== null && (!scope.domains || (f.domains?.length && f.domains.every((d) => scope.domains!.includes(d)))) && (!scope.tags || (f.tags?.length && f.tags.every((t) => scope.tags!.includes(t))))
-      if (!ok) throw forbidden('This key has scope filters; the keys it manages must stay within them', { scopeFilters: scope })
+      if (!ok) throw widerScope(scope)
     }
   }
   if (me.schedule) {
     if (out.schedule === undefined && creating) out.schedule = me.schedule
     else if (out.schedule !== undefined && JSON.stringify(out.schedule) !== JSON.stringify(me.schedule)) {
-      throw forbidden('This key has a schedule; the keys it manages keep the same schedule', { schedule: me.schedule })
+      throw otherSchedule(me.schedule)
     }
   }
   if (me.monthlyCallCap !== null) {
     if (out.monthlyCallCap === undefined && creating) out.monthlyCallCap = me.monthlyCallCap
     else if (out.monthlyCallCap !== undefined && (out.monthlyCallCap === null || out.monthlyCallCap > me.monthlyCallCap)) {
-      throw forbidden(`This key is capped at ${me.monthlyCallCap} calls a month; the keys it manages cannot exceed that`)
+      throw higherCap(me.monthlyCallCap)
     }
   }
   // null means the default rate, which is faster than a caller limited below it; such a caller passes its
@@ -141,12 +135,12 @@ function withinCaller(caller: Caller | null, s: Partial<NewApiKey>, creating: bo
   const myRate = me.rateLimitOverride ?? DEFAULT_RATE_LIMIT
   if (out.rateLimitOverride === undefined && creating && myRate < DEFAULT_RATE_LIMIT) out.rateLimitOverride = myRate
   else if (out.rateLimitOverride !== undefined && (out.rateLimitOverride ?? DEFAULT_RATE_LIMIT) > myRate) {
-    throw forbidden(`This key is limited to ${myRate} requests a minute; the keys it manages cannot exceed that`)
+    throw fasterRate(myRate)
   }
   if (me.expiresAt !== null) {
     if (out.expiresAt === undefined && creating) out.expiresAt = me.expiresAt
     else if (out.expiresAt !== undefined && (out.expiresAt === null || out.expiresAt > me.expiresAt)) {
-      throw forbidden(`This key expires at ${iso(me.expiresAt)}; the keys it manages cannot outlive it`)
+      throw outlivesCaller(me.expiresAt)
     }
   }
   return out
@@ -163,7 +157,7 @@ function view(ctx: ApiKeysCtx, row: ApiKeyRow) {
  */
 async function visible(ctx: ApiKeysCtx, caller: Caller | null, id: string): Promise<ApiKeyRow> {
   const key = await ctx.identity.findKey(id)
-  if (!key || (caller && (key.workspaceId !== caller.workspace.id || (caller.mode === 'test' && key.mode !== 'test')))) throw notFound(`API key ${id}`)
+  if (!key || (caller && (key.workspaceId !== caller.workspace.id || (caller.mode === 'test' && key.mode !== 'test')))) throw apiKeyNotFound(id)
   return key
 }
 
@@ -177,7 +171,7 @@ async function manageable(ctx: ApiKeysCtx, caller: Caller | null, id: string): P
       withinCaller(caller, settingsOf(key), false)
     } catch (err) {
       if (err instanceof AppError && err.code === 'forbidden') {
-        throw forbidden(`This key cannot manage API key ${id}, which is wider than itself: ${err.message}`, err.details)
+        throw cannotManageWider(id, err)
       }
       throw err
     }
@@ -206,7 +200,7 @@ export async function getApiKey(ctx: ApiKeysCtx, caller: Caller, id: string) {
 
 export async function createApiKey(ctx: ApiKeysCtx, caller: Caller, input: KeySettings & { name: string; mode?: KeyMode }) {
   const mode = input.mode ?? caller.mode
-  if (caller.mode === 'test' && mode !== 'test') throw forbidden('A test key can only create test keys')
+  if (caller.mode === 'test' && mode !== 'test') throw testKeyCreatesLiveKey()
   const settings = withinCaller(caller, { permissions: caller.key.permissions as Grant[], ...validate(ctx, input) }, true)
   const secret = generateKey(mode)
   const now = ctx.clock.now()
@@ -232,7 +226,7 @@ export async function createApiKey(ctx: ApiKeysCtx, caller: Caller, input: KeySe
 
 export async function updateApiKey(ctx: ApiKeysCtx, caller: Caller | null, id: string, input: KeySettings) {
   const key = await manageable(ctx, caller, id)
-  if (key.revokedAt !== null) throw new AppError('conflict', 'This key is revoked; revoked keys cannot be changed')
+  if (key.revokedAt !== null) throw keyIsRevoked('revoked keys cannot be changed')
   const patch = withinCaller(caller, validate(ctx, input), false)
   if (!Object.keys(patch).length) return view(ctx, key)
   return view(ctx, (await ctx.identity.updateKey(id, patch))!)
@@ -240,14 +234,14 @@ export async function updateApiKey(ctx: ApiKeysCtx, caller: Caller | null, id: s
 
 export async function pauseApiKey(ctx: ApiKeysCtx, caller: Caller | null, id: string, reason?: string) {
   const key = await manageable(ctx, caller, id)
-  if (key.revokedAt !== null) throw new AppError('conflict', 'This key is revoked; it cannot be paused')
+  if (key.revokedAt !== null) throw keyIsRevoked('it cannot be paused')
   if (key.pausedAt !== null) return view(ctx, key)
   return view(ctx, (await ctx.identity.updateKey(id, { pausedAt: ctx.clock.now(), pausedReason: reason?.trim() || null }))!)
 }
 
 export async function resumeApiKey(ctx: ApiKeysCtx, caller: Caller | null, id: string) {
   const key = await manageable(ctx, caller, id)
-  if (key.revokedAt !== null) throw new AppError('conflict', 'This key is revoked; it cannot be resumed')
+  if (key.revokedAt !== null) throw keyIsRevoked('it cannot be resumed')
   if (key.pausedAt === null) return view(ctx, key)
   return view(ctx, (await ctx.identity.updateKey(id, { pausedAt: null, pausedReason: null }))!)
 }
@@ -264,14 +258,14 @@ export async function revokeApiKey(ctx: ApiKeysCtx, caller: Caller | null, id: s
  */
 export async function rotateApiKey(ctx: ApiKeysCtx, caller: Caller | null, id: string, graceHours = 24) {
   const key = await manageable(ctx, caller, id)
-  if (key.revokedAt !== null) throw new AppError('conflict', 'This key is revoked; create a new key instead')
+  if (key.revokedAt !== null) throw keyIsRevoked('create a new key instead')
   const now = ctx.clock.now()
   const secret = generateKey(key.mode)
   const row = await ctx.identity.updateKey(id, {
     keyHash: secret.hash,
     keyPrefix: secret.prefix,
     previousKeyHash: graceHours > 0 ? key.keyHash : null,
-    previousKeyExpiresAt: graceHours > 0 ? now + graceHours * 3_600_000 : null,
+    previousKeyExpiresAt: graceHours > 0 ? now + graceHours * HOUR_MS : null,
     rotatedAt: now,
   })
   return { ...view(ctx, row!), key: secret.key }

@@ -9,12 +9,11 @@
 import { isIP } from 'node:net'
 import { Elysia } from 'elysia'
 import { Envelope, ErrorEnvelope, ok } from '../../http/envelope'
-import { AppError } from '../../platform/errors'
+import { conversionTooLarge, malformedBeacon, tooManyConversions, unreadableBeaconType } from './errors'
 import { clientIp } from '../../http/request-context'
-import type { Runtime } from '../../runtime'
+import type { HttpKit } from '../module'
 import { RateLimiter } from '../api-keys/rate-limit'
 import { Conversion, ConversionBody, EVENT_NAME_MAX, METADATA_MAX_BYTES } from './model'
-import { createConversionsRepo } from './repo'
 import { recordConversion, type ConversionsCtx } from './service'
 
 /** The route's full path: onRequest runs before routing, for every request, and must pick it out itself. */
@@ -31,9 +30,6 @@ const PREFLIGHT_HEADERS = {
 }
 /** Response headers a page may read besides the CORS-safelisted ones. */
 const EXPOSED = 'retry-after, ratelimit-limit, ratelimit-remaining, ratelimit-reset, x-request-id'
-
-const tooLarge = () =>
-  new AppError('payload_too_large', `A conversion body may be at most ${CONVERSION_BODY_LIMIT} bytes`, { limit: CONVERSION_BODY_LIMIT })
 
 function isConversionsPath(url: string): boolean {
   const start = url.indexOf('/', url.indexOf('//') + 2)
@@ -70,7 +66,7 @@ async function readLimited(request: Request, limit: number): Promise<string> {
     size += value.byteLength
     if (size > limit) {
       await reader.cancel()
-      throw tooLarge()
+      throw conversionTooLarge(CONVERSION_BODY_LIMIT)
     }
     chunks.push(value)
   }
@@ -84,7 +80,7 @@ async function readLimited(request: Request, limit: number): Promise<string> {
 async function parseBeacon({ request, contentType }: { request: Request; contentType?: string }) {
   const type = (contentType ?? '').split(';')[0]!.trim().toLowerCase()
   if (type !== '' && type !== 'text/plain') {
-    throw new AppError('invalid_request', `Send the conversion as JSON, with Content-Type application/json or text/plain (what navigator.sendBeacon sends for a string), not ${type.slice(0, 100)}`)
+    throw unreadableBeaconType(type)
   }
   const text = await readLimited(request, CONVERSION_BODY_LIMIT)
   measured.add(request)
@@ -92,25 +88,17 @@ async function parseBeacon({ request, contentType }: { request: Request; content
   try {
     return JSON.parse(text) as unknown
   } catch (err) {
-    throw new AppError('invalid_request', `Malformed JSON body: ${(err as Error).message}`)
+    throw malformedBeacon(err as Error)
   }
 }
 
 const errors = { 400: ErrorEnvelope, 404: ErrorEnvelope, 405: ErrorEnvelope, 413: ErrorEnvelope, 429: ErrorEnvelope }
 
-export function conversionRoutes(rt: Runtime) {
-  const ctx: ConversionsCtx = {
-    config: rt.config,
-    db: rt.db,
-    clock: rt.clock,
-    log: rt.log,
-    conversions: createConversionsRepo(rt.db.db),
-    flushClicks: () => rt.clickBuffer.flush(),
-  }
+export function conversionRoutes(ctx: ConversionsCtx, http: Pick<HttpKit, 'instanceId'>) {
   const limiter = new RateLimiter()
 
   return (
-    new Elysia({ name: 'lnk.conversions', seed: rt.instanceId, tags: ['Conversions'] })
+    new Elysia({ name: 'lnk.conversions', seed: http.instanceId, tags: ['Conversions'] })
       // Before the body is read (the app's JSON parser runs ahead of any route hook): the CORS header goes
       // into `set.headers`, which the error envelope carries too; then the rate limit and the declared size.
       .onRequest(({ request, set }) => {
@@ -118,15 +106,15 @@ export function conversionRoutes(rt: Runtime) {
         set.headers['access-control-allow-origin'] = '*'
         set.headers['access-control-expose-headers'] = EXPOSED
         if (request.method !== 'POST') return
-        const rate = limiter.take(addressKey(clientIp(request, rt.config)), CONVERSIONS_PER_MINUTE, rt.clock.now())
+        const rate = limiter.take(addressKey(clientIp(request, ctx.config)), CONVERSIONS_PER_MINUTE, ctx.clock.now())
         set.headers['ratelimit-limit'] = String(rate.limit)
         set.headers['ratelimit-remaining'] = String(rate.remaining)
         set.headers['ratelimit-reset'] = String(rate.reset)
         if (!rate.allowed) {
-          throw new AppError('rate_limited', `Too many conversions from this address: at most ${rate.limit} a minute; retry in ${rate.retryAfter} s`, { limit: rate.limit }, { 'Retry-After': String(rate.retryAfter) })
+          throw tooManyConversions(rate.limit, rate.retryAfter)
         }
         const length = request.headers.get('content-length')
-        if (length !== null && Number(length) > CONVERSION_BODY_LIMIT) throw tooLarge()
+        if (length !== null && Number(length) > CONVERSION_BODY_LIMIT) throw conversionTooLarge(CONVERSION_BODY_LIMIT)
       })
       .options('/conversions', ({ set }) => {
         set.status = 204
@@ -138,7 +126,7 @@ export function conversionRoutes(rt: Runtime) {
           // A JSON body sent without Content-Length (chunked) was read by the app's parser against the app's
           // own limit: measure it here, by its compact JSON.
           if (!measured.has(request) && request.headers.get('content-length') === null && Buffer.byteLength(JSON.stringify(body) ?? '') > CONVERSION_BODY_LIMIT) {
-            throw tooLarge()
+            throw conversionTooLarge(CONVERSION_BODY_LIMIT)
           }
           const conversion = await recordConversion(ctx, body)
           set.status = conversion.duplicate ? 200 : 201

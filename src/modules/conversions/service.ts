@@ -4,12 +4,14 @@
 import { canonicalJson } from '../../platform/canonical-json'
 import { iso } from '../../platform/clock'
 import type { Deps } from '../../context'
-import { AppError, invalid, type ValidationIssue } from '../../platform/errors'
+import type { ValidationIssue } from '../../platform/errors'
+import { clickNotFound, clickNotTracked, invalidConversion } from './errors'
 import { sha256Hex, sortableId } from '../../platform/random'
 import { shortUrl } from '../links/service'
 import { isCurrencyCode } from './currencies'
 import { CLICK_ID_PATTERN, EVENT_NAME_MAX, METADATA_MAX_BYTES, VALUE_MAX, type ConversionInput, type ConversionView } from './model'
 import { ConversionRefused, type ClickOfConversion, type ConversionRow, type ConversionsRepo } from './repo'
+import { DAY_MS, MINUTE_MS } from '../../platform/time'
 
 export interface ConversionsCtx extends Deps {
   conversions: ConversionsRepo
@@ -18,7 +20,7 @@ export interface ConversionsCtx extends Deps {
 }
 
 /** A resent beacon less than this long after the first is counted once. */
-export const DUPLICATE_WINDOW_MS = 24 * 60 * 60 * 1000
+export const DUPLICATE_WINDOW_MS = DAY_MS
 const FIELDS = ['clickId', 'eventName', 'value', 'currency', 'metadata'] as const
 const CLICK_ID = new RegExp(CLICK_ID_PATTERN)
 // C0 and C1 control characters (tab and newline included): an event name is a label, not text.
@@ -37,7 +39,7 @@ export function checkConversionBody(raw: unknown): ConversionInput {
   const add = (path: string, message: string) => issues.push({ path, message })
   if (!isObject(raw)) {
     add('', `the body must be a JSON object such as {"clickId": "clk_…", "eventName": "signup"}; ${NEEDS_BOTH}`)
-    throw refusal(issues)
+    throw invalidConversion(issues)
   }
   for (const key of Object.keys(raw)) {
     if (!(FIELDS as readonly string[]).includes(key)) add(key, `is not a field of a conversion; the fields are ${FIELDS.join(', ')}`)
@@ -84,15 +86,13 @@ export function checkConversionBody(raw: unknown): ConversionInput {
     }
   }
 
-  if (issues.length) throw refusal(issues)
+  if (issues.length) throw invalidConversion(issues)
   const input: ConversionInput = { clickId: clickId as string, eventName: eventName as string }
   if (value !== undefined) input.value = value as number
   if (currency !== undefined) input.currency = currency as string
   if (isObject(metadata)) input.metadata = metadata
   return input
 }
-
-const refusal = (issues: ValidationIssue[]) => invalid('body', issues, 'Invalid conversion')
 
 /** What makes two beacons "the same": clickId, eventName, value, currency and metadata. */
 export const fingerprintOf = (input: ConversionInput) =>
@@ -114,7 +114,7 @@ function clickTime(clickId: string): number {
  */
 const mayBeBuffered = (clickId: string, now: number) => {
   const at = clickTime(clickId)
-  return at <= now + 60_000 && at >= now - 10 * 60_000
+  return at <= now + MINUTE_MS && at >= now - 10 * MINUTE_MS
 }
 
 export function toConversion(row: ConversionRow, duplicate: boolean): ConversionView {
@@ -184,9 +184,6 @@ export async function recordConversion(ctx: ConversionsCtx, raw: unknown): Promi
     outcome = await attempt()
   }
   if (!(outcome instanceof ConversionRefused)) return toConversion(outcome.row, outcome.duplicate)
-  if (outcome.reason === 'not_tracked') {
-    throw refusal([{ path: 'clickId', message: 'belongs to a link that does not track conversions: turn on conversionTracking for the link' }])
-  }
   // A bot's hit and a test click are not clicks a conversion can name: the same answer as an unknown id.
-  throw new AppError('not_found', `Click ${input.clickId} not found: clickId must be the lnk_cid a redirect of a link with conversionTracking handed the destination`)
+  throw outcome.reason === 'not_tracked' ? clickNotTracked() : clickNotFound(input.clickId)
 }

@@ -1,6 +1,7 @@
 // Keeps lastUsedAt / lastUsedIp current without a database write on every request: at most one write per
 // key per interval, the rest held in memory and written by flush() (timer and shutdown).
 import type { IdentityRepo } from './repo'
+import { MINUTE_MS } from '../../platform/time'
 
 export class LastUsedTracker {
   private pending = new Map<string, { at: number; ip: string | null }>()
@@ -8,7 +9,7 @@ export class LastUsedTracker {
 
   constructor(
     private repo: IdentityRepo,
-    private intervalMs = 60_000,
+    private intervalMs = MINUTE_MS,
   ) {}
 
   async touch(keyId: string, at: number, ip: string | null) {

@@ -1,5 +1,5 @@
 // TypeBox shapes of the identity area, shared by routes (validation) and OpenAPI.
-import { t } from 'elysia'
+import { type Static, t } from 'elysia'
 
 const Timestamp = t.String({ format: 'date-time' })
 const NullableTimestamp = t.Union([Timestamp, t.Null()])
@@ -28,6 +28,7 @@ export const Schedule = t.Object(
   },
   { additionalProperties: false },
 )
+export type Schedule = Static<typeof Schedule>
 
 export const ApiKey = t.Object(
   {

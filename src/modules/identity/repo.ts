@@ -1,15 +1,105 @@
 // Queries of the identity area: users, workspaces, memberships, API keys and their usage.
+// The port comes first (what services, the HTTP layer and the CLI see: plain types and Promises, so another
+// database can sit behind the same signatures); the SQLite implementation follows it.
 import { and, asc, eq, gt, or, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
-import { apiKeys, apiKeyUsage, memberships, users, workspaces } from '../../db/schema'
+import type { Insertable } from '../../db/rows'
+import { apiKeys, apiKeyUsage, memberships, users, workspaces, type ScopeFilters } from '../../db/schema'
 import type { KeyMode } from './keys'
+import type { Schedule } from './model'
 
-export type UserRow = typeof users.$inferSelect
-export type WorkspaceRow = typeof workspaces.$inferSelect
-export type ApiKeyRow = typeof apiKeys.$inferSelect
-export type NewApiKey = typeof apiKeys.$inferInsert
+export type { ScopeFilters }
 
-export function createIdentityRepo(db: Db) {
+export interface UserRow {
+  id: string
+  email: string
+  name: string | null
+  createdAt: number
+}
+
+export interface WorkspaceRow {
+  id: string
+  slug: string
+  name: string
+  createdAt: number
+}
+
+export type Role = 'owner' | 'member'
+
+/** A workspace as one of its members sees it. */
+export interface Membership {
+  workspace: WorkspaceRow
+  role: Role
+}
+
+/** Every field of spec 2.7; rotation keeps the previous secret's hash until its grace ends. */
+export interface ApiKeyRow {
+  id: string
+  workspaceId: string
+  userId: string
+  name: string
+  keyHash: string
+  keyPrefix: string
+  mode: KeyMode
+  permissions: string[]
+  allowedIps: string[]
+  scopeFilters: ScopeFilters | null
+  schedule: Schedule | null
+  monthlyCallCap: number | null
+  rateLimitOverride: number | null
+  expiresAt: number | null
+  lastUsedAt: number | null
+  lastUsedIp: string | null
+  pausedAt: number | null
+  pausedReason: string | null
+  revokedAt: number | null
+  revokedReason: string | null
+  previousKeyHash: string | null
+  previousKeyExpiresAt: number | null
+  rotatedAt: number | null
+  createdAt: number
+}
+
+export type NewUser = Insertable<UserRow>
+export type NewWorkspace = Insertable<WorkspaceRow>
+export type NewApiKey = Insertable<ApiKeyRow>
+
+export interface IdentityRepo {
+  findKeyByHash(hash: string, now: number): Promise<ApiKeyRow | undefined>
+  findUser(id: string): Promise<UserRow | undefined>
+  findUserByEmail(email: string): Promise<UserRow | undefined>
+  /** The workspace (by id or slug) if the user is a member of it. */
+  findMemberWorkspace(userId: string, ref: string): Promise<Membership | undefined>
+  /** By id or slug. */
+  findWorkspace(ref: string): Promise<WorkspaceRow | undefined>
+  /** Oldest first. */
+  listUserWorkspaces(userId: string): Promise<Membership[]>
+  /**
+   * Counts one call against the key's month in one atomic statement and answers the new total, or
+   * undefined when the month already holds `cap` calls (nothing is counted then).
+   */
+  countCall(keyId: string, month: string, cap: number | null): Promise<number | undefined>
+  callsInMonth(keyId: string, month: string): Promise<number>
+  /** Creates user (or reuses one by email), workspace, owner membership and key in one transaction. */
+  bootstrap(input: { user: NewUser; workspace: NewWorkspace; key: NewApiKey; now: number }): Promise<{ user: UserRow; workspace: WorkspaceRow; key: ApiKeyRow }>
+  /** The user id of the workspace's first owner. */
+  workspaceOwner(workspaceId: string): Promise<string | undefined>
+  /** The workspace and its owner's membership, in one transaction. */
+  insertWorkspace(workspace: NewWorkspace, ownerId: string): Promise<WorkspaceRow>
+  /** Adds the user (created when new) to the workspace; an existing membership keeps its row but takes the role. */
+  addMember(workspaceId: string, user: NewUser, role: Role, now: number): Promise<UserRow>
+  insertKey(key: NewApiKey): Promise<ApiKeyRow>
+  findKey(id: string): Promise<ApiKeyRow | undefined>
+  /** Keys, oldest first: of one workspace when given, of one mode when given. */
+  listKeys(workspaceId?: string, mode?: KeyMode): Promise<ApiKeyRow[]>
+  updateKey(id: string, patch: Partial<NewApiKey>): Promise<ApiKeyRow | undefined>
+  /** Writes last-use stamps collected in memory, in one transaction. */
+  writeLastUsed(rows: { keyId: string; at: number; ip: string | null }[]): Promise<void>
+}
+
+// --- SQLite ------------------------------------------------------------------------------------------
+
+export function createIdentityRepo(db: Db): IdentityRepo {
   // The statements every authenticated request runs, prepared once.
   const keyByHash = db
     .select()
@@ -52,23 +142,22 @@ export function createIdentityRepo(db: Db) {
     .prepare()
 
   return {
-    async findKeyByHash(hash: string, now: number): Promise<ApiKeyRow | undefined> {
+    async findKeyByHash(hash, now) {
       return keyByHash.get({ hash, now })
     },
-    async findUser(id: string): Promise<UserRow | undefined> {
+    async findUser(id) {
       return userById.get({ id })
     },
-    async findUserByEmail(email: string): Promise<UserRow | undefined> {
+    async findUserByEmail(email) {
       return db.select().from(users).where(eq(users.email, email)).get()
     },
-    /** The workspace (by id or slug) if the user is a member of it. */
-    async findMemberWorkspace(userId: string, ref: string) {
+    async findMemberWorkspace(userId, ref) {
       return memberWorkspace.get({ userId, ref })
     },
-    async findWorkspace(ref: string): Promise<WorkspaceRow | undefined> {
+    async findWorkspace(ref) {
       return db.select().from(workspaces).where(or(eq(workspaces.id, ref), eq(workspaces.slug, ref))).get()
     },
-    async listUserWorkspaces(userId: string) {
+    async listUserWorkspaces(userId) {
       return db
         .select({ workspace: workspaces, role: memberships.role })
         .from(memberships)
@@ -77,23 +166,13 @@ export function createIdentityRepo(db: Db) {
         .orderBy(asc(workspaces.createdAt), asc(workspaces.id))
         .all()
     },
-    /**
-     * Counts one call against the key's month in one atomic statement and answers the new total, or
-     * undefined when the month already holds `cap` calls (nothing is counted then).
-     */
-    async countCall(keyId: string, month: string, cap: number | null): Promise<number | undefined> {
+    async countCall(keyId, month, cap) {
       return countCall.get({ keyId, month, cap: cap ?? Number.MAX_SAFE_INTEGER })?.calls
     },
-    async callsInMonth(keyId: string, month: string): Promise<number> {
+    async callsInMonth(keyId, month) {
       return callsInMonth.get({ keyId, month })?.calls ?? 0
     },
-    /** Creates user (or reuses one by email), workspace, owner membership and key in one transaction. */
-    async bootstrap(input: {
-      user: typeof users.$inferInsert
-      workspace: typeof workspaces.$inferInsert
-      key: NewApiKey
-      now: number
-    }) {
+    async bootstrap(input) {
       return db.transaction((tx) => {
         const existing = tx.select().from(users).where(eq(users.email, input.user.email)).get()
         const user = existing ?? tx.insert(users).values(input.user).returning().get()
@@ -103,7 +182,7 @@ export function createIdentityRepo(db: Db) {
         return { user, workspace, key }
       }, { behavior: 'immediate' })
     },
-    async workspaceOwner(workspaceId: string): Promise<string | undefined> {
+    async workspaceOwner(workspaceId) {
       return db
         .select({ userId: memberships.userId })
         .from(memberships)
@@ -111,15 +190,14 @@ export function createIdentityRepo(db: Db) {
         .orderBy(asc(memberships.createdAt))
         .get()?.userId
     },
-    async insertWorkspace(workspace: typeof workspaces.$inferInsert, ownerId: string): Promise<WorkspaceRow> {
+    async insertWorkspace(workspace, ownerId) {
       return db.transaction((tx) => {
         const row = tx.insert(workspaces).values(workspace).returning().get()
         tx.insert(memberships).values({ workspaceId: row.id, userId: ownerId, role: 'owner', createdAt: workspace.createdAt }).run()
         return row
       })
     },
-    /** Adds the user (created when new) to the workspace; an existing membership keeps its row but takes the role. */
-    async addMember(workspaceId: string, user: typeof users.$inferInsert, role: 'owner' | 'member', now: number) {
+    async addMember(workspaceId, user, role, now) {
       return db.transaction((tx) => {
         const existing = tx.select().from(users).where(eq(users.email, user.email)).get()
         const row = existing ?? tx.insert(users).values(user).returning().get()
@@ -130,22 +208,20 @@ export function createIdentityRepo(db: Db) {
         return row
       }, { behavior: 'immediate' })
     },
-    async insertKey(key: NewApiKey): Promise<ApiKeyRow> {
+    async insertKey(key) {
       return db.insert(apiKeys).values(key).returning().get()
     },
-    async findKey(id: string): Promise<ApiKeyRow | undefined> {
+    async findKey(id) {
       return db.select().from(apiKeys).where(eq(apiKeys.id, id)).get()
     },
-    /** Keys, oldest first: of one workspace when given, of one mode when given. */
-    async listKeys(workspaceId?: string, mode?: KeyMode): Promise<ApiKeyRow[]> {
+    async listKeys(workspaceId, mode) {
       const where = and(workspaceId ? eq(apiKeys.workspaceId, workspaceId) : undefined, mode ? eq(apiKeys.mode, mode) : undefined)
       return db.select().from(apiKeys).where(where).orderBy(asc(apiKeys.createdAt), asc(apiKeys.id)).all()
     },
-    async updateKey(id: string, patch: Partial<NewApiKey>): Promise<ApiKeyRow | undefined> {
+    async updateKey(id, patch) {
       return db.update(apiKeys).set(patch).where(eq(apiKeys.id, id)).returning().get()
     },
-    /** Writes last-use stamps collected in memory, in one transaction. */
-    async writeLastUsed(rows: { keyId: string; at: number; ip: string | null }[]) {
+    async writeLastUsed(rows) {
       if (!rows.length) return
       db.transaction((tx) => {
         for (const r of rows) tx.update(apiKeys).set({ lastUsedAt: r.at, lastUsedIp: r.ip }).where(eq(apiKeys.id, r.keyId)).run()
@@ -153,5 +229,3 @@ export function createIdentityRepo(db: Db) {
     },
   }
 }
-
-export type IdentityRepo = ReturnType<typeof createIdentityRepo>

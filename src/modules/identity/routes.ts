@@ -1,14 +1,14 @@
 import { Elysia } from 'elysia'
-import { authPlugin } from '../../http/auth'
 import { Envelope, ErrorEnvelope, ok } from '../../http/envelope'
-import type { Runtime } from '../../runtime'
+import type { HttpKit } from '../module'
+import type { IdentityCtx } from './service'
 import { Me } from './model'
 import { whoAmI } from './service'
 
-export function identityRoutes(rt: Runtime) {
-  return new Elysia({ name: 'lnk.identity', seed: rt.instanceId, tags: ['Identity'] })
-    .use(authPlugin(rt))
-    .get('/me', async ({ caller }) => ok(await whoAmI(rt, caller)), {
+export function identityRoutes(ctx: IdentityCtx, http: HttpKit) {
+  return new Elysia({ name: 'lnk.identity', seed: http.instanceId, tags: ['Identity'] })
+    .use(http.auth)
+    .get('/me', async ({ caller }) => ok(await whoAmI(ctx, caller)), {
       permission: 'authenticated',
       response: { 200: Envelope(Me), 401: ErrorEnvelope, 403: ErrorEnvelope, 429: ErrorEnvelope },
       detail: {

@@ -1,12 +1,13 @@
 // Identity logic shared by HTTP, the admin CLI and jobs: bootstrap, keys, and the views they answer with.
 import { iso, isoOrNull, utcMonth } from '../../platform/clock'
 import type { Deps } from '../../context'
-import type { Caller } from '../../http/auth'
-import { AppError, invalid, notFound } from '../../platform/errors'
+import type { Caller } from './caller'
+import { badKeyName, badPermissions, notAnEmail, userNotFound, workspaceHasNoOwner, workspaceNameUnusable, workspaceNotFound, workspaceSlugTaken } from './errors'
 import { newId } from '../../platform/random'
 import { generateKey, type KeyMode } from './keys'
 import { parseGrants, type Grant } from './permissions'
 import type { ApiKeyRow, IdentityRepo, UserRow, WorkspaceRow } from './repo'
+import { HOUR_MS } from '../../platform/time'
 
 export interface IdentityCtx extends Deps {
   identity: IdentityRepo
@@ -38,7 +39,7 @@ export function toApiKey(k: ApiKeyRow, now: number) {
     revokedAt: isoOrNull(k.revokedAt),
     revokedReason: k.revokedReason,
     rotating,
-    graceHoursRemaining: rotating ? Math.ceil(((k.previousKeyExpiresAt ?? 0) - now) / 3_600_000) : 0,
+    graceHoursRemaining: rotating ? Math.ceil(((k.previousKeyExpiresAt ?? 0) - now) / HOUR_MS) : 0,
     workspaceId: k.workspaceId,
     createdAt: iso(k.createdAt),
   }
@@ -60,8 +61,8 @@ export async function bootstrap(ctx: IdentityCtx, input: { email: string; name?:
   const email = parseEmail(input.email)
   const workspaceName = input.workspace.trim()
   const slug = slugify(workspaceName)
-  if (!slug) throw invalid('body', [{ path: 'workspace', message: 'the workspace name needs at least one letter or digit' }])
-  if (await ctx.identity.findWorkspace(slug)) throw new AppError('conflict', `a workspace with slug "${slug}" already exists`)
+  if (!slug) throw workspaceNameUnusable()
+  if (await ctx.identity.findWorkspace(slug)) throw workspaceSlugTaken(slug)
   const now = ctx.clock.now()
   const secret = generateKey('live')
   const { user, workspace, key } = await ctx.identity.bootstrap({
@@ -86,18 +87,18 @@ export async function bootstrap(ctx: IdentityCtx, input: { email: string; name?:
 
 function parseEmail(value: string) {
   const email = value.trim().toLowerCase()
-  if (!EMAIL.test(email)) throw invalid('body', [{ path: 'email', message: `"${value}" is not an email address` }])
+  if (!EMAIL.test(email)) throw notAnEmail(value)
   return email
 }
 
 /** A new workspace owned by an existing user (admin CLI). */
 export async function createWorkspace(ctx: IdentityCtx, input: { name: string; ownerEmail: string }) {
   const owner = await ctx.identity.findUserByEmail(parseEmail(input.ownerEmail))
-  if (!owner) throw notFound(`user ${input.ownerEmail}`)
+  if (!owner) throw userNotFound(input.ownerEmail)
   const name = input.name.trim()
   const slug = slugify(name)
-  if (!slug) throw invalid('body', [{ path: 'workspace', message: 'the workspace name needs at least one letter or digit' }])
-  if (await ctx.identity.findWorkspace(slug)) throw new AppError('conflict', `a workspace with slug "${slug}" already exists`)
+  if (!slug) throw workspaceNameUnusable()
+  if (await ctx.identity.findWorkspace(slug)) throw workspaceSlugTaken(slug)
   const now = ctx.clock.now()
   return toWorkspace(await ctx.identity.insertWorkspace({ id: newId('ws'), slug, name, createdAt: now }, owner.id))
 }
@@ -105,7 +106,7 @@ export async function createWorkspace(ctx: IdentityCtx, input: { name: string; o
 /** Adds a user (created if new) to a workspace (admin CLI). */
 export async function addMember(ctx: IdentityCtx, input: { workspace: string; email: string; name?: string; role?: 'owner' | 'member' }) {
   const workspace = await ctx.identity.findWorkspace(input.workspace)
-  if (!workspace) throw notFound(`workspace "${input.workspace}"`)
+  if (!workspace) throw workspaceNotFound(input.workspace)
   const now = ctx.clock.now()
   const role = input.role ?? 'member'
   const user = await ctx.identity.addMember(workspace.id, { id: newId('usr'), email: parseEmail(input.email), name: input.name?.trim() || null, createdAt: now }, role, now)
@@ -115,17 +116,17 @@ export async function addMember(ctx: IdentityCtx, input: { workspace: string; em
 /** Creates a key for the workspace's owner (admin CLI). */
 export async function createKey(ctx: IdentityCtx, input: { workspace: string; name: string; mode?: KeyMode; permissions?: string }) {
   const workspace = await ctx.identity.findWorkspace(input.workspace)
-  if (!workspace) throw notFound(`workspace "${input.workspace}"`)
+  if (!workspace) throw workspaceNotFound(input.workspace)
   const owner = await ctx.identity.workspaceOwner(workspace.id)
-  if (!owner) throw new AppError('conflict', `workspace "${workspace.slug}" has no user to own the key; run admin bootstrap`)
+  if (!owner) throw workspaceHasNoOwner(workspace.slug)
   let permissions: Grant[]
   try {
     permissions = parseGrants(input.permissions ?? '*')
   } catch (err) {
-    throw invalid('body', [{ path: 'permissions', message: (err as Error).message }])
+    throw badPermissions((err as Error).message)
   }
   const name = input.name.trim()
-  if (!name || name.length > 100) throw invalid('body', [{ path: 'name', message: 'must be 1-100 characters' }])
+  if (!name || name.length > 100) throw badKeyName()
   const mode = input.mode ?? 'live'
   const secret = generateKey(mode)
   const now = ctx.clock.now()
@@ -148,7 +149,7 @@ export async function listKeys(ctx: IdentityCtx, workspaceRef?: string) {
   let workspaceId: string | undefined
   if (workspaceRef) {
     const ws = await ctx.identity.findWorkspace(workspaceRef)
-    if (!ws) throw notFound(`workspace "${workspaceRef}"`)
+    if (!ws) throw workspaceNotFound(workspaceRef)
     workspaceId = ws.id
   }
   const now = ctx.clock.now()

@@ -1,13 +1,62 @@
 // Queries of the links area. Writes run in one synchronous transaction together with their outbox events
 // and the plan-allowance counter, so a refused or failed write leaves nothing behind.
-import { and, count, desc, eq, exists, getTableColumns, inArray, sql, type SQL } from 'drizzle-orm'
+// The port comes first (plain types, Promises, so another database can sit behind the same signatures);
+// the SQLite implementation follows it.
+import { and, count, desc, eq, exists, getTableColumns, inArray, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import type { Db } from '../../db/client'
+import { isUniqueViolation } from '../../db/errors'
+import { hotStatement } from '../../db/hot'
+import { escapeLike } from '../../db/like'
+import type { Insertable } from '../../db/rows'
 import { linkTags, linkUsage, links } from '../../db/schema'
 import type { Tx } from '../../db/tx'
 import { preparedPublisher, publish, type PublishInput } from '../../events/outbox'
 
-export type LinkRow = typeof links.$inferSelect
-export type NewLink = typeof links.$inferInsert
+/** Every field of spec 2.3, the counters and what search matches. */
+export interface LinkRow {
+  id: string
+  workspaceId: string
+  domain: string
+  slug: string
+  destinationUrl: string
+  title: string | null
+  description: string | null
+  tags: string[]
+  folderId: string | null
+  campaignId: string | null
+  redirectStatus: number
+  fallbackUrl: string | null
+  passwordHash: string | null
+  expiresAt: number | null
+  clickLimit: number | null
+  uniqueIpLimit: number | null
+  publicStatsEnabled: boolean
+  utmSource: string | null
+  utmMedium: string | null
+  utmCampaign: string | null
+  utmTerm: string | null
+  utmContent: string | null
+  ogTitle: string | null
+  ogDescription: string | null
+  ogImageUrl: string | null
+  twitterCard: 'summary' | 'summary_large_image' | 'player' | null
+  deepLinkEnabled: boolean
+  captchaEnabled: boolean
+  consentRequired: boolean
+  conversionTracking: boolean
+  isActive: boolean
+  isArchived: boolean
+  isTest: boolean
+  totalClicks: number
+  uniqueClicks: number
+  createdByKeyId: string | null
+  /** Lower-cased slug, title, destination and tags, one per line (kept by the service). */
+  searchText: string
+  createdAt: number
+  updatedAt: number
+}
+
+export type NewLink = Insertable<LinkRow>
 
 export interface LinkFilter {
   workspaceId: string
@@ -20,6 +69,20 @@ export interface LinkFilter {
   scope?: { domains?: string[]; tags?: string[] } | null
 }
 
+/** A link to insert, the event its insert publishes, and whether it counts towards the plan allowance. */
+export interface LinkInsert {
+  row: NewLink
+  event: (row: LinkRow) => PublishInput
+  countsTowardsPlan: boolean
+}
+
+/** Live links per month: the workspace's counter for `month`, and its allowance (null = no limit). */
+export interface PlanUsage {
+  workspaceId: string
+  month: string
+  allowance: number | null
+}
+
 /** Thrown inside a write transaction to roll it back with a reason the service turns into an AppError. */
 export class LinkWriteRefused extends Error {
   constructor(readonly reason: 'slug_taken' | 'plan_limit_reached', readonly index = 0) {
@@ -27,17 +90,37 @@ export class LinkWriteRefused extends Error {
   }
 }
 
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`)
-
-function writeTags(tx: Tx, linkId: string, tags: string[]) {
-  tx.delete(linkTags).where(eq(linkTags.linkId, linkId)).run()
-  if (tags.length) tx.insert(linkTags).values(tags.map((tag) => ({ linkId, tag }))).run()
+export interface LinksRepo {
+  /**
+   * Synchronous on purpose: the redirect path reads through it on a link-cache miss and never awaits the
+   * database (an adapter for a server database answers it from memory or a replica it keeps in step).
+   */
+  findByDomainSlugSync(domain: string, slug: string): LinkRow | undefined
+  findById(workspaceId: string, id: string): Promise<LinkRow | undefined>
+  /** Newest first. */
+  list(f: LinkFilter, page: number, perPage: number): Promise<{ rows: LinkRow[]; total: number }>
+  /**
+   * Inserts links with their events in one transaction. The allowance is checked against the month's
+   * counter inside the transaction, so it holds under concurrency. Answers per input either the row or
+   * the reason it was refused; refused inputs change nothing.
+   */
+  insertMany(items: LinkInsert[], usage: PlanUsage, now: number): Promise<(LinkRow | LinkWriteRefused)[]>
+  /** Updates a link and publishes its event; slug_taken when the new domain/slug is in use, undefined when the link is gone. */
+  update(id: string, patch: Partial<NewLink>, event: (row: LinkRow) => PublishInput, now: number): Promise<LinkRow | LinkWriteRefused | undefined>
+  /** Deletes the link and publishes the event; false when it was gone already. */
+  delete(id: string, event: PublishInput, now: number): Promise<boolean>
+  /** Which of the slugs are taken on the domain. */
+  slugsInUse(domain: string, slugs: string[]): Promise<Set<string>>
 }
 
+// --- SQLite ------------------------------------------------------------------------------------------
+
+/** The slugs one prepared statement checks at once: a generated-slug round asks for 8 candidates. */
+const SLUGS_PER_CHECK = 8
+
 /**
- * Plain-SQL row mapping for the two hot paths (the redirect's lookup on a cache miss, bulk inserts):
- * statements prepared once plus this mapping cost a fraction of a query built and prepared per call.
- * Derived from the table definition, so it follows the schema.
+ * The redirect's read on a link-cache miss and the statements of a bulk create run on the driver
+ * (db/hot.ts); link rows are decoded by this mapping, derived from the table so it follows the schema.
  */
 const LINK_COLUMNS = Object.entries(getTableColumns(links)).map(([key, column]) => ({ key, column }))
 
@@ -47,58 +130,57 @@ function decodeLink(raw: Record<string, unknown>): LinkRow {
     const v = raw[column.name]
     row[key] = v === null || v === undefined ? null : column.mapFromDriverValue(v)
   }
-  return row as LinkRow
+  return row as unknown as LinkRow
 }
 
-function encodeLink(row: NewLink): unknown[] {
-  return LINK_COLUMNS.map(({ key, column }) => {
-    const v = (row as Record<string, unknown>)[key]
-    return v === null || v === undefined ? null : column.mapToDriverValue(v)
-  })
+function writeTags(tx: Tx, linkId: string, tags: string[]) {
+  tx.delete(linkTags).where(eq(linkTags.linkId, linkId)).run()
+  if (tags.length) tx.insert(linkTags).values(tags.map((tag) => ({ linkId, tag }))).run()
 }
 
-export function createLinksRepo(db: Db) {
-  const sqlite = db.$client
-  const byDomainSlugRaw = sqlite.prepare('SELECT * FROM links WHERE domain = ? AND slug = ?')
-  const insertLink = sqlite.prepare(
-    `INSERT INTO links (${LINK_COLUMNS.map((c) => c.column.name).join(', ')}) VALUES (${LINK_COLUMNS.map(() => '?').join(', ')}) ON CONFLICT DO NOTHING RETURNING *`,
+export function createLinksRepo(db: Db): LinksRepo {
+  const byDomainSlug = hotStatement(db, db.select().from(links).where(and(eq(links.domain, sql.placeholder('domain')), eq(links.slug, sql.placeholder('slug')))))
+  const insertLink = hotStatement(
+    db,
+    db
+      .insert(links)
+      .values(Object.fromEntries(LINK_COLUMNS.map(({ key }) => [key, sql.placeholder(key)])) as Record<keyof LinkRow, Placeholder>)
+      .onConflictDoNothing()
+      .returning(),
   )
-  const slugsTaken = sqlite.prepare(`SELECT slug FROM links WHERE domain = ? AND slug IN (${Array(8).fill('?').join(', ')})`)
-  const insertTag = sqlite.prepare('INSERT INTO link_tags (link_id, tag) VALUES (?, ?) ON CONFLICT DO NOTHING')
+  const slotNames = Array.from({ length: SLUGS_PER_CHECK }, (_, i) => `s${i}`)
+  const slugsTaken = hotStatement(
+    db,
+    db
+      .select({ slug: links.slug })
+      .from(links)
+      .where(and(eq(links.domain, sql.placeholder('domain')), inArray(links.slug, slotNames.map((name) => sql.placeholder(name))))),
+  )
+  const insertTag = db.insert(linkTags).values({ linkId: sql.placeholder('linkId'), tag: sql.placeholder('tag') }).onConflictDoNothing().prepare()
   const publishFast = preparedPublisher(db)
-  const byDomainSlug = db
-    .select()
-    .from(links)
-    .where(and(eq(links.domain, sql.placeholder('domain')), eq(links.slug, sql.placeholder('slug'))))
-    .limit(1)
-    .prepare()
 
   function where(f: LinkFilter): SQL {
     const parts: (SQL | undefined)[] = [eq(links.workspaceId, f.workspaceId)]
     // search_text is lower-cased by the service (Unicode-aware), so a plain LIKE is case-insensitive everywhere.
     if (f.search) parts.push(sql`${links.searchText} like ${`%${escapeLike(f.search.toLowerCase())}%`} escape '\\'`)
-    if (f.tag) parts.push(exists(db.select({ x: sql`1` }).from(linkTags).where(and(eq(linkTags.linkId, links.id), eq(linkTags.tag, f.tag)))))
+    if (f.tag) parts.push(exists(db.select({ linkId: linkTags.linkId }).from(linkTags).where(and(eq(linkTags.linkId, links.id), eq(linkTags.tag, f.tag)))))
     if (f.domain) parts.push(eq(links.domain, f.domain))
     if (f.archived !== undefined) parts.push(eq(links.isArchived, f.archived))
     if (f.isTest !== undefined) parts.push(eq(links.isTest, f.isTest))
     if (f.scope?.domains?.length) parts.push(inArray(links.domain, f.scope.domains))
-    if (f.scope?.tags?.length) parts.push(exists(db.select({ x: sql`1` }).from(linkTags).where(and(eq(linkTags.linkId, links.id), inArray(linkTags.tag, f.scope.tags)))))
+    if (f.scope?.tags?.length) parts.push(exists(db.select({ linkId: linkTags.linkId }).from(linkTags).where(and(eq(linkTags.linkId, links.id), inArray(linkTags.tag, f.scope.tags)))))
     return and(...parts)!
   }
 
   return {
-    /** Synchronous on purpose: the redirect path reads through it on a cache miss without awaiting. */
-    findByDomainSlugSync(domain: string, slug: string): LinkRow | undefined {
-      const raw = byDomainSlugRaw.get(domain, slug) as Record<string, unknown> | null
-      return raw ? decodeLink(raw) : undefined
+    findByDomainSlugSync(domain, slug) {
+      const raw = byDomainSlug.get({ domain, slug })
+      return raw && decodeLink(raw)
     },
-    async findByDomainSlug(domain: string, slug: string): Promise<LinkRow | undefined> {
-      return byDomainSlug.get({ domain, slug })
-    },
-    async findById(workspaceId: string, id: string): Promise<LinkRow | undefined> {
+    async findById(workspaceId, id) {
       return db.select().from(links).where(and(eq(links.workspaceId, workspaceId), eq(links.id, id))).get()
     },
-    async list(f: LinkFilter, page: number, perPage: number): Promise<{ rows: LinkRow[]; total: number }> {
+    async list(f, page, perPage) {
       const w = where(f)
       const total = db.select({ n: count() }).from(links).where(w).get()?.n ?? 0
       const rows = db
@@ -111,16 +193,7 @@ export function createLinksRepo(db: Db) {
         .all()
       return { rows, total }
     },
-    /**
-     * Inserts links with their events in one transaction. `allowance` (live links per month, null = no
-     * limit) is checked against the month's counter inside the transaction, so it holds under concurrency.
-     * Answers per input either the row or the reason it was refused; refused inputs change nothing.
-     */
-    async insertMany(
-      items: { row: NewLink; event: (row: LinkRow) => PublishInput; countsTowardsPlan: boolean }[],
-      usage: { workspaceId: string; month: string; allowance: number | null },
-      now: number,
-    ): Promise<(LinkRow | LinkWriteRefused)[]> {
+    async insertMany(items, usage, now) {
       return db.transaction((tx) => {
         let used = tx.select({ created: linkUsage.created }).from(linkUsage).where(and(eq(linkUsage.workspaceId, usage.workspaceId), eq(linkUsage.month, usage.month))).get()?.created ?? 0
         const results: (LinkRow | LinkWriteRefused)[] = []
@@ -130,13 +203,13 @@ export function createLinksRepo(db: Db) {
             results.push(new LinkWriteRefused('plan_limit_reached', index))
             continue
           }
-          const raw = insertLink.get(...(encodeLink(item.row) as string[])) as Record<string, unknown> | null
+          const raw = insertLink.get(item.row)
           if (!raw) {
             results.push(new LinkWriteRefused('slug_taken', index))
             continue
           }
           const inserted = decodeLink(raw)
-          for (const tag of inserted.tags) insertTag.run(inserted.id, tag)
+          for (const tag of inserted.tags) insertTag.run({ linkId: inserted.id, tag })
           publishFast(item.event(inserted), now)
           if (item.countsTowardsPlan) {
             used++
@@ -153,8 +226,7 @@ export function createLinksRepo(db: Db) {
         return results
       }, { behavior: 'immediate' })
     },
-    /** Updates a link and publishes its event; slug_taken when the new domain/slug is in use. */
-    async update(id: string, patch: Partial<NewLink>, event: (row: LinkRow) => PublishInput, now: number): Promise<LinkRow | LinkWriteRefused | undefined> {
+    async update(id, patch, event, now) {
       try {
         return db.transaction((tx) => {
           const row = tx.update(links).set(patch).where(eq(links.id, id)).returning().get()
@@ -164,31 +236,25 @@ export function createLinksRepo(db: Db) {
           return row
         })
       } catch (err) {
-        if (err instanceof Error && /UNIQUE constraint failed: links\.domain, links\.slug/.test(err.message)) return new LinkWriteRefused('slug_taken')
+        if (isUniqueViolation(err, 'links_domain_slug_unique')) return new LinkWriteRefused('slug_taken')
         throw err
       }
     },
-    async delete(id: string, event: PublishInput, now: number): Promise<boolean> {
+    async delete(id, event, now) {
       return db.transaction((tx) => {
         const gone = tx.delete(links).where(eq(links.id, id)).returning({ id: links.id }).all()
         if (gone.length) publish(tx, event, now)
         return gone.length > 0
       })
     },
-    /** Which of the slugs are taken on the domain (one prepared statement per 8 slugs). */
-    async slugsInUse(domain: string, slugs: string[]): Promise<Set<string>> {
+    async slugsInUse(domain, slugs) {
       const taken = new Set<string>()
-      for (let i = 0; i < slugs.length; i += 8) {
-        const chunk = slugs.slice(i, i + 8)
-        while (chunk.length < 8) chunk.push('')
-        for (const r of slugsTaken.all(domain, ...chunk) as { slug: string }[]) taken.add(r.slug)
+      for (let i = 0; i < slugs.length; i += SLUGS_PER_CHECK) {
+        const params: Record<string, string> = { domain }
+        slotNames.forEach((name, j) => (params[name] = slugs[i + j] ?? ''))
+        for (const r of slugsTaken.all(params)) taken.add(r.slug as string)
       }
       return taken
     },
-    async linksCreatedInMonth(workspaceId: string, month: string): Promise<number> {
-      return db.select({ created: linkUsage.created }).from(linkUsage).where(and(eq(linkUsage.workspaceId, workspaceId), eq(linkUsage.month, month))).get()?.created ?? 0
-    },
   }
 }
-
-export type LinksRepo = ReturnType<typeof createLinksRepo>

@@ -1,9 +1,9 @@
 import { Elysia, t, type Static } from 'elysia'
-import { authPlugin } from '../../http/auth'
 import { Envelope, ErrorEnvelope, ok, okPage, PageEnvelope } from '../../http/envelope'
-import { AppError } from '../../platform/errors'
+import { qrPageTooLarge } from './errors'
 import { idempotent } from '../../http/idempotency'
-import type { Runtime } from '../../runtime'
+import type { HttpKit } from '../module'
+import type { LinksCtx } from './service'
 import { CreateLinkBody, Link, UpdateLinkBody } from './model'
 import { ModeQuery } from '../identity/sandbox'
 import { BULK_MAX, bulkCreate, createLink, deleteLink, getLink, listLinks, updateLink } from './service'
@@ -23,17 +23,17 @@ const BulkResult = t.Object(
 )
 const BulkResponse = t.Object({ created: t.Integer(), failed: t.Integer(), results: t.Array(BulkResult) })
 
-export function linkRoutes(rt: Runtime) {
-  return new Elysia({ name: 'lnk.links', seed: rt.instanceId, prefix: '/links', tags: ['Links'] })
-    .use(authPlugin(rt))
+export function linkRoutes(ctx: LinksCtx, http: HttpKit) {
+  return new Elysia({ name: 'lnk.links', seed: http.instanceId, prefix: '/links', tags: ['Links'] })
+    .use(http.auth)
     .get(
       '/',
       async ({ caller, query }) => {
         const includeQr = query.include === 'qr'
         if (includeQr && query.perPage > QR_PAGE_MAX) {
-          throw new AppError('qr_page_too_large', `include=qr allows at most perPage=${QR_PAGE_MAX}; ask for fewer links per page`, { maxPerPage: QR_PAGE_MAX })
+          throw qrPageTooLarge(QR_PAGE_MAX)
         }
-        const { items, pagination } = await listLinks(rt, caller, {
+        const { items, pagination } = await listLinks(ctx, caller, {
           page: query.page,
           perPage: query.perPage,
           search: query.search,
@@ -68,7 +68,7 @@ export function linkRoutes(rt: Runtime) {
       '/',
       async ({ caller, body, request, set }) => {
         set.status = 201
-        return idempotent(rt, caller, request, body, set, async () => ok(await createLink(rt, caller, body)))
+        return idempotent(http.idempotency, caller, request, body, set, async () => ok(await createLink(ctx, caller, body)))
       },
       {
         permission: 'links:write',
@@ -85,8 +85,8 @@ export function linkRoutes(rt: Runtime) {
       '/bulk',
       async ({ caller, body, request, set }) => {
         set.status = 200
-        return idempotent(rt, caller, request, body, set, async () => {
-          const results = await bulkCreate(rt, caller, body.links)
+        return idempotent(http.idempotency, caller, request, body, set, async () => {
+          const results = await bulkCreate(ctx, caller, body.links)
           const payload: Static<typeof BulkResponse> = { created: results.filter((r) => r.ok).length, failed: results.filter((r) => !r.ok).length, results }
           return ok(payload)
         })
@@ -111,14 +111,14 @@ export function linkRoutes(rt: Runtime) {
         },
       },
     )
-    .get('/:id', async ({ caller, params, query }) => ok(await getLink(rt, caller, params.id, query.include === 'qr')), {
+    .get('/:id', async ({ caller, params, query }) => ok(await getLink(ctx, caller, params.id, query.include === 'qr')), {
       permission: 'links:read',
       params: t.Object({ id: t.String() }),
       query: t.Object({ include: IncludeQuery }),
       response: { 200: Envelope(Link), ...errors },
       detail: { summary: 'Get a link', description: 'A test key sees test links only: a live link is 404 to it. A live key reads test links too.' },
     })
-    .patch('/:id', async ({ caller, params, body }) => ok(await updateLink(rt, caller, params.id, body ?? {})), {
+    .patch('/:id', async ({ caller, params, body }) => ok(await updateLink(ctx, caller, params.id, body ?? {})), {
       permission: 'links:write',
       params: t.Object({ id: t.String() }),
       body: t.Optional(UpdateLinkBody),
@@ -129,7 +129,7 @@ export function linkRoutes(rt: Runtime) {
           'Partial: only the fields sent change; null clears a nullable field. The slug or domain may change when the new pair is free. The redirect uses the new values from the next request on. The body has the create body\'s shape: include: ["qr"] returns the link with its qr object. The Link\'s read-only fields (id, shortUrl, hasPassword, totalClicks, uniqueClicks, isTest, createdAt, updatedAt, qr) are accepted and ignored, so a fetched Link can be sent back; any other unknown field is 400.',
       },
     })
-    .delete('/:id', async ({ caller, params }) => ok(await deleteLink(rt, caller, params.id)), {
+    .delete('/:id', async ({ caller, params }) => ok(await deleteLink(ctx, caller, params.id)), {
       permission: 'links:write',
       params: t.Object({ id: t.String() }),
       response: { 200: Envelope(t.Object({ id: t.String(), deleted: t.Literal(true) })), ...errors },

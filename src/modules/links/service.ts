@@ -3,18 +3,20 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { iso, isoOrNull, utcMonth } from '../../platform/clock'
 import type { Deps } from '../../context'
-import type { Caller } from '../../http/auth'
-import { AppError, invalid, Issues, notFound, pointerToPath, type ErrorCode } from '../../platform/errors'
+import type { Caller } from '../identity/caller'
+import { AppError, Issues, pointerToPath } from '../../platform/errors'
+import { bulkError, bulkItemInvalid, linkNotFound, outOfScope, planLimitReached, slugTaken, tooManyBulkLinks } from './errors'
 import { base62, uuidV7 } from '../../platform/random'
 import { linkQr, type QrObject } from '../qr/link-qr'
-import type { LinkCache } from '../redirect/cache'
+import type { EventBus } from '../../events/bus'
 import { CreateLinkBody, READ_ONLY_LINK_FIELDS, type CreateLinkInput, type UpdateLinkInput } from './model'
 import { listedMode, sandboxHides, type ModeFilter } from '../identity/sandbox'
 import { LinkWriteRefused, type LinkFilter, type LinkRow, type LinksRepo, type NewLink } from './repo'
 
 export interface LinksCtx extends Deps {
   links: LinksRepo
-  linkCache: LinkCache
+  /** Announces changed links after commit, so caches of them (the redirect's) drop them. */
+  bus: Pick<EventBus, 'emit'>
 }
 
 export const RESERVED_SLUGS = ['v1', 'healthz', 'readyz', 'metrics', 'p', 'qr', '_', '.well-known']
@@ -202,9 +204,9 @@ async function prepareCreate(ctx: LinksCtx, caller: Caller, input: CreateLinkInp
   return { row, include: input.include?.includes('qr') ?? false }
 }
 
+/** The refusal a write transaction answered for `row`, as the error it is. */
 function refusal(ctx: LinksCtx, r: LinkWriteRefused, row: NewLink): AppError {
-  if (r.reason === 'slug_taken') return new AppError('slug_taken', `The slug "${row.slug}" is already in use on ${row.domain}; choose another or omit it to get a generated one`, { slug: row.slug, domain: row.domain })
-  return new AppError('plan_limit_reached', `This workspace has created its ${ctx.config.planLinksPerMonth} live links for this month; test links do not count`, { limit: ctx.config.planLinksPerMonth })
+  return r.reason === 'slug_taken' ? slugTaken(row.slug, row.domain) : planLimitReached(ctx.config.planLinksPerMonth)
 }
 
 function usageOf(ctx: LinksCtx, caller: Caller) {
@@ -219,28 +221,28 @@ export async function createLink(ctx: LinksCtx, caller: Caller, input: CreateLin
   const prepared = await prepareCreate(ctx, caller, input, new Set())
   const [result] = await ctx.links.insertMany([{ row: prepared.row, event: createdEvent(ctx), countsTowardsPlan: !prepared.row.isTest }], usageOf(ctx, caller), ctx.clock.now())
   if (result instanceof LinkWriteRefused) throw refusal(ctx, result, prepared.row)
-  ctx.linkCache.invalidate(result!.domain, result!.slug)
+  ctx.bus.emit('link.changed', { domain: result!.domain, slug: result!.slug })
   return withQr(ctx, toLink(ctx, result!), prepared.include)
 }
 
-export type BulkResult = { ok: true; link: LinkView } | { ok: false; error: { code: ErrorCode; message: string; details?: Record<string, unknown> } }
+export type BulkResult = { ok: true; link: LinkView } | { ok: false; error: ReturnType<typeof bulkError> }
 
 /** Up to 1000 links; one result per input, in order. Valid ones are written in one transaction. */
 export async function bulkCreate(ctx: LinksCtx, caller: Caller, items: unknown[]): Promise<BulkResult[]> {
-  if (items.length > BULK_MAX) throw invalid('body', [{ path: 'links', message: `at most ${BULK_MAX} links per call` }])
+  if (items.length > BULK_MAX) throw tooManyBulkLinks(BULK_MAX)
   const results: (BulkResult | PreparedLink)[] = []
   const generated = new Set<string>()
   for (const [i, item] of items.entries()) {
     if (!checkCreateBody.Check(item)) {
       const issues = [...checkCreateBody.Errors(item)].slice(0, 10).map((e) => ({ path: pointerToPath(e.path), message: e.message }))
-      results.push({ ok: false, error: { code: 'validation_failed', message: `links.${i}: ${issues.map((x) => `${x.path || 'item'}: ${x.message}`).join('; ')}`, details: { issues } } })
+      results.push({ ok: false, error: bulkError(bulkItemInvalid(i, issues)) })
       continue
     }
     try {
       results.push(await prepareCreate(ctx, caller, item, generated))
     } catch (err) {
       if (!(err instanceof AppError)) throw err
-      results.push({ ok: false, error: { code: err.code, message: err.message, details: err.details } })
+      results.push({ ok: false, error: bulkError(err) })
     }
   }
   const valid = results.filter((r): r is PreparedLink => 'row' in r)
@@ -259,10 +261,9 @@ export async function bulkCreate(ctx: LinksCtx, caller: Caller, items: unknown[]
     }
     const outcome = written[w++]!
     if (outcome instanceof LinkWriteRefused) {
-      const e = refusal(ctx, outcome, r.row)
-      out.push({ ok: false, error: { code: e.code, message: e.message, details: e.details } })
+      out.push({ ok: false, error: bulkError(refusal(ctx, outcome, r.row)) })
     } else {
-      ctx.linkCache.invalidate(outcome.domain, outcome.slug)
+      ctx.bus.emit('link.changed', { domain: outcome.domain, slug: outcome.slug })
       out.push({ ok: true, link: await withQr(ctx, toLink(ctx, outcome), r.include) })
     }
   }
@@ -306,18 +307,15 @@ export function inScope(caller: Caller, link: Pick<NewLink, 'domain' | 'tags'>):
   return true
 }
 
-const outOfScope = () =>
-  new AppError('out_of_scope', "This link is outside the key's scope filters (domains/tags); use a key whose scope covers it")
-
 /**
  * A link of the caller's workspace. A live link does not exist for a test key (404, reads and writes alike).
  * Out of the key's scope it does not exist for reads (404) and is refused for writes (403 out_of_scope).
  */
 async function findOwn(ctx: LinksCtx, caller: Caller, id: string, purpose: 'read' | 'write' = 'read'): Promise<LinkRow> {
   const row = /^[0-9a-f-]{36}$/i.test(id) ? await ctx.links.findById(caller.workspace.id, id.toLowerCase()) : undefined
-  if (!row || sandboxHides(caller, row)) throw notFound(`Link ${id}`)
+  if (!row || sandboxHides(caller, row)) throw linkNotFound(id)
   if (!inScope(caller, row)) {
-    if (purpose === 'read') throw notFound(`Link ${id}`)
+    if (purpose === 'read') throw linkNotFound(id)
     throw outOfScope()
   }
   return row
@@ -363,9 +361,9 @@ export async function updateLink(ctx: LinksCtx, caller: Caller, id: string, body
     ctx.clock.now(),
   )
   if (result instanceof LinkWriteRefused) throw refusal(ctx, result, { ...current, ...patch } as NewLink)
-  if (!result) throw notFound(`Link ${id}`)
-  ctx.linkCache.invalidate(current.domain, current.slug)
-  ctx.linkCache.invalidate(result.domain, result.slug)
+  if (!result) throw linkNotFound(id)
+  ctx.bus.emit('link.changed', { domain: current.domain, slug: current.slug })
+  ctx.bus.emit('link.changed', { domain: result.domain, slug: result.slug })
   return withQr(ctx, toLink(ctx, result), body.include?.includes('qr') ?? false)
 }
 
@@ -377,7 +375,7 @@ export async function deleteLink(ctx: LinksCtx, caller: Caller, id: string) {
     { type: 'link.deleted', workspaceId: current.workspaceId, mode: current.isTest ? 'test' : 'live', data: { id: view.id, slug: view.slug, domain: view.domain, shortUrl: view.shortUrl, destinationUrl: view.destinationUrl } },
     ctx.clock.now(),
   )
-  if (!deleted) throw notFound(`Link ${id}`)
-  ctx.linkCache.invalidate(current.domain, current.slug)
+  if (!deleted) throw linkNotFound(id)
+  ctx.bus.emit('link.changed', { domain: current.domain, slug: current.slug })
   return { id: current.id, deleted: true as const }
 }

@@ -1,8 +1,8 @@
 // Operations endpoints outside /v1: liveness, readiness and Prometheus metrics.
 import { Elysia, t } from 'elysia'
-import type { Runtime } from '../../runtime'
+import type { Platform } from '../module'
 
-export function opsRoutes(rt: Runtime) {
+export function opsRoutes(rt: Pick<Platform, 'instanceId' | 'db' | 'metrics'>) {
   return new Elysia({ name: 'lnk.ops', seed: rt.instanceId, tags: ['Operations'] })
     .get('/healthz', () => ({ status: 'ok' as const }), {
       response: { 200: t.Object({ status: t.Literal('ok') }) },
@@ -12,7 +12,7 @@ export function opsRoutes(rt: Runtime) {
       '/readyz',
       ({ set }) => {
         try {
-          rt.db.sqlite.query('SELECT 1').get()
+          rt.db.ping()
           return { status: 'ready' as const }
         } catch (err) {
           set.status = 503

@@ -2,6 +2,7 @@
 // bytes. Concurrent requests for the same output share one render. The ETag is a hash of the key and the bytes,
 // and rendering is deterministic, so it is stable across restarts and across nodes.
 import { createHash } from 'node:crypto'
+import { LruCache } from '../../platform/lru'
 import { CONTENT_TYPES, qrMatrix, renderPdf, renderPng, renderSvg, type Ecc, type QrFormat, type QrStyle } from './render'
 
 export interface QrRequest extends QrStyle {
@@ -18,71 +19,13 @@ export interface Rendered {
   etag: string
 }
 
-/** A least-recently-used map bounded by entry count and by total size. */
-export class LruCache<V> {
-  private readonly map = new Map<string, { value: V; bytes: number }>()
-  private total = 0
-  hits = 0
-  misses = 0
-
-  constructor(
-    readonly maxEntries: number,
-    readonly maxBytes: number,
-    private readonly sizeOf: (value: V) => number,
-  ) {}
-
-  get size() {
-    return this.map.size
-  }
-
-  get bytes() {
-    return this.total
-  }
-
-  get(key: string): V | undefined {
-    const entry = this.map.get(key)
-    if (!entry) {
-      this.misses++
-      return undefined
-    }
-    this.hits++
-    this.map.delete(key)
-    this.map.set(key, entry)
-    return entry.value
-  }
-
-  set(key: string, value: V) {
-    const bytes = this.sizeOf(value)
-    const old = this.map.get(key)
-    if (old) {
-      this.total -= old.bytes
-      this.map.delete(key)
-    }
-    if (bytes > this.maxBytes) return
-    this.map.set(key, { value, bytes })
-    this.total += bytes
-    for (const [k, e] of this.map) {
-      if (this.map.size <= this.maxEntries && this.total <= this.maxBytes) break
-      this.map.delete(k)
-      this.total -= e.bytes
-    }
-  }
-
-  clear() {
-    this.map.clear()
-    this.total = 0
-    this.hits = 0
-    this.misses = 0
-  }
-}
-
-export const QR_CACHE_LIMITS = { entries: 500, bytes: 64 * 1024 * 1024 }
+const QR_CACHE_LIMITS = { entries: 500, bytes: 64 * 1024 * 1024 }
 
 /** The process-wide cache of rendered outputs (renders are pure, so runtimes in one process may share it). */
 export const renderedCache = new LruCache<Rendered>(QR_CACHE_LIMITS.entries, QR_CACHE_LIMITS.bytes, (r) => r.body.byteLength + 256)
 const inFlight = new Map<string, Promise<Rendered>>()
 
-export function cacheKey(r: QrRequest): string {
+function cacheKey(r: QrRequest): string {
   return JSON.stringify([r.format, r.size, r.margin, r.ecc, r.fg, r.bg, r.data])
 }
 

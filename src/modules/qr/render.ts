@@ -18,6 +18,7 @@ import {
   type PDFOperator,
 } from 'pdf-lib'
 import QRCode from 'qrcode'
+import { sizeTooSmall, textNotEncodable, textTooLong } from './errors'
 
 export type Ecc = 'L' | 'M' | 'Q' | 'H'
 export type QrFormat = 'png' | 'svg' | 'pdf'
@@ -49,17 +50,6 @@ export interface QrStyle {
   bg: string
 }
 
-/** A problem with the input that a person can fix; `path` names the parameter. */
-export class QrInputError extends Error {
-  constructor(
-    readonly path: string,
-    message: string,
-  ) {
-    super(message)
-    this.name = 'QrInputError'
-  }
-}
-
 export interface QrMatrix {
   /** The text encoded, exactly. */
   text: string
@@ -78,10 +68,8 @@ export function qrMatrix(text: string, ecc: Ecc): QrMatrix {
     code = QRCode.create(text, { errorCorrectionLevel: ecc })
   } catch (err) {
     const message = (err as Error).message
-    if (/too big|amount of data/i.test(message)) {
-      throw new QrInputError('data', `the text is too long for a QR code at error correction ${ecc}${ecc === 'L' ? '' : '; a lower level (L) holds more'}`)
-    }
-    throw new QrInputError('data', `cannot encode this text as a QR code: ${message}`)
+    if (/too big|amount of data/i.test(message)) throw textTooLong(ecc)
+    throw textNotEncodable(message)
   }
   return { text, modules: code.modules.size, version: code.version, ecc, data: Uint8Array.from(code.modules.data, (v) => (v ? 1 : 0)) }
 }
@@ -190,9 +178,7 @@ const PNG_SIGNATURE = Uint8Array.of(0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x
 export function pngLayout(modules: number, style: QrStyle) {
   const total = modules + 2 * style.margin
   const scale = Math.floor(style.size / total)
-  if (scale < 1) {
-    throw new QrInputError('size', `${style.size} is too small for this code: it is ${total} modules wide with the margin, and each module needs at least one pixel; use size >= ${total} or a smaller margin`)
-  }
+  if (scale < 1) throw sizeTooSmall(style.size, total)
   const offset = Math.floor((style.size - scale * modules) / 2)
   return { scale, offset }
 }

@@ -5,9 +5,9 @@
 // If-None-Match gets 304. The OpenAPI responses are written out in `detail.responses`, because the generator
 // would label a binary `response` schema application/json or text/plain.
 import { Elysia, t } from 'elysia'
-import { authPlugin } from '../../http/auth'
 import { ErrorEnvelope } from '../../http/envelope'
-import type { Runtime } from '../../runtime'
+import type { HttpKit } from '../module'
+import type { LinksCtx } from '../links/service'
 import { notModified, type Rendered } from './cache'
 import { HEX_COLOUR_PATTERN, QR_LIMITS } from './render'
 import { checkRenderData, linkQrFile, qrParams, refuseRepeated, render } from './service'
@@ -48,10 +48,10 @@ function answer(request: Request, set: { status?: number | string }, rendered: R
   })
 }
 
-export function qrRoutes(rt: Runtime) {
+export function qrRoutes(ctx: LinksCtx, http: HttpKit) {
   return (
-    new Elysia({ name: 'lnk.qr', seed: rt.instanceId, prefix: '/qr', tags: ['QR codes'] })
-      .use(authPlugin(rt))
+    new Elysia({ name: 'lnk.qr', seed: http.instanceId, prefix: '/qr', tags: ['QR codes'] })
+      .use(http.auth)
       // Our own checks of the raw query, with messages that name the parameter and the rule, run before Elysia's
       // schema check (the schemas document the same rules). A macro's transform is appended to the route's in
       // the order the options list them, so listing `qrQuery` after `permission` keeps 401/403 ahead of 400.
@@ -60,7 +60,7 @@ export function qrRoutes(rt: Runtime) {
           transform({ query, request }: { query: Record<string, unknown>; request: Request }) {
             refuseRepeated(request.url)
             if (kind === 'render') {
-              checkRenderData(rt, query.data)
+              checkRenderData(ctx, query.data)
               qrParams(query, 'png')
             } else qrParams(query)
           },
@@ -70,7 +70,7 @@ export function qrRoutes(rt: Runtime) {
       .get(
         '/render',
         async ({ query, request, set }) => {
-          const data = checkRenderData(rt, query.data)
+          const data = checkRenderData(ctx, query.data)
           const rendered = await render({ ...qrParams(query, 'png'), data })
           return answer(request, set, rendered, {
             'cache-control': 'public, max-age=86400, immutable',
@@ -101,7 +101,7 @@ export function qrRoutes(rt: Runtime) {
         '/:linkId',
         async ({ caller, params, query, request, set }) => {
           const options = qrParams(query)
-          const file = await linkQrFile(rt, caller, params.linkId, options)
+          const file = await linkQrFile(ctx, caller, params.linkId, options)
           return answer(request, set, file, {
             'content-disposition': `attachment; filename="${file.filename}"`,
             'cache-control': 'private, max-age=300',

@@ -1,23 +1,22 @@
 // QR logic behind the routes: checking the style parameters, deciding what /qr/render may encode (only this
 // service's short URLs: it is not an open QR generator), and rendering a link's code for download.
-import type { Caller } from '../../http/auth'
-import { AppError, invalid, type ValidationIssue } from '../../platform/errors'
+import type { Caller } from '../identity/caller'
+import type { ValidationIssue } from '../../platform/errors'
+import { badRenderData, invalidQrQuery, repeatedParams } from './errors'
 import { getLink, type LinksCtx } from '../links/service'
 import { renderQr, type QrRequest, type Rendered } from './cache'
-import { contrastRatio, ECC_LEVELS, normaliseColour, QR_FORMATS, QR_LIMITS, QrInputError, type QrFormat } from './render'
+import { contrastRatio, ECC_LEVELS, normaliseColour, QR_FORMATS, QR_LIMITS, type QrFormat } from './render'
 
 /** The query as sent (strings) or as coerced by the route schema (numbers); arrays when a name repeats. */
 export type QrQueryInput = Record<string, unknown>
 
 export type QrParams = Omit<QrRequest, 'data'>
 
-const invalidQuery = (issues: ValidationIssue[]) => invalid('query', issues)
-
 /** A parameter given twice is refused: which one would count is not obvious to the sender. */
 export function refuseRepeated(url: string) {
   const params = new URL(url).searchParams
   const repeated = [...new Set(params.keys())].filter((name) => params.getAll(name).length > 1)
-  if (repeated.length) throw invalidQuery(repeated.map((path) => ({ path, message: 'must be given once' })))
+  if (repeated.length) throw repeatedParams(repeated)
 }
 
 /**
@@ -73,7 +72,7 @@ export function qrParams(query: QrQueryInput, format?: QrFormat): QrParams {
       }
     }
   }
-  if (issues.length) throw invalidQuery(issues)
+  if (issues.length) throw invalidQrQuery(issues)
   return { format: chosen, size, margin, ecc, fg: fg!, bg: bg! }
 }
 
@@ -84,33 +83,25 @@ export function isServiceShortHost(ctx: Pick<LinksCtx, 'config'>, host: string):
 
 /** The `data` of /qr/render: an http(s) URL on one of this service's short domains, at most 2048 characters. */
 export function checkRenderData(ctx: Pick<LinksCtx, 'config'>, data: unknown): string {
-  const refuse = (message: string) => invalidQuery([{ path: 'data', message }])
-  if (Array.isArray(data)) throw refuse('must be given once')
-  if (typeof data !== 'string' || data.length === 0) throw refuse('is required: the URL-encoded short URL to render')
-  if (data.length > QR_LIMITS.maxDataLength) throw refuse(`must be at most ${QR_LIMITS.maxDataLength} characters`)
+  if (Array.isArray(data)) throw badRenderData('must be given once')
+  if (typeof data !== 'string' || data.length === 0) throw badRenderData('is required: the URL-encoded short URL to render')
+  if (data.length > QR_LIMITS.maxDataLength) throw badRenderData(`must be at most ${QR_LIMITS.maxDataLength} characters`)
   let url: URL
   try {
     url = new URL(data)
   } catch {
-    throw refuse('must be an absolute short URL of this service, such as ' + `http://${ctx.config.shortDomains[0]}/abc1234`)
+    throw badRenderData('must be an absolute short URL of this service, such as ' + `http://${ctx.config.shortDomains[0]}/abc1234`)
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw refuse('must be an http or https URL')
-  if (url.username || url.password) throw refuse('must not carry a user name or password')
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badRenderData('must be an http or https URL')
+  if (url.username || url.password) throw badRenderData('must not carry a user name or password')
   if (!isServiceShortHost(ctx, url.host)) {
-    throw refuse(`must be a short URL of this service: "${url.host.slice(0, 253)}" is not one of its short domains. This endpoint renders only this service's links; use GET /v1/qr/{linkId} for a link's code`)
+    throw badRenderData(`must be a short URL of this service: "${url.host.slice(0, 253)}" is not one of its short domains. This endpoint renders only this service's links; use GET /v1/qr/{linkId} for a link's code`)
   }
   return data
 }
 
-/** Renders, turning an input the QR code cannot hold (too long, too small a size) into a 400. */
-export async function render(r: QrRequest): Promise<Rendered> {
-  try {
-    return await renderQr(r)
-  } catch (err) {
-    if (err instanceof QrInputError) throw invalidQuery([{ path: err.path, message: err.message }])
-    throw err
-  }
-}
+/** Renders; an input the QR code cannot hold (too long, too small a size) is refused by the renderer, a 400. */
+export const render = (r: QrRequest): Promise<Rendered> => renderQr(r)
 
 /** The code of one of the caller's links (404 for another workspace's), with the file name to download it as. */
 export async function linkQrFile(ctx: LinksCtx, caller: Caller, linkId: string, params: QrParams) {

@@ -2,8 +2,10 @@
 // prepared read (never awaited) and dropped by every write to that link, so the very next request after a
 // PATCH sees it. Each entry also carries the live counters the limits need: clicks served and the client
 // addresses admitted, including what still sits in the click buffer.
+import type { PendingCounts } from '../clicks/click-buffer'
+import type { ClickRecord } from '../clicks/clicks-repo'
 import type { LinkRow, LinksRepo } from '../links/repo'
-import type { ClickRecord } from './clicks-repo'
+import { LruCache } from '../../platform/lru'
 
 export interface CachedLink {
   row: LinkRow
@@ -15,15 +17,10 @@ export interface CachedLink {
   ref?: ClickRecord['link']
 }
 
-export interface PendingCounts {
-  pendingClicks(linkId: string): number
-  pendingAddresses(linkId: string): string[]
-}
-
 const MISSING = null
 
 export class LinkCache {
-  private entries = new Map<string, CachedLink | typeof MISSING>()
+  private readonly entries: LruCache<CachedLink | typeof MISSING>
   /**
    * Live counters of links dropped by a write (PATCH), by link id, taken over by the next load: the
    * database alone lags behind what was served (the buffer may be mid-write), the counters do not.
@@ -34,12 +31,15 @@ export class LinkCache {
     private repo: LinksRepo,
     private loadAddresses: (linkId: string) => string[],
     private pending: PendingCounts,
-    private max = 100_000,
-  ) {}
+    max = 100_000,
+  ) {
+    this.entries = new LruCache(max)
+  }
 
   get(domain: string, slug: string): CachedLink | null {
     const key = `${domain}/${slug}`
-    const hit = this.entries.get(key)
+    // peek: the hot path only reads; entries are forgotten in the order they were loaded.
+    const hit = this.entries.peek(key)
     if (hit !== undefined) return hit
     const row = this.repo.findByDomainSlugSync(domain, slug)
     let entry: CachedLink | typeof MISSING = MISSING
@@ -47,14 +47,6 @@ export class LinkCache {
       const carried = this.carry.get(row.id)
       this.carry.delete(row.id)
       entry = carried ? { row, ...carried } : { row, served: row.totalClicks + this.pending.pendingClicks(row.id), admitted: null }
-    }
-    if (this.entries.size >= this.max) {
-      // Drop the oldest eighth: Map iterates in insertion order.
-      let n = Math.ceil(this.max / 8)
-      for (const k of this.entries.keys()) {
-        this.entries.delete(k)
-        if (--n === 0) break
-      }
     }
     this.entries.set(key, entry)
     return entry
@@ -68,7 +60,7 @@ export class LinkCache {
 
   invalidate(domain: string, slug: string) {
     const key = `${domain}/${slug}`
-    const entry = this.entries.get(key)
+    const entry = this.entries.peek(key)
     if (entry) {
       if (this.carry.size >= 10_000) this.carry.clear()
       this.carry.set(entry.row.id, { served: entry.served, admitted: entry.admitted })

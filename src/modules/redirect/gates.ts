@@ -3,10 +3,11 @@
 import { createHmac } from 'node:crypto'
 import { createChallenge, verifySolution } from 'altcha-lib/v1'
 import { constantTimeEqual, sha256Hex } from '../../platform/random'
+import { HOUR_MS, MINUTE_MS } from '../../platform/time'
 
 export type Gate = 'pw' | 'cap' | 'ok'
 
-const GATE_TTL_MS: Record<Gate, number> = { pw: 12 * 3_600_000, cap: 3_600_000, ok: 24 * 3_600_000 }
+const GATE_TTL_MS: Record<Gate, number> = { pw: 12 * HOUR_MS, cap: HOUR_MS, ok: 24 * HOUR_MS }
 
 export const cookieName = (gate: Gate, linkId: string) => `lnk_${gate}_${linkId.replace(/-/g, '')}`
 
@@ -42,7 +43,7 @@ export class PasswordThrottle {
   private attempts = new Map<string, { count: number; resetAt: number }>()
   constructor(
     private max = 5,
-    private windowMs = 15 * 60_000,
+    private windowMs = 15 * MINUTE_MS,
   ) {}
 
   /** Seconds until the client may try again, or 0 when it may try now. */
@@ -82,7 +83,7 @@ export class Captcha {
   constructor(
     private hmacKey: string,
     private maxNumber = 50_000,
-    private ttlMs = 10 * 60_000,
+    private ttlMs = 10 * MINUTE_MS,
   ) {}
 
   async challenge(now: number) {

@@ -1,7 +1,9 @@
 // The pages a visitor of a short link may see instead of a redirect. Every value is escaped.
 import type { LinkRow } from '../links/repo'
 import { escapeHtml, htmlPage, scriptJson } from '../../platform/html'
+import type { Unavailable } from './decide'
 import type { PublicStats } from './stats-repo'
+import { DAY_MS } from '../../platform/time'
 
 /** Where a gate page's form posts: the link's own path with the visitor's query (`?…` or ''). */
 const formAction = (slug: string, query = '') => escapeHtml(`/${encodeURIComponent(slug)}${query}`)
@@ -9,8 +11,14 @@ const formAction = (slug: string, query = '') => escapeHtml(`/${encodeURICompone
 export const notFoundPage = () =>
   htmlPage({ status: 404, title: 'Link not found', body: '<h1>Link not found</h1><p>This short link does not exist or is no longer active.</p>' })
 
-export const gonePage = (reason: string) =>
-  htmlPage({ status: 410, title: 'Link no longer available', body: `<h1>This link is no longer available</h1><p>${escapeHtml(reason)}</p>` })
+const UNAVAILABLE: Record<Unavailable, string> = {
+  expired: 'This link has expired.',
+  clickLimit: 'This link has reached its click limit.',
+  uniqueIpLimit: 'This link has reached the number of visitors it admits.',
+}
+
+export const gonePage = (reason: Unavailable) =>
+  htmlPage({ status: 410, title: 'Link no longer available', body: `<h1>This link is no longer available</h1><p>${escapeHtml(UNAVAILABLE[reason])}</p>` })
 
 export const sandboxPage = (link: LinkRow, destination: string) =>
   htmlPage({
@@ -94,7 +102,6 @@ export function deepLinkPage(appName: string, appHref: string, destination: stri
 }
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec']
-const DAY_MS = 86_400_000
 const shortDay = (ms: number) => {
   const d = new Date(ms)
   return `${MONTHS[d.getUTCMonth()]} ${d.getUTCDate()}`

@@ -47,10 +47,10 @@ export function createFanout(db: Db, state: WebhooksState): OutboxConsumer {
       if (ep.batchEnabled) {
         const open = st.openBatch(ep.id)
         if (open) {
-          st.addBatchEvent(open.id, open.batch_size, json, now)
-          if (open.batch_size + 1 >= BATCH_MAX_EVENTS) {
+          st.addBatchEvent(open.id, open.batchSize, json, now)
+          if (open.batchSize + 1 >= BATCH_MAX_EVENTS) {
             // Full: close it now and send it now; the job waiting for the window end finds it sent.
-            st.closeBatch(tx, open.id, now)
+            st.closeBatch(open.id, now)
             st.enqueueDeliver({ deliveryId: open.id, attempt: 1 }, now, now)
           }
           continue

@@ -1,18 +1,104 @@
 // Queries of the webhooks area. A delivery's state and the job that carries its next attempt are always
 // written in one transaction, so a delivery is never waiting without a job nor a job left without a reason.
 // The fan-out statements are the synchronous exception: they run inside the outbox dispatch transaction.
+// The ports come first (plain types; Promises, so another database can sit behind the same signatures);
+// the SQLite implementation follows them.
 import { and, asc, count, desc, eq, gt, gte, inArray, lt, or, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../db/client'
-import { webhookAttempts, webhookBatchEvents, webhookDeliveries, webhookEndpoints } from '../../db/schema'
+import { hotStatement } from '../../db/hot'
+import { escapeLike } from '../../db/like'
+import type { Insertable } from '../../db/rows'
+import { webhookAttempts, webhookBatchEvents, webhookDeliveries, webhookEndpoints, type DeliveryStatus, type StoredFilters } from '../../db/schema'
 import type { Tx } from '../../db/tx'
 import { enqueue, preparedEnqueue } from '../../jobs/queue'
 
-export type EndpointRow = typeof webhookEndpoints.$inferSelect
-export type NewEndpoint = typeof webhookEndpoints.$inferInsert
-export type DeliveryRow = typeof webhookDeliveries.$inferSelect
-export type NewDelivery = typeof webhookDeliveries.$inferInsert
-export type AttemptRow = typeof webhookAttempts.$inferSelect
-export type NewAttempt = typeof webhookAttempts.$inferInsert
+export type { DeliveryStatus, StoredFilters }
+
+/** Every field of spec 2.5, the signing secrets, custom header values and the failure run. */
+export interface EndpointRow {
+  id: string
+  workspaceId: string
+  name: string | null
+  url: string
+  events: string[]
+  format: 'standard' | 'slack' | 'discord'
+  mode: 'live' | 'test'
+  isActive: boolean
+  /** Consecutive failed attempts; reset by a success or by re-enabling. */
+  failureCount: number
+  /** When the current run of failures began (null while the last attempt succeeded). */
+  failingSince: number | null
+  disabledReason: string | null
+  customHeaders: { name: string; value: string }[]
+  filters: StoredFilters | null
+  transform: { kind: 'template'; template: Record<string, unknown> } | null
+  batchEnabled: boolean
+  batchWindowSeconds: number
+  maxConcurrent: number
+  mtlsEnabled: boolean
+  secret: string
+  /** The secret before the last rotation, still signing until previousSecretExpiresAt. */
+  previousSecret: string | null
+  previousSecretExpiresAt: number | null
+  lastSuccessAt: number | null
+  createdAt: number
+  updatedAt: number
+}
+
+/** Spec 2.6: one event (or batch) on its way to one endpoint. */
+export interface DeliveryRow {
+  id: string
+  endpointId: string
+  workspaceId: string
+  /** The event type, or `batch` for a batch delivery. */
+  event: string
+  /** evt_… of the event carried; null for batches. */
+  eventId: string | null
+  /** The event envelope, or the batch object once the batch is closed (null while it collects). */
+  payload: Record<string, unknown> | null
+  status: DeliveryStatus
+  /** Attempts made so far. */
+  attempt: number
+  maxAttempts: number
+  batchSize: number
+  /** A batch still collecting events. */
+  batchOpen: boolean
+  batchClosesAt: number | null
+  responseStatus: number | null
+  durationMs: number | null
+  nextAttemptAt: number | null
+  deliveredAt: number | null
+  errorMessage: string | null
+  replayOfId: string | null
+  replayable: boolean
+  /** A test ping: one attempt, never retried, never counted against the endpoint. */
+  isPing: boolean
+  /** `webhook-id` of every attempt: kept across retries, new on replay. */
+  idempotencyKey: string
+  createdAt: number
+  updatedAt: number
+}
+
+/** One HTTP attempt of a delivery: the exact request (credentials redacted) and what came back. */
+export interface AttemptRow {
+  id: string
+  deliveryId: string
+  attempt: number
+  startedAt: number
+  durationMs: number | null
+  request: { method: string; url: string; headers: Record<string, string>; body: string }
+  responseStatus: number | null
+  responseHeaders: Record<string, string> | null
+  responseBody: string | null
+  responseBodyTruncated: boolean
+  error: string | null
+  /** The address actually dialled. */
+  address: string | null
+}
+
+export type NewEndpoint = Insertable<EndpointRow>
+export type NewDelivery = Insertable<DeliveryRow>
+export type NewAttempt = Insertable<AttemptRow>
 
 export const DELIVER_JOB = 'webhook.deliver'
 
@@ -20,16 +106,6 @@ export const DELIVER_JOB = 'webhook.deliver'
 export interface DeliverPayload {
   deliveryId: string
   attempt: number
-}
-
-/**
- * Deliver jobs never use the queue's own retries (a handler only throws when the database fails): the
- * delivery's schedule lives in the delivery row, and each attempt enqueues the next.
- */
-const DELIVER_JOB_MAX_ATTEMPTS = 1_000
-
-export function enqueueDeliver(tx: Tx, payload: DeliverPayload, runAt: number, now: number) {
-  enqueue(tx, { type: DELIVER_JOB, payload, runAt, maxAttempts: DELIVER_JOB_MAX_ATTEMPTS }, now)
 }
 
 export interface DeliveryFilter {
@@ -43,8 +119,6 @@ export interface DeliveryFilter {
   limit: number
 }
 
-const escapeLike = (s: string) => s.replace(/[\\%_]/g, (c) => `\\${c}`)
-
 export interface AttemptOutcome {
   attempt: NewAttempt
   delivery: Partial<NewDelivery>
@@ -54,40 +128,143 @@ export interface AttemptOutcome {
   next: { payload: DeliverPayload; runAt: number } | null
 }
 
-export function createWebhooksRepo(db: Db) {
+/** When a run of failures disables an endpoint: this many in a row, the first at least `afterMs` ago. */
+export interface AutoDisable {
+  failures: number
+  afterMs: number
+  reason: string
+}
+
+export interface WebhooksRepo {
+  insertEndpoint(row: NewEndpoint): Promise<EndpointRow>
+  findEndpoint(workspaceId: string, id: string): Promise<EndpointRow | undefined>
+  endpointById(id: string): Promise<EndpointRow | undefined>
+  /** Oldest first. */
+  listEndpoints(workspaceId: string, mode?: 'live' | 'test'): Promise<EndpointRow[]>
+  updateEndpoint(id: string, patch: Partial<NewEndpoint>): Promise<EndpointRow | undefined>
+  /** Deletes the endpoint with its deliveries; false when it was gone already. */
+  deleteEndpoint(id: string): Promise<boolean>
+
+  findDelivery(endpointId: string, id: string): Promise<DeliveryRow | undefined>
+  deliveryById(id: string): Promise<DeliveryRow | undefined>
+  /** Newest first; `q` matches event, ids, webhook-id and payload, case-insensitively. */
+  listDeliveries(f: DeliveryFilter): Promise<DeliveryRow[]>
+  /** The delivery's attempts, in order. */
+  attempts(deliveryId: string): Promise<AttemptRow[]>
+  countDeadReplayable(endpointId: string): Promise<number>
+  /** A new delivery and the job of its first attempt (test pings pass no job). */
+  insertDelivery(row: NewDelivery, job: { runAt: number } | null, now: number): Promise<DeliveryRow>
+  /**
+   * Replays: each original stops (a delivery still retrying gives up: the copy supersedes it) and is no
+   * longer replayable; each copy is queued for its first attempt. All or nothing.
+   */
+  replay(copies: { originalId: string; row: NewDelivery }[], now: number): Promise<DeliveryRow[]>
+  /** Up to `limit` dead, replayable deliveries of the endpoint, oldest first. */
+  deadReplayable(endpointId: string, limit: number): Promise<DeliveryRow[]>
+  /**
+   * Closes an open batch: its collected events become the payload. Answers the delivery (closed now or
+   * before), so the fan-out cannot add an event between the close and the read.
+   */
+  closeBatch(deliveryId: string, now: number): Promise<DeliveryRow | undefined>
+  /**
+   * Records one attempt and everything it decides, in one transaction; the endpoint's counters move in
+   * the database (attempts of one endpoint run concurrently). Answers whether the endpoint was disabled by
+   * it, or null when the delivery is gone: its endpoint was deleted while the request was out, taking its
+   * deliveries along, so the outcome has nothing to belong to and nothing is written.
+   */
+  recordAttempt(deliveryId: string, endpointId: string, outcome: AttemptOutcome, now: number, autoDisable: AutoDisable): Promise<boolean | null>
+  /** A delivery that will not be attempted (its endpoint is paused or gone): dead, replayable later. */
+  abandon(deliveryId: string, reason: string, now: number): Promise<void>
+  /** Puts an attempt off (concurrency caps): the same attempt, a little later. */
+  defer(payload: DeliverPayload, runAt: number, now: number): Promise<void>
+  /**
+   * Deletes deliveries that reached a final state (success, dead) before `before`, with their attempts, in
+   * short transactions so writers never wait long. Deliveries still pending or retrying stay whatever
+   * their age. Answers how many.
+   */
+  pruneDeliveries(before: number): Promise<number>
+}
+
+/** A delivery the fan-out creates: the envelope comes serialized, once per event for all its endpoints. */
+export type FanoutDelivery = {
+  id: string
+  endpointId: string
+  workspaceId: string
+  event: string
+  eventId: string | null
+  payloadJson: string | null
+  maxAttempts: number
+  batchSize: number
+  batchOpen: boolean
+  batchClosesAt: number | null
+  nextAttemptAt: number
+  idempotencyKey: string
+  now: number
+}
+
+/**
+ * The fan-out's statements. Synchronous on purpose: they run inside the outbox dispatch transaction, whose
+ * callback is synchronous, on the connection that dispatches (link.clicked arrives by the thousand a second).
+ */
+export interface FanoutStatements {
+  activeEndpoints(workspaceId: string, mode: string): EndpointRow[]
+  insertDelivery(d: FanoutDelivery): void
+  /** The endpoint's open batch (at most one), with the events it holds so far. */
+  openBatch(endpointId: string): { id: string; batchSize: number } | null
+  addBatchEvent(deliveryId: string, position: number, envelopeJson: string, now: number): void
+  closeBatch(deliveryId: string, now: number): void
+  enqueueDeliver(payload: DeliverPayload, runAt: number, now: number): void
+}
+
+// --- SQLite ------------------------------------------------------------------------------------------
+
+/**
+ * Deliver jobs never use the queue's own retries (a handler only throws when the database fails): the
+ * delivery's schedule lives in the delivery row, and each attempt enqueues the next.
+ */
+const DELIVER_JOB_MAX_ATTEMPTS = 1_000
+
+/** Deliveries pruned per transaction. */
+const PRUNE_CHUNK = 5_000
+
+function enqueueDeliver(tx: Tx, payload: DeliverPayload, runAt: number, now: number) {
+  enqueue(tx, { type: DELIVER_JOB, payload, runAt, maxAttempts: DELIVER_JOB_MAX_ATTEMPTS }, now)
+}
+
+export function createWebhooksRepo(db: Db): WebhooksRepo {
   // The deliver job reads these two for every attempt: prepared once.
   const deliveryByIdStmt = db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, sql.placeholder('id'))).prepare()
   const endpointByIdStmt = db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, sql.placeholder('id'))).prepare()
   return {
-    async insertEndpoint(row: NewEndpoint): Promise<EndpointRow> {
+    async insertEndpoint(row) {
       return db.insert(webhookEndpoints).values(row).returning().get()
     },
-    async findEndpoint(workspaceId: string, id: string): Promise<EndpointRow | undefined> {
+    async findEndpoint(workspaceId, id) {
       return db.select().from(webhookEndpoints).where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.workspaceId, workspaceId))).get()
     },
-    async endpointById(id: string): Promise<EndpointRow | undefined> {
+    async endpointById(id) {
       return endpointByIdStmt.get({ id })
     },
-    async listEndpoints(workspaceId: string, mode?: 'live' | 'test'): Promise<EndpointRow[]> {
+    async listEndpoints(workspaceId, mode) {
       const where = mode ? and(eq(webhookEndpoints.workspaceId, workspaceId), eq(webhookEndpoints.mode, mode)) : eq(webhookEndpoints.workspaceId, workspaceId)
       return db.select().from(webhookEndpoints).where(where).orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id)).all()
     },
-    async updateEndpoint(id: string, patch: Partial<NewEndpoint>): Promise<EndpointRow | undefined> {
+    async updateEndpoint(id, patch) {
       return db.update(webhookEndpoints).set(patch).where(eq(webhookEndpoints.id, id)).returning().get()
     },
-    async deleteEndpoint(id: string): Promise<boolean> {
+    async deleteEndpoint(id) {
       return db.delete(webhookEndpoints).where(eq(webhookEndpoints.id, id)).returning({ id: webhookEndpoints.id }).all().length > 0
     },
 
-    async findDelivery(endpointId: string, id: string): Promise<DeliveryRow | undefined> {
+    async findDelivery(endpointId, id) {
       return db.select().from(webhookDeliveries).where(and(eq(webhookDeliveries.id, id), eq(webhookDeliveries.endpointId, endpointId))).get()
     },
-    async deliveryById(id: string): Promise<DeliveryRow | undefined> {
+    async deliveryById(id) {
       return deliveryByIdStmt.get({ id })
     },
-    async listDeliveries(f: DeliveryFilter): Promise<DeliveryRow[]> {
+    async listDeliveries(f) {
       const parts: (SQL | undefined)[] = [eq(webhookDeliveries.endpointId, f.endpointId)]
-      if (f.statuses) parts.push(inArray(webhookDeliveries.status, f.statuses as DeliveryRow['status'][]))
+      if (f.statuses) parts.push(inArray(webhookDeliveries.status, f.statuses as DeliveryStatus[]))
       if (f.event) parts.push(eq(webhookDeliveries.event, f.event))
       if (f.from !== undefined) parts.push(gte(webhookDeliveries.createdAt, f.from))
       if (f.to !== undefined) parts.push(lt(webhookDeliveries.createdAt, f.to))
@@ -112,10 +289,10 @@ export function createWebhooksRepo(db: Db) {
         .limit(f.limit)
         .all()
     },
-    async attempts(deliveryId: string): Promise<AttemptRow[]> {
+    async attempts(deliveryId) {
       return db.select().from(webhookAttempts).where(eq(webhookAttempts.deliveryId, deliveryId)).orderBy(asc(webhookAttempts.attempt), asc(webhookAttempts.startedAt)).all()
     },
-    async countDeadReplayable(endpointId: string): Promise<number> {
+    async countDeadReplayable(endpointId) {
       const row = db
         .select({ n: count() })
         .from(webhookDeliveries)
@@ -124,20 +301,14 @@ export function createWebhooksRepo(db: Db) {
       return row?.n ?? 0
     },
 
-    /** A new delivery and the job of its first attempt (replays; test pings pass no job). */
-    async insertDelivery(row: NewDelivery, job: { runAt: number } | null, now: number): Promise<DeliveryRow> {
+    async insertDelivery(row, job, now) {
       return db.transaction((tx) => {
         const inserted = tx.insert(webhookDeliveries).values(row).returning().get()
         if (job) enqueueDeliver(tx, { deliveryId: row.id, attempt: 1 }, job.runAt, now)
         return inserted
       })
     },
-
-    /**
-     * Replays: each original stops (a delivery still retrying gives up: the copy supersedes it) and is no
-     * longer replayable; each copy is queued for its first attempt. All or nothing.
-     */
-    async replay(copies: { originalId: string; row: NewDelivery }[], now: number): Promise<DeliveryRow[]> {
+    async replay(copies, now) {
       return db.transaction((tx) => {
         const out: DeliveryRow[] = []
         for (const { originalId, row } of copies) {
@@ -158,9 +329,7 @@ export function createWebhooksRepo(db: Db) {
         return out
       }, { behavior: 'immediate' })
     },
-
-    /** Up to `limit` dead, replayable deliveries of the endpoint, oldest first. */
-    async deadReplayable(endpointId: string, limit: number): Promise<DeliveryRow[]> {
+    async deadReplayable(endpointId, limit) {
       return db
         .select()
         .from(webhookDeliveries)
@@ -169,22 +338,11 @@ export function createWebhooksRepo(db: Db) {
         .limit(limit)
         .all()
     },
-
-    /**
-     * Closes an open batch: its collected events become the payload. Answers the delivery (closed now or
-     * before). IMMEDIATE so the fan-out cannot add an event between the close and the read.
-     */
-    async closeBatch(deliveryId: string, now: number): Promise<DeliveryRow | undefined> {
+    async closeBatch(deliveryId, now) {
+      // IMMEDIATE: the fan-out cannot add an event between the close and the read.
       return db.transaction((tx) => closeBatchIn(tx, deliveryId, now), { behavior: 'immediate' })
     },
-
-    /**
-     * Records one attempt and everything it decides, in one transaction. The endpoint's counters move in
-     * SQL (attempts of one endpoint run concurrently). Answers whether the endpoint was disabled by it, or
-     * null when the delivery is gone: its endpoint was deleted while the request was out, taking its
-     * deliveries along, so the outcome has nothing to belong to and nothing is written.
-     */
-    async recordAttempt(deliveryId: string, endpointId: string, outcome: AttemptOutcome, now: number, autoDisable: { failures: number; afterMs: number; reason: string }): Promise<boolean | null> {
+    async recordAttempt(deliveryId, endpointId, outcome, now, autoDisable) {
       return db.transaction((tx) => {
         // Checked inside the (IMMEDIATE) transaction, so a delete cannot slip in between check and write.
         if (!tx.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId)).get()) return null
@@ -209,8 +367,8 @@ export function createWebhooksRepo(db: Db) {
               : {
                   failureCount: sql`${e.failureCount} + 1`,
                   failingSince: since,
-                  isActive: sql`case when ${e.isActive} = 1 and ${exhausted} then 0 else ${e.isActive} end`,
-                  disabledReason: sql`case when ${e.isActive} = 1 and ${exhausted} then ${autoDisable.reason} else ${e.disabledReason} end`,
+                  isActive: sql`case when ${e.isActive} = ${true} and ${exhausted} then ${false} else ${e.isActive} end`,
+                  disabledReason: sql`case when ${e.isActive} = ${true} and ${exhausted} then ${autoDisable.reason} else ${e.disabledReason} end`,
                 },
           )
           .where(eq(e.id, endpointId))
@@ -219,23 +377,20 @@ export function createWebhooksRepo(db: Db) {
         return !!before?.isActive && !!after && !after.isActive
       }, { behavior: 'immediate' })
     },
-
-    /** A delivery that will not be attempted (its endpoint is paused or gone): dead, replayable later. */
-    async abandon(deliveryId: string, reason: string, now: number) {
+    async abandon(deliveryId, reason, now) {
       db.update(webhookDeliveries)
         .set({ status: 'dead', nextAttemptAt: null, errorMessage: reason, updatedAt: now })
         .where(and(eq(webhookDeliveries.id, deliveryId), inArray(webhookDeliveries.status, ['pending', 'failed'])))
         .run()
     },
-
-    /** Puts an attempt off (concurrency caps): the same attempt, a little later. */
-    async defer(payload: DeliverPayload, runAt: number, now: number) {
+    async defer(payload, runAt, now) {
       db.transaction((tx) => enqueueDeliver(tx, payload, runAt, now))
+    },
+    async pruneDeliveries(before) {
+      return pruneDeliveries(db, before)
     },
   }
 }
-
-export type WebhooksRepo = ReturnType<typeof createWebhooksRepo>
 
 function closeBatchIn(tx: Tx, deliveryId: string, now: number): DeliveryRow | undefined {
   const row = tx.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId)).get()
@@ -252,76 +407,113 @@ function closeBatchIn(tx: Tx, deliveryId: string, now: number): DeliveryRow | un
 }
 
 /**
- * Deletes deliveries that reached a final state (success, dead) before `before`, with their attempts,
- * endpoint by endpoint through the (endpoint, status, created) index, at most 5,000 per transaction so
- * writers never wait long. Deliveries still pending or retrying stay whatever their age. Answers how many.
+ * WebhooksRepo.pruneDeliveries on a given connection: endpoint by endpoint through the (endpoint, status,
+ * created) index, at most PRUNE_CHUNK deliveries per transaction. Exported for the module's prune job
+ * until it calls the repo's method.
  */
 export function pruneDeliveries(db: Db, before: number): number {
-  const sqlite = db.$client
-  const endpoints = (sqlite.query('SELECT id FROM webhook_endpoints').all() as { id: string }[]).map((r) => r.id)
-  const chunk = sqlite.prepare(
-    "DELETE FROM webhook_deliveries WHERE rowid IN (SELECT rowid FROM webhook_deliveries WHERE endpoint_id = ? AND status IN ('success', 'dead') AND created_at < ? LIMIT 5000)",
-  )
+  const d = webhookDeliveries
+  const endpoints = db.select({ id: webhookEndpoints.id }).from(webhookEndpoints).all()
+  const chunk = db
+    .delete(d)
+    .where(
+      inArray(
+        d.id,
+        db
+          .select({ id: d.id })
+          .from(d)
+          .where(and(eq(d.endpointId, sql.placeholder('endpointId')), inArray(d.status, ['success', 'dead']), lt(d.createdAt, sql.placeholder('before'))))
+          .limit(PRUNE_CHUNK),
+      ),
+    )
+    .returning({ id: d.id })
+    .prepare()
   let removed = 0
-  for (const id of endpoints) {
+  for (const { id } of endpoints) {
     for (;;) {
-      const n = sqlite.transaction(() => chunk.run(id, before).changes).immediate()
+      const n = db.transaction(() => chunk.all({ endpointId: id, before }).length, { behavior: 'immediate' })
       removed += n
-      if (n < 5000) break
+      if (n < PRUNE_CHUNK) break
     }
   }
   return removed
 }
 
 /**
- * The fan-out's statements, prepared once on the dispatching connection (link.clicked arrives by the
- * thousand a second). Synchronous: they run inside the dispatch transaction.
+ * Prepared once on the dispatching connection; they join the dispatch transaction open on it. All but the
+ * (cached) endpoint list run per delivery, so they run on the driver (db/hot.ts).
  */
-export function createFanoutStatements(db: Db) {
-  const sqlite = db.$client
+export function createFanoutStatements(db: Db): FanoutStatements {
+  const d = webhookDeliveries
   const activeEndpoints = db
     .select()
     .from(webhookEndpoints)
     .where(and(eq(webhookEndpoints.workspaceId, sql.placeholder('workspaceId')), eq(webhookEndpoints.mode, sql.placeholder('mode')), eq(webhookEndpoints.isActive, true)))
     .prepare()
-  const insertDelivery = sqlite.prepare(
-    `INSERT INTO webhook_deliveries (id, endpoint_id, workspace_id, event, event_id, payload, status, attempt, max_attempts, batch_size, batch_open, batch_closes_at,
-       next_attempt_at, replayable, is_ping, idempotency_key, created_at, updated_at)
-     VALUES (?, ?, ?, ?, ?, ?, 'pending', 0, ?, ?, ?, ?, ?, 1, 0, ?, ?, ?)`,
+  // Bound as it comes: the envelope arrives serialized (once per event, for every endpoint), not to be
+  // encoded again; an update's set() takes no bare placeholder.
+  const asIs = (name: string) => sql`${sql.placeholder(name)}`
+  const insertDelivery = hotStatement(
+    db,
+    db.insert(d).values({
+      id: sql.placeholder('id'),
+      endpointId: sql.placeholder('endpointId'),
+      workspaceId: sql.placeholder('workspaceId'),
+      event: sql.placeholder('event'),
+      eventId: sql.placeholder('eventId'),
+      payload: asIs('payloadJson'),
+      status: 'pending',
+      attempt: 0,
+      maxAttempts: sql.placeholder('maxAttempts'),
+      batchSize: sql.placeholder('batchSize'),
+      batchOpen: sql.placeholder('batchOpen'),
+      batchClosesAt: sql.placeholder('batchClosesAt'),
+      nextAttemptAt: sql.placeholder('nextAttemptAt'),
+      replayable: true,
+      isPing: false,
+      idempotencyKey: sql.placeholder('idempotencyKey'),
+      createdAt: sql.placeholder('now'),
+      updatedAt: sql.placeholder('now'),
+    }),
   )
-  const openBatch = sqlite.prepare<{ id: string; batch_size: number }, [string]>('SELECT id, batch_size FROM webhook_deliveries WHERE endpoint_id = ? AND batch_open = 1 LIMIT 1')
-  const addBatchEvent = sqlite.prepare('INSERT INTO webhook_batch_events (delivery_id, position, envelope) VALUES (?, ?, ?)')
-  const growBatch = sqlite.prepare('UPDATE webhook_deliveries SET batch_size = batch_size + 1, updated_at = ? WHERE id = ?')
+  const openBatch = hotStatement(
+    db,
+    db
+      .select({ id: d.id, batchSize: d.batchSize })
+      .from(d)
+      .where(and(eq(d.endpointId, sql.placeholder('endpointId')), eq(d.batchOpen, true)))
+      .limit(1),
+  )
+  const addBatchEvent = hotStatement(
+    db,
+    db.insert(webhookBatchEvents).values({ deliveryId: sql.placeholder('deliveryId'), position: sql.placeholder('position'), envelope: asIs('envelopeJson') }),
+  )
+  const growBatch = hotStatement(
+    db,
+    db
+      .update(d)
+      .set({ batchSize: sql`${d.batchSize} + 1`, updatedAt: asIs('now') })
+      .where(eq(d.id, sql.placeholder('deliveryId'))),
+  )
   const enqueueJob = preparedEnqueue(db, DELIVER_JOB, DELIVER_JOB_MAX_ATTEMPTS)
   return {
-    activeEndpoints: (workspaceId: string, mode: string): EndpointRow[] => activeEndpoints.all({ workspaceId, mode }),
-    insertDelivery(d: {
-      id: string
-      endpointId: string
-      workspaceId: string
-      event: string
-      eventId: string | null
-      payloadJson: string | null
-      maxAttempts: number
-      batchSize: number
-      batchOpen: boolean
-      batchClosesAt: number | null
-      nextAttemptAt: number
-      idempotencyKey: string
-      now: number
-    }) {
-      insertDelivery.run(d.id, d.endpointId, d.workspaceId, d.event, d.eventId, d.payloadJson, d.maxAttempts, d.batchSize, d.batchOpen ? 1 : 0, d.batchClosesAt, d.nextAttemptAt, d.idempotencyKey, d.now, d.now)
+    activeEndpoints: (workspaceId, mode) => activeEndpoints.all({ workspaceId, mode }),
+    insertDelivery(delivery) {
+      insertDelivery.run(delivery)
     },
-    openBatch: (endpointId: string) => openBatch.get(endpointId) ?? null,
-    addBatchEvent(deliveryId: string, position: number, envelopeJson: string, now: number) {
-      addBatchEvent.run(deliveryId, position, envelopeJson)
-      growBatch.run(now, deliveryId)
+    openBatch(endpointId) {
+      const open = openBatch.get({ endpointId })
+      return open ? { id: open.id as string, batchSize: open.batch_size as number } : null
     },
-    closeBatch: (tx: Tx, deliveryId: string, now: number) => closeBatchIn(tx, deliveryId, now),
-    enqueueDeliver(payload: DeliverPayload, runAt: number, now: number) {
+    addBatchEvent(deliveryId, position, envelopeJson, now) {
+      addBatchEvent.run({ deliveryId, position, envelopeJson })
+      growBatch.run({ deliveryId, now })
+    },
+    closeBatch(deliveryId, now) {
+      closeBatchIn(db, deliveryId, now)
+    },
+    enqueueDeliver(payload, runAt, now) {
       enqueueJob(payload, runAt, now)
     },
   }
 }
-
-export type FanoutStatements = ReturnType<typeof createFanoutStatements>

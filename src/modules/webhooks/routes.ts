@@ -1,9 +1,9 @@
 import { Elysia, t } from 'elysia'
-import { authPlugin } from '../../http/auth'
 import { ModeQuery } from '../identity/sandbox'
 import { Envelope, ErrorEnvelope, ok } from '../../http/envelope'
 import { idempotent } from '../../http/idempotency'
-import type { Runtime } from '../../runtime'
+import type { HttpKit } from '../module'
+import type { WebhooksCtx } from './state'
 import {
   CreateWebhookBody,
   DeliveriesQuery,
@@ -30,7 +30,6 @@ import {
   webhookInfo,
   webhookTypes,
 } from './service'
-import { webhooksCtx } from './state'
 
 const errors = { 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 404: ErrorEnvelope, 409: ErrorEnvelope, 429: ErrorEnvelope }
 const Params = t.Object({ id: t.String() })
@@ -53,10 +52,9 @@ const Info = t.Object({
   events: t.Array(t.String()),
 })
 
-export function webhookRoutes(rt: Runtime) {
-  const ctx = webhooksCtx(rt)
-  return new Elysia({ name: 'lnk.webhooks', seed: rt.instanceId, prefix: '/webhooks', tags: ['Webhooks'] })
-    .use(authPlugin(rt))
+export function webhookRoutes(ctx: WebhooksCtx, http: HttpKit) {
+  return new Elysia({ name: 'lnk.webhooks', seed: http.instanceId, prefix: '/webhooks', tags: ['Webhooks'] })
+    .use(http.auth)
     .get('/', async ({ caller, query }) => ok(await listEndpoints(ctx, caller, query.mode)), {
       permission: 'webhooks:read',
       query: t.Object({ mode: ModeQuery('webhook endpoints') }),
@@ -71,7 +69,7 @@ export function webhookRoutes(rt: Runtime) {
       '/',
       async ({ caller, body, request, set }) => {
         set.status = 201
-        return idempotent(rt, caller, request, body, set, async () => ok(await createEndpoint(ctx, caller, body)))
+        return idempotent(http.idempotency, caller, request, body, set, async () => ok(await createEndpoint(ctx, caller, body)))
       },
       {
         permission: 'webhooks:write',
@@ -134,9 +132,9 @@ export function webhookRoutes(rt: Runtime) {
       '/:id/deliveries/:deliveryId/replay',
       async ({ caller, params, request, set }) => {
         set.status = 201
-        return idempotent(rt, caller, request, {}, set, async () => {
+        return idempotent(http.idempotency, caller, request, {}, set, async () => {
           const delivery = await replayDelivery(ctx, caller, params.id, params.deliveryId)
-          rt.worker.notify()
+          ctx.notifyWorker()
           return ok(delivery)
         })
       },
@@ -154,9 +152,9 @@ export function webhookRoutes(rt: Runtime) {
     .post(
       '/:id/replay-all',
       async ({ caller, params, request, set }) =>
-        idempotent(rt, caller, request, {}, set, async () => {
+        idempotent(http.idempotency, caller, request, {}, set, async () => {
           const result = await replayAll(ctx, caller, params.id)
-          if (result.queued) rt.worker.notify()
+          if (result.queued) ctx.notifyWorker()
           return ok(result)
         }),
       {
@@ -172,7 +170,7 @@ export function webhookRoutes(rt: Runtime) {
     )
     .post(
       '/:id/rotate-secret',
-      async ({ caller, params, body, request, set }) => idempotent(rt, caller, request, body ?? {}, set, async () => ok(await rotateSecret(ctx, caller, params.id, body?.grace ?? true))),
+      async ({ caller, params, body, request, set }) => idempotent(http.idempotency, caller, request, body ?? {}, set, async () => ok(await rotateSecret(ctx, caller, params.id, body?.grace ?? true))),
       {
         permission: 'webhooks:write',
         params: Params,

@@ -3,9 +3,10 @@
 // the delivery facts of GET /webhooks/info.
 import { iso, isoOrNull } from '../../platform/clock'
 import { EVENT_CATALOGUE } from '../../events/catalogue'
-import type { Caller } from '../../http/auth'
+import type { Caller } from '../identity/caller'
 import { listedMode, type ModeFilter } from '../identity/sandbox'
-import { AppError, Issues, notFound, pointerToPath } from '../../platform/errors'
+import { Issues, pointerToPath } from '../../platform/errors'
+import { alreadyReplayed, batchStillOpen, deliveryNotFound, endpointGoneDuringPing, endpointNotFound, endpointPaused, pingNotReplayable, testKeyCreatesLiveEndpoint } from './errors'
 import { checkUrl } from '../../net/egress'
 import { newId, sortableId } from '../../platform/random'
 import { sendPing, SIGNATURE_HEADERS, EVENT_HEADER, USER_AGENT } from './delivery'
@@ -18,9 +19,10 @@ import { generateSecret, valueHint } from './signing'
 import { egressPolicy, type WebhooksCtx } from './state'
 import { validateTemplate } from './template'
 import { eventTypes } from './type-gen'
+import { HOUR_MS } from '../../platform/time'
 
 export const KNOWN_EVENTS: readonly string[] = EVENT_CATALOGUE.map((e) => e.type)
-export const ROTATION_GRACE_MS = 24 * 3_600_000
+export const ROTATION_GRACE_MS = 24 * HOUR_MS
 export const REPLAY_ALL_MAX = 200
 
 /** Header names the sender sets itself or that belong to the connection, refused as custom headers. */
@@ -163,15 +165,13 @@ async function validated(ctx: WebhooksCtx, input: Settings, current: EndpointRow
   return out
 }
 
-const forbidden = (message: string) => new AppError('forbidden', message)
-
 /**
  * An endpoint of the caller's workspace; a test key sees only test endpoints (others do not exist for it),
  * while a live key may name a test endpoint by id.
  */
 async function findOwn(ctx: WebhooksCtx, caller: Caller, id: string): Promise<EndpointRow> {
   const row = await ctx.webhooks.findEndpoint(caller.workspace.id, id)
-  if (!row || (caller.mode === 'test' && row.mode !== 'test')) throw notFound(`Webhook endpoint ${id}`)
+  if (!row || (caller.mode === 'test' && row.mode !== 'test')) throw endpointNotFound(id)
   return row
 }
 
@@ -187,7 +187,7 @@ export async function getEndpoint(ctx: WebhooksCtx, caller: Caller, id: string) 
 
 export async function createEndpoint(ctx: WebhooksCtx, caller: Caller, input: CreateWebhookInput) {
   const mode = input.mode ?? caller.mode
-  if (caller.mode === 'test' && mode !== 'test') throw forbidden('A test key can only create test endpoints')
+  if (caller.mode === 'test' && mode !== 'test') throw testKeyCreatesLiveEndpoint()
   // url and events are required by the body's schema, so once valid they are set.
   const { url, events, ...columns } = await validated(ctx, input, null)
   const now = ctx.clock.now()
@@ -235,14 +235,14 @@ export async function updateEndpoint(ctx: WebhooksCtx, caller: Caller, id: strin
     if (input.isActive && !current.isActive) Object.assign(patch, { disabledReason: null, failureCount: 0, failingSince: null })
   }
   const row = await ctx.webhooks.updateEndpoint(current.id, patch)
-  if (!row) throw notFound(`Webhook endpoint ${id}`)
+  if (!row) throw endpointNotFound(id)
   ctx.state.endpointChanged()
   return toEndpoint(row, now)
 }
 
 export async function deleteEndpoint(ctx: WebhooksCtx, caller: Caller, id: string) {
   const current = await findOwn(ctx, caller, id)
-  if (!(await ctx.webhooks.deleteEndpoint(current.id))) throw notFound(`Webhook endpoint ${id}`)
+  if (!(await ctx.webhooks.deleteEndpoint(current.id))) throw endpointNotFound(id)
   ctx.state.endpointChanged()
   return { id: current.id, deleted: true as const }
 }
@@ -298,7 +298,7 @@ export async function listDeliveries(ctx: WebhooksCtx, caller: Caller, endpointI
 
 async function findDelivery(ctx: WebhooksCtx, endpoint: EndpointRow, deliveryId: string) {
   const row = await ctx.webhooks.findDelivery(endpoint.id, deliveryId)
-  if (!row) throw notFound(`Delivery ${deliveryId}`)
+  if (!row) throw deliveryNotFound(deliveryId)
   return row
 }
 
@@ -307,11 +307,6 @@ export async function getDelivery(ctx: WebhooksCtx, caller: Caller, endpointId: 
   const row = await findDelivery(ctx, endpoint, deliveryId)
   return toDeliveryDetail(row, await ctx.webhooks.attempts(row.id))
 }
-
-const paused = (endpoint: EndpointRow) =>
-  new AppError('endpoint_paused', `Webhook endpoint ${endpoint.id} is ${endpoint.disabledReason ? `disabled (${endpoint.disabledReason})` : 'paused'}; enable it (PATCH isActive: true) before replaying`, {
-    endpointId: endpoint.id,
-  })
 
 /** A fresh delivery of the same payload: new id and idempotency key, the full schedule ahead. */
 function copyOf(original: DeliveryRow, endpoint: EndpointRow, now: number): NewDelivery {
@@ -340,19 +335,19 @@ function copyOf(original: DeliveryRow, endpoint: EndpointRow, now: number): NewD
 export async function replayDelivery(ctx: WebhooksCtx, caller: Caller, endpointId: string, deliveryId: string) {
   const endpoint = await findOwn(ctx, caller, endpointId)
   const original = await findDelivery(ctx, endpoint, deliveryId)
-  if (!endpoint.isActive) throw paused(endpoint)
-  if (original.isPing) throw new AppError('conflict', 'A test ping is not replayed; send a new one with POST /webhooks/{id}/test')
-  if (original.batchOpen) throw new AppError('conflict', 'This batch is still collecting events; it is sent when its window ends')
-  if (!original.replayable) throw new AppError('conflict', `Delivery ${original.id} was already replayed; replay its newest copy instead`)
+  if (!endpoint.isActive) throw endpointPaused(endpoint)
+  if (original.isPing) throw pingNotReplayable()
+  if (original.batchOpen) throw batchStillOpen()
+  if (!original.replayable) throw alreadyReplayed(original.id)
   const now = ctx.clock.now()
   const [copy] = await ctx.webhooks.replay([{ originalId: original.id, row: copyOf(original, endpoint, now) }], now)
-  if (!copy) throw new AppError('conflict', `Delivery ${original.id} was already replayed; replay its newest copy instead`)
+  if (!copy) throw alreadyReplayed(original.id)
   return toDelivery(copy)
 }
 
 export async function replayAll(ctx: WebhooksCtx, caller: Caller, endpointId: string) {
   const endpoint = await findOwn(ctx, caller, endpointId)
-  if (!endpoint.isActive) throw paused(endpoint)
+  if (!endpoint.isActive) throw endpointPaused(endpoint)
   const now = ctx.clock.now()
   const dead = await ctx.webhooks.deadReplayable(endpoint.id, REPLAY_ALL_MAX)
   const copies = await ctx.webhooks.replay(
@@ -365,7 +360,7 @@ export async function replayAll(ctx: WebhooksCtx, caller: Caller, endpointId: st
 export async function testEndpoint(ctx: WebhooksCtx, caller: Caller, id: string) {
   const endpoint = await findOwn(ctx, caller, id)
   const delivery = await sendPing(ctx, endpoint)
-  if (!delivery) throw new AppError('not_found', `Webhook endpoint ${id} was deleted while the ping was being sent`)
+  if (!delivery) throw endpointGoneDuringPing(id)
   return toDeliveryDetail(delivery, await ctx.webhooks.attempts(delivery.id))
 }
 

@@ -1,10 +1,8 @@
-// What the webhooks area keeps in memory per runtime: its repository, the fan-out cache generation, and the
-// requests in flight (per endpoint and in total) that the concurrency caps count. Kept beside the runtime
-// (a WeakMap) so wiring the area in takes one line.
+// What the webhooks area keeps in memory: the fan-out cache generation, and the requests in flight (per
+// endpoint and in total) that the concurrency caps count.
 import type { Deps } from '../../context'
 import type { EgressPolicy } from '../../net/egress'
-import type { Runtime } from '../../runtime'
-import { createWebhooksRepo, type WebhooksRepo } from './repo'
+import type { WebhooksRepo } from './repo'
 
 type Resolver = (host: string) => Promise<string[]>
 
@@ -70,17 +68,8 @@ export class WebhooksState {
 export interface WebhooksCtx extends Deps {
   webhooks: WebhooksRepo
   state: WebhooksState
-}
-
-const contexts = new WeakMap<Runtime, WebhooksCtx>()
-
-export function webhooksCtx(rt: Runtime): WebhooksCtx {
-  let ctx = contexts.get(rt)
-  if (!ctx) {
-    ctx = { config: rt.config, db: rt.db, clock: rt.clock, log: rt.log, webhooks: createWebhooksRepo(rt.db.db), state: new WebhooksState() }
-    contexts.set(rt, ctx)
-  }
-  return ctx
+  /** Wakes the job worker: a delivery was queued for now. */
+  notifyWorker(): void
 }
 
 export const egressPolicy = (ctx: Pick<Deps, 'config'>): EgressPolicy => ({ allowHttp: ctx.config.webhookAllowHttp, allowedCidrs: ctx.config.webhookAllowedCidrs })

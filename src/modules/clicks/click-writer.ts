@@ -22,7 +22,7 @@ export const inlineClickWriter = (repo: ClicksRepo): ClickWriter => ({
  */
 function threadEntry(): string {
   const compiled = import.meta.url.includes('/$bunfs/') || import.meta.url.includes('~BUN/')
-  return new URL(compiled ? './modules/redirect/click-writer-thread.ts' : './click-writer-thread.ts', import.meta.url).href
+  return new URL(compiled ? './modules/clicks/click-writer-thread.ts' : './click-writer-thread.ts', import.meta.url).href
 }
 
 type Reply = { id: number; ok: true } | { id: number; ok: false; error: string }

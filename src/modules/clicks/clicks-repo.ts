@@ -32,7 +32,15 @@ export interface ClickRecord {
 export const visitorHash = (key: Buffer, ip: string, userAgent: string | null) =>
   createHmac('sha256', key).update(`v|${ip}|${userAgent ?? ''}`).digest('base64url').slice(0, 32)
 
-export function createClicksRepo(db: Db, visitorKey: Buffer, enricher: Enricher) {
+/** Click storage: the one read the redirect path makes, and the flush's write. */
+export interface ClicksRepo {
+  /** Synchronous: the redirect path loads a link's admitted addresses once, without awaiting. */
+  admittedAddressesSync(linkId: string): string[]
+  /** One transaction: clicks, visitors, admitted addresses, the links' counters, events and rollups. */
+  writeBatch(batch: ClickRecord[], now: number): Promise<void>
+}
+
+export function createClicksRepo(db: Db, visitorKey: Buffer, enricher: Enricher): ClicksRepo {
   const sqlite = db.$client
   const addressesOf = sqlite.prepare('SELECT ip_hash FROM link_addresses WHERE link_id = ?')
   const linkExists = sqlite.prepare('SELECT 1 AS x FROM links WHERE id = ?')
@@ -61,7 +69,7 @@ export function createClicksRepo(db: Db, visitorKey: Buffer, enricher: Enricher)
       const e = enriched[i]!
       // device 'bot' exactly when is_bot: the redirect's verdict (isbot) decides, not the UA parser.
       const device = c.isBot ? 'bot' : e.device === 'bot' ? 'other' : e.device
-      insertClick.run(c.id, c.linkId, c.workspaceId, c.clickedAt, visitor, c.userAgent, c.referrer, c.referrerHost, e.country, e.city, device, e.browser, e.os, c.isBot ? 1 : 0)
+      insertClick.run(c.id, c.linkId, c.workspaceId, c.clickedAt, visitor, c.userAgent, c.referrer, c.referrerHost, e.country, e.city, device, e.browser, e.os, c.isBot)
       rollup.push({ linkId: c.linkId, workspaceId: c.workspaceId, clickedAt: c.clickedAt, visitor, isBot: c.isBot, country: e.country, referrer: c.referrerHost, browser: e.browser, os: e.os, device })
       if (c.isBot) continue
       const unique = insertVisitor.run(c.linkId, visitor, c.clickedAt).changes > 0
@@ -83,7 +91,6 @@ export function createClicksRepo(db: Db, visitorKey: Buffer, enricher: Enricher)
   })
 
   return {
-    /** Synchronous: the redirect path loads a link's admitted addresses once, without awaiting. */
     admittedAddressesSync(linkId: string): string[] {
       return (addressesOf.all(linkId) as { ip_hash: string }[]).map((r) => r.ip_hash)
     },
@@ -94,5 +101,3 @@ export function createClicksRepo(db: Db, visitorKey: Buffer, enricher: Enricher)
     },
   }
 }
-
-export type ClicksRepo = ReturnType<typeof createClicksRepo>

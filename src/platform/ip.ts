@@ -1,7 +1,13 @@
-// allowedIps: addresses and CIDRs, IPv4 and IPv6. IPv4-mapped IPv6 addresses (::ffff:a.b.c.d) are the
-// IPv4 address they carry, whichever side they appear on.
+// IP addresses and ranges, IPv4 and IPv6: an address or CIDR as a numeric range, and whether an address falls
+// in a list of them (a key's allowedIps, an operator's webhook ranges). An IPv4-mapped IPv6 address
+// (::ffff:a.b.c.d) is the IPv4 address it carries, whichever side it appears on.
 import { isIP } from 'node:net'
-import { unmapIp } from '../../http/request-context'
+
+/** `::ffff:1.2.3.4` -> `1.2.3.4`: an IPv4-mapped IPv6 address is the IPv4 address it carries. */
+export function unmapIp(ip: string): string {
+  const m = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(ip)
+  return m ? m[1]! : ip
+}
 
 interface Range {
   v6: boolean
@@ -59,8 +65,6 @@ export function parseRange(entry: string): Range | null {
   const mask = prefix === 0 ? 0n : (all << BigInt(width - prefix)) & all
   return { v6: parsed.v6, base: parsed.value & mask, mask }
 }
-
-export const isValidIpEntry = (entry: string) => parseRange(entry) !== null
 
 /** True when the list is empty (any address) or the address falls in one of its entries. */
 export function ipAllowed(ip: string | null, list: readonly string[]): boolean {

@@ -1,0 +1,36 @@
+// What the database says when a write breaks a rule, in terms callers can use on any engine: callers name a
+// unique index of the schema, never the engine's wording.
+import { is } from 'drizzle-orm'
+import { getTableConfig, SQLiteTable } from 'drizzle-orm/sqlite-core'
+import * as schema from './schema'
+
+/** Unique index name -> SQLite's spelling of its columns in a violation message ("links.domain, links.slug"). */
+const UNIQUE_COLUMNS = new Map<string, string>()
+for (const table of Object.values(schema)) {
+  if (!is(table, SQLiteTable)) continue
+  const config = getTableConfig(table)
+  for (const index of config.indexes) {
+    if (!index.config.unique) continue
+    const columns = index.config.columns.map((c) => `${config.name}.${'name' in c ? c.name : String(c)}`)
+    UNIQUE_COLUMNS.set(index.config.name, columns.join(', '))
+  }
+}
+
+const UNIQUE_CODES = new Set(['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY'])
+
+/**
+ * Whether `err` (or its cause: drizzle may wrap the driver's error) is a unique or primary-key violation;
+ * with `constraint`, one of that unique index (its name in db/schema).
+ */
+export function isUniqueViolation(err: unknown, constraint?: string): boolean {
+  for (let e = err; e instanceof Error; e = e.cause) {
+    const code = (e as { code?: unknown }).code
+    if (typeof code !== 'string' || !UNIQUE_CODES.has(code)) continue
+    if (constraint === undefined) return true
+    const columns = UNIQUE_COLUMNS.get(constraint)
+    if (columns === undefined) throw new Error(`no unique index "${constraint}" in the schema`)
+    // SQLite names the columns, not the index: "UNIQUE constraint failed: links.domain, links.slug".
+    return e.message.endsWith(`: ${columns}`)
+  }
+  return false
+}

@@ -1,0 +1,34 @@
+// Clicks: the in-memory buffer every counted redirect hands its click to, and the writer that flushes it
+// (inline, or a thread with its own connection in the server) with enrichment, counters and rollups.
+import { createEnricher } from '../analytics/enrich'
+import { defineModule, type Platform } from '../module'
+import { serverSecret } from '../platform/settings-repo'
+import { ClickBuffer } from './click-buffer'
+import { inlineClickWriter, threadClickWriter } from './click-writer'
+import { createClicksRepo } from './clicks-repo'
+
+/** 'thread': clicks are written by a thread of their own (the server); 'inline': by the caller (tests). */
+export type ClickWriterKind = 'inline' | 'thread'
+
+export function createClicksModule(platform: Platform, writerKind: ClickWriterKind = 'inline') {
+  const { config, db, clock, log } = platform
+  /** Key of the keyed hashes of visitors and client addresses (raw addresses are never stored). */
+  const visitorKey = serverSecret(db.db, 'visitor_hash_key', clock.now())
+  // Clicks are enriched (country, device, browser, OS) by whichever writer writes them: the thread builds
+  // its own enricher from the same database path; this one serves inline writes and the fallback.
+  const enricher = createEnricher({ geoipPath: config.geoipDb, onError: (message) => log.error(message) })
+  const repo = createClicksRepo(db.db, visitorKey, enricher)
+  const inline = inlineClickWriter(repo)
+  const writer = writerKind === 'thread' ? threadClickWriter(db.path, visitorKey, inline, log, { geoipPath: config.geoipDb, logLevel: config.logLevel }) : inline
+  const buffer = new ClickBuffer(writer, clock, log)
+  return defineModule({
+    name: 'clicks',
+    repo,
+    buffer,
+    visitorKey,
+    start: () => buffer.start(),
+    close: () => buffer.stop(),
+  })
+}
+
+export type ClicksModule = ReturnType<typeof createClicksModule>

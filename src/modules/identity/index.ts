@@ -1,0 +1,47 @@
+// Identity: users, workspaces, memberships and keys, and the authentication every authenticated route
+// uses (the HTTP layer's macro, fed by this module's key store, call counter, rate limiter and last-use
+// tracker). GET /me.
+import { authPlugin } from '../../http/auth'
+import type { IdempotencyDeps } from '../../http/idempotency'
+import { MINUTE_MS } from '../../platform/time'
+import { RateLimiter } from '../api-keys/rate-limit'
+import { defineModule, type HttpKit, type Platform } from '../module'
+import { LastUsedTracker } from './last-used'
+import { createIdentityRepo } from './repo'
+import { identityRoutes } from './routes'
+import type { IdentityCtx } from './service'
+
+/** Last-use stamps are written at most this long after the call (and at shutdown). */
+const LAST_USED_FLUSH_MS = MINUTE_MS
+
+/** `idempotency` completes the HTTP kit this module hands every other module's routes. */
+export function createIdentityModule(platform: Platform, idempotency: IdempotencyDeps['idempotency']) {
+  const { instanceId, config, db, clock, log } = platform
+  const repo = createIdentityRepo(db.db)
+  const ctx: IdentityCtx = { config, clock, log, identity: repo }
+  const lastUsed = new LastUsedTracker(repo)
+  /** Per-key request rates, in memory: a restart opens a fresh window. */
+  const rateLimiter = new RateLimiter()
+  const auth = authPlugin({ instanceId, config, clock, identity: repo, rateLimiter, lastUsed })
+  const http: HttpKit = { instanceId, auth, idempotency: { clock, idempotency } }
+  let timer: ReturnType<typeof setInterval> | undefined
+  const flush = () => lastUsed.flush().catch((err) => log.error('last-used flush failed', { error: (err as Error).message }))
+  return defineModule({
+    name: 'identity',
+    ctx,
+    repo,
+    lastUsed,
+    rateLimiter,
+    http,
+    routes: identityRoutes(ctx, http),
+    start() {
+      timer = setInterval(flush, LAST_USED_FLUSH_MS)
+    },
+    async close() {
+      clearInterval(timer)
+      await lastUsed.flush()
+    },
+  })
+}
+
+export type IdentityModule = ReturnType<typeof createIdentityModule>

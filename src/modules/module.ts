@@ -1,0 +1,65 @@
+// What a feature module receives and what it gives back. Each area's index.ts has one factory,
+// createXModule(platform, …the modules it uses), returning a Module; runtime.ts builds the platform, calls
+// the factories in order and plugs what they return into the app, the job worker and the outbox. Nothing
+// here knows any area.
+import type { AnyElysia } from 'elysia'
+import type { DbHandle } from '../db/client'
+import type { EventBus } from '../events/bus'
+import type { OutboxConsumer } from '../events/outbox'
+import type { authPlugin } from '../http/auth'
+import type { IdempotencyDeps } from '../http/idempotency'
+import type { Metrics } from '../http/metrics'
+import type { PeriodicTask } from '../jobs/periodic'
+import type { JobQueue } from '../jobs/queue'
+import type { JobHandler, Worker } from '../jobs/worker'
+import type { Clock } from '../platform/clock'
+import type { Config } from '../platform/config'
+import type { Logger } from '../platform/log'
+
+/** What every module may use: configuration, time, logs, the database connections, jobs, events, metrics. */
+export interface Platform {
+  /** Distinguishes runtimes in one process (tests build many); Elysia plugins are deduplicated by it. */
+  instanceId: string
+  config: Config
+  clock: Clock
+  log: Logger
+  /** The connection of requests and services. */
+  db: DbHandle
+  /** The background worker's own connection, which never waits for the write lock. */
+  workerDb: DbHandle
+  queue: JobQueue
+  worker: Worker
+  bus: EventBus
+  metrics: Metrics
+}
+
+/** What routes need from the HTTP layer: the authentication macro and Idempotency-Key storage. */
+export interface HttpKit {
+  instanceId: string
+  auth: ReturnType<typeof authPlugin>
+  idempotency: IdempotencyDeps
+}
+
+export interface JobSpec {
+  type: string
+  run: JobHandler
+  /** Slots of its own in the worker (see Worker.handle). */
+  lane?: number
+}
+
+export interface Module {
+  name: string
+  /** Mounted under /v1 (or at the root with `root: true`). */
+  routes?: AnyElysia
+  root?: boolean
+  consumers?: OutboxConsumer[]
+  jobs?: JobSpec[]
+  periodic?: PeriodicTask[]
+  /** Starts timers and threads; called by startBackground, never by tests that only handle requests. */
+  start?(): void
+  /** Stops what start() began and writes what is held in memory. Modules close in reverse order. */
+  close?(): Promise<void>
+}
+
+/** A module checked against the contract, keeping the type of what else it exposes (its ctx, repo…). */
+export const defineModule = <T extends Module>(module: T): T => module

@@ -1,0 +1,49 @@
+// The platform's own area: health, readiness and metrics, the OpenAPI document and its page, stored
+// Idempotency-Key answers, and the pruning of what the platform keeps (idempotency records, dispatched
+// outbox events).
+import { pruneDispatched } from '../../events/outbox'
+import type { PeriodicTask } from '../../jobs/periodic'
+import { DAY_MS } from '../../platform/time'
+import { Elysia } from 'elysia'
+import { defineModule, type Platform } from '../module'
+import { createIdempotencyRepo } from './idempotency-repo'
+import { openapiDocs } from './openapi'
+import { opsRoutes } from './ops-routes'
+
+export const PRUNE_IDEMPOTENCY = 'idempotency.prune'
+export const PRUNE_OUTBOX = 'outbox.prune'
+/** Dispatched events stay this long for inspection, then go. */
+export const OUTBOX_RETENTION_MS = 3 * DAY_MS
+
+export const PLATFORM_PERIODIC: PeriodicTask[] = [
+  { name: 'prune-idempotency', pattern: '17 * * * *', jobType: PRUNE_IDEMPOTENCY },
+  { name: 'prune-outbox', pattern: '47 * * * *', jobType: PRUNE_OUTBOX },
+]
+
+export function createPlatformModule(platform: Platform) {
+  const { db, clock, log, config } = platform
+  const idempotency = createIdempotencyRepo(db.db)
+  return defineModule({
+    name: 'platform',
+    idempotency,
+    root: true,
+    routes: new Elysia({ name: 'lnk.platform', seed: platform.instanceId }).use(openapiDocs(config.baseUrl)).use(opsRoutes(platform)),
+    periodic: PLATFORM_PERIODIC,
+    jobs: [
+      {
+        type: PRUNE_IDEMPOTENCY,
+        run: async () => {
+          const removed = await idempotency.pruneExpired(clock.now())
+          if (removed) log.info('expired idempotency records pruned', { removed })
+        },
+      },
+      {
+        type: PRUNE_OUTBOX,
+        run: async () => {
+          const removed = pruneDispatched(db.db, clock.now() - OUTBOX_RETENTION_MS)
+          if (removed) log.info('dispatched outbox events pruned', { removed })
+        },
+      },
+    ],
+  })
+}

@@ -1,0 +1,102 @@
+// What a visit to a short link gets, as the contract's order of checks (section 4): a pure function of the
+// link and of what the handler found out about the request. The handler does the I/O (cache, cookies,
+// counting) and answers the outcome; nothing here reads, writes or awaits.
+import type { LinkRow } from '../links/repo'
+import type { MobilePlatform } from './agents'
+import { findApp, type DeepLinkApp } from './deep-links'
+
+/** What the handler found out about one request, before anything is answered or counted. */
+export interface Visit {
+  method: 'GET' | 'HEAD' | 'POST'
+  /** `{slug}+`: the link's public stats page. */
+  statsPage: boolean
+  now: number
+  /** Clicks counted so far: stored, buffered and served since the link was loaded. */
+  served: number
+  /** Under a uniqueIpLimit, with the visitor's address known: addresses admitted so far; else null. */
+  addressesAdmitted: number | null
+  /** Under a uniqueIpLimit: the visitor's address is one of those admitted. */
+  addressKnown: boolean
+  /** The gate cookies the visitor holds (looked at only for the gates the link has). */
+  passedPassword: boolean
+  passedCaptcha: boolean
+  passedConsent: boolean
+  bot: boolean
+  socialCrawler: boolean
+  /** The visitor's phone platform, looked at only when the link has deep links. */
+  platform: MobilePlatform
+}
+
+/** What a served visit counts: a person's click, a bot's hit (kept apart), or nothing (HEAD). */
+export type Count = 'click' | 'bot' | 'none'
+export type Unavailable = 'expired' | 'clickLimit' | 'uniqueIpLimit'
+
+export type Outcome =
+  | { kind: 'notFound' }
+  | { kind: 'statsPage' }
+  | { kind: 'sandbox' }
+  /** 302 to the link's fallbackUrl. */
+  | { kind: 'fallback' }
+  | { kind: 'gone'; reason: Unavailable }
+  /** A gate page posted back: check what was sent. */
+  | { kind: 'gatePost' }
+  | { kind: 'password' }
+  | { kind: 'captcha' }
+  | { kind: 'consent' }
+  | { kind: 'preview'; count: Count }
+  | { kind: 'deepLink'; count: Count; app: DeepLinkApp; platform: 'ios' | 'android' }
+  | { kind: 'redirect'; count: Count; cacheable: boolean }
+
+type Check = (link: LinkRow, visit: Visit) => Outcome | null
+
+const NOT_FOUND: Outcome = { kind: 'notFound' }
+const STATS_PAGE: Outcome = { kind: 'statsPage' }
+const SANDBOX: Outcome = { kind: 'sandbox' }
+const FALLBACK: Outcome = { kind: 'fallback' }
+const GATE_POST: Outcome = { kind: 'gatePost' }
+const PASSWORD: Outcome = { kind: 'password' }
+const CAPTCHA: Outcome = { kind: 'captcha' }
+const CONSENT: Outcome = { kind: 'consent' }
+const GONE: Record<Unavailable, Outcome> = { expired: { kind: 'gone', reason: 'expired' }, clickLimit: { kind: 'gone', reason: 'clickLimit' }, uniqueIpLimit: { kind: 'gone', reason: 'uniqueIpLimit' } }
+const PREVIEW_GET: Outcome = { kind: 'preview', count: 'bot' }
+const PREVIEW_HEAD: Outcome = { kind: 'preview', count: 'none' }
+
+const unavailable = (link: LinkRow, reason: Unavailable) => (link.fallbackUrl ? FALLBACK : GONE[reason])
+
+/** A person's GET is a click; a bot's GET is a bot hit (never counted, no click id); HEAD is neither. */
+const countOf = (v: Visit): Count => (v.method !== 'GET' ? 'none' : v.bot ? 'bot' : 'click')
+
+/** Links checked afresh on each visit (limits, expiry, gates, click ids) are never cached by others. */
+const perVisit = (l: LinkRow) => l.passwordHash !== null || l.captchaEnabled || l.consentRequired || l.expiresAt !== null || l.clickLimit !== null || l.uniqueIpLimit !== null || l.conversionTracking
+
+function deepLink(l: LinkRow, v: Visit): Outcome | null {
+  const app = l.deepLinkEnabled && v.platform ? findApp(new URL(l.destinationUrl)) : undefined
+  return app ? { kind: 'deepLink', count: countOf(v), app, platform: v.platform! } : null
+}
+
+/** The contract's order (section 4) after unknown links: the first check with an answer decides. */
+export const CHECKS: readonly (readonly [name: string, check: Check])[] = [
+  ['inactive', (l) => (l.isActive ? null : NOT_FOUND)],
+  ['stats page', (l, v) => (!v.statsPage ? null : l.publicStatsEnabled && !l.isTest && v.method !== 'POST' ? STATS_PAGE : NOT_FOUND)],
+  ['test link', (l) => (l.isTest ? SANDBOX : null)],
+  ['expired', (l, v) => (l.expiresAt !== null && l.expiresAt <= v.now ? unavailable(l, 'expired') : null)],
+  ['click limit', (l, v) => (l.clickLimit !== null && v.served >= l.clickLimit ? unavailable(l, 'clickLimit') : null)],
+  ['unique-IP limit', (l, v) => (l.uniqueIpLimit !== null && v.addressesAdmitted !== null && !v.addressKnown && v.addressesAdmitted >= l.uniqueIpLimit ? unavailable(l, 'uniqueIpLimit') : null)],
+  ['gate posted back', (_, v) => (v.method === 'POST' ? GATE_POST : null)],
+  ['password', (l, v) => (l.passwordHash !== null && !v.passedPassword ? PASSWORD : null)],
+  ['captcha', (l, v) => (l.captchaEnabled && !v.passedCaptcha ? CAPTCHA : null)],
+  ['consent', (l, v) => (l.consentRequired && !v.passedConsent ? CONSENT : null)],
+  // A crawler's GET is a bot's hit, whatever else its user agent says.
+  ['social crawler preview', (_, v) => (!v.socialCrawler ? null : v.method === 'GET' ? PREVIEW_GET : PREVIEW_HEAD)],
+  ['mobile deep link', deepLink],
+  ['redirect', (l, v) => ({ kind: 'redirect', count: countOf(v), cacheable: (l.redirectStatus === 301 || l.redirectStatus === 308) && !perVisit(l) })],
+]
+
+export function decide(link: LinkRow | null, visit: Visit): Outcome {
+  if (link === null) return NOT_FOUND
+  for (let i = 0; i < CHECKS.length; i++) {
+    const outcome = CHECKS[i]![1](link, visit)
+    if (outcome) return outcome
+  }
+  throw new Error('unreachable: the last check always answers')
+}

@@ -1,0 +1,20 @@
+// What a visitor meets on a short domain: the redirect with every link option, the gate pages, the public
+// stats page. It keeps links in memory and drops one when the bus says it changed.
+import type { ClicksModule } from '../clicks'
+import type { LinksModule } from '../links'
+import { defineModule, type Platform } from '../module'
+import { serverSecret } from '../platform/settings-repo'
+import { LinkCache } from './cache'
+import { createRedirectHandler } from './handler'
+
+export function createRedirectModule(platform: Platform, links: LinksModule, clicks: ClicksModule) {
+  const { config, db, clock, bus } = platform
+  const cache = new LinkCache(links.repo, (id) => clicks.repo.admittedAddressesSync(id), clicks.buffer)
+  bus.on('link.changed', ({ domain, slug }) => cache.invalidate(domain, slug))
+  /** Key that signs the redirect pages' cookies (password, captcha, consent). */
+  const cookieKey = serverSecret(db.db, 'cookie_signing_key', clock.now())
+  const handle = createRedirectHandler({ config, db, clock, cookieKey, visitorKey: clicks.visitorKey, linkCache: cache, clickBuffer: clicks.buffer })
+  return defineModule({ name: 'redirect', cache, cookieKey, handle })
+}
+
+export type RedirectModule = ReturnType<typeof createRedirectModule>

@@ -1,0 +1,44 @@
+// Rendered public stats pages, kept a minute per link, so a popular stats page costs the database at most
+// two small reads a minute.
+import type { LinkRow } from '../links/repo'
+import { LruCache } from '../../platform/lru'
+import { MINUTE_MS } from '../../platform/time'
+
+/**
+ * Rendered stats pages by link id, each kept `ttlMs` (60 s). An entry counts only for the very row it was
+ * rendered from: every write to a link drops it from the link cache, the next request loads a new row
+ * object, and the page is rendered afresh (title, slug or the switch itself changed). At most `max`
+ * entries; the oldest eighth is dropped when full.
+ */
+export class StatsPageCache {
+  private readonly entries: LruCache<{ row: LinkRow; until: number; page: Response }>
+
+  constructor(
+    private ttlMs = MINUTE_MS,
+    max = 1_000,
+  ) {
+    this.entries = new LruCache(max)
+  }
+
+  /** A fresh copy of the cached page, or null. */
+  get(row: LinkRow, now: number): Response | null {
+    // peek: entries are forgotten in the order they were rendered, used or not.
+    const hit = this.entries.peek(row.id)
+    if (!hit) return null
+    if (hit.row !== row || hit.until <= now) {
+      this.entries.delete(row.id)
+      return null
+    }
+    return hit.page.clone() as Response
+  }
+
+  /** Keeps `page` (unread) and answers a copy to send. */
+  set(row: LinkRow, now: number, page: Response): Response {
+    this.entries.set(row.id, { row, until: now + this.ttlMs, page })
+    return page.clone() as Response
+  }
+
+  get size() {
+    return this.entries.size
+  }
+}

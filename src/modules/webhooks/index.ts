@@ -1,0 +1,40 @@
+// Outbound webhooks: endpoints and their signed deliveries. The fan-out consumes the outbox inside the
+// dispatch transaction (on the worker's connection); deliveries run as jobs in a lane of their own.
+import type { PeriodicTask } from '../../jobs/periodic'
+import { DAY_MS } from '../../platform/time'
+import { defineModule, type HttpKit, type Platform } from '../module'
+import { runDeliverJob } from './delivery'
+import { createFanout } from './fanout'
+import { createWebhooksRepo, DELIVER_JOB, pruneDeliveries, type DeliverPayload } from './repo'
+import { webhookRoutes } from './routes'
+import { WebhooksState, type WebhooksCtx } from './state'
+
+export const PRUNE_DELIVERIES = 'webhook_deliveries.prune'
+export const WEBHOOKS_PERIODIC: PeriodicTask[] = [{ name: 'prune-deliveries', pattern: '41 * * * *', jobType: PRUNE_DELIVERIES }]
+
+export function createWebhooksModule(platform: Platform, http: HttpKit) {
+  const { config, db, workerDb, clock, log, worker } = platform
+  const ctx: WebhooksCtx = { config, clock, log, webhooks: createWebhooksRepo(db.db), state: new WebhooksState(), notifyWorker: () => worker.notify() }
+  return defineModule({
+    name: 'webhooks',
+    ctx,
+    routes: webhookRoutes(ctx, http),
+    // The consumer runs inside the dispatch transaction, which is on the worker's own connection.
+    consumers: [createFanout(workerDb.db, ctx.state)],
+    periodic: WEBHOOKS_PERIODIC,
+    jobs: [
+      // Deliveries have slots of their own, as many as may be in flight: a slow receiver (up to the 15 s
+      // timeout) then never holds up other jobs, and other jobs never hold up deliveries.
+      { type: DELIVER_JOB, run: (payload) => runDeliverJob(ctx, payload as DeliverPayload, ctx.notifyWorker), lane: config.webhookMaxInFlight },
+      {
+        type: PRUNE_DELIVERIES,
+        run: async () => {
+          const removed = pruneDeliveries(db.db, clock.now() - config.webhookRetentionDays * DAY_MS)
+          if (removed) log.info('finished webhook deliveries past retention pruned', { removed, retentionDays: config.webhookRetentionDays })
+        },
+      },
+    ],
+  })
+}
+
+export type WebhooksModule = ReturnType<typeof createWebhooksModule>

@@ -1,0 +1,16 @@
+// What is left to do in a database, read through the queue and the outbox as the worker sees them.
+import type { Db } from '../../src/db/client'
+import { dispatchedUpTo } from '../../src/events/outbox'
+import { eventsAfter } from '../../src/events/outbox-repo'
+import { createJobQueue } from '../../src/jobs/queue'
+
+/** Jobs in the queue, whatever their state. */
+export async function jobsLeft(db: Db): Promise<number> {
+  const d = await createJobQueue(db).depth(Date.now())
+  return d.due + d.scheduled + d.running + d.dead
+}
+
+/** Outbox events not yet handed to consumers. */
+export function eventsPending(db: Db): number {
+  return eventsAfter(db, dispatchedUpTo(db), Number.MAX_SAFE_INTEGER).length
+}
