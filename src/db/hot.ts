@@ -14,6 +14,8 @@ const dialect = new SQLiteSyncDialect()
 type Row = Record<string, unknown>
 
 export interface HotStatement {
+  /** The statement's text, constants written in. */
+  readonly sql: string
   /** Answers how many rows it changed. */
   run(values?: Row): number
   get(values?: Row): Row | undefined
@@ -32,12 +34,17 @@ export function hotStatement(db: Db, query: SQLWrapper): HotStatement {
     throw new Error(`hotStatement: a value that is not a placeholder was left in: ${sql}`)
   })
   const stmt = db.$client.prepare<Row, never[]>(sql)
-  const bind = (values: Row = {}) =>
-    slots.map(({ name, encode }) => {
+  const bind = (values: Row = {}) => {
+    const bound = new Array<unknown>(slots.length)
+    for (let i = 0; i < slots.length; i++) {
+      const { name, encode } = slots[i]!
       const v = values[name]
-      return (v === null || v === undefined ? null : encode ? encode(v) : v) as never
-    })
+      bound[i] = v === null || v === undefined ? null : encode ? encode(v) : v
+    }
+    return bound as never[]
+  }
   return {
+    sql,
     run: (values) => stmt.run(...bind(values)).changes,
     get: (values) => stmt.get(...bind(values)) ?? undefined,
     all: (values) => stmt.all(...bind(values)),

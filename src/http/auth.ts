@@ -4,7 +4,8 @@
 // 429 monthly_cap_exceeded; rate limit -> 429 rate_limited; permission -> 403 forbidden. The rules
 // themselves are api-keys/policy.ts; this file gathers the facts they need.
 import { Elysia } from 'elysia'
-import { accessRefusal, monthlyCapRefusal, rateLimitOf, rateRefusal, unauthorized } from '../modules/api-keys/policy'
+import { malformedKey, missingCredential, notAMember, notBearer, permissionMissing, unknownKey } from '../modules/api-keys/errors'
+import { accessRefusal, monthlyCapRefusal, rateLimitOf, rateRefusal } from '../modules/api-keys/policy'
 import type { RateLimiter } from '../modules/api-keys/rate-limit'
 import type { Caller } from '../modules/identity/caller'
 import { hashKey, isWellFormedKey } from '../modules/identity/keys'
@@ -14,7 +15,6 @@ import type { IdentityRepo } from '../modules/identity/repo'
 import type { Clock } from '../platform/clock'
 import { utcMonth } from '../platform/clock'
 import type { Config } from '../platform/config'
-import { AppError } from '../platform/errors'
 import { clientIp } from './request-context'
 
 /** What authentication reads: the key store, the trackers of calls and rates, and the clock. */
@@ -39,23 +39,23 @@ export function bearerCredential(header: string): string | null {
 
 export async function authenticate(deps: AuthDeps, request: Request, headers: Record<string, unknown> = {}): Promise<Caller> {
   const header = request.headers.get('authorization')
-  if (!header) throw unauthorized('Missing credential: send Authorization: Bearer <API key>')
+  if (!header) throw missingCredential()
   const secret = bearerCredential(header)
-  if (secret === null) throw unauthorized('Authorization must use the Bearer scheme: Authorization: Bearer <API key>')
-  if (!isWellFormedKey(secret)) throw unauthorized('Invalid API key: keys look like lnk_live_… or lnk_test_… followed by 32 letters and digits')
+  if (secret === null) throw notBearer()
+  if (!isWellFormedKey(secret)) throw malformedKey()
   const now = deps.clock.now()
   const key = await deps.identity.findKeyByHash(hashKey(secret), now)
-  if (!key) throw unauthorized('Invalid API key')
+  if (!key) throw unknownKey()
   const ip = clientIp(request, deps.config)
   const refused = accessRefusal(key, now, ip)
   if (refused) throw refused
 
   const user = await deps.identity.findUser(key.userId)
-  if (!user) throw unauthorized('Invalid API key')
+  if (!user) throw unknownKey()
   const ref = request.headers.get('x-workspace-id')?.trim() || key.workspaceId
   const membership = await deps.identity.findMemberWorkspace(user.id, ref)
   if (!membership) {
-    throw new AppError('forbidden', ref === key.workspaceId ? "This key's user is no longer a member of its workspace" : `You are not a member of workspace "${ref.slice(0, 64)}"`)
+    throw notAMember(ref, ref === key.workspaceId)
   }
 
   if ((await deps.identity.countCall(key.id, utcMonth(now), key.monthlyCallCap)) === undefined) throw monthlyCapRefusal(key, now)
@@ -86,13 +86,13 @@ export function authPlugin(deps: AuthDeps) {
       async transform({ request, set }) {
         const caller = await authenticate(deps, request, set.headers)
         if (needed !== 'authenticated' && !hasPermission(caller.key.permissions, needed)) {
-          throw new AppError('forbidden', `This key lacks the ${needed} permission`, { required: needed })
+          throw permissionMissing(needed)
         }
         callers.set(request, caller)
       },
       resolve({ request }) {
         const caller = callers.get(request)
-        if (!caller) throw new AppError('unauthorized', 'Missing credential')
+        if (!caller) throw missingCredential()
         return { caller }
       },
     }),

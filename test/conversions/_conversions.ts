@@ -83,8 +83,16 @@ export interface ConversionRow {
   created_at: number
 }
 
-/** Storage itself: the stored rows, fingerprint and metadata text included. */
-export const conversionRows = (env: TestEnv) => sql<ConversionRow>(env, 'SELECT * FROM conversions ORDER BY created_at, id')
+/**
+ * Storage itself: the stored rows, fingerprint and metadata text included, in the order they were written.
+ * Ids are random within a millisecond, so ties on created_at are broken by the outbox order of each
+ * conversion's conversion.created event (written in the same transaction).
+ */
+export function conversionRows(env: TestEnv): ConversionRow[] {
+  const written = new Map(conversionEvents(env).map((e) => [e.data.conversion.id as string, e.seq]))
+  const order = (r: ConversionRow) => written.get(r.id) ?? Number.MAX_SAFE_INTEGER
+  return sql<ConversionRow>(env, 'SELECT * FROM conversions').sort((a, b) => a.created_at - b.created_at || order(a) - order(b) || a.id.localeCompare(b.id))
+}
 
 export const conversionEvents = (env: TestEnv) =>
   eventsAfter(env.rt.db.db, 0, Number.MAX_SAFE_INTEGER)

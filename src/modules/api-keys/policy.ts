@@ -37,4 +37,3 @@ export function rateRefusal(rate: RateDecision): AppError | undefined {
 }
 
 // http/auth.ts imports it from here; it can import the named refusals of errors.ts instead.
-export { unauthorized } from './errors'

@@ -2,7 +2,7 @@
 // (inline, or a thread with its own connection in the server) with enrichment, counters and rollups.
 import { createEnricher } from '../analytics/enrich'
 import { defineModule, type Platform } from '../module'
-import { serverSecret } from '../platform/settings-repo'
+import { createSettingsRepo } from '../platform/settings-repo'
 import { ClickBuffer } from './click-buffer'
 import { inlineClickWriter, threadClickWriter } from './click-writer'
 import { createClicksRepo } from './clicks-repo'
@@ -13,7 +13,7 @@ export type ClickWriterKind = 'inline' | 'thread'
 export function createClicksModule(platform: Platform, writerKind: ClickWriterKind = 'inline') {
   const { config, db, clock, log } = platform
   /** Key of the keyed hashes of visitors and client addresses (raw addresses are never stored). */
-  const visitorKey = serverSecret(db.db, 'visitor_hash_key', clock.now())
+  const visitorKey = createSettingsRepo(db.db).serverSecret('visitor_hash_key', clock.now())
   // Clicks are enriched (country, device, browser, OS) by whichever writer writes them: the thread builds
   // its own enricher from the same database path; this one serves inline writes and the fallback.
   const enricher = createEnricher({ geoipPath: config.geoipDb, onError: (message) => log.error(message) })

@@ -2,13 +2,32 @@
 // its click (and the click's link) and any identical beacon of the last 24 hours, and publishes
 // conversion.created: a refusal or a failure leaves nothing behind, and two identical beacons can never
 // both be counted (the transaction takes the write lock up front, so they run one after the other).
+// The port comes first (plain types, Promises, so another database can sit behind the same signatures);
+// the SQLite implementation follows it.
 import { and, desc, eq, gt } from 'drizzle-orm'
 import type { Db } from '../../db/client'
+import type { Insertable } from '../../db/rows'
 import { clicks, conversions, links } from '../../db/schema'
 import { publish, type PublishInput } from '../../events/outbox'
 
-export type ConversionRow = typeof conversions.$inferSelect
-export type NewConversion = typeof conversions.$inferInsert
+/** An accepted conversion, attributed to the click whose lnk_cid it carried, that click's link and workspace. */
+export interface ConversionRow {
+  id: string
+  clickId: string
+  linkId: string
+  workspaceId: string
+  eventName: string
+  /** In the currency's major unit as sent; null when no value was sent. */
+  value: number | null
+  /** ISO 4217 code; set exactly when value is. */
+  currency: string | null
+  metadata: Record<string, unknown> | null
+  /** Of clickId, eventName, value, currency and metadata: a resent beacon within 24 h is counted once. */
+  fingerprint: string
+  createdAt: number
+}
+
+export type NewConversion = Insertable<ConversionRow>
 
 /** A stored click as a conversion sees it: whether a bot made it, and its link. */
 export interface ClickOfConversion {
@@ -28,20 +47,26 @@ export class ConversionRefused {
 /** What the service decides once it has seen the click: refuse, or write this row and this event. */
 export type ConversionDecision = ConversionRefused | { row: NewConversion; event: (row: ConversionRow) => PublishInput }
 
-export function createConversionsRepo(db: Db) {
+export interface ConversionsRepo {
+  /**
+   * Looks up the click, lets `decide` accept or refuse it, answers an identical conversion (same
+   * fingerprint) created after `duplicateAfter` instead of writing a new one, else inserts the row and
+   * publishes its event. All in one transaction.
+   */
+  record(
+    clickId: string,
+    fingerprint: string,
+    duplicateAfter: number,
+    decide: (click: ClickOfConversion) => ConversionDecision,
+    now: number,
+  ): Promise<{ row: ConversionRow; duplicate: boolean } | ConversionRefused>
+}
+
+// --- SQLite ------------------------------------------------------------------------------------------
+
+export function createConversionsRepo(db: Db): ConversionsRepo {
   return {
-    /**
-     * Looks up the click, lets `decide` accept or refuse it, answers an identical conversion (same
-     * fingerprint) created after `duplicateAfter` instead of writing a new one, else inserts the row and
-     * publishes its event. All in one transaction.
-     */
-    async record(
-      clickId: string,
-      fingerprint: string,
-      duplicateAfter: number,
-      decide: (click: ClickOfConversion) => ConversionDecision,
-      now: number,
-    ): Promise<{ row: ConversionRow; duplicate: boolean } | ConversionRefused> {
+    async record(clickId, fingerprint, duplicateAfter, decide, now) {
       return db.transaction((tx) => {
         const found = tx
           .select({
@@ -78,5 +103,3 @@ export function createConversionsRepo(db: Db) {
     },
   }
 }
-
-export type ConversionsRepo = ReturnType<typeof createConversionsRepo>

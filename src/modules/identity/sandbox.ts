@@ -3,7 +3,7 @@
 // records unless it asks for test ones (mode=test) or both (mode=all), and it may read and change a test
 // record it names by id.
 import { t } from 'elysia'
-import { AppError } from '../../platform/errors'
+import { testKeySandboxed } from './errors'
 import type { KeyMode } from './keys'
 
 export const MODE_FILTERS = ['live', 'test', 'all'] as const
@@ -25,7 +25,7 @@ export const ModeQuery = (records: string) =>
 export function listedMode(caller: { mode: KeyMode }, asked: ModeFilter | undefined, records: string): KeyMode | undefined {
   if (caller.mode === 'test') {
     if (asked !== undefined && asked !== 'test') {
-      throw new AppError('forbidden', `A test key sees only test ${records}; leave mode out or send mode=test (mode=${asked} needs a live key)`, { mode: asked, keyMode: 'test' })
+      throw testKeySandboxed(records, asked)
     }
     return 'test'
   }

@@ -156,7 +156,7 @@ export function createLinksRepo(db: Db): LinksRepo {
       .from(links)
       .where(and(eq(links.domain, sql.placeholder('domain')), inArray(links.slug, slotNames.map((name) => sql.placeholder(name))))),
   )
-  const insertTag = db.insert(linkTags).values({ linkId: sql.placeholder('linkId'), tag: sql.placeholder('tag') }).onConflictDoNothing().prepare()
+  const insertTag = hotStatement(db, db.insert(linkTags).values({ linkId: sql.placeholder('linkId'), tag: sql.placeholder('tag') }).onConflictDoNothing())
   const publishFast = preparedPublisher(db)
 
   function where(f: LinkFilter): SQL {

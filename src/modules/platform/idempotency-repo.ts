@@ -1,17 +1,48 @@
 // Stored answers of POSTs sent with an Idempotency-Key.
+// The port comes first (plain types, Promises, so another database can sit behind the same signatures);
+// the SQLite implementation follows it.
 import { and, eq, lt } from 'drizzle-orm'
 import type { Db } from '../../db/client'
+import type { Insertable } from '../../db/rows'
 import { idempotencyRecords } from '../../db/schema'
 
-export type IdempotencyRecord = typeof idempotencyRecords.$inferSelect
+/** A POST's stored answer under its Idempotency-Key, per API key. */
+export interface IdempotencyRecord {
+  id: string
+  apiKeyId: string
+  key: string
+  method: string
+  path: string
+  requestHash: string
+  /** Null while the first request is still being processed. */
+  responseStatus: number | null
+  responseBody: string | null
+  createdAt: number
+  expiresAt: number
+}
 
-export function createIdempotencyRepo(db: Db) {
+export type NewIdempotencyRecord = Insertable<IdempotencyRecord>
+
+export interface IdempotencyRepo {
+  find(apiKeyId: string, key: string): Promise<IdempotencyRecord | undefined>
+  /** Reserves the key; false when another request holds it already. Expired holders are replaced. */
+  reserve(record: NewIdempotencyRecord, now: number): Promise<boolean>
+  /** Stores the answer of the request that holds the record. */
+  complete(id: string, status: number, body: string): Promise<void>
+  /** Gives the key up (the request failed), so the next request with it runs afresh. */
+  release(id: string): Promise<void>
+  /** Deletes every record past its expiry; answers how many. */
+  pruneExpired(now: number): Promise<number>
+}
+
+// --- SQLite ------------------------------------------------------------------------------------------
+
+export function createIdempotencyRepo(db: Db): IdempotencyRepo {
   return {
-    async find(apiKeyId: string, key: string): Promise<IdempotencyRecord | undefined> {
+    async find(apiKeyId, key) {
       return db.select().from(idempotencyRecords).where(and(eq(idempotencyRecords.apiKeyId, apiKeyId), eq(idempotencyRecords.key, key))).get()
     },
-    /** Reserves the key; false when another request holds it already. Expired holders are replaced. */
-    async reserve(record: typeof idempotencyRecords.$inferInsert, now: number): Promise<boolean> {
+    async reserve(record, now) {
       return db.transaction((tx) => {
         tx.delete(idempotencyRecords)
           .where(and(eq(idempotencyRecords.apiKeyId, record.apiKeyId), eq(idempotencyRecords.key, record.key), lt(idempotencyRecords.expiresAt, now + 1)))
@@ -20,17 +51,14 @@ export function createIdempotencyRepo(db: Db) {
         return inserted.length === 1
       })
     },
-    async complete(id: string, status: number, body: string) {
+    async complete(id, status, body) {
       db.update(idempotencyRecords).set({ responseStatus: status, responseBody: body }).where(eq(idempotencyRecords.id, id)).run()
     },
-    async release(id: string) {
+    async release(id) {
       db.delete(idempotencyRecords).where(eq(idempotencyRecords.id, id)).run()
     },
-    /** Deletes every record past its expiry; answers how many. */
-    async pruneExpired(now: number): Promise<number> {
+    async pruneExpired(now) {
       return db.delete(idempotencyRecords).where(lt(idempotencyRecords.expiresAt, now + 1)).returning({ id: idempotencyRecords.id }).all().length
     },
   }
 }
-
-export type IdempotencyRepo = ReturnType<typeof createIdempotencyRepo>

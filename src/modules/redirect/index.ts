@@ -3,7 +3,7 @@
 import type { ClicksModule } from '../clicks'
 import type { LinksModule } from '../links'
 import { defineModule, type Platform } from '../module'
-import { serverSecret } from '../platform/settings-repo'
+import { createSettingsRepo } from '../platform/settings-repo'
 import { LinkCache } from './cache'
 import { createRedirectHandler } from './handler'
 
@@ -12,7 +12,7 @@ export function createRedirectModule(platform: Platform, links: LinksModule, cli
   const cache = new LinkCache(links.repo, (id) => clicks.repo.admittedAddressesSync(id), clicks.buffer)
   bus.on('link.changed', ({ domain, slug }) => cache.invalidate(domain, slug))
   /** Key that signs the redirect pages' cookies (password, captcha, consent). */
-  const cookieKey = serverSecret(db.db, 'cookie_signing_key', clock.now())
+  const cookieKey = createSettingsRepo(db.db).serverSecret('cookie_signing_key', clock.now())
   const handle = createRedirectHandler({ config, db, clock, cookieKey, visitorKey: clicks.visitorKey, linkCache: cache, clickBuffer: clicks.buffer })
   return defineModule({ name: 'redirect', cache, cookieKey, handle })
 }

@@ -5,7 +5,7 @@ import { DAY_MS } from '../../platform/time'
 import { defineModule, type HttpKit, type Platform } from '../module'
 import { runDeliverJob } from './delivery'
 import { createFanout } from './fanout'
-import { createWebhooksRepo, DELIVER_JOB, pruneDeliveries, type DeliverPayload } from './repo'
+import { createWebhooksRepo, DELIVER_JOB, type DeliverPayload } from './repo'
 import { webhookRoutes } from './routes'
 import { WebhooksState, type WebhooksCtx } from './state'
 
@@ -29,7 +29,7 @@ export function createWebhooksModule(platform: Platform, http: HttpKit) {
       {
         type: PRUNE_DELIVERIES,
         run: async () => {
-          const removed = pruneDeliveries(db.db, clock.now() - config.webhookRetentionDays * DAY_MS)
+          const removed = await ctx.webhooks.pruneDeliveries(clock.now() - config.webhookRetentionDays * DAY_MS)
           if (removed) log.info('finished webhook deliveries past retention pruned', { removed, retentionDays: config.webhookRetentionDays })
         },
       },

@@ -411,7 +411,7 @@ function closeBatchIn(tx: Tx, deliveryId: string, now: number): DeliveryRow | un
  * created) index, at most PRUNE_CHUNK deliveries per transaction. Exported for the module's prune job
  * until it calls the repo's method.
  */
-export function pruneDeliveries(db: Db, before: number): number {
+function pruneDeliveries(db: Db, before: number): number {
   const d = webhookDeliveries
   const endpoints = db.select({ id: webhookEndpoints.id }).from(webhookEndpoints).all()
   const chunk = db
