@@ -9,8 +9,11 @@ export const MAX_JSON_DEPTH = 32
 
 export const tooLarge = (limit: number) => new AppError('payload_too_large', `Request body is larger than ${limit} bytes; send at most ${limit} bytes`, { limit })
 
-/** Reads the whole body, refusing it (413) the moment it passes `limit` bytes without reading the rest. */
-export async function readBodyCapped(request: Request, limit: number): Promise<Uint8Array> {
+/**
+ * Reads the whole body, refusing it (413, or `refuse`'s error) the moment it passes `limit` bytes, without
+ * reading the rest.
+ */
+export async function readBodyCapped(request: Request, limit: number, refuse: (limit: number) => Error = tooLarge): Promise<Uint8Array> {
   if (!request.body) return new Uint8Array(0)
   const reader = request.body.getReader()
   const chunks: Uint8Array[] = []
@@ -21,7 +24,7 @@ export async function readBodyCapped(request: Request, limit: number): Promise<U
     size += value.byteLength
     if (size > limit) {
       await reader.cancel().catch(() => {})
-      throw tooLarge(limit)
+      throw refuse(limit)
     }
     chunks.push(value)
   }

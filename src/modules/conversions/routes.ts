@@ -8,6 +8,7 @@
 //    one address), both checked in onRequest, before any of the body is read.
 import { isIP } from 'node:net'
 import { Elysia } from 'elysia'
+import { readBodyCapped } from '../../http/body'
 import { Envelope, ErrorEnvelope, ok } from '../../http/envelope'
 import { conversionTooLarge, malformedBeacon, tooManyConversions, unreadableBeaconType } from './errors'
 import { clientIp } from '../../http/request-context'
@@ -54,24 +55,6 @@ export function addressKey(ip: string | null): string {
 /** Bodies our own text/plain parser measured exactly (the app's JSON parser measures against its own limit). */
 const measured = new WeakSet<Request>()
 
-/** Reads at most `limit` bytes of the body; more is 413 without reading the rest. */
-async function readLimited(request: Request, limit: number): Promise<string> {
-  if (!request.body) return ''
-  const reader = request.body.getReader()
-  const chunks: Uint8Array[] = []
-  let size = 0
-  for (;;) {
-    const { done, value } = await reader.read()
-    if (done) break
-    size += value.byteLength
-    if (size > limit) {
-      await reader.cancel()
-      throw conversionTooLarge(CONVERSION_BODY_LIMIT)
-    }
-    chunks.push(value)
-  }
-  return new TextDecoder().decode(Buffer.concat(chunks))
-}
 
 /**
  * text/plain holding JSON: what navigator.sendBeacon sends for a string, and what fetch sends for one
@@ -82,7 +65,7 @@ async function parseBeacon({ request, contentType }: { request: Request; content
   if (type !== '' && type !== 'text/plain') {
     throw unreadableBeaconType(type)
   }
-  const text = await readLimited(request, CONVERSION_BODY_LIMIT)
+  const text = new TextDecoder().decode(await readBodyCapped(request, CONVERSION_BODY_LIMIT, conversionTooLarge))
   measured.add(request)
   if (text.trim() === '') return {}
   try {
