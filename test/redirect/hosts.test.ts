@@ -2,8 +2,6 @@
 // from the next request on), the API host (its own paths and 404s stay the API's), and any other host,
 // which gets the same HTML 404 page an unknown slug gets, never the API's JSON.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { createRedirectHandler } from '../../src/modules/redirect/handler'
-import { ShortHosts } from '../../src/modules/redirect/short-hosts'
 import type { TestEnv } from '../helpers'
 import { account, redirectEnv, UA, type Api } from './_redirect'
 
@@ -81,19 +79,11 @@ describe('the short hosts are a live set', () => {
 
   test('a host added while running answers its slugs from the next request on; removed, it stops', async () => {
     const link = await api.make({ destinationUrl: 'https://example.com/added', domain: 'go.example' })
-    const { redirect, clicks } = env.rt.modules
-    const hosts = new ShortHosts(['localhost:8080'])
-    const handle = createRedirectHandler({
-      config: env.rt.config,
-      clock: env.rt.clock,
-      db: env.rt.db,
-      linkCache: redirect.cache,
-      clickBuffer: clicks.buffer,
-      visitorKey: clicks.visitorKey,
-      cookieKey: redirect.cookieKey,
-      shortHosts: hosts,
-    })
-    const visit = () => handle(new Request(`http://go.example/${link.slug}`, { headers: { 'user-agent': UA.chrome } }))!
+    // The running service's own set: the link's domain is taken out of it first, as if not yet served.
+    const hosts = env.rt.modules.redirect.shortHosts
+    hosts.remove('go.example')
+    const visit = () => env.app.handle(new Request(`http://go.example/${link.slug}`, { headers: { 'user-agent': UA.chrome } }))
+    const handle = env.rt.modules.redirect.handle
 
     await expectNotFoundPage(await visit())
     hosts.add('Go.Example')

@@ -7,7 +7,7 @@ import { BlockList, isIP } from 'node:net'
 import { EMBEDDED_GEOIP_DB, openGeoDb } from '../../platform/geoip'
 import { unmapIp } from '../../platform/ip'
 import { LruCache } from '../../platform/lru'
-import { isBot } from '../redirect/agents'
+import { isBot } from '../../platform/agents'
 
 export type Device = 'desktop' | 'mobile' | 'tablet' | 'tv' | 'bot' | 'other'
 

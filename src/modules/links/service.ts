@@ -9,6 +9,7 @@ import { bulkError, bulkItemInvalid, linkNotFound, outOfScope, planLimitReached,
 import { base62, uuidV7 } from '../../platform/random'
 import { linkQr, type QrObject } from '../qr/link-qr'
 import type { EventBus } from '../../events/bus'
+import { isReservedSlug, RESERVED_SLUGS, shortUrl } from './slug'
 import { CreateLinkBody, READ_ONLY_LINK_FIELDS, type CreateLinkInput, type UpdateLinkInput } from './model'
 import { listedMode, sandboxHides, type ModeFilter } from '../identity/sandbox'
 import { LinkWriteRefused, type LinkFilter, type LinkRow, type LinksRepo, type NewLink } from './repo'
@@ -19,24 +20,10 @@ export interface LinksCtx extends Deps {
   bus: Pick<EventBus, 'emit'>
 }
 
-export const RESERVED_SLUGS = ['v1', 'healthz', 'readyz', 'metrics', 'p', 'qr', '_', '.well-known']
-const RESERVED = new Set(RESERVED_SLUGS.map((s) => s.toLowerCase()))
-
-/** Reserved slugs are refused in any letter case; their paths belong to the service. */
-export const isReservedSlug = (slug: string) => RESERVED.has(slug.toLowerCase())
 export const BULK_MAX = 1000
 /** Bulk items are checked one by one (a bad one must not reject the others), by a compiled checker. */
 const checkCreateBody = TypeCompiler.Compile(CreateLinkBody)
 const GENERATED_SLUG_LENGTH = 7
-
-const schemes = new Map<string, string>()
-
-/** `<scheme of LNK_BASE_URL>://<domain>/<slug>`; also on the redirect path, so the scheme is parsed once. */
-export function shortUrl(ctx: Pick<Deps, 'config'>, link: Pick<LinkRow, 'domain' | 'slug'>) {
-  let scheme = schemes.get(ctx.config.baseUrl)
-  if (scheme === undefined) schemes.set(ctx.config.baseUrl, (scheme = new URL(ctx.config.baseUrl).protocol))
-  return `${scheme}//${link.domain}/${link.slug}`
-}
 
 export function toLink(ctx: Pick<Deps, 'config'>, row: LinkRow) {
   return {

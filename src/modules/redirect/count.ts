@@ -4,7 +4,7 @@
 import type { ClickBuffer } from '../clicks/click-buffer'
 import { sortableId } from '../../platform/random'
 import type { Config } from '../../platform/config'
-import { shortUrl } from '../links/service'
+import { shortUrl } from '../links/slug'
 import type { CachedLink, LinkCache } from './cache'
 
 export interface VisitCounterDeps {

@@ -4,13 +4,12 @@
 // and the captcha page await (hash and proof work). A slug path on a host that is neither a short host
 // nor the API's gets the page an unknown slug gets; the API host's go on to the API.
 import { createHmac } from 'node:crypto'
-import type { DbHandle } from '../../db/client'
 import { clientIp } from '../../http/request-context'
 import type { Clock } from '../../platform/clock'
 import type { Config } from '../../platform/config'
 import type { ClickBuffer } from '../clicks/click-buffer'
-import { isReservedSlug, shortUrl } from '../links/service'
-import { isBot, isSocialCrawler, mobilePlatform } from './agents'
+import { isReservedSlug, shortUrl } from '../links/slug'
+import { isBot, isSocialCrawler, mobilePlatform } from '../../platform/agents'
 import type { CachedLink, LinkCache } from './cache'
 import { createVisitCounter } from './count'
 import { decide, type Outcome, type Visit } from './decide'
@@ -21,7 +20,7 @@ import { Captcha, hasGateCookie } from './gates'
 import { captchaPage, consentPage, deepLinkPage, gonePage, notFoundPage, passwordPage, previewPage, sandboxPage, statsPage } from './pages'
 import { ShortHosts } from './short-hosts'
 import { StatsPageCache } from './stats-page-cache'
-import { createStatsRepo } from './stats-repo'
+import type { StatsRepo } from './stats-repo'
 
 const SLUG_PATH = /^\/([A-Za-z0-9_-]{1,64})(\+?)$/
 
@@ -31,27 +30,26 @@ export type RedirectHandler = (request: Request) => Response | Promise<Response>
 export interface RedirectDeps {
   config: Config
   clock: Clock
-  /** The public stats page reads the link's counters and rollups. */
-  db: Pick<DbHandle, 'db'>
+  /** The public stats page's figures: the link's counters and rollups. */
+  stats: StatsRepo
   linkCache: Pick<LinkCache, 'get' | 'admitted'>
   clickBuffer: Pick<ClickBuffer, 'add'>
   /** Key of the keyed hashes of client addresses. */
   visitorKey: Buffer
   /** Key that signs the gate cookies (password, captcha, consent). */
   cookieKey: Buffer
-  /** The hosts short links answer on; when not given, the shared pool of config.shortDomains. */
-  shortHosts?: ShortHosts
+  /** The hosts short links answer on (the shared pool, later the verified custom domains). */
+  shortHosts: ShortHosts
 }
 
 export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
   const { config, clock, linkCache, cookieKey } = deps
-  const shortHosts = deps.shortHosts ?? new ShortHosts(config.shortDomains)
+  const { shortHosts, stats } = deps
   const apiHost = new URL(config.baseUrl).host.toLowerCase()
   const keyed = (value: string) => createHmac('sha256', deps.visitorKey).update(value).digest('base64url').slice(0, 32)
   const captcha = new Captcha(createHmac('sha256', cookieKey).update('altcha').digest('base64url'))
   const gatePost = createGatePost({ cookieKey, secure: config.baseUrl.startsWith('https:'), captcha, keyed })
   const count = createVisitCounter(deps, keyed)
-  const stats = createStatsRepo(deps.db.db)
   const statsPages = new StatsPageCache()
 
   /** Rendered at most once a minute per link; reads the database synchronously, like a cache miss. */

@@ -6,6 +6,8 @@ import { defineModule, type Platform } from '../module'
 import { createSettingsRepo } from '../platform/settings-repo'
 import { LinkCache } from './cache'
 import { createRedirectHandler } from './handler'
+import { ShortHosts } from './short-hosts'
+import { createStatsRepo } from './stats-repo'
 
 export function createRedirectModule(platform: Platform, links: LinksModule, clicks: ClicksModule) {
   const { config, db, clock, bus } = platform
@@ -13,8 +15,11 @@ export function createRedirectModule(platform: Platform, links: LinksModule, cli
   bus.on('link.changed', ({ domain, slug }) => cache.invalidate(domain, slug))
   /** Key that signs the redirect pages' cookies (password, captcha, consent). */
   const cookieKey = createSettingsRepo(db.db).serverSecret('cookie_signing_key', clock.now())
-  const handle = createRedirectHandler({ config, db, clock, cookieKey, visitorKey: clicks.visitorKey, linkCache: cache, clickBuffer: clicks.buffer })
-  return defineModule({ name: 'redirect', cache, cookieKey, handle })
+  /** Hosts short links answer on: the shared pool now; the domains area will add verified custom domains. */
+  const shortHosts = new ShortHosts(config.shortDomains)
+  const stats = createStatsRepo(db.db)
+  const handle = createRedirectHandler({ config, clock, stats, cookieKey, visitorKey: clicks.visitorKey, linkCache: cache, clickBuffer: clicks.buffer, shortHosts })
+  return defineModule({ name: 'redirect', cache, cookieKey, shortHosts, handle })
 }
 
 export type RedirectModule = ReturnType<typeof createRedirectModule>
