@@ -9,9 +9,9 @@ const ROOT = join(import.meta.dir, '..')
 /** Every TypeScript file under src/, as a path relative to the repository root. */
 const SOURCES = [...new Bun.Glob('src/**/*.ts').scanSync({ cwd: ROOT })].sort()
 
-/** db/ owns the engine; a repo file (repo*.ts, *-repo.ts) owns its area's statements. */
+/** db/ owns the engine; a repo file (repo*.ts) owns its area's statements. */
 const inDb = (file: string) => file.startsWith('src/db/')
-const isRepo = (file: string) => /^repo[^/]*\.ts$|-repo\.ts$/.test(file.split('/').at(-1)!)
+const isRepo = (file: string) => /^repo[^/]*\.ts$/.test(file.split('/').at(-1)!)
 
 /**
  * The source cut into code (strings blanked, comments dropped) and the texts of its string and template

@@ -15,7 +15,7 @@ import { loadConfig } from '../../src/platform/config'
 import { silentLogger } from '../../src/platform/log'
 import { createRollupWriter, type RollupClick } from '../../src/modules/analytics/rollup-writer'
 import { bootstrap } from '../../src/modules/identity/service'
-import type { ClickRecord } from '../../src/modules/clicks/clicks-repo'
+import type { ClickRecord } from '../../src/modules/clicks/repo'
 import { createRuntime, type Runtime } from '../../src/runtime'
 import { sortableId } from '../../src/platform/random'
 

@@ -1,12 +1,12 @@
 // publish(): the only way an event enters the system. It writes to the outbox inside the caller's
 // transaction, so an event exists exactly when the change it reports was committed. The statements are in
-// outbox-repo.ts.
+// repo-outbox.ts.
 import { iso } from '../platform/clock'
 import type { Db } from '../db/client'
 import type { Tx } from '../db/tx'
 import { sortableId } from '../platform/random'
 import { EVENT_TYPES } from './catalogue'
-import { anyEventAfter, cursorAt, deleteEvents, eventsAfter, insertEvent, lastSeq, moveCursor, preparedEventInsert } from './outbox-repo'
+import { anyEventAfter, cursorAt, deleteEvents, eventsAfter, insertEvent, lastSeq, moveCursor, preparedEventInsert } from './repo-outbox'
 
 export interface EventEnvelope {
   id: string

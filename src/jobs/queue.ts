@@ -1,9 +1,9 @@
 // The durable job queue: enqueue inside the caller's transaction, claim with a lease so another worker can
-// resume a job whose worker died, complete or fail. Its statements are in queue-repo.ts.
+// resume a job whose worker died, complete or fail. Its statements are in repo-queue.ts.
 import type { Db } from '../db/client'
 import type { Tx } from '../db/tx'
 import { newId } from '../platform/random'
-import { createQueueRepo, insertJob, preparedJobInsert, releaseDeadJobsKey, type JobRow, type JobTypes } from './queue-repo'
+import { createQueueRepo, insertJob, preparedJobInsert, releaseDeadJobsKey, type JobRow, type JobTypes } from './repo-queue'
 
 export type { JobRow }
 

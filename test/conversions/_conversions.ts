@@ -2,7 +2,7 @@
 // through the API, real redirects that hand out real click ids (lnk_cid), beacons sent like a browser
 // sends them, and readers of what was stored.
 import { expect } from 'bun:test'
-import { eventsAfter } from '../../src/events/outbox-repo'
+import { eventsAfter } from '../../src/events/repo-outbox'
 import type { Clock } from '../../src/platform/clock'
 import { setup, type TestEnv } from '../helpers'
 import { account, sql, UA, visit, type Api } from '../redirect/_redirect'

@@ -8,14 +8,14 @@ import type { apiKeys, conversions, idempotencyRecords, links, users, webhookAtt
 import type { ConversionRow, NewConversion } from '../../src/modules/conversions/repo'
 import type { ApiKeyRow, NewApiKey, NewUser, NewWorkspace, UserRow, WorkspaceRow } from '../../src/modules/identity/repo'
 import type { LinkRow, NewLink } from '../../src/modules/links/repo'
-import type { IdempotencyRecord, NewIdempotencyRecord } from '../../src/modules/platform/idempotency-repo'
+import type { IdempotencyRecord, NewIdempotencyRecord } from '../../src/modules/platform/repo-idempotency'
 import type { AttemptRow, DeliveryRow, EndpointRow, NewAttempt, NewDelivery, NewEndpoint } from '../../src/modules/webhooks/repo'
 
 const ROOT = join(import.meta.dir, '../..')
 const SOURCES = [...new Bun.Glob('src/**/*.ts').scanSync({ cwd: ROOT })].sort()
 
-/** db/ owns the tables; a repo file (repo*.ts, *-repo.ts) maps them onto its port's plain types. */
-const seesTables = (file: string) => file.startsWith('src/db/') || /^repo[^/]*\.ts$|-repo\.ts$/.test(file.split('/').at(-1)!)
+/** db/ owns the tables; a repo file (repo*.ts) maps them onto its port's plain types. */
+const seesTables = (file: string) => file.startsWith('src/db/') || /^repo[^/]*\.ts$/.test(file.split('/').at(-1)!)
 
 const SPECIFIERS = /(?:\bfrom\s*|\bimport\s*\(?\s*)['"]([^'"]+)['"]/g
 
@@ -38,7 +38,7 @@ test('outside src/db/ and repo files, no file imports db/schema or infers a row 
   expect(tableLeaks('src/http/auth.ts', "import type { apiKeys } from '../db/schema/identity'")).toHaveLength(1)
   expect(tableLeaks('src/modules/links/service.ts', 'type Row = typeof links.$inferSelect')).toHaveLength(1)
   expect(tableLeaks('src/modules/links/repo.ts', "import { links } from '../../db/schema'\ntype Row = typeof links.$inferSelect")).toEqual([])
-  expect(tableLeaks('src/jobs/queue-repo.ts', "import { jobs } from '../db/schema'")).toEqual([])
+  expect(tableLeaks('src/jobs/repo-queue.ts', "import { jobs } from '../db/schema'")).toEqual([])
   expect(tableLeaks('src/modules/links/service.ts', "import type { LinkRow } from './repo'\nimport { tx } from '../../db/tx'")).toEqual([])
 
   const offenders = SOURCES.flatMap((file) => tableLeaks(file, readFileSync(join(ROOT, file), 'utf8')))

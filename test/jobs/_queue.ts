@@ -1,7 +1,7 @@
 // What is left to do in a database, read through the queue and the outbox as the worker sees them.
 import type { Db } from '../../src/db/client'
 import { dispatchedUpTo } from '../../src/events/outbox'
-import { eventsAfter } from '../../src/events/outbox-repo'
+import { eventsAfter } from '../../src/events/repo-outbox'
 import { createJobQueue } from '../../src/jobs/queue'
 
 /** Jobs in the queue, whatever their state. */

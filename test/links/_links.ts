@@ -1,7 +1,7 @@
 // Shared helpers of the links tests (not a test file itself): the Link shape of spec 2.2, and small readers
 // of the database the tests check side effects with.
 import { expect } from 'bun:test'
-import { eventsAfter } from '../../src/events/outbox-repo'
+import { eventsAfter } from '../../src/events/repo-outbox'
 import { body, bootstrapAccount, type TestEnv } from '../helpers'
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/

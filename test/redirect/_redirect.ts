@@ -2,7 +2,7 @@
 // through app.handle() with a browser-like User-Agent and a client address in X-Forwarded-For, cookies,
 // database readers and the ALTCHA solver a browser would run.
 import { createHash, createHmac } from 'node:crypto'
-import { eventsAfter } from '../../src/events/outbox-repo'
+import { eventsAfter } from '../../src/events/repo-outbox'
 import type { Clock } from '../../src/platform/clock'
 import type { Runtime } from '../../src/runtime'
 import { body, bootstrapAccount, makeKey, setup, type TestEnv } from '../helpers'

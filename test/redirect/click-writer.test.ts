@@ -2,9 +2,9 @@
 import { afterAll, expect, test } from 'bun:test'
 import { silentLogger } from '../../src/platform/log'
 import { createEnricher } from '../../src/modules/analytics/enrich'
-import { createClicksRepo, type ClickRecord } from '../../src/modules/clicks/clicks-repo'
+import { createClicksRepo, type ClickRecord } from '../../src/modules/clicks/repo'
 import { inlineClickWriter, threadClickWriter, type ClickWriter } from '../../src/modules/clicks/click-writer'
-import { eventsAfter } from '../../src/events/outbox-repo'
+import { eventsAfter } from '../../src/events/repo-outbox'
 import { bootstrapAccount, setup } from '../helpers'
 
 const env = setup()

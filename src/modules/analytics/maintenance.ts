@@ -2,7 +2,7 @@
 // stay, so analytics keeps every figure but partial hours), and clicks recorded before rollups existed
 // are rolled up once. Synchronous: both run as short write transactions on the caller's connection.
 import type { Db } from '../../db/client'
-import { createMaintenanceRepo } from './maintenance-repo'
+import { createMaintenanceRepo } from './repo-maintenance'
 import { createRollupWriter } from './rollup-writer'
 
 const PRUNE_CHUNK = 5_000

@@ -6,13 +6,13 @@
 // decoded in memory instead of reading, parsing and decoding the row each time. A cached bucket is trusted
 // only while the row still holds the counts the writer last wrote (one cheap primary-key read of two
 // integers), so neither another writer (a second process, the main-thread fallback) nor a rolled-back
-// flush can make it write stale figures. The rows themselves are read and written by rollup-repo.ts.
+// flush can make it write stale figures. The rows themselves are read and written by repo-rollups.ts.
 import type { Connection } from '../../db/client'
 import { DAY_MS, HOUR_MS } from '../../platform/time'
 import { type ClickFacts, Figures } from './figures'
 import { visitorEntry } from './hll'
 import type { Grain } from './plan'
-import { createRollupRepo, type RollupScope as Scope } from './rollup-repo'
+import { createRollupRepo, type RollupScope as Scope } from './repo-rollups'
 
 /** Buckets kept decoded; past it the cache starts afresh (it only saves reads). */
 const CACHE_MAX = 8_192

@@ -2,7 +2,7 @@
 // writer (one transaction) every 250 ms, as soon as 500 are waiting, and at shutdown.
 import type { Clock } from '../../platform/clock'
 import type { Logger } from '../../platform/log'
-import type { ClickRecord } from './clicks-repo'
+import type { ClickRecord } from './repo'
 import type { ClickWriter } from './click-writer'
 
 /** What is served but not yet written: the redirect's limits count it too (the link cache reads it). */

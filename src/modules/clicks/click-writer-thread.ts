@@ -3,7 +3,7 @@ import type { LogLevel } from '../../platform/config'
 import { openDatabase, type DbHandle } from '../../db/client'
 import { createLogger } from '../../platform/log'
 import { createEnricher } from '../analytics/enrich'
-import { createClicksRepo, type ClickRecord, type ClicksRepo } from './clicks-repo'
+import { createClicksRepo, type ClickRecord, type ClicksRepo } from './repo'
 
 declare const self: Worker
 

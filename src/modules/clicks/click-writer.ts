@@ -2,7 +2,7 @@
 // own with its own SQLite connection (the server), so click writes never hold up redirects.
 import type { LogLevel } from '../../platform/config'
 import type { Logger } from '../../platform/log'
-import type { ClickRecord, ClicksRepo } from './clicks-repo'
+import type { ClickRecord, ClicksRepo } from './repo'
 
 export interface ClickWriter {
   write(batch: ClickRecord[], now: number): Promise<void>

@@ -2,10 +2,10 @@
 // (inline, or a thread with its own connection in the server) with enrichment, counters and rollups.
 import { createEnricher } from '../analytics/enrich'
 import { defineModule, type Platform } from '../module'
-import { createSettingsRepo } from '../platform/settings-repo'
+import { createSettingsRepo } from '../platform/repo-settings'
 import { ClickBuffer } from './click-buffer'
 import { inlineClickWriter, threadClickWriter } from './click-writer'
-import { createClicksRepo } from './clicks-repo'
+import { createClicksRepo } from './repo'
 
 /** 'thread': clicks are written by a thread of their own (the server); 'inline': by the caller (tests). */
 export type ClickWriterKind = 'inline' | 'thread'

@@ -6,7 +6,7 @@ import type { PeriodicTask } from '../../jobs/periodic'
 import { DAY_MS } from '../../platform/time'
 import { Elysia } from 'elysia'
 import { defineModule, type Platform } from '../module'
-import { createIdempotencyRepo } from './idempotency-repo'
+import { createIdempotencyRepo } from './repo-idempotency'
 import { openapiDocs } from './openapi'
 import { opsRoutes } from './ops-routes'
 

@@ -3,7 +3,7 @@
 // PATCH sees it. Each entry also carries the live counters the limits need: clicks served and the client
 // addresses admitted, including what still sits in the click buffer.
 import type { PendingCounts } from '../clicks/click-buffer'
-import type { ClickRecord } from '../clicks/clicks-repo'
+import type { ClickRecord } from '../clicks/repo'
 import type { LinkRow, LinksRepo } from '../links/repo'
 import { LruCache } from '../../platform/lru'
 

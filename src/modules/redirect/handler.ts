@@ -20,7 +20,7 @@ import { Captcha, hasGateCookie } from './gates'
 import { captchaPage, consentPage, deepLinkPage, gonePage, notFoundPage, passwordPage, previewPage, sandboxPage, statsPage } from './pages'
 import { ShortHosts } from './short-hosts'
 import { StatsPageCache } from './stats-page-cache'
-import type { StatsRepo } from './stats-repo'
+import type { StatsRepo } from './repo-stats'
 
 const SLUG_PATH = /^\/([A-Za-z0-9_-]{1,64})(\+?)$/
 

@@ -3,11 +3,11 @@
 import type { ClicksModule } from '../clicks'
 import type { LinksModule } from '../links'
 import { defineModule, type Platform } from '../module'
-import { createSettingsRepo } from '../platform/settings-repo'
+import { createSettingsRepo } from '../platform/repo-settings'
 import { LinkCache } from './cache'
 import { createRedirectHandler } from './handler'
 import { ShortHosts } from './short-hosts'
-import { createStatsRepo } from './stats-repo'
+import { createStatsRepo } from './repo-stats'
 
 export function createRedirectModule(platform: Platform, links: LinksModule, clicks: ClicksModule) {
   const { config, db, clock, bus } = platform

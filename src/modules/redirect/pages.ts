@@ -2,7 +2,7 @@
 import type { LinkRow } from '../links/repo'
 import { escapeHtml, htmlPage, scriptJson } from '../../platform/html'
 import type { Unavailable } from './decide'
-import type { PublicStats } from './stats-repo'
+import type { PublicStats } from './repo-stats'
 import { DAY_MS } from '../../platform/time'
 
 /** Where a gate page's form posts: the link's own path with the visitor's query (`?…` or ''). */
