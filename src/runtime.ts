@@ -111,7 +111,6 @@ export function createRuntime(config: Config, options: RuntimeOptions = {}): Run
   const { queue, clock, metrics } = platform
   metrics.gauge('lnk_jobs_due', 'Jobs due now and not yet claimed (queue depth).', async () => (await queue.depth(clock.now())).due)
   metrics.gauge('lnk_jobs_running', 'Jobs being run.', async () => (await queue.depth(clock.now())).running)
-  metrics.gauge('lnk_click_buffer', 'Clicks waiting in memory for the next flush.', () => modules.clicks.buffer.size)
   metrics.gauge('lnk_jobs_dead', 'Jobs that failed for good.', async () => (await queue.depth(clock.now())).dead)
 
   let periodic: { stop(): void } | undefined

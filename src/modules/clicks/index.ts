@@ -11,7 +11,7 @@ import { createClicksRepo } from './repo'
 export type ClickWriterKind = 'inline' | 'thread'
 
 export function createClicksModule(platform: Platform, writerKind: ClickWriterKind = 'inline') {
-  const { config, db, clock, log } = platform
+  const { config, db, clock, log, metrics } = platform
   /** Key of the keyed hashes of visitors and client addresses (raw addresses are never stored). */
   const visitorKey = createSettingsRepo(db.db).serverSecret('visitor_hash_key', clock.now())
   // Clicks are enriched (country, device, browser, OS) by whichever writer writes them: the thread builds
@@ -21,6 +21,7 @@ export function createClicksModule(platform: Platform, writerKind: ClickWriterKi
   const inline = inlineClickWriter(repo)
   const writer = writerKind === 'thread' ? threadClickWriter(db.path, visitorKey, inline, log, { geoipPath: config.geoipDb, logLevel: config.logLevel }) : inline
   const buffer = new ClickBuffer(writer, clock, log)
+  metrics.gauge('lnk_click_buffer', 'Clicks waiting in memory for the next flush.', () => buffer.size)
   return defineModule({
     name: 'clicks',
     repo,
