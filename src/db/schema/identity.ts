@@ -1,5 +1,5 @@
 import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
-import type { Schedule } from '../../modules/identity/model'
+import type { Schedule, ScopeFilters } from '../../platform/key-restrictions'
 import { json, time } from '../columns'
 
 export const users = sqliteTable('users', {
@@ -23,10 +23,7 @@ export const memberships = sqliteTable('memberships', {
   createdAt: time('created_at').notNull(),
 }, (t) => [primaryKey({ columns: [t.workspaceId, t.userId] }), index('memberships_user_idx').on(t.userId)])
 
-export interface ScopeFilters {
-  domains?: string[]
-  tags?: string[]
-}
+export type { Schedule, ScopeFilters }
 
 /** Every field of spec 2.7; rotation keeps the previous secret's hash until its grace ends. */
 export const apiKeys = sqliteTable('api_keys', {

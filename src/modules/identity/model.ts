@@ -8,27 +8,9 @@ export const User = t.Object({ id: t.String(), email: t.String(), name: t.Union(
 
 export const Workspace = t.Object({ id: t.String(), slug: t.String(), name: t.String(), createdAt: Timestamp }, { title: 'Workspace' })
 
-// Both are the shape a key's restriction is sent in and answered with: one schema for requests and views.
-// Rules across fields (at least one domain or tag, a non-empty list of days, start and end that differ) are
-// the service's, which names each problem; unknown fields are refused like everywhere in a body.
-export const ScopeFilters = t.Object(
-  {
-    domains: t.Optional(t.Array(t.String(), { description: 'Domains whose links are in scope (lower-cased)' })),
-    tags: t.Optional(t.Array(t.String(), { description: 'A link is in scope when it carries one of these tags' })),
-  },
-  { additionalProperties: false, description: 'At least one of domains and tags names something; a link must match every list given' },
-)
+import { Schedule, ScopeFilters } from '../../platform/key-restrictions'
 
-export const Schedule = t.Object(
-  {
-    timezone: t.String({ description: 'IANA time zone, e.g. Europe/Berlin' }),
-    days: t.Array(t.Integer({ minimum: 0, maximum: 6 }), { description: 'Days the window opens on, 0 = Sunday; at least one' }),
-    startMinute: t.Integer({ minimum: 0, maximum: 1439, description: 'Minutes after local midnight' }),
-    endMinute: t.Integer({ minimum: 0, maximum: 1440, description: 'Exclusive; below startMinute the window wraps midnight; never equal to it' }),
-  },
-  { additionalProperties: false },
-)
-export type Schedule = Static<typeof Schedule>
+export { Schedule, ScopeFilters }
 
 export const ApiKey = t.Object(
   {
