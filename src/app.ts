@@ -67,43 +67,41 @@ function queryParamFor(request: Request, value: unknown): string | undefined {
 
 interface RouteEntry {
   method: string
+  path: string
   pattern: RegExp
   isStatic: boolean
 }
 
+const trimSlash = (path: string) => (path.length > 1 ? path.replace(/\/+$/, '') : path)
+const withHead = (methods: string[]) => [...new Set(methods.includes('GET') ? [...methods, 'HEAD'] : methods)].sort()
+
 /**
  * Which methods a path allows, to tell a wrong method (405 with Allow) from an unknown path (404). A fixed
  * path (/v1/links/bulk, /v1/webhooks/info) answers only its own methods: it never falls into the {id} route
- * beside it.
+ * beside it. Built at the first request, when every route is registered.
  */
 function routeTable(app: Elysia) {
   let entries: RouteEntry[] | undefined
   let fixed: Map<string, string[]> | undefined
-  const build = () => {
-    entries = app.routes
-      .filter((r) => r.method !== 'ALL')
-      .map((r) => {
-        const path = r.path.length > 1 ? r.path.replace(/\/+$/, '') : r.path
-        const source = path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+').replace(/\*/g, '.*')
-        return { method: r.method, pattern: new RegExp(`^${source}/?$`), isStatic: !/[:*]/.test(path) }
-      })
-    fixed = new Map()
-    for (const r of app.routes) {
-      const path = r.path.length > 1 ? r.path.replace(/\/+$/, '') : r.path
-      if (r.method === 'ALL' || /[:*]/.test(path)) continue
-      fixed.set(path, withHead([...(fixed.get(path) ?? []), r.method]))
+  const table = () => {
+    if (!entries) {
+      entries = app.routes
+        .filter((r) => r.method !== 'ALL')
+        .map((r) => {
+          const path = trimSlash(r.path)
+          const source = path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+').replace(/\*/g, '.*')
+          return { method: r.method, path, pattern: new RegExp(`^${source}/?$`), isStatic: !/[:*]/.test(path) }
+        })
+      fixed = new Map()
+      for (const r of entries) if (r.isStatic) fixed.set(r.path, withHead([...(fixed.get(r.path) ?? []), r.method]))
     }
+    return { entries, fixed: fixed! }
   }
-  const withHead = (methods: string[]) => [...new Set(methods.includes('GET') ? [...methods, 'HEAD'] : methods)].sort()
   return {
     /** The methods of a fixed path, or undefined when the path is not one. */
-    fixedPath(pathname: string): string[] | undefined {
-      if (!fixed) build()
-      return fixed!.get(pathname.length > 1 ? pathname.replace(/\/+$/, '') : pathname)
-    },
+    fixedPath: (pathname: string): string[] | undefined => table().fixed.get(trimSlash(pathname)),
     allowed(pathname: string): string[] {
-      if (!entries) build()
-      const matches = entries!.filter((r) => r.pattern.test(pathname))
+      const matches = table().entries.filter((r) => r.pattern.test(pathname))
       const fixedOnes = matches.filter((r) => r.isStatic)
       return withHead((fixedOnes.length ? fixedOnes : matches).map((r) => r.method))
     },
