@@ -1,6 +1,7 @@
 // Redirect benchmark (run by hand: `bun run scripts/bench/redirect.ts`; needs Debian's `wrk`).
 // Seeds 100,000 links, then drives random-slug redirects at lnk and, in the same run, at a bare Bun.serve
-// answering a fixed 302. Reports requests/s, p50/p99 latency and RSS of both, and the ratio. Also times a
+// answering a fixed 302. Reports requests/s, p50/p99 latency, RSS and server CPU per request (all threads,
+// including the flush after the load stops) of both, and the ratio. Also times a
 // bulk create of 1,000 links through the API. Everything stays on 127.0.0.1 and every phase is bounded.
 import { spawn, spawnSync } from 'bun'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
@@ -71,6 +72,15 @@ function rssKb(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0)
 }
 
+/** CPU seconds the process has used, all threads, user + system (/proc/<pid>/stat, in clock ticks of 10 ms). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / 100
+}
+
+/** After the load stops the server still flushes what it buffered: that CPU belongs to the requests too. */
+const SETTLE_MS = 2_000
+
 async function waitReady(url: string) {
   const deadline = Date.now() + 20_000
   while (Date.now() < deadline) {
@@ -91,18 +101,24 @@ interface Result {
   p99: string
   rssMb: number
   non3xx: number
+  /** Server CPU per request over the measured run plus the settle after it, in µs. */
+  cpuUs: number
 }
 
 async function load(url: string, pid: number, script?: string): Promise<Result> {
   // Warm-up, then the measured run.
   spawnSync(['wrk', '-t2', `-c${CONNECTIONS}`, '-d3s', '-H', `User-Agent: ${UA}`, ...(script ? ['-s', script] : []), url])
+  const cpuBefore = cpuSeconds(pid)
   const out = spawnSync(['wrk', '-t2', `-c${CONNECTIONS}`, `-d${DURATION}`, '--latency', '-H', `User-Agent: ${UA}`, ...(script ? ['-s', script] : []), url]).stdout.toString()
   const rss = rssKb(pid)
+  await Bun.sleep(SETTLE_MS)
+  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0)
+  const cpuUs = requests ? Math.round(((cpuSeconds(pid) - cpuBefore) / requests) * 1e7) / 10 : 0
   const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0)
   const p50 = /\s50%\s+(\S+)/.exec(out)?.[1] ?? '?'
   const p99 = /\s99%\s+(\S+)/.exec(out)?.[1] ?? '?'
   const non3xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0)
-  return { rps, p50, p99, rssMb: Math.round(rss / 102.4) / 10, non3xx }
+  return { rps, p50, p99, rssMb: Math.round(rss / 102.4) / 10, non3xx, cpuUs }
 }
 
 const lnk = spawn(['bun', 'run', join(ROOT, 'src/main.ts'), 'serve'], { env: { ...process.env, ...env }, stdout: 'ignore', stderr: 'inherit' })
@@ -140,8 +156,8 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 console.log(`links in database:        ${slugs.length} (seeded in ${(seedMs / 1000).toFixed(1)} s through POST /v1/links/bulk)`)
 console.log(`bulk create of 1000 links: median ${median(bulkTimes).toFixed(0)} ms (runs: ${bulkTimes.map((t) => t.toFixed(0)).join(', ')} ms)`)
 console.log(`load: wrk -t2 -c${CONNECTIONS} -d${DURATION}, random slugs, desktop Chrome user agent`)
-console.log(`lnk redirect:   ${lnkResult.rps.toFixed(0)} req/s  p50 ${lnkResult.p50}  p99 ${lnkResult.p99}  RSS ${lnkResult.rssMb} MB  non-3xx ${lnkResult.non3xx}`)
-console.log(`bare Bun 302:   ${bareResult.rps.toFixed(0)} req/s  p50 ${bareResult.p50}  p99 ${bareResult.p99}  RSS ${bareResult.rssMb} MB`)
+console.log(`lnk redirect:   ${lnkResult.rps.toFixed(0)} req/s  p50 ${lnkResult.p50}  p99 ${lnkResult.p99}  RSS ${lnkResult.rssMb} MB  CPU ${lnkResult.cpuUs} µs/req  non-3xx ${lnkResult.non3xx}`)
+console.log(`bare Bun 302:   ${bareResult.rps.toFixed(0)} req/s  p50 ${bareResult.p50}  p99 ${bareResult.p99}  RSS ${bareResult.rssMb} MB  CPU ${bareResult.cpuUs} µs/req`)
 console.log(`ratio lnk/bare: ${(lnkResult.rps / bareResult.rps).toFixed(2)} (target >= 0.6)`)
 console.log(`clicks recorded by lnk:   ${counted}`)
 rmSync(dir, { recursive: true, force: true })
