@@ -4,6 +4,7 @@
 import { openDatabase, prepareDataDir } from './db/client'
 import { migrate } from './db/migrate'
 import { EventBus } from './events/bus'
+import { EventInterest } from './events/interest'
 import { Metrics } from './http/metrics'
 import { startPeriodic } from './jobs/periodic'
 import { createJobQueue } from './jobs/queue'
@@ -55,6 +56,7 @@ function createPlatform(config: Config, options: RuntimeOptions): Platform {
     queue: createJobQueue(db.db),
     worker: new Worker({ db: workerDb.db, queue: createJobQueue(workerDb.db), clock, log }, options.worker),
     bus: new EventBus(log),
+    interest: new EventInterest(),
     metrics: new Metrics(),
   }
 }

@@ -173,7 +173,6 @@ const check = (await (await app.handle(new Request(`${origin}/v1/analytics/overv
 rt.workerDb.close()
 rt.db.close()
 rt = createRuntime(config, { log: silentLogger, clickWriter: 'thread' })
-const link = (id: string) => ({ id, slug: 'x', domain: '127.0.0.1:8080', shortUrl: `${origin}/x`, destinationUrl: 'https://example.com/' })
 const ingestStart = performance.now()
 for (let i = 0; i < INGEST; ) {
   // Backpressure like a real server under overload would not have: keep at most 20,000 clicks waiting.
@@ -191,7 +190,7 @@ for (let i = 0; i < INGEST; ) {
       referrerHost: 'news.ycombinator.com',
       newAddress: null,
       isBot: false,
-      link: link(id),
+      announce: true,
     }
     rt.modules.clicks.buffer.add(c)
   }

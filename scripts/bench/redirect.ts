@@ -1,10 +1,14 @@
 // Redirect benchmark (run by hand: `bun run scripts/bench/redirect.ts`; needs Debian's `wrk`).
-// Seeds 100,000 links, then drives random-slug redirects at lnk and, in the same run, at a bare Bun.serve
-// answering a fixed 302. Reports requests/s, p50/p99 latency, RSS and server CPU per request (all threads,
-// including the flush after the load stops) of both, and the ratio. Also times a
-// bulk create of 1,000 links through the API. Everything stays on 127.0.0.1 and every phase is bounded.
+// Seeds BENCH_LINKS links (default 100,000) through POST /v1/links/bulk, then drives redirects at lnk and,
+// in the same run, at a bare Bun.serve answering a fixed 302: wrk with one thread and BENCH_CONNECTIONS
+// connections (64), a desktop Chrome user agent (every visit is a counted click), BENCH_ROUNDS rounds (3)
+// of BENCH_DURATION (10s) after a 3 s warm-up, for two slug distributions: uniform over every link (the
+// adversarial case) and Zipf with s = 1 (the common case). Reported per distribution: requests/s (median of
+// the rounds), p99 latency (worst round), peak RSS, and server CPU per request over all threads, including
+// the flush after the load stops, and whether every redirect was recorded as a click. BENCH_DIR keeps the
+// seeded database for the next run. Everything stays on 127.0.0.1 and every phase is bounded.
 import { spawn, spawnSync } from 'bun'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createApp } from '../../src/app'
@@ -15,7 +19,10 @@ import { createRuntime } from '../../src/runtime'
 
 const LINKS = Number(process.env.BENCH_LINKS ?? 100_000)
 const DURATION = process.env.BENCH_DURATION ?? '10s'
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64)
+const THREADS = Number(process.env.BENCH_THREADS ?? 1)
+const ONLY = process.env.BENCH_ONLY // 'uniform' | 'zipf'
 const UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36'
 const ROOT = join(import.meta.dir, '../..')
 
@@ -31,58 +38,81 @@ function freePort(): number {
   return port
 }
 
-const dir = mkdtempSync(join(tmpdir(), 'lnk-bench-'))
-const port = freePort()
+const keep = process.env.BENCH_DIR
+const dir = keep ?? mkdtempSync(join(tmpdir(), 'lnk-bench-'))
+mkdirSync(dir, { recursive: true })
+// The short host is part of every link's identity: a reused database keeps the port it was seeded with.
+const portFile = join(dir, 'port')
+const port = existsSync(portFile) ? Number(readFileSync(portFile, 'utf8')) : freePort()
 const origin = `http://127.0.0.1:${port}`
 const env = { LNK_DATA_DIR: dir, LNK_BASE_URL: origin, LNK_SHORT_DOMAINS: `127.0.0.1:${port}`, LNK_LOG_LEVEL: 'warn', LNK_HOST: '127.0.0.1', LNK_PORT: String(port) }
 
 // --- seed --------------------------------------------------------------------------------------------
 const rt = createRuntime(loadConfig(env), { log: silentLogger })
-const app = createApp(rt)
-const account = await bootstrap(rt.modules.identity.ctx, { email: 'bench@example.com', workspace: 'Bench' })
-const post = (body: unknown) =>
-  app.handle(new Request(`${origin}/v1/links/bulk`, { method: 'POST', headers: { authorization: `Bearer ${account.apiKey.key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }))
-
-const batch = (n: number, offset: number) => ({ links: Array.from({ length: n }, (_, i) => ({ destinationUrl: `https://example.com/page/${offset + i}?ref=bench`, tags: ['bench'] })) })
-const bulkTimes: number[] = []
-for (let i = 0; i < 5; i++) {
+let slugs = (rt.db.sqlite.query('SELECT slug FROM links').all() as { slug: string }[]).map((r) => r.slug)
+if (slugs.length < LINKS) {
+  const app = createApp(rt)
+  const account = await bootstrap(rt.modules.identity.ctx, { email: `bench${Date.now()}@example.com`, workspace: 'Bench' })
+  const post = (body: unknown) =>
+    app.handle(new Request(`${origin}/v1/links/bulk`, { method: 'POST', headers: { authorization: `Bearer ${account.apiKey.key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }))
   const t0 = performance.now()
-  const res = await post(batch(1000, i * 1000))
-  bulkTimes.push(performance.now() - t0)
-  if (res.status !== 200) throw new Error(`bulk create failed: ${res.status} ${await res.text()}`)
+  for (let offset = slugs.length; offset < LINKS; offset += 1000) {
+    const n = Math.min(1000, LINKS - offset)
+    const res = await post({ links: Array.from({ length: n }, (_, i) => ({ destinationUrl: `https://example.com/page/${offset + i}?ref=bench`, tags: ['bench'] })) })
+    if (res.status !== 200) throw new Error(`seeding failed: ${res.status} ${await res.text()}`)
+  }
+  console.log(`seeded ${LINKS - slugs.length} links in ${((performance.now() - t0) / 1000).toFixed(1)} s through POST /v1/links/bulk`)
+  slugs = (rt.db.sqlite.query('SELECT slug FROM links').all() as { slug: string }[]).map((r) => r.slug)
+  writeFileSync(portFile, String(port))
 }
-const seedStart = performance.now()
-for (let offset = 5000; offset < LINKS; offset += 1000) {
-  const res = await post(batch(Math.min(1000, LINKS - offset), offset))
-  if (res.status !== 200) throw new Error(`seeding failed: ${res.status}`)
-}
-const seedMs = performance.now() - seedStart
-const slugs = (rt.db.sqlite.query('SELECT slug FROM links').all() as { slug: string }[]).map((r) => r.slug)
-rt.db.close()
+await rt.close()
 
-const lua = join(dir, 'slugs.lua')
-writeFileSync(
-  lua,
-  `local slugs = {${slugs.map((s) => `"${s}"`).join(',')}}\nmath.randomseed(42)\nrequest = function()\n  return wrk.format("GET", "/" .. slugs[math.random(#slugs)])\nend\n`,
-)
-
-// --- targets -----------------------------------------------------------------------------------------
-function rssKb(pid: number): number {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8')
-  return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0)
+const totalClicks = () => {
+  const { Database } = require('bun:sqlite') as typeof import('bun:sqlite')
+  const db = new Database(join(dir, 'lnk.db'), { readonly: true })
+  const row = db.query('SELECT coalesce(sum(total_clicks), 0) AS clicks FROM links').get() as { clicks: number }
+  db.close()
+  return row.clicks
 }
 
-/** CPU seconds the process has used, all threads, user + system (/proc/<pid>/stat, in clock ticks of 10 ms). */
+// Slug choice happens in wrk's Lua, seeded, so every run sends the same sequence. Zipf(s = 1) by inverse
+// CDF over the cumulative weights 1/k, a binary search per request.
+const list = `local slugs = {${slugs.map((s) => `"${s}"`).join(',')}}\nmath.randomseed(42)\n`
+const scripts = {
+  uniform: `${list}request = function()\n  return wrk.format("GET", "/" .. slugs[math.random(#slugs)])\nend\n`,
+  zipf: `${list}local cum = {}\nlocal acc = 0\nfor k = 1, #slugs do acc = acc + 1 / k; cum[k] = acc end\nrequest = function()\n  local u = math.random() * acc\n  local lo, hi = 1, #slugs\n  while lo < hi do\n    local mid = math.floor((lo + hi) / 2)\n    if cum[mid] < u then lo = mid + 1 else hi = mid end\n  end\n  return wrk.format("GET", "/" .. slugs[lo])\nend\n`,
+}
+for (const [name, text] of Object.entries(scripts)) writeFileSync(join(dir, `${name}.lua`), text)
+
+// --- measuring ---------------------------------------------------------------------------------------
+function procStatus(pid: number, field: string): number {
+  return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0)
+}
+
+/** CPU seconds the process has used, all threads, user + system (/proc/<pid>/stat, in ticks of 10 ms). */
 function cpuSeconds(pid: number): number {
   const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
   return (Number(fields[11]) + Number(fields[12])) / 100
 }
 
-/** After the load stops the server still flushes what it buffered: that CPU belongs to the requests too. */
-const SETTLE_MS = 2_000
+/**
+ * After the load stops the server still writes what it buffered: that CPU belongs to the requests. Waits
+ * until the process is idle (under 2 % of a core for a second), at most 60 s.
+ */
+async function settle(pid: number) {
+  const deadline = Date.now() + 60_000
+  let quiet = 0
+  let last = cpuSeconds(pid)
+  while (Date.now() < deadline && quiet < 5) {
+    await Bun.sleep(200)
+    const now = cpuSeconds(pid)
+    quiet = now - last <= 0.004 ? quiet + 1 : 0
+    last = now
+  }
+}
 
 async function waitReady(url: string) {
-  const deadline = Date.now() + 20_000
+  const deadline = Date.now() + 30_000
   while (Date.now() < deadline) {
     try {
       const r = await fetch(url, { redirect: 'manual' })
@@ -95,69 +125,89 @@ async function waitReady(url: string) {
   throw new Error(`${url} did not come up`)
 }
 
+const ms = (v: string) => (v.endsWith('us') ? Number.parseFloat(v) / 1000 : v.endsWith('ms') ? Number.parseFloat(v) : Number.parseFloat(v) * 1000)
+
+function wrk(url: string, script: string, duration: string) {
+  const out = spawnSync(['wrk', `-t${THREADS}`, `-c${CONNECTIONS}`, `-d${duration}`, '--latency', '-H', `User-Agent: ${UA}`, '-s', script, url]).stdout.toString()
+  return {
+    requests: Number(/(\d+) requests in/.exec(out)?.[1] ?? 0),
+    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0),
+    p99: ms(/\s99%\s+(\S+)/.exec(out)?.[1] ?? 'NaN'),
+    bad: Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0) + Number(/Socket errors:.*timeout (\d+)/.exec(out)?.[1] ?? 0),
+  }
+}
+
 interface Result {
-  rps: number
-  p50: string
-  p99: string
-  rssMb: number
-  non3xx: number
-  /** Server CPU per request over the measured run plus the settle after it, in µs. */
+  rps: number[]
+  p99: number[]
+  peakRssMb: number
   cpuUs: number
+  requests: number
+  bad: number
 }
 
-async function load(url: string, pid: number, script?: string): Promise<Result> {
-  // Warm-up, then the measured run.
-  spawnSync(['wrk', '-t2', `-c${CONNECTIONS}`, '-d3s', '-H', `User-Agent: ${UA}`, ...(script ? ['-s', script] : []), url])
+async function drive(url: string, pid: number, script: string): Promise<Result> {
+  const warm = wrk(url, script, '3s')
+  await settle(pid)
   const cpuBefore = cpuSeconds(pid)
-  const out = spawnSync(['wrk', '-t2', `-c${CONNECTIONS}`, `-d${DURATION}`, '--latency', '-H', `User-Agent: ${UA}`, ...(script ? ['-s', script] : []), url]).stdout.toString()
-  const rss = rssKb(pid)
-  await Bun.sleep(SETTLE_MS)
-  const requests = Number(/(\d+) requests in/.exec(out)?.[1] ?? 0)
-  const cpuUs = requests ? Math.round(((cpuSeconds(pid) - cpuBefore) / requests) * 1e7) / 10 : 0
-  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0)
-  const p50 = /\s50%\s+(\S+)/.exec(out)?.[1] ?? '?'
-  const p99 = /\s99%\s+(\S+)/.exec(out)?.[1] ?? '?'
-  const non3xx = Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0)
-  return { rps, p50, p99, rssMb: Math.round(rss / 102.4) / 10, non3xx, cpuUs }
+  const rounds = Array.from({ length: ROUNDS }, () => wrk(url, script, DURATION))
+  await settle(pid)
+  const requests = rounds.reduce((n, r) => n + r.requests, 0)
+  return {
+    rps: rounds.map((r) => r.rps),
+    p99: rounds.map((r) => r.p99),
+    peakRssMb: Math.round(procStatus(pid, 'VmHWM') / 102.4) / 10,
+    cpuUs: Math.round(((cpuSeconds(pid) - cpuBefore) / requests) * 1e7) / 10,
+    requests: requests + warm.requests,
+    bad: rounds.reduce((n, r) => n + r.bad, warm.bad),
+  }
 }
 
-const lnk = spawn(['bun', 'run', join(ROOT, 'src/main.ts'), 'serve'], { env: { ...process.env, ...env }, stdout: 'ignore', stderr: 'inherit' })
-let lnkResult: Result
-try {
-  await waitReady(`${origin}/readyz`)
-  lnkResult = await load(origin, lnk.pid, lua)
-} finally {
-  lnk.kill('SIGTERM')
-  await lnk.exited
+async function runLnk(script: string) {
+  const before = totalClicks()
+  const lnk = spawn(['bun', 'run', join(ROOT, 'src/main.ts'), 'serve'], { env: { ...process.env, ...env }, stdout: 'ignore', stderr: 'inherit' })
+  try {
+    await waitReady(`${origin}/readyz`)
+    const idleRssMb = Math.round(procStatus(lnk.pid, 'VmRSS') / 102.4) / 10
+    const result = await drive(origin, lnk.pid, script)
+    lnk.kill('SIGTERM')
+    await lnk.exited
+    return { ...result, idleRssMb, recorded: totalClicks() - before }
+  } finally {
+    lnk.kill('SIGKILL')
+  }
 }
 
-const barePort = freePort()
-const bareScript = join(dir, 'bare.ts')
-writeFileSync(bareScript, `Bun.serve({ port: ${barePort}, hostname: '127.0.0.1', fetch: () => new Response(null, { status: 302, headers: { location: 'https://example.com/page' } }) })\n`)
-const bare = spawn(['bun', 'run', bareScript], { stdout: 'ignore', stderr: 'inherit' })
-let bareResult: Result
-try {
-  await waitReady(`http://127.0.0.1:${barePort}/`)
-  bareResult = await load(`http://127.0.0.1:${barePort}`, bare.pid, lua)
-} finally {
-  bare.kill('SIGTERM')
-  await bare.exited
+async function runBare(script: string) {
+  const barePort = freePort()
+  const file = join(dir, 'bare.ts')
+  writeFileSync(file, `Bun.serve({ port: ${barePort}, hostname: '127.0.0.1', fetch: () => new Response(null, { status: 302, headers: { location: 'https://example.com/page' } }) })\n`)
+  const bare = spawn(['bun', 'run', file], { stdout: 'ignore', stderr: 'inherit' })
+  try {
+    await waitReady(`http://127.0.0.1:${barePort}/`)
+    return await drive(`http://127.0.0.1:${barePort}`, bare.pid, script)
+  } finally {
+    bare.kill('SIGKILL')
+    await bare.exited
+  }
 }
 
-const counted = (() => {
-  const { Database } = require('bun:sqlite') as typeof import('bun:sqlite')
-  const db = new Database(join(dir, 'lnk.db'), { readonly: true })
-  const row = db.query('SELECT sum(total_clicks) AS clicks FROM links').get() as { clicks: number }
-  db.close()
-  return row.clicks
-})()
-
+// wrk counts the responses it read; requests cut off when a run ends were still served and counted, at
+// most one per connection per run.
+const recordedAll = (r: Result & { recorded: number }) => r.recorded >= r.requests - r.bad && r.recorded <= r.requests + CONNECTIONS * (ROUNDS + 1)
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
-console.log(`links in database:        ${slugs.length} (seeded in ${(seedMs / 1000).toFixed(1)} s through POST /v1/links/bulk)`)
-console.log(`bulk create of 1000 links: median ${median(bulkTimes).toFixed(0)} ms (runs: ${bulkTimes.map((t) => t.toFixed(0)).join(', ')} ms)`)
-console.log(`load: wrk -t2 -c${CONNECTIONS} -d${DURATION}, random slugs, desktop Chrome user agent`)
-console.log(`lnk redirect:   ${lnkResult.rps.toFixed(0)} req/s  p50 ${lnkResult.p50}  p99 ${lnkResult.p99}  RSS ${lnkResult.rssMb} MB  CPU ${lnkResult.cpuUs} µs/req  non-3xx ${lnkResult.non3xx}`)
-console.log(`bare Bun 302:   ${bareResult.rps.toFixed(0)} req/s  p50 ${bareResult.p50}  p99 ${bareResult.p99}  RSS ${bareResult.rssMb} MB  CPU ${bareResult.cpuUs} µs/req`)
-console.log(`ratio lnk/bare: ${(lnkResult.rps / bareResult.rps).toFixed(2)} (target >= 0.6)`)
-console.log(`clicks recorded by lnk:   ${counted}`)
-rmSync(dir, { recursive: true, force: true })
+const fmt = (r: Result) =>
+  `${median(r.rps).toFixed(0).padStart(7)} req/s (rounds ${r.rps.map((x) => x.toFixed(0)).join(', ')})  p99 ${Math.max(...r.p99).toFixed(2)} ms  peak RSS ${r.peakRssMb} MB  CPU ${r.cpuUs} µs/req`
+
+console.log(`\n## Redirect benchmark: ${slugs.length} links, wrk -t${THREADS} -c${CONNECTIONS}, ${ROUNDS} × ${DURATION}, desktop Chrome UA\n`)
+for (const name of Object.keys(scripts) as (keyof typeof scripts)[]) {
+  if (ONLY && ONLY !== name) continue
+  const script = join(dir, `${name}.lua`)
+  const lnk = await runLnk(script)
+  const bare = await runBare(script)
+  console.log(`${name}:`)
+  console.log(`  lnk  ${fmt(lnk)}  (idle RSS ${lnk.idleRssMb} MB)`)
+  console.log(`  bare ${fmt(bare)}`)
+  console.log(`  ratio ${(median(lnk.rps) / median(bare.rps)).toFixed(2)}; redirects ${lnk.requests}, clicks recorded ${lnk.recorded}${recordedAll(lnk) ? ' (every one)' : ' (MISSING CLICKS)'}, errors ${lnk.bad}`)
+}
+if (!keep) rmSync(dir, { recursive: true, force: true })

@@ -6,7 +6,7 @@ import type { Db } from '../db/client'
 import type { Tx } from '../db/tx'
 import { sortableId } from '../platform/random'
 import { EVENT_TYPES } from './catalogue'
-import { anyEventAfter, cursorAt, deleteEvents, eventsAfter, insertEvent, lastSeq, moveCursor, preparedEventInsert } from './repo-outbox'
+import { anyEventAfterCursor, cursorAt, deleteEvents, eventsAfter, insertEvent, lastSeq, moveCursor, preparedEventInsert } from './repo-outbox'
 
 export interface EventEnvelope {
   id: string
@@ -66,8 +66,8 @@ export function dispatchedUpTo(db: Tx): number {
 }
 
 /** Whether any event waits for dispatch: plain reads, so an idle worker need not take the write lock. */
-export function hasPendingEvents(db: Tx): boolean {
-  return anyEventAfter(db, dispatchedUpTo(db))
+export function hasPendingEvents(db: Db): boolean {
+  return anyEventAfterCursor(db, CURSOR)
 }
 
 /** Deletes dispatched events created before `before`; answers how many. */

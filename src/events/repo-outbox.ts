@@ -43,9 +43,19 @@ export function lastSeq(db: Tx): number {
   return db.select({ seq: max(outbox.seq) }).from(outbox).get()?.seq ?? 0
 }
 
-/** Whether any event comes after `seq`: a plain read. */
-export function anyEventAfter(db: Tx, seq: number): boolean {
-  return db.select({ seq: outbox.seq }).from(outbox).where(gt(outbox.seq, seq)).limit(1).get() !== undefined
+const pendingChecks = new WeakMap<Db, (cursor: string) => boolean>()
+
+/**
+ * Whether any event comes after the named cursor: one plain read, prepared once per connection, since the
+ * worker asks before every pass.
+ */
+export function anyEventAfterCursor(db: Db, name: string): boolean {
+  let check = pendingChecks.get(db)
+  if (!check) {
+    const stmt = db.$client.prepare<{ x: number }, [string]>('SELECT 1 AS x FROM outbox WHERE seq > coalesce((SELECT seq FROM outbox_cursor WHERE name = ?), 0) LIMIT 1')
+    pendingChecks.set(db, (check = (cursor) => stmt.get(cursor) !== null))
+  }
+  return check(name)
 }
 
 /** Up to `limit` events after `seq`, oldest first. */

@@ -7,7 +7,7 @@ const label = (v: string) => v.replace(/\\/g, '\\\\').replace(/"/g, '\\"').repla
 export class Metrics {
   private requests = new Map<string, number>()
   private histograms = new Map<string, { buckets: number[]; sum: number; count: number }>()
-  private gauges = new Map<string, { help: string; read: () => number | Promise<number> }>()
+  private gauges = new Map<string, { help: string; type: 'gauge' | 'counter'; read: () => number | Promise<number> }>()
 
   private labels = new Map<string, string>()
 
@@ -26,7 +26,12 @@ export class Metrics {
   }
 
   gauge(name: string, help: string, read: () => number | Promise<number>) {
-    this.gauges.set(name, { help, read })
+    this.gauges.set(name, { help, type: 'gauge', read })
+  }
+
+  /** A value that only grows, read when rendered (its owner keeps it). */
+  counter(name: string, help: string, read: () => number) {
+    this.gauges.set(name, { help, type: 'counter', read })
   }
 
   async render(): Promise<string> {
@@ -43,7 +48,7 @@ export class Metrics {
       out.push(`lnk_http_request_duration_seconds_count{${k}} ${h.count}`)
     }
     for (const [name, g] of this.gauges) {
-      out.push(`# HELP ${name} ${g.help}`, `# TYPE ${name} gauge`, `${name} ${await g.read()}`)
+      out.push(`# HELP ${name} ${g.help}`, `# TYPE ${name} ${g.type}`, `${name} ${await g.read()}`)
     }
     return out.join('\n') + '\n'
   }

@@ -5,6 +5,7 @@
 import type { AnyElysia } from 'elysia'
 import type { DbHandle } from '../db/client'
 import type { EventBus } from '../events/bus'
+import type { EventInterest } from '../events/interest'
 import type { OutboxConsumer } from '../events/outbox'
 import type { authPlugin } from '../http/auth'
 import type { IdempotencyDeps } from '../http/idempotency'
@@ -30,6 +31,8 @@ export interface Platform {
   queue: JobQueue
   worker: Worker
   bus: EventBus
+  /** Who listens for which events: areas that consume the outbox add to it, hot writers ask it. */
+  interest: EventInterest
   metrics: Metrics
 }
 

@@ -11,7 +11,7 @@ import { ConfigError, loadConfig } from '../../src/platform/config'
 import { silentLogger } from '../../src/platform/log'
 import { createRuntime, type Runtime } from '../../src/runtime'
 import { setup, tempDir, type TestEnv } from '../helpers'
-import { account, clickedEvents, counters, CRAWLERS, sql, UA, visit, type Api } from '../redirect/_redirect'
+import { account, clickedEvents, counters, CRAWLERS, listenEverywhere, sql, UA, visit, type Api } from '../redirect/_redirect'
 import { buildMmdb } from './_mmdb'
 
 const IPAD = 'Mozilla/5.0 (iPad; CPU OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1'
@@ -39,6 +39,7 @@ let env: TestEnv
 let api: Api
 beforeAll(async () => {
   env = setup({ clock, env: { LNK_TRUST_PROXY: '1' } })
+  listenEverywhere(env.rt)
   api = await account(env)
 })
 afterAll(() => env.cleanup())

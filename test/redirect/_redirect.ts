@@ -31,7 +31,17 @@ export const CRAWLERS: Record<string, string> = {
 
 /** A test environment whose visitors' addresses come from X-Forwarded-For (one trusted proxy). */
 export function redirectEnv(options: { clock?: Clock; env?: Record<string, string> } = {}): TestEnv {
-  return setup({ clock: options.clock, env: { LNK_TRUST_PROXY: '1', ...options.env } })
+  const env = setup({ clock: options.clock, env: { LNK_TRUST_PROXY: '1', ...options.env } })
+  listenEverywhere(env.rt)
+  return env
+}
+
+/**
+ * As if every workspace had a webhook endpoint for every event: these tests check all a click writes, its
+ * link.clicked event included. When the event is written at all is click-events.test.ts's subject.
+ */
+export function listenEverywhere(rt: Runtime) {
+  rt.interest.add(() => true)
 }
 
 export interface Api {

@@ -2,7 +2,7 @@
 import { afterAll, expect, test } from 'bun:test'
 import { silentLogger } from '../../src/platform/log'
 import { createEnricher } from '../../src/modules/analytics/enrich'
-import { createClicksRepo, type ClickRecord } from '../../src/modules/clicks/repo'
+import { createClicksRepo, type ClickBatch, type ClickRecord } from '../../src/modules/clicks/repo'
 import { inlineClickWriter, threadClickWriter, type ClickWriter } from '../../src/modules/clicks/click-writer'
 import { eventsAfter } from '../../src/events/repo-outbox'
 import { bootstrapAccount, setup } from '../helpers'
@@ -17,8 +17,8 @@ async function linkId() {
   return { ...link, workspaceId: acct.workspace.id }
 }
 
-function records(link: { id: string; slug: string; domain: string; shortUrl: string; destinationUrl: string }, workspaceId: string, n: number, ip = '203.0.113.7'): ClickRecord[] {
-  return Array.from({ length: n }, (_, i) => ({
+function records(link: { id: string }, workspaceId: string, n: number, ip = '203.0.113.7'): ClickBatch {
+  const clicks: ClickRecord[] = Array.from({ length: n }, (_, i) => ({
     id: `clk_${crypto.randomUUID()}`,
     linkId: link.id,
     workspaceId,
@@ -29,8 +29,9 @@ function records(link: { id: string; slug: string; domain: string; shortUrl: str
     referrerHost: null,
     newAddress: null,
     isBot: false,
-    link: { id: link.id, slug: link.slug, domain: link.domain, shortUrl: link.shortUrl, destinationUrl: link.destinationUrl },
+    announce: true,
   }))
+  return { clicks, counts: [] }
 }
 
 /** Storage itself, for what no port shows (the stored hashes): raw on purpose. */
@@ -51,7 +52,7 @@ const clickedEvents = (linkId: string) =>
 test('the thread writes each batch on its own connection, counters and events included', async () => {
   const link = await linkId()
   const ws = link.workspaceId
-  const writer = threadClickWriter(env.rt.db.path, env.rt.modules.clicks.visitorKey, inlineClickWriter(env.rt.modules.clicks.repo), silentLogger)
+  const writer = threadClickWriter(env.rt.db.path, env.rt.modules.clicks.visitorKey, inlineClickWriter(env.rt.modules.clicks.repo), silentLogger, { baseUrl: env.rt.config.baseUrl })
   await writer.write(records(link, ws, 300), Date.now())
   await writer.write(records(link, ws, 200, '198.51.100.9'), Date.now())
   await writer.close()
@@ -68,13 +69,13 @@ test('a writer thread that cannot write falls back to the calling thread: no cli
   const writes: number[] = []
   const fallback: ClickWriter = {
     write: async (batch, now) => {
-      writes.push(batch.length)
+      writes.push(batch.clicks.length)
       await env.rt.modules.clicks.repo.writeBatch(batch, now)
     },
     close: async () => {},
   }
   // A database path the thread cannot open makes it fail.
-  const writer = threadClickWriter('/nonexistent-dir/lnk.db', env.rt.modules.clicks.visitorKey, fallback, silentLogger)
+  const writer = threadClickWriter('/nonexistent-dir/lnk.db', env.rt.modules.clicks.visitorKey, fallback, silentLogger, { baseUrl: env.rt.config.baseUrl })
   let firstError: unknown = null
   try {
     await writer.write(records(link, ws, 10), Date.now())
@@ -92,7 +93,7 @@ test('a writer thread that cannot write falls back to the calling thread: no cli
 test('the same repo writes inline when used directly', async () => {
   const link = await linkId()
   const ws = link.workspaceId
-  const repo = createClicksRepo(env.rt.db.db, env.rt.modules.clicks.visitorKey, createEnricher())
+  const repo = createClicksRepo(env.rt.db.db, env.rt.modules.clicks.visitorKey, createEnricher(), env.rt.config.baseUrl)
   await inlineClickWriter(repo).write(records(link, ws, 3), Date.now())
   expect(await clicksStored(ws, link.id)).toBe(3)
 })

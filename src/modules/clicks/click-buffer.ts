@@ -1,8 +1,18 @@
 // Clicks wait here, in memory, so the redirect never waits on a disk write. A flush hands them to the
-// writer (one transaction) every 250 ms, as soon as 500 are waiting, and at shutdown.
+// writer every 250 ms, as soon as 500 are waiting, and at shutdown, in chunks of at most 5,000 (one
+// transaction each), one chunk at a time.
+//
+// Memory is bounded. When the writer falls behind (more clicks a second than the disk takes) and `maxQueued`
+// clicks are waiting, further clicks keep only what the counters need: they are summed per link and UTC hour
+// (clicks, bot hits) and written as counts, so a link's totalClicks and the rollups' click counts stay
+// exact, while their detail (the click row, the visitor, the unique count, the dimensions, the
+// link.clicked event) is shed. A click that admits a new address under uniqueIpLimit is never shed: the limit
+// depends on it. Shed clicks are counted in /metrics (lnk_clicks_shed_total) and logged when shedding
+// starts and stops.
 import type { Clock } from '../../platform/clock'
 import type { Logger } from '../../platform/log'
-import type { ClickRecord } from './repo'
+import { HOUR_MS } from '../../platform/time'
+import type { ClickRecord, ClickCounts } from './repo'
 import type { ClickWriter } from './click-writer'
 
 /** What is served but not yet written: the redirect's limits count it too (the link cache reads it). */
@@ -11,36 +21,69 @@ export interface PendingCounts {
   pendingAddresses(linkId: string): string[]
 }
 
+export interface ClickBufferOptions {
+  intervalMs: number
+  /** Clicks waiting that start a flush at once. */
+  flushAt: number
+  /** Clicks per write (one transaction). */
+  chunk: number
+  /** Clicks kept in full while waiting; past it, clicks are kept as counts only. */
+  maxQueued: number
+}
+
+export const DEFAULT_BUFFER_OPTIONS: ClickBufferOptions = { intervalMs: 250, flushAt: 500, chunk: 5_000, maxQueued: 100_000 }
+
+interface Pending {
+  clicks: number
+  addresses: string[]
+}
+
 export class ClickBuffer implements PendingCounts {
   private queue: ClickRecord[] = []
-  private perLink = new Map<string, { clicks: number; addresses: string[] }>()
-  /** Counts of the batch being written: still pending until the writer confirms it. */
-  private inflight = new Map<string, { clicks: number; addresses: string[] }>()
+  /** Clicks kept as counts only, by link and hour. */
+  private counts = new Map<string, ClickCounts>()
+  /** Per link, what is queued, counted or being written, until the writer confirms it. */
+  private pending = new Map<string, Pending>()
   private timer: ReturnType<typeof setInterval> | null = null
   private flushing: Promise<void> | null = null
   private soon = false
+  /** Clicks whose detail was shed since the start (the metric), and in the current episode (the log). */
+  shed = 0
+  private shedInEpisode = 0
 
   constructor(
     private writer: ClickWriter,
     private clock: Clock,
     private log: Logger,
-    private options = { intervalMs: 250, maxRows: 500 },
+    /** Whether anyone listens for link.clicked in the workspace. */
+    private announces: (workspaceId: string) => boolean = () => true,
+    private options: ClickBufferOptions = DEFAULT_BUFFER_OPTIONS,
   ) {}
 
+  /** Clicks waiting in full, plus those kept as counts. */
   get size() {
-    return this.queue.length
+    let n = this.queue.length
+    for (const c of this.counts.values()) n += c.clicks + c.bots
+    return n
   }
 
+  /** Takes the record as it is (no copy); sets whether its event is to be written. */
   add(click: ClickRecord) {
-    this.queue.push(click)
     // A bot's hit is written with the clicks but counts toward nothing the limits read.
     if (!click.isBot) {
-      const p = this.perLink.get(click.linkId) ?? { clicks: 0, addresses: [] }
+      let p = this.pending.get(click.linkId)
+      if (!p) this.pending.set(click.linkId, (p = { clicks: 0, addresses: [] }))
       p.clicks++
       if (click.newAddress) p.addresses.push(click.newAddress)
-      this.perLink.set(click.linkId, p)
     }
-    if (this.queue.length >= this.options.maxRows && !this.soon) {
+    if (this.queue.length < this.options.maxQueued || click.newAddress) {
+      if (this.shedInEpisode) this.endEpisode()
+      click.announce = this.announces(click.workspaceId)
+      this.queue.push(click)
+    } else {
+      this.count(click)
+    }
+    if (this.queue.length >= this.options.flushAt && !this.soon) {
       this.soon = true
       setTimeout(() => {
         this.soon = false
@@ -49,12 +92,28 @@ export class ClickBuffer implements PendingCounts {
     }
   }
 
+  private count(click: ClickRecord) {
+    const hour = click.clickedAt - (click.clickedAt % HOUR_MS)
+    const key = `${click.linkId}\u0000${hour}`
+    let c = this.counts.get(key)
+    if (!c) this.counts.set(key, (c = { linkId: click.linkId, workspaceId: click.workspaceId, hour, clicks: 0, bots: 0 }))
+    if (click.isBot) c.bots++
+    else c.clicks++
+    this.shed++
+    if (this.shedInEpisode++ === 0) this.log.warn('click writer behind: keeping further clicks as counts only', { waiting: this.queue.length })
+  }
+
+  private endEpisode() {
+    this.log.warn('click writer caught up: clicks are kept in full again', { shed: this.shedInEpisode })
+    this.shedInEpisode = 0
+  }
+
   pendingClicks(linkId: string) {
-    return (this.perLink.get(linkId)?.clicks ?? 0) + (this.inflight.get(linkId)?.clicks ?? 0)
+    return this.pending.get(linkId)?.clicks ?? 0
   }
 
   pendingAddresses(linkId: string) {
-    return [...(this.inflight.get(linkId)?.addresses ?? []), ...(this.perLink.get(linkId)?.addresses ?? [])]
+    return [...(this.pending.get(linkId)?.addresses ?? [])]
   }
 
   start() {
@@ -68,30 +127,58 @@ export class ClickBuffer implements PendingCounts {
     await this.writer.close()
   }
 
-  /** Writes everything waiting; a failed write keeps the clicks for the next flush. */
+  /** Writes everything waiting, chunk by chunk; a failed write keeps its clicks for the next flush. */
   async flush(): Promise<void> {
     if (this.flushing) await this.flushing
-    if (!this.queue.length) return
-    const batch = this.queue
-    const counts = this.perLink
-    this.queue = []
-    this.perLink = new Map()
-    this.inflight = counts
-    this.flushing = this.writer
-      .write(batch, this.clock.now())
-      .then(() => undefined)
-      .catch((err) => {
-        this.log.error('click flush failed; will retry', { clicks: batch.length, error: (err as Error).message })
-        this.queue = batch.concat(this.queue)
-        for (const [id, c] of counts) {
-          const p = this.perLink.get(id) ?? { clicks: 0, addresses: [] }
-          this.perLink.set(id, { clicks: p.clicks + c.clicks, addresses: [...c.addresses, ...p.addresses] })
-        }
-      })
-      .finally(() => {
-        this.inflight = new Map()
-        this.flushing = null
-      })
+    if (!this.queue.length && !this.counts.size) return
+    this.flushing = this.drain().finally(() => {
+      this.flushing = null
+    })
     await this.flushing
+  }
+
+  private async drain() {
+    // Only what is waiting now: clicks arriving meanwhile are the next flush's, so a steady stream cannot
+    // keep one flush going forever.
+    let left = this.queue.length
+    while (left > 0 || this.counts.size) {
+      const chunk = this.queue.splice(0, Math.min(left, this.options.chunk))
+      left -= chunk.length
+      const counts = [...this.counts.values()]
+      this.counts.clear()
+      try {
+        await this.writer.write({ clicks: chunk, counts }, this.clock.now())
+      } catch (err) {
+        this.log.error('click flush failed; will retry', { clicks: chunk.length, error: (err as Error).message })
+        this.queue = chunk.concat(this.queue)
+        for (const c of counts) this.recount(c)
+        return
+      }
+      this.written(chunk, counts)
+    }
+  }
+
+  private recount(c: ClickCounts) {
+    const key = `${c.linkId}\u0000${c.hour}`
+    const into = this.counts.get(key)
+    if (!into) this.counts.set(key, c)
+    else {
+      into.clicks += c.clicks
+      into.bots += c.bots
+    }
+  }
+
+  /** The writer has them: they no longer count as pending. */
+  private written(chunk: ClickRecord[], counts: ClickCounts[]) {
+    const done = (linkId: string, clicks: number, address: string | null) => {
+      const p = this.pending.get(linkId)
+      if (!p) return
+      p.clicks -= clicks
+      const at = address ? p.addresses.indexOf(address) : -1
+      if (at >= 0) p.addresses.splice(at, 1)
+      if (p.clicks <= 0 && !p.addresses.length) this.pending.delete(linkId)
+    }
+    for (const c of chunk) if (!c.isBot) done(c.linkId, 1, c.newAddress)
+    for (const c of counts) done(c.linkId, c.clicks, null)
   }
 }

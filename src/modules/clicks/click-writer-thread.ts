@@ -3,13 +3,13 @@ import type { LogLevel } from '../../platform/config'
 import { openDatabase, type DbHandle } from '../../db/client'
 import { createLogger } from '../../platform/log'
 import { createEnricher } from '../analytics/enrich'
-import { createClicksRepo, type ClickRecord, type ClicksRepo } from './repo'
+import { createClicksRepo, type ClicksRepo } from './repo'
 
 declare const self: Worker
 
 type Message =
-  | { type: 'init'; dbPath: string; visitorKey: string; geoipPath: string | null; logLevel: LogLevel }
-  | { type: 'batch'; id: number; batch: ClickRecord[]; now: number }
+  | { type: 'init'; dbPath: string; visitorKey: string; baseUrl: string; geoipPath: string | null; logLevel: LogLevel }
+  | { type: 'batch'; id: number; json: string; now: number }
   | { type: 'close'; id: number }
 
 let handle: DbHandle | null = null
@@ -21,7 +21,7 @@ self.onmessage = async (e: MessageEvent<Message>) => {
     handle = openDatabase(msg.dbPath)
     const log = createLogger(msg.logLevel)
     const enricher = createEnricher({ geoipPath: msg.geoipPath, onError: (message) => log.error(message) })
-    repo = createClicksRepo(handle.db, Buffer.from(msg.visitorKey, 'base64'), enricher)
+    repo = createClicksRepo(handle.db, Buffer.from(msg.visitorKey, 'base64'), enricher, msg.baseUrl)
     return
   }
   if (msg.type === 'close') {
@@ -33,7 +33,7 @@ self.onmessage = async (e: MessageEvent<Message>) => {
   }
   try {
     if (!repo) throw new Error('click writer thread used before init')
-    await repo.writeBatch(msg.batch, msg.now)
+    await repo.writeBatch(JSON.parse(msg.json), msg.now)
     postMessage({ id: msg.id, ok: true })
   } catch (err) {
     postMessage({ id: msg.id, ok: false, error: err instanceof Error ? err.message : String(err) })

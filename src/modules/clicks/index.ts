@@ -17,11 +17,12 @@ export function createClicksModule(platform: Platform, writerKind: ClickWriterKi
   // Clicks are enriched (country, device, browser, OS) by whichever writer writes them: the thread builds
   // its own enricher from the same database path; this one serves inline writes and the fallback.
   const enricher = createEnricher({ geoipPath: config.geoipDb, onError: (message) => log.error(message) })
-  const repo = createClicksRepo(db.db, visitorKey, enricher)
+  const repo = createClicksRepo(db.db, visitorKey, enricher, config.baseUrl)
   const inline = inlineClickWriter(repo)
-  const writer = writerKind === 'thread' ? threadClickWriter(db.path, visitorKey, inline, log, { geoipPath: config.geoipDb, logLevel: config.logLevel }) : inline
-  const buffer = new ClickBuffer(writer, clock, log)
+  const writer = writerKind === 'thread' ? threadClickWriter(db.path, visitorKey, inline, log, { baseUrl: config.baseUrl, geoipPath: config.geoipDb, logLevel: config.logLevel }) : inline
+  const buffer = new ClickBuffer(writer, clock, log, (workspaceId) => platform.interest.wants('link.clicked', workspaceId, 'live'))
   metrics.gauge('lnk_click_buffer', 'Clicks waiting in memory for the next flush.', () => buffer.size)
+  metrics.counter('lnk_clicks_shed_total', 'Clicks kept as counts only, their detail shed, because the click writer was behind.', () => buffer.shed)
   return defineModule({
     name: 'clicks',
     repo,

@@ -9,6 +9,7 @@ import type { Db } from '../../db/client'
 import { preparedPublisher } from '../../events/outbox'
 import type { Enricher, Enrichment } from '../analytics/enrich'
 import { createRollupWriter, type RollupClick } from '../analytics/rollup-writer'
+import { shortUrl } from '../links/slug'
 
 /** A served click as the redirect path hands it over: plain data, so it can cross to the writer thread. */
 export interface ClickRecord {
@@ -25,7 +26,29 @@ export interface ClickRecord {
   newAddress: string | null
   /** A bot's hit (a crawler's preview included): stored for the bot count, never counted as a click. */
   isBot: boolean
-  link: { id: string; slug: string; domain: string; shortUrl: string; destinationUrl: string }
+  /** Whether anyone listens for link.clicked in the workspace (events/interest.ts): only then is it written. */
+  announce: boolean
+}
+
+/** Clicks kept as counts only (the buffer was full, see click-buffer.ts): one link, one UTC hour. */
+export interface ClickCounts {
+  linkId: string
+  workspaceId: string
+  hour: number
+  clicks: number
+  bots: number
+}
+
+/** One flush's write: clicks in full, and clicks kept as counts. */
+export interface ClickBatch {
+  clicks: ClickRecord[]
+  counts: ClickCounts[]
+}
+
+interface LinkTotals {
+  clicks: number
+  unique: number
+  row: { id: string; slug: string; domain: string; destination_url: string }
 }
 
 /** Keyed hash of a visitor (address + user agent): unique clicks without keeping the address. */
@@ -37,13 +60,15 @@ export interface ClicksRepo {
   /** Synchronous: the redirect path loads a link's admitted addresses once, without awaiting. */
   admittedAddressesSync(linkId: string): string[]
   /** One transaction: clicks, visitors, admitted addresses, the links' counters, events and rollups. */
-  writeBatch(batch: ClickRecord[], now: number): Promise<void>
+  writeBatch(batch: ClickBatch, now: number): Promise<void>
 }
 
-export function createClicksRepo(db: Db, visitorKey: Buffer, enricher: Enricher): ClicksRepo {
+export function createClicksRepo(db: Db, visitorKey: Buffer, enricher: Enricher, baseUrl: string): ClicksRepo {
   const sqlite = db.$client
+  const urls = { config: { baseUrl } }
   const addressesOf = sqlite.prepare('SELECT ip_hash FROM link_addresses WHERE link_id = ?')
-  const linkExists = sqlite.prepare('SELECT 1 AS x FROM links WHERE id = ?')
+  // What a link.clicked event names; read at the flush rather than carried by every click to the thread.
+  const linkRef = sqlite.prepare('SELECT id, slug, domain, destination_url FROM links WHERE id = ?')
   const insertClick = sqlite.prepare(
     'INSERT INTO clicks (id, link_id, workspace_id, clicked_at, visitor_hash, user_agent, referrer, referrer_host, country, city, device, browser, os, is_bot) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   )
@@ -53,17 +78,21 @@ export function createClicksRepo(db: Db, visitorKey: Buffer, enricher: Enricher)
   const publish = preparedPublisher(db)
   const addToRollups = createRollupWriter(sqlite)
 
-  const writeBatch = sqlite.transaction((batch: ClickRecord[], enriched: Enrichment[], now: number) => {
-    const totals = new Map<string, { clicks: number; unique: number } | null>()
+  const writeBatch = sqlite.transaction(({ clicks: batch, counts }: ClickBatch, enriched: Enrichment[], now: number) => {
+    const totals = new Map<string, LinkTotals | null>()
+    // A link deleted since the click was served takes its clicks with it.
+    const totalsOf = (linkId: string) => {
+      let t = totals.get(linkId)
+      if (t === undefined) {
+        const row = linkRef.get(linkId) as LinkTotals['row'] | null
+        totals.set(linkId, (t = row ? { clicks: 0, unique: 0, row } : null))
+      }
+      return t
+    }
     const rollup: RollupClick[] = []
     for (let i = 0; i < batch.length; i++) {
       const c = batch[i]!
-      let t = totals.get(c.linkId)
-      if (t === undefined) {
-        // A link deleted since the click was served takes its clicks with it.
-        t = linkExists.get(c.linkId) ? { clicks: 0, unique: 0 } : null
-        totals.set(c.linkId, t)
-      }
+      const t = totalsOf(c.linkId)
       if (t === null) continue
       const visitor = visitorHash(visitorKey, c.ip, c.userAgent)
       const e = enriched[i]!
@@ -76,15 +105,21 @@ export function createClicksRepo(db: Db, visitorKey: Buffer, enricher: Enricher)
       if (c.newAddress) insertAddress.run(c.linkId, c.newAddress, c.clickedAt)
       t.clicks++
       if (unique) t.unique++
+      if (!c.announce) continue
+      const link = { id: t.row.id, slug: t.row.slug, domain: t.row.domain, shortUrl: shortUrl(urls, t.row), destinationUrl: t.row.destination_url }
       publish(
         {
           type: 'link.clicked',
           workspaceId: c.workspaceId,
           mode: 'live',
-          data: { click: { id: c.id, timestamp: new Date(c.clickedAt).toISOString(), unique, referrer: c.referrer, userAgent: c.userAgent }, link: c.link },
+          data: { click: { id: c.id, timestamp: new Date(c.clickedAt).toISOString(), unique, referrer: c.referrer, userAgent: c.userAgent }, link },
         },
         now,
       )
+    }
+    for (const c of counts) {
+      const t = totalsOf(c.linkId)
+      if (t) t.clicks += c.clicks
     }
     for (const [linkId, t] of totals) if (t && t.clicks) addCounts.run(t.clicks, t.unique, linkId)
     addToRollups(rollup)
@@ -94,9 +129,9 @@ export function createClicksRepo(db: Db, visitorKey: Buffer, enricher: Enricher)
     admittedAddressesSync(linkId: string): string[] {
       return (addressesOf.all(linkId) as { ip_hash: string }[]).map((r) => r.ip_hash)
     },
-    async writeBatch(batch: ClickRecord[], now: number): Promise<void> {
+    async writeBatch(batch: ClickBatch, now: number): Promise<void> {
       // Looked up before the transaction, so the write lock is held for the writes alone.
-      const enriched = batch.map((c) => enricher.enrich(c.ip, c.userAgent))
+      const enriched = batch.clicks.map((c) => enricher.enrich(c.ip, c.userAgent))
       writeBatch.immediate(batch, enriched, now)
     },
   }

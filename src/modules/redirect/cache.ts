@@ -3,7 +3,6 @@
 // PATCH sees it. Each entry also carries the live counters the limits need: clicks served and the client
 // addresses admitted, including what still sits in the click buffer.
 import type { PendingCounts } from '../clicks/click-buffer'
-import type { ClickRecord } from '../clicks/repo'
 import type { LinkRow, LinksRepo } from '../links/repo'
 import { LruCache } from '../../platform/lru'
 
@@ -13,8 +12,6 @@ export interface CachedLink {
   served: number
   /** Keyed hashes of the addresses admitted under uniqueIpLimit; loaded on first need. */
   admitted: Set<string> | null
-  /** The link as click events name it; made on the first click. */
-  ref?: ClickRecord['link']
 }
 
 const MISSING = null

@@ -4,7 +4,6 @@
 import type { ClickBuffer } from '../clicks/click-buffer'
 import { sortableId } from '../../platform/random'
 import type { Config } from '../../platform/config'
-import { shortUrl } from '../links/slug'
 import type { CachedLink, LinkCache } from './cache'
 
 export interface VisitCounterDeps {
@@ -26,7 +25,6 @@ export function createVisitCounter(deps: VisitCounterDeps, keyed: (value: string
         referrerHost = null
       }
     }
-    entry.ref ??= { id: link.id, slug: link.slug, domain: link.domain, shortUrl: shortUrl(deps, link), destinationUrl: link.destinationUrl }
     deps.clickBuffer.add({
       id: clickId,
       linkId: link.id,
@@ -38,7 +36,7 @@ export function createVisitCounter(deps: VisitCounterDeps, keyed: (value: string
       referrerHost,
       newAddress,
       isBot,
-      link: entry.ref,
+      announce: false,
     })
     return clickId
   }

@@ -6,6 +6,7 @@ import { defineModule, type HttpKit, type Platform } from '../module'
 import { runDeliverJob } from './delivery'
 import { createFanout } from './fanout'
 import { createWebhooksRepo, DELIVER_JOB, type DeliverPayload } from './repo'
+import { webhookInterest } from './interest'
 import { webhookRoutes } from './routes'
 import { WebhooksState, type WebhooksCtx } from './state'
 
@@ -15,6 +16,8 @@ export const WEBHOOKS_PERIODIC: PeriodicTask[] = [{ name: 'prune-deliveries', pa
 export function createWebhooksModule(platform: Platform, http: HttpKit) {
   const { config, db, workerDb, clock, log, worker } = platform
   const ctx: WebhooksCtx = { config, clock, log, webhooks: createWebhooksRepo(db.db), state: new WebhooksState(), notifyWorker: () => worker.notify() }
+  // Clicks write link.clicked only where an endpoint listens for it.
+  platform.interest.add(webhookInterest(db.db, ctx.state, clock))
   return defineModule({
     name: 'webhooks',
     ctx,
