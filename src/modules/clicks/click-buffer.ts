@@ -140,22 +140,23 @@ export class ClickBuffer implements PendingCounts {
   private async drain() {
     // Only what is waiting now: clicks arriving meanwhile are the next flush's, so a steady stream cannot
     // keep one flush going forever.
-    let left = this.queue.length
-    while (left > 0 || this.counts.size) {
-      const chunk = this.queue.splice(0, Math.min(left, this.options.chunk))
-      left -= chunk.length
+    const waiting = this.queue
+    this.queue = []
+    for (let at = 0; at < waiting.length || this.counts.size; at += this.options.chunk) {
+      const chunk = waiting.slice(at, at + this.options.chunk)
       const counts = [...this.counts.values()]
       this.counts.clear()
       try {
         await this.writer.write({ clicks: chunk, counts }, this.clock.now())
       } catch (err) {
-        this.log.error('click flush failed; will retry', { clicks: chunk.length, error: (err as Error).message })
-        this.queue = chunk.concat(this.queue)
+        this.log.error('click flush failed; will retry', { clicks: waiting.length - at, error: (err as Error).message })
+        this.queue = waiting.slice(at).concat(this.queue)
         for (const c of counts) this.recount(c)
         return
       }
       this.written(chunk, counts)
     }
+    this.compact()
   }
 
   private recount(c: ClickCounts) {
@@ -170,15 +171,33 @@ export class ClickBuffer implements PendingCounts {
 
   /** The writer has them: they no longer count as pending. */
   private written(chunk: ClickRecord[], counts: ClickCounts[]) {
-    const done = (linkId: string, clicks: number, address: string | null) => {
-      const p = this.pending.get(linkId)
-      if (!p) return
-      p.clicks -= clicks
-      const at = address ? p.addresses.indexOf(address) : -1
-      if (at >= 0) p.addresses.splice(at, 1)
-      if (p.clicks <= 0 && !p.addresses.length) this.pending.delete(linkId)
+    for (const c of chunk) {
+      if (c.isBot) continue
+      const p = this.pending.get(c.linkId)
+      if (!p) continue
+      p.clicks--
+      if (c.newAddress) {
+        const at = p.addresses.indexOf(c.newAddress)
+        if (at >= 0) p.addresses.splice(at, 1)
+      }
     }
-    for (const c of chunk) if (!c.isBot) done(c.linkId, 1, c.newAddress)
-    for (const c of counts) done(c.linkId, c.clicks, null)
+    for (const c of counts) {
+      const p = this.pending.get(c.linkId)
+      if (p) p.clicks -= c.clicks
+    }
+  }
+
+  /**
+   * Forgets links with nothing pending. Done once per flush rather than per click: deleting from a large
+   * map at every written click cost more than the rest of the bookkeeping together.
+   */
+  private compact() {
+    if (this.pending.size < 1024) {
+      for (const [id, p] of this.pending) if (p.clicks <= 0 && !p.addresses.length) this.pending.delete(id)
+      return
+    }
+    const kept = new Map<string, Pending>()
+    for (const [id, p] of this.pending) if (p.clicks > 0 || p.addresses.length) kept.set(id, p)
+    this.pending = kept
   }
 }

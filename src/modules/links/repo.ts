@@ -2,7 +2,7 @@
 // and the plan-allowance counter, so a refused or failed write leaves nothing behind.
 // The port comes first (plain types, Promises, so another database can sit behind the same signatures);
 // the SQLite implementation follows it.
-import { and, count, desc, eq, exists, getTableColumns, inArray, sql, type Placeholder, type SQL } from 'drizzle-orm'
+import { and, asc, count, desc, eq, exists, getTableColumns, gt, inArray, sql, type Placeholder, type SQL } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { isUniqueViolation } from '../../db/errors'
 import { hotStatement } from '../../db/hot'
@@ -58,6 +58,18 @@ export interface LinkRow {
 
 export type NewLink = Insertable<LinkRow>
 
+/**
+ * What the redirect path keeps of a link in memory: the fields a visit, its pages and its destination may
+ * need, nothing else (no tags, search text or bookkeeping), so 100,000 cached links stay small.
+ */
+export type RedirectLink = Pick<
+  LinkRow,
+  | 'id' | 'workspaceId' | 'domain' | 'slug' | 'destinationUrl' | 'title' | 'description' | 'redirectStatus' | 'fallbackUrl'
+  | 'passwordHash' | 'expiresAt' | 'clickLimit' | 'uniqueIpLimit' | 'publicStatsEnabled' | 'utmSource' | 'utmMedium'
+  | 'utmCampaign' | 'utmTerm' | 'utmContent' | 'ogTitle' | 'ogDescription' | 'ogImageUrl' | 'twitterCard' | 'deepLinkEnabled'
+  | 'captchaEnabled' | 'consentRequired' | 'conversionTracking' | 'isActive' | 'isTest' | 'totalClicks'
+>
+
 export interface LinkFilter {
   workspaceId: string
   search?: string
@@ -95,7 +107,9 @@ export interface LinksRepo {
    * Synchronous on purpose: the redirect path reads through it on a link-cache miss and never awaits the
    * database (an adapter for a server database answers it from memory or a replica it keeps in step).
    */
-  findByDomainSlugSync(domain: string, slug: string): LinkRow | undefined
+  findRedirectSync(domain: string, slug: string): RedirectLink | undefined
+  /** Up to `limit` links after `afterId` in id order, as the redirect keeps them: to fill its cache at start. */
+  redirectLinksSync(afterId: string, limit: number): RedirectLink[]
   findById(workspaceId: string, id: string): Promise<LinkRow | undefined>
   /** Newest first. */
   list(f: LinkFilter, page: number, perPage: number): Promise<{ rows: LinkRow[]; total: number }>
@@ -133,13 +147,78 @@ function decodeLink(raw: Record<string, unknown>): LinkRow {
   return row as unknown as LinkRow
 }
 
+const REDIRECT_COLUMNS = {
+  id: links.id, workspaceId: links.workspaceId, domain: links.domain, slug: links.slug, destinationUrl: links.destinationUrl,
+  title: links.title, description: links.description, redirectStatus: links.redirectStatus, fallbackUrl: links.fallbackUrl,
+  passwordHash: links.passwordHash, expiresAt: links.expiresAt, clickLimit: links.clickLimit, uniqueIpLimit: links.uniqueIpLimit,
+  publicStatsEnabled: links.publicStatsEnabled, utmSource: links.utmSource, utmMedium: links.utmMedium, utmCampaign: links.utmCampaign,
+  utmTerm: links.utmTerm, utmContent: links.utmContent, ogTitle: links.ogTitle, ogDescription: links.ogDescription,
+  ogImageUrl: links.ogImageUrl, twitterCard: links.twitterCard, deepLinkEnabled: links.deepLinkEnabled, captchaEnabled: links.captchaEnabled,
+  consentRequired: links.consentRequired, conversionTracking: links.conversionTracking, isActive: links.isActive, isTest: links.isTest,
+  totalClicks: links.totalClicks,
+}
+
+/**
+ * Workspace ids and domains repeat across every cached link: one string each instead of one per link.
+ * Bounded like any cache; past it, strings are simply not shared.
+ */
+function interner(max = 50_000) {
+  const seen = new Map<string, string>()
+  return (s: string) => {
+    const hit = seen.get(s)
+    if (hit !== undefined) return hit
+    if (seen.size < max) seen.set(s, s)
+    return s
+  }
+}
+
+/** A literal of fixed shape: far smaller in memory than an object filled key by key. */
+function decodeRedirectLink(r: Record<string, unknown>, intern: (s: string) => string): RedirectLink {
+  const str = (v: unknown) => (v === null || v === undefined ? null : (v as string))
+  const num = (v: unknown) => (v === null || v === undefined ? null : (v as number))
+  return {
+    id: r.id as string,
+    workspaceId: intern(r.workspace_id as string),
+    domain: intern(r.domain as string),
+    slug: r.slug as string,
+    destinationUrl: r.destination_url as string,
+    title: str(r.title),
+    description: str(r.description),
+    redirectStatus: r.redirect_status as number,
+    fallbackUrl: str(r.fallback_url),
+    passwordHash: str(r.password_hash),
+    expiresAt: num(r.expires_at),
+    clickLimit: num(r.click_limit),
+    uniqueIpLimit: num(r.unique_ip_limit),
+    publicStatsEnabled: r.public_stats_enabled === 1,
+    utmSource: str(r.utm_source),
+    utmMedium: str(r.utm_medium),
+    utmCampaign: str(r.utm_campaign),
+    utmTerm: str(r.utm_term),
+    utmContent: str(r.utm_content),
+    ogTitle: str(r.og_title),
+    ogDescription: str(r.og_description),
+    ogImageUrl: str(r.og_image_url),
+    twitterCard: str(r.twitter_card) as RedirectLink['twitterCard'],
+    deepLinkEnabled: r.deep_link_enabled === 1,
+    captchaEnabled: r.captcha_enabled === 1,
+    consentRequired: r.consent_required === 1,
+    conversionTracking: r.conversion_tracking === 1,
+    isActive: r.is_active === 1,
+    isTest: r.is_test === 1,
+    totalClicks: r.total_clicks as number,
+  }
+}
+
 function writeTags(tx: Tx, linkId: string, tags: string[]) {
   tx.delete(linkTags).where(eq(linkTags.linkId, linkId)).run()
   if (tags.length) tx.insert(linkTags).values(tags.map((tag) => ({ linkId, tag }))).run()
 }
 
 export function createLinksRepo(db: Db): LinksRepo {
-  const byDomainSlug = hotStatement(db, db.select().from(links).where(and(eq(links.domain, sql.placeholder('domain')), eq(links.slug, sql.placeholder('slug')))))
+  const intern = interner()
+  const redirectByDomainSlug = hotStatement(db, db.select(REDIRECT_COLUMNS).from(links).where(and(eq(links.domain, sql.placeholder('domain')), eq(links.slug, sql.placeholder('slug')))))
+  const redirectPage = hotStatement(db, db.select(REDIRECT_COLUMNS).from(links).where(gt(links.id, sql.placeholder('afterId'))).orderBy(asc(links.id)).limit(sql.placeholder('limit')))
   const insertLink = hotStatement(
     db,
     db
@@ -173,9 +252,12 @@ export function createLinksRepo(db: Db): LinksRepo {
   }
 
   return {
-    findByDomainSlugSync(domain, slug) {
-      const raw = byDomainSlug.get({ domain, slug })
-      return raw && decodeLink(raw)
+    findRedirectSync(domain, slug) {
+      const raw = redirectByDomainSlug.get({ domain, slug })
+      return raw && decodeRedirectLink(raw, intern)
+    },
+    redirectLinksSync(afterId, limit) {
+      return redirectPage.all({ afterId, limit }).map((raw) => decodeRedirectLink(raw, intern))
     },
     async findById(workspaceId, id) {
       return db.select().from(links).where(and(eq(links.workspaceId, workspaceId), eq(links.id, id))).get()

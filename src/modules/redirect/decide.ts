@@ -1,7 +1,7 @@
 // What a visit to a short link gets, as the contract's order of checks (section 4): a pure function of the
 // link and of what the handler found out about the request. The handler does the I/O (cache, cookies,
 // counting) and answers the outcome; nothing here reads, writes or awaits.
-import type { LinkRow } from '../links/repo'
+import type { RedirectLink } from '../links/repo'
 import type { MobilePlatform } from '../../platform/agents'
 import { findApp, type DeepLinkApp } from './deep-links'
 
@@ -65,36 +65,36 @@ const REDIRECT: Record<Count, readonly [Outcome, Outcome]> = {
   none: [{ kind: 'redirect', count: 'none', cacheable: false }, { kind: 'redirect', count: 'none', cacheable: true }],
 }
 
-const unavailable = (link: LinkRow, reason: Unavailable) => (link.fallbackUrl ? FALLBACK : GONE[reason])
+const unavailable = (link: RedirectLink, reason: Unavailable) => (link.fallbackUrl ? FALLBACK : GONE[reason])
 
 /** A person's GET is a click; a bot's GET is a bot hit (never counted, no click id); HEAD is neither. */
 const countOf = (v: Visit): Count => (v.method !== 'GET' ? 'none' : v.bot ? 'bot' : 'click')
 
 /** Links checked afresh on each visit (limits, expiry, gates, click ids) are never cached by others. */
-const perVisit = (l: LinkRow) => l.passwordHash !== null || l.captchaEnabled || l.consentRequired || l.expiresAt !== null || l.clickLimit !== null || l.uniqueIpLimit !== null || l.conversionTracking
+const perVisit = (l: RedirectLink) => l.passwordHash !== null || l.captchaEnabled || l.consentRequired || l.expiresAt !== null || l.clickLimit !== null || l.uniqueIpLimit !== null || l.conversionTracking
 
 // The checks, each answering or passing (null) to the next. Plain functions chained in decide() rather than
 // a list looped over: every call site stays direct, which keeps the redirect as fast as a hand-written chain.
-const statsPage = (l: LinkRow, v: Visit) => (!v.statsPage ? null : l.publicStatsEnabled && !l.isTest && v.method !== 'POST' ? STATS_PAGE : NOT_FOUND)
-const testLink = (l: LinkRow) => (l.isTest ? SANDBOX : null)
-const expired = (l: LinkRow, v: Visit) => (l.expiresAt !== null && l.expiresAt <= v.now ? unavailable(l, 'expired') : null)
-const clickLimit = (l: LinkRow, v: Visit) => (l.clickLimit !== null && v.served >= l.clickLimit ? unavailable(l, 'clickLimit') : null)
-const uniqueIpLimit = (l: LinkRow, v: Visit) =>
+const statsPage = (l: RedirectLink, v: Visit) => (!v.statsPage ? null : l.publicStatsEnabled && !l.isTest && v.method !== 'POST' ? STATS_PAGE : NOT_FOUND)
+const testLink = (l: RedirectLink) => (l.isTest ? SANDBOX : null)
+const expired = (l: RedirectLink, v: Visit) => (l.expiresAt !== null && l.expiresAt <= v.now ? unavailable(l, 'expired') : null)
+const clickLimit = (l: RedirectLink, v: Visit) => (l.clickLimit !== null && v.served >= l.clickLimit ? unavailable(l, 'clickLimit') : null)
+const uniqueIpLimit = (l: RedirectLink, v: Visit) =>
   l.uniqueIpLimit !== null && v.addressesAdmitted !== null && !v.addressKnown && v.addressesAdmitted >= l.uniqueIpLimit ? unavailable(l, 'uniqueIpLimit') : null
 const gatePostedBack = (v: Visit) => (v.method === 'POST' ? GATE_POST : null)
-const password = (l: LinkRow, v: Visit) => (l.passwordHash !== null && !v.passedPassword ? PASSWORD : null)
-const captcha = (l: LinkRow, v: Visit) => (l.captchaEnabled && !v.passedCaptcha ? CAPTCHA : null)
-const consent = (l: LinkRow, v: Visit) => (l.consentRequired && !v.passedConsent ? CONSENT : null)
+const password = (l: RedirectLink, v: Visit) => (l.passwordHash !== null && !v.passedPassword ? PASSWORD : null)
+const captcha = (l: RedirectLink, v: Visit) => (l.captchaEnabled && !v.passedCaptcha ? CAPTCHA : null)
+const consent = (l: RedirectLink, v: Visit) => (l.consentRequired && !v.passedConsent ? CONSENT : null)
 /** A crawler's GET is a bot's hit, whatever else its user agent says. */
 const socialCrawlerPreview = (v: Visit) => (!v.socialCrawler ? null : v.method === 'GET' ? PREVIEW_GET : PREVIEW_HEAD)
-function mobileDeepLink(l: LinkRow, v: Visit): Outcome | null {
+function mobileDeepLink(l: RedirectLink, v: Visit): Outcome | null {
   const app = l.deepLinkEnabled && v.platform ? findApp(new URL(l.destinationUrl)) : undefined
   return app ? { kind: 'deepLink', count: countOf(v), app, platform: v.platform! } : null
 }
-const redirect = (l: LinkRow, v: Visit): Outcome => REDIRECT[countOf(v)][(l.redirectStatus === 301 || l.redirectStatus === 308) && !perVisit(l) ? 1 : 0]
+const redirect = (l: RedirectLink, v: Visit): Outcome => REDIRECT[countOf(v)][(l.redirectStatus === 301 || l.redirectStatus === 308) && !perVisit(l) ? 1 : 0]
 
 /** The contract's order of checks (section 4): the first that answers decides the visit. */
-export function decide(link: LinkRow | null, visit: Visit): Outcome {
+export function decide(link: RedirectLink | null, visit: Visit): Outcome {
   if (link === null || !link.isActive) return NOT_FOUND
   return (
     statsPage(link, visit) ??

@@ -1,7 +1,7 @@
 // A gate page posted back (password, captcha, consent): check what was sent, set the gate's cookie and send
 // the visitor back to the link, query included, so the visitor's parameters reach the destination.
 import { readBodyCapped } from '../../http/body'
-import type { LinkRow } from '../links/repo'
+import type { RedirectLink } from '../links/repo'
 import { Captcha, gateCookie, PasswordThrottle, type Gate } from './gates'
 import { captchaPage, passwordPage, throttledPage } from './pages'
 
@@ -27,7 +27,7 @@ export interface GatePostDeps {
 export function createGatePost({ cookieKey, secure, captcha, keyed }: GatePostDeps) {
   const throttle = new PasswordThrottle()
 
-  return async function gatePost(link: LinkRow, request: Request, url: URL, ip: string, now: number): Promise<Response> {
+  return async function gatePost(link: RedirectLink, request: Request, url: URL, ip: string, now: number): Promise<Response> {
     const form = await readForm(request)
     const gate = form?.get('gate')
     const back = (g: Gate) =>

@@ -19,7 +19,20 @@ export function createRedirectModule(platform: Platform, links: LinksModule, cli
   const shortHosts = new ShortHosts(config.shortDomains)
   const stats = createStatsRepo(db.db)
   const handle = createRedirectHandler({ config, clock, stats, cookieKey, visitorKey: clicks.visitorKey, linkCache: cache, clickBuffer: clicks.buffer, shortHosts })
-  return defineModule({ name: 'redirect', cache, cookieKey, shortHosts, handle })
+  return defineModule({
+    name: 'redirect',
+    cache,
+    cookieKey,
+    shortHosts,
+    handle,
+    start() {
+      const started = performance.now()
+      cache
+        .prefill()
+        .then((loaded) => platform.log.info('link cache filled', { links: loaded, ms: Math.round(performance.now() - started) }))
+        .catch((err) => platform.log.error('link cache fill failed; links load on their first visit', { error: (err as Error).message }))
+    },
+  })
 }
 
 export type RedirectModule = ReturnType<typeof createRedirectModule>

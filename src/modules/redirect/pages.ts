@@ -1,5 +1,5 @@
 // The pages a visitor of a short link may see instead of a redirect. Every value is escaped.
-import type { LinkRow } from '../links/repo'
+import type { RedirectLink } from '../links/repo'
 import { escapeHtml, htmlPage, scriptJson } from '../../platform/html'
 import type { Unavailable } from './decide'
 import type { PublicStats } from './repo-stats'
@@ -20,7 +20,7 @@ const UNAVAILABLE: Record<Unavailable, string> = {
 export const gonePage = (reason: Unavailable) =>
   htmlPage({ status: 410, title: 'Link no longer available', body: `<h1>This link is no longer available</h1><p>${escapeHtml(UNAVAILABLE[reason])}</p>` })
 
-export const sandboxPage = (link: LinkRow, destination: string) =>
+export const sandboxPage = (link: RedirectLink, destination: string) =>
   htmlPage({
     title: 'Test link',
     body: `<h1>Test link</h1><p>This link was created with a test key. Test links never redirect and record no clicks.</p><p>It would send visitors to:</p><p class="dest">${escapeHtml(destination)}</p><p class="muted">${escapeHtml(link.domain)}/${escapeHtml(link.slug)}</p>`,
@@ -65,7 +65,7 @@ export const consentPage = (slug: string, destination: string, query = '') =>
   })
 
 /** What link-preview crawlers see: the link's Open Graph and Twitter card tags. */
-export function previewPage(link: LinkRow, shortUrl: string, destination: string) {
+export function previewPage(link: RedirectLink, shortUrl: string, destination: string) {
   const title = link.ogTitle ?? link.title ?? shortUrl
   const description = link.ogDescription ?? link.description ?? ''
   const meta = [

@@ -1,6 +1,6 @@
 // Rendered public stats pages, kept a minute per link, so a popular stats page costs the database at most
 // two small reads a minute.
-import type { LinkRow } from '../links/repo'
+import type { RedirectLink } from '../links/repo'
 import { LruCache } from '../../platform/lru'
 import { MINUTE_MS } from '../../platform/time'
 
@@ -11,7 +11,7 @@ import { MINUTE_MS } from '../../platform/time'
  * entries; the oldest eighth is dropped when full.
  */
 export class StatsPageCache {
-  private readonly entries: LruCache<{ row: LinkRow; until: number; page: Response }>
+  private readonly entries: LruCache<{ row: RedirectLink; until: number; page: Response }>
 
   constructor(
     private ttlMs = MINUTE_MS,
@@ -21,7 +21,7 @@ export class StatsPageCache {
   }
 
   /** A fresh copy of the cached page, or null. */
-  get(row: LinkRow, now: number): Response | null {
+  get(row: RedirectLink, now: number): Response | null {
     // peek: entries are forgotten in the order they were rendered, used or not.
     const hit = this.entries.peek(row.id)
     if (!hit) return null
@@ -33,7 +33,7 @@ export class StatsPageCache {
   }
 
   /** Keeps `page` (unread) and answers a copy to send. */
-  set(row: LinkRow, now: number, page: Response): Response {
+  set(row: RedirectLink, now: number, page: Response): Response {
     this.entries.set(row.id, { row, until: now + this.ttlMs, page })
     return page.clone() as Response
   }

@@ -1,0 +1,57 @@
+// The redirect's link cache filled at start: every link loaded up to the cache's size, visits then answered
+// without reading the database, and writes after the fill still seen at once.
+import { afterAll, beforeAll, expect, test } from 'bun:test'
+import type { LinksRepo } from '../../src/modules/links/repo'
+import { LinkCache } from '../../src/modules/redirect/cache'
+import type { TestEnv } from '../helpers'
+import { account, counters, nextIp, redirectEnv, UA, visit, type Api } from './_redirect'
+
+let env: TestEnv
+let api: Api
+const made: { id: string; slug: string; domain: string }[] = []
+
+beforeAll(async () => {
+  env = redirectEnv()
+  api = await account(env)
+  for (let i = 0; i < 12; i++) made.push(await api.make({ destinationUrl: `https://example.com/fill/${i}` }))
+})
+afterAll(() => env.cleanup())
+
+/** The links repo, counting the redirect's single-link reads (what a cache miss costs). */
+function countingRepo() {
+  const repo = env.rt.modules.links.repo
+  const counted = { misses: 0, repo: { ...repo } as LinksRepo }
+  counted.repo.findRedirectSync = (domain, slug) => {
+    counted.misses++
+    return repo.findRedirectSync(domain, slug)
+  }
+  return counted
+}
+
+test('prefill loads links a page at a time until the cache is full; those visits read nothing more', async () => {
+  const counting = countingRepo()
+  const cache = new LinkCache(counting.repo, () => [], { pendingClicks: () => 0, pendingAddresses: () => [] }, 5)
+  expect(await cache.prefill(2)).toBe(5)
+  expect(await cache.prefill(2)).toBe(0)
+  // The five first in id order answer from memory; each of the other seven costs one read.
+  const first = new Set([...made].map((l) => l.id).sort().slice(0, 5))
+  for (const l of made) {
+    const before = counting.misses
+    expect(cache.get(l.domain, l.slug)?.row.id).toBe(l.id)
+    expect(counting.misses - before).toBe(first.has(l.id) ? 0 : 1)
+  }
+})
+
+test('a prefilled link takes the clicks still in the buffer into its count, and a PATCH after the fill is seen at once', async () => {
+  const link = made[0]!
+  expect((await visit(env, link.slug, { ua: UA.chrome, ip: nextIp() })).status).toBe(302)
+  // One click waits in the buffer; the fill must count it, or a clickLimit would admit one too many.
+  env.rt.modules.redirect.cache.clear()
+  await env.rt.modules.redirect.cache.prefill()
+  expect(env.rt.modules.redirect.cache.get(link.domain, link.slug)?.served).toBe(1)
+  expect((await api.patch(link.id, { destinationUrl: 'https://example.com/patched' })).status).toBe(200)
+  const res = await visit(env, link.slug, { ua: UA.chrome, ip: nextIp() })
+  expect(res.headers.get('location')).toBe('https://example.com/patched')
+  await env.rt.modules.clicks.buffer.flush()
+  expect(counters(env, link.id)).toEqual({ total_clicks: 2, unique_clicks: 2 })
+})
