@@ -168,6 +168,7 @@ async function runLnk(script: string) {
   const lnk = spawn(['bun', 'run', join(ROOT, 'src/main.ts'), 'serve'], { env: { ...process.env, ...env }, stdout: 'ignore', stderr: 'inherit' })
   try {
     await waitReady(`${origin}/readyz`)
+    await settle(lnk.pid) // the link cache fills at start
     const idleRssMb = Math.round(procStatus(lnk.pid, 'VmRSS') / 102.4) / 10
     const result = await drive(origin, lnk.pid, script)
     lnk.kill('SIGTERM')
