@@ -95,6 +95,20 @@ describe('another database (LNK_GEOIP_DB)', () => {
     }),
   )
 
+  test('neighbours share a lookup only where the database answered for a whole /24 (or /48)', () => {
+    const e = createEnricher({ geoipPath: cityDb })
+    expect(e.place('8.8.8.8')).toEqual({ country: 'US', city: 'Mountain View' })
+    expect(e.place('8.8.8.77')).toEqual({ country: 'US', city: 'Mountain View' })
+    expect(e.stats().lookups).toBe(1)
+    // A /32 entry says nothing about its neighbour: looked up, and not London.
+    expect(e.place('81.2.69.142')).toEqual({ country: 'GB', city: 'London' })
+    expect(e.place('81.2.69.143')).toEqual({ country: null, city: null })
+    expect(e.stats().lookups).toBe(3)
+    expect(e.place('2a00:1450:4001:0:0:0:0:1').country).toBe('DE')
+    expect(e.place('2a00:1450:4001:0:0:0:0:2').country).toBe('DE')
+    expect(e.stats().lookups).toBe(4)
+  })
+
   test('a city-level database yields country and city', () => {
     const e = createEnricher({ geoipPath: cityDb })
     expect(e.place('8.8.8.8')).toEqual({ country: 'US', city: 'Mountain View' })

@@ -92,18 +92,20 @@ const NO_PLACE: Place = Object.freeze({ country: null, city: null })
 export interface LocalEnricher extends Enricher {
   place(ip: string): Place
   agent(userAgent: string | null): Agent
-  /** Entries in the two caches, and whether the IP database has been read (it is, at the first lookup). */
-  stats(): { places: number; agents: number; loaded: boolean }
+  /** Entries in the address and agent caches, and whether the IP database has been read (it is, at the first lookup). */
+  stats(): { places: number; agents: number; loaded: boolean; lookups: number }
 }
 
 export function createEnricher(options: EnricherOptions = {}): LocalEnricher {
   const path = options.geoipPath || EMBEDDED_GEOIP_DB
   const size = Math.max(1, options.cacheSize ?? 10_000)
   const places = new LruCache<Place>(size)
+  const blocks = new LruCache<Place>(size)
   const agents = new LruCache<Agent>(size)
   // Read on the first lookup: a runtime that never flushes a click (admin commands, the main thread of a
   // server whose writer thread does the work) never holds the database in memory.
   let reader: ReturnType<typeof openGeoDb> | null | undefined
+  let lookups = 0
 
   function db() {
     if (reader === undefined) {
@@ -119,20 +121,33 @@ export function createEnricher(options: EnricherOptions = {}): LocalEnricher {
     return reader
   }
 
+  /**
+   * The /24 (IPv4) or /48 (IPv6) an address lies in: neighbours share a place whenever the database
+   * answered for a network at least that wide, which a country database nearly always does.
+   */
+  const blockOf = (ip: string, family: number) => (family === 4 ? ip.slice(0, ip.lastIndexOf('.')) : ip.includes('::') ? null : ip.split(':', 3).join(':'))
+
   function place(rawIp: string): Place {
     const ip = unmapIp(rawIp)
-    if (isUnroutable(ip)) return NO_PLACE
     let hit = places.get(ip)
+    if (hit) return hit
+    const family = isIP(ip)
+    if (!family || isUnroutable(ip)) return NO_PLACE
+    const block = blockOf(ip, family)
+    hit = block === null ? undefined : blocks.get(block)
     if (!hit) {
       let rec: GeoRecord | null = null
+      let prefix = 0
+      lookups++
       try {
-        rec = (db()?.get(ip) ?? null) as GeoRecord | null
+        ;[rec, prefix] = (db()?.getWithPrefixLength(ip) ?? [null, 0]) as [GeoRecord | null, number]
       } catch {
         rec = null
       }
       hit = placeOf(rec)
-      places.set(ip, hit)
+      if (block !== null && prefix > 0 && prefix <= (family === 4 ? 24 : 48)) blocks.set(block, hit)
     }
+    places.set(ip, hit)
     return hit
   }
 
@@ -154,6 +169,6 @@ export function createEnricher(options: EnricherOptions = {}): LocalEnricher {
     place,
     agent,
     enrich: (ip, userAgent) => ({ ...place(ip), ...agent(userAgent) }),
-    stats: () => ({ places: places.size, agents: agents.size, loaded: reader !== undefined }),
+    stats: () => ({ places: places.size, agents: agents.size, loaded: reader !== undefined, lookups }),
   }
 }
