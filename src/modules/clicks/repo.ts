@@ -48,7 +48,8 @@ export interface ClickBatch {
 interface LinkTotals {
   clicks: number
   unique: number
-  row: { id: string; slug: string; domain: string; destination_url: string }
+  /** The link as its click events name it, read for the first event written. */
+  ref: { id: string; slug: string; domain: string; shortUrl: string; destinationUrl: string } | null
 }
 
 /** Keyed hash of a visitor (address + user agent): unique clicks without keeping the address. */
@@ -67,7 +68,9 @@ export function createClicksRepo(db: Db, visitorKey: Buffer, enricher: Enricher,
   const sqlite = db.$client
   const urls = { config: { baseUrl } }
   const addressesOf = sqlite.prepare('SELECT ip_hash FROM link_addresses WHERE link_id = ?')
-  // What a link.clicked event names; read at the flush rather than carried by every click to the thread.
+  const linkExists = sqlite.prepare('SELECT 1 AS x FROM links WHERE id = ?')
+  // What a link.clicked event names: read at the flush, and only for links whose events are written,
+  // rather than carried by every click to the thread.
   const linkRef = sqlite.prepare('SELECT id, slug, domain, destination_url FROM links WHERE id = ?')
   const insertClick = sqlite.prepare(
     'INSERT INTO clicks (id, link_id, workspace_id, clicked_at, visitor_hash, user_agent, referrer, referrer_host, country, city, device, browser, os, is_bot) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
@@ -83,10 +86,7 @@ export function createClicksRepo(db: Db, visitorKey: Buffer, enricher: Enricher,
     // A link deleted since the click was served takes its clicks with it.
     const totalsOf = (linkId: string) => {
       let t = totals.get(linkId)
-      if (t === undefined) {
-        const row = linkRef.get(linkId) as LinkTotals['row'] | null
-        totals.set(linkId, (t = row ? { clicks: 0, unique: 0, row } : null))
-      }
+      if (t === undefined) totals.set(linkId, (t = linkExists.get(linkId) ? { clicks: 0, unique: 0, ref: null } : null))
       return t
     }
     const rollup: RollupClick[] = []
@@ -106,13 +106,16 @@ export function createClicksRepo(db: Db, visitorKey: Buffer, enricher: Enricher,
       t.clicks++
       if (unique) t.unique++
       if (!c.announce) continue
-      const link = { id: t.row.id, slug: t.row.slug, domain: t.row.domain, shortUrl: shortUrl(urls, t.row), destinationUrl: t.row.destination_url }
+      if (!t.ref) {
+        const row = linkRef.get(c.linkId) as { id: string; slug: string; domain: string; destination_url: string }
+        t.ref = { id: row.id, slug: row.slug, domain: row.domain, shortUrl: shortUrl(urls, row), destinationUrl: row.destination_url }
+      }
       publish(
         {
           type: 'link.clicked',
           workspaceId: c.workspaceId,
           mode: 'live',
-          data: { click: { id: c.id, timestamp: new Date(c.clickedAt).toISOString(), unique, referrer: c.referrer, userAgent: c.userAgent }, link },
+          data: { click: { id: c.id, timestamp: new Date(c.clickedAt).toISOString(), unique, referrer: c.referrer, userAgent: c.userAgent }, link: t.ref },
         },
         now,
       )
