@@ -1,6 +1,6 @@
 // The jobs table (db/schema/platform.ts): every statement of the durable queue. Claiming is one
 // UPDATE … RETURNING, so two workers (threads or processes) never take the same job.
-import { and, asc, eq, inArray, lte, notInArray, or, sql, type SQL } from 'drizzle-orm'
+import { and, eq, inArray, sql } from 'drizzle-orm'
 import type { Db } from '../db/client'
 import { jobs, type JobStatus } from '../db/schema'
 import type { Tx } from '../db/tx'
@@ -74,32 +74,94 @@ export function preparedJobInsert(db: Db, type: string, maxAttempts: number) {
   }
 }
 
+/**
+ * Removes a job held by `workerId`, through one statement prepared once: for a handler that completes its
+ * job inside its own transaction (the webhook deliveries record an attempt and complete its job together).
+ * Synchronous: call it inside the caller's transaction on the same connection. Answers whether it was held.
+ */
+export function preparedJobRemove(db: Db) {
+  const remove = db.$client.prepare('DELETE FROM jobs WHERE id = ? AND locked_by = ?')
+  return (id: string, workerId: string): boolean => remove.run(id, workerId).changes > 0
+}
+
+interface RawJob {
+  id: string
+  type: string
+  payload: string
+  status: JobRow['status']
+  run_at: number
+  attempts: number
+  max_attempts: number
+  unique_key: string | null
+  locked_by: string | null
+  locked_until: number | null
+  last_error: string | null
+  created_at: number
+  updated_at: number
+}
+
+const jobRow = (r: RawJob): JobRow => ({
+  id: r.id,
+  type: r.type,
+  payload: JSON.parse(r.payload),
+  status: r.status,
+  runAt: r.run_at,
+  attempts: r.attempts,
+  maxAttempts: r.max_attempts,
+  uniqueKey: r.unique_key,
+  lockedBy: r.locked_by,
+  lockedUntil: r.locked_until,
+  lastError: r.last_error,
+  createdAt: r.created_at,
+  updatedAt: r.updated_at,
+})
+
+/**
+ * The claim's statements for one set of job types, prepared once. Due jobs are looked for in two parts, each
+ * able to walk the (status, run_at) index: pending ones in run_at order, stopping after `limit`, and running
+ * ones whose lease lapsed (as many as are running). One condition with OR over both made SQLite gather and
+ * sort every due job at each claim: with 20,000 deliveries queued, ~90 µs of a delivery's CPU went there.
+ */
+function claimStatements(db: Db, types: JobTypes) {
+  const list = types.only ?? types.except ?? []
+  const marks = list.map(() => '?').join(', ')
+  // No types to take is nothing to take; none to leave out is everything.
+  const filter = types.only ? (list.length ? ` AND type IN (${marks})` : ' AND 1 = 0') : list.length ? ` AND type NOT IN (${marks})` : ''
+  const pendingDue = `SELECT id, run_at AS due FROM jobs WHERE status = 'pending' AND run_at <= ?${filter}`
+  const lapsed = `SELECT id, run_at AS due FROM jobs WHERE status = 'running' AND locked_until <= ?${filter}`
+  const any = db.$client.prepare<{ found: number }, never[]>(`SELECT EXISTS (${pendingDue}) OR EXISTS (${lapsed}) AS found`)
+  const claim = db.$client.prepare<RawJob, never[]>(
+    `UPDATE jobs SET status = 'running', locked_by = ?, locked_until = ?, attempts = attempts + 1, updated_at = ? WHERE id IN (` +
+      `SELECT id FROM (${lapsed} UNION ALL SELECT id, due FROM (${pendingDue} ORDER BY run_at LIMIT ?)) ORDER BY due LIMIT ?) RETURNING *`,
+  )
+  const args = (now: number) => [now, ...list] as never[]
+  return {
+    any: (now: number) => (any.get(...args(now), ...args(now))?.found ?? 0) !== 0,
+    claim(workerId: string, now: number, limit: number, leaseMs: number): JobRow[] {
+      const rows = claim.all(...([workerId, now + leaseMs, now, ...args(now), ...args(now), limit, limit] as never[])).map(jobRow)
+      // RETURNING answers in no promised order; the worker starts them oldest due first.
+      return rows.sort((a, b) => a.runAt - b.runAt)
+    },
+  }
+}
+
 export function createQueueRepo(db: Db) {
-  /** Pending and due, or running with a lapsed lease; of the given types. */
-  function claimable(now: number, types: JobTypes): SQL | undefined {
-    const due = or(and(eq(jobs.status, 'pending'), lte(jobs.runAt, now)), and(eq(jobs.status, 'running'), lte(jobs.lockedUntil, now)))
-    return types.only ? and(due, inArray(jobs.type, types.only)) : types.except?.length ? and(due, notInArray(jobs.type, types.except)) : due
+  const prepared = new Map<string, ReturnType<typeof claimStatements>>()
+  const statementsFor = (types: JobTypes) => {
+    const key = JSON.stringify([types.only ?? null, types.except ?? null])
+    let st = prepared.get(key)
+    if (!st) prepared.set(key, (st = claimStatements(db, types)))
+    return st
   }
 
   return {
     /** A plain read. */
     async anyClaimable(now: number, types: JobTypes): Promise<boolean> {
-      return db.select({ id: jobs.id }).from(jobs).where(claimable(now, types)).limit(1).get() !== undefined
+      return statementsFor(types).any(now)
     },
     /** Takes up to `limit` claimable jobs, oldest due first, for `workerId` until `now + leaseMs`; counts the attempt. */
     async claim(workerId: string, now: number, limit: number, leaseMs: number, types: JobTypes): Promise<JobRow[]> {
-      const picked = db
-        .select({ id: jobs.id })
-        .from(jobs)
-        .where(claimable(now, types))
-        .orderBy(asc(jobs.runAt), asc(jobs.id))
-        .limit(limit)
-      return db
-        .update(jobs)
-        .set({ status: 'running', lockedBy: workerId, lockedUntil: now + leaseMs, attempts: sql`${jobs.attempts} + 1`, updatedAt: now })
-        .where(inArray(jobs.id, picked))
-        .returning()
-        .all()
+      return statementsFor(types).claim(workerId, now, limit, leaseMs)
     },
     /** Removes a job held by `workerId`. */
     async remove(id: string, workerId: string) {

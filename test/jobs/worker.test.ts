@@ -6,6 +6,7 @@ import { rmSync } from 'node:fs'
 import { Cron, scheduledJobs } from 'croner'
 import { eq } from 'drizzle-orm'
 import { ManualClock } from '../../src/platform/clock'
+import { openDatabase } from '../../src/db/client'
 import { jobs } from '../../src/db/schema'
 import { publish } from '../../src/events/outbox'
 import { createLogger, type Logger } from '../../src/platform/log'
@@ -302,6 +303,23 @@ describe('leases', () => {
     expect((await rt.queue.get(id))?.status).toBe('pending')
   })
 
+  test('claim takes lapsed leases and due jobs oldest due first, up to the limit, of the types asked', async () => {
+    const { rt, clock } = env()
+    const late = add(rt, { type: 'test.a', runAt: T0 - 1000 })!
+    const early = add(rt, { type: 'test.a', runAt: T0 - 3000 })!
+    const other = add(rt, { type: 'test.b', runAt: T0 - 5000 })!
+    add(rt, { type: 'test.a', runAt: T0 + 60_000 })
+    // A lease that lapses, on a job that was due before all of them.
+    const orphan = add(rt, { type: 'test.a', runAt: T0 - 9000 })!
+    await rt.queue.claim('dead-worker', clock.now(), 1, 1000, { only: ['test.a'] })
+    clock.advance(1000)
+    const taken = await rt.queue.claim('w', clock.now(), 2, 1000, { only: ['test.a'] })
+    expect(taken.map((j) => j.id)).toEqual([orphan, early])
+    expect(taken[0]).toMatchObject({ status: 'running', lockedBy: 'w', attempts: 2 })
+    expect((await rt.queue.claim('w', clock.now(), 10, 1000, { except: ['test.a'] })).map((j) => j.id)).toEqual([other])
+    expect((await rt.queue.claim('w', clock.now(), 10, 1000)).map((j) => j.id)).toEqual([late])
+  })
+
   test('a job re-claimed after its last attempt lapsed goes dead without running again', async () => {
     const { rt, clock } = env()
     let runs = 0
@@ -361,6 +379,48 @@ describe('the background loop', () => {
     gate.resolve()
     await waitFor(async () => (await rt.queue.depth(rt.clock.now())).running === 0 && rt.db.db.select().from(jobs).all().length === 0)
     expect(peakStuck).toBe(3)
+  })
+
+  test('while a lane finishes jobs one after another, due jobs of the shared slots still run (polled)', async () => {
+    const { rt } = env({ pollMs: 5 })
+    workers.push(rt.worker)
+    let streamed = 0
+    let stop = false
+    // Each stream job enqueues the next and wakes the worker through its own finish, never notify().
+    rt.worker.handle('test.stream', async () => {
+      streamed++
+      await Bun.sleep(1)
+      if (!stop) add(rt, { type: 'test.stream' })
+    }, { lane: 1 })
+    let quick = false
+    rt.worker.handle('test.quiet', async () => void (quick = true))
+    add(rt, { type: 'test.stream' })
+    rt.worker.start()
+    await waitFor(() => streamed >= 3)
+    add(rt, { type: 'test.quiet' })
+    await waitFor(() => quick)
+    stop = true
+    expect(streamed).toBeGreaterThan(3)
+  })
+
+  test('a claim that finds the write lock taken is tried again shortly, not a poll interval later', async () => {
+    const { rt } = env({ pollMs: 600_000 })
+    workers.push(rt.worker)
+    let ran = false
+    rt.worker.handle('test.locked-out', async () => void (ran = true))
+    add(rt, { type: 'test.locked-out' })
+    // Storage itself: another writer of the file holds the write lock when the worker starts.
+    const other = openDatabase(rt.db.path)
+    try {
+      other.sqlite.exec('BEGIN IMMEDIATE')
+      rt.worker.start()
+      await Bun.sleep(30)
+      expect(ran).toBe(false)
+      other.sqlite.exec('ROLLBACK')
+      await waitFor(() => ran)
+    } finally {
+      other.close()
+    }
   })
 
   test('stop(timeout) gives back jobs still running, attempt uncounted, and another worker takes them at once', async () => {

@@ -62,6 +62,26 @@ export function receiver(answer: (req: Received, n: number) => Answer = () => ({
 
 export type Receiver = ReturnType<typeof receiver>
 
+/** A receiver that answers `status`, but only once released; `arrived` settles when the first request is in. */
+export function holdingReceiver(status: number) {
+  let arrived!: () => void
+  let release!: () => void
+  const inbound = new Promise<void>((resolve) => (arrived = resolve))
+  const released = new Promise<void>((resolve) => (release = resolve))
+  const received: Received[] = []
+  const server = Bun.serve({
+    hostname: '127.0.0.1',
+    port: 0,
+    async fetch(request) {
+      received.push({ method: request.method, path: new URL(request.url).pathname, headers: Object.fromEntries(request.headers), body: await request.text(), at: Date.now() })
+      arrived()
+      await released
+      return new Response('ok', { status })
+    },
+  })
+  return { url: `http://127.0.0.1:${server.port}/hook`, received, arrived: inbound, release, stop: () => server.stop(true) }
+}
+
 export interface Env extends TestEnv {
   clock: ManualClock
   key: string

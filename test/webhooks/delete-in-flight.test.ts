@@ -5,26 +5,7 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { createLogger } from '../../src/platform/log'
 import { body } from '../helpers'
-import { webhooksEnv, type Env } from './_webhooks'
-
-/** A receiver that answers `status`, but only once released; `arrived` settles when the request is in. */
-function holdingReceiver(status: number) {
-  let arrived!: () => void
-  let release!: () => void
-  const inbound = new Promise<void>((resolve) => (arrived = resolve))
-  const released = new Promise<void>((resolve) => (release = resolve))
-  const server = Bun.serve({
-    hostname: '127.0.0.1',
-    port: 0,
-    async fetch(request) {
-      await request.text()
-      arrived()
-      await released
-      return new Response('ok', { status })
-    },
-  })
-  return { url: `http://127.0.0.1:${server.port}/hook`, arrived: inbound, release, stop: () => server.stop(true) }
-}
+import { holdingReceiver, webhooksEnv, type Env } from './_webhooks'
 
 const cleanups: (() => void)[] = []
 afterEach(() => {

@@ -1,11 +1,16 @@
 // One attempt of a delivery: build the body (envelope, template output, or a Slack/Discord message), sign it
 // with every live secret, send it through the SSRF-checked outbound client, and record the attempt and its
-// consequences (success, the next retry, dead, disabling the endpoint) in one transaction.
+// consequences (success, the next retry, dead, disabling the endpoint) in one transaction, which also
+// completes the job. The deliver job reads and writes on the job worker's connection, never the one that
+// answers requests (recorder.ts); test pings are requests and use theirs.
 import { iso } from '../../platform/clock'
+import { retryWhileBusy } from '../../jobs/busy'
+import { COMPLETED, type JobContext } from '../../jobs/worker'
 import { sendOutbound } from '../../net/outbound'
-import { newId, sortableId } from '../../platform/random'
+import { sortableId } from '../../platform/random'
 import { discordBody, slackBody } from './formats'
-import type { AttemptOutcome, DeliverPayload, DeliveryRow, EndpointRow, NewDelivery } from './repo'
+import type { AttemptOutcome, DeliverPayload, DeliveryRow, EndpointRow, NewDelivery, WebhooksRepo } from './repo'
+import { AttemptRecorder } from './recorder'
 import { deliveryId } from './ids'
 import { AUTO_DISABLE_AFTER_MS, AUTO_DISABLE_FAILURES, DEFER_MS, SLOT_WAIT_MS, nextAttemptAt, parseRetryAfter, TIMEOUT_MS } from './schedule'
 import { redactHeaders, signatureHeaders } from './signing'
@@ -59,7 +64,7 @@ async function sendOnce(ctx: WebhooksCtx, endpoint: EndpointRow, delivery: Deliv
     body = ''
     const error = `the body could not be built: ${(err as Error).message}`
     return {
-      attempt: { id: newId('wha'), deliveryId: delivery.id, attempt: attemptNo, startedAt, durationMs: 0, request: { method: 'POST', url: endpoint.url, headers: {}, body }, responseStatus: null, responseHeaders: null, responseBody: null, responseBodyTruncated: false, error, address: null },
+      attempt: { id: sortableId('wha', startedAt), deliveryId: delivery.id, attempt: attemptNo, startedAt, durationMs: 0, request: { method: 'POST', url: endpoint.url, headers: {}, body }, responseStatus: null, responseHeaders: null, responseBody: null, responseBodyTruncated: false, error, address: null },
       ok: false,
       status: null,
       durationMs: 0,
@@ -94,7 +99,8 @@ async function sendOnce(ctx: WebhooksCtx, endpoint: EndpointRow, delivery: Deliv
   const stored = redactHeaders(headers, [...SECRET_HEADERS, ...endpoint.customHeaders.map((h) => h.name)])
   return {
     attempt: {
-      id: newId('wha'),
+      // Time-ordered: attempts land at the end of their primary key's index, not on a random page of it.
+      id: sortableId('wha', startedAt),
       deliveryId: delivery.id,
       attempt: attemptNo,
       startedAt,
@@ -116,11 +122,40 @@ async function sendOnce(ctx: WebhooksCtx, endpoint: EndpointRow, delivery: Deliv
   }
 }
 
+/** What an attempt means for its delivery, its endpoint and the next attempt. */
+function outcomeOf(endpoint: EndpointRow, delivery: DeliveryRow, attemptNo: number, sent: Sent): AttemptOutcome {
+  const now = sent.finishedAt
+  const common = { attempt: attemptNo, responseStatus: sent.status, durationMs: sent.durationMs, updatedAt: now }
+  if (sent.ok) {
+    return { attempt: sent.attempt, delivery: { ...common, status: 'success', deliveredAt: now, nextAttemptAt: null, errorMessage: null }, endpoint: { kind: 'success' }, next: null }
+  }
+  if (sent.status === 410) {
+    const errorMessage = `${sent.error}: the endpoint answered 410 Gone and was disabled`
+    return { attempt: sent.attempt, delivery: { ...common, status: 'dead', nextAttemptAt: null, errorMessage }, endpoint: { kind: 'gone', reason: 'The endpoint answered 410 Gone' }, next: null }
+  }
+  const at = attemptNo < delivery.maxAttempts ? nextAttemptAt(endpoint.mode, attemptNo, now, parseRetryAfter(sent.retryAfter, now)) : null
+  return {
+    attempt: sent.attempt,
+    delivery: { ...common, status: at === null ? 'dead' : 'failed', nextAttemptAt: at, errorMessage: sent.error },
+    endpoint: { kind: 'failure' },
+    next: at === null ? null : { payload: { deliveryId: delivery.id, attempt: attemptNo + 1 }, runAt: at },
+  }
+}
+
+/** The deliver job on the job worker's connection (`repo`), with the recorder that writes its attempts. */
+export function deliverJob(ctx: WebhooksCtx, repo: WebhooksRepo) {
+  const recorder = new AttemptRecorder(repo, AUTO_DISABLE)
+  const onWorker: WebhooksCtx = { ...ctx, webhooks: repo }
+  return { recorder, run: (payload: unknown, job: JobContext) => runDeliverJob(onWorker, recorder, payload as DeliverPayload, job) }
+}
+
 /**
  * The deliver job: makes attempt `payload.attempt` of the delivery if that attempt is still due. A job
- * that finds the attempt made (a duplicate, or a crash between recording and completing) does nothing.
+ * that finds the attempt made (a duplicate, or one re-claimed after its worker died) does nothing. An
+ * attempt made is recorded with the completion of its job (COMPLETED); a job that ends otherwise is
+ * completed by the worker.
  */
-export async function runDeliverJob(ctx: WebhooksCtx, payload: DeliverPayload, notify: () => void): Promise<void> {
+async function runDeliverJob(ctx: WebhooksCtx, recorder: AttemptRecorder, payload: DeliverPayload, job: JobContext): Promise<void | typeof COMPLETED> {
   const { webhooks, state, clock } = ctx
   let delivery = await webhooks.deliveryById(payload.deliveryId)
   if (!delivery || delivery.status === 'success' || delivery.status === 'dead') return
@@ -129,50 +164,46 @@ export async function runDeliverJob(ctx: WebhooksCtx, payload: DeliverPayload, n
   if (!endpoint) return
   if (!endpoint.isActive) {
     // Kept, not lost: after re-enabling, replay-all sends what piled up meanwhile.
-    await webhooks.abandon(delivery.id, endpoint.disabledReason ? `Not sent: the endpoint is disabled (${endpoint.disabledReason})` : 'Not sent: the endpoint is paused', clock.now())
+    const reason = endpoint.disabledReason ? `Not sent: the endpoint is disabled (${endpoint.disabledReason})` : 'Not sent: the endpoint is paused'
+    await retryWhileBusy(() => webhooks.abandon(delivery!.id, reason, clock.now()))
     return
   }
   state.sending.add(delivery.id)
   if (!(await state.take(endpoint.id, endpoint.maxConcurrent, ctx.config.webhookMaxInFlight, SLOT_WAIT_MS))) {
     state.sending.delete(delivery.id)
-    await webhooks.defer(payload, clock.now() + DEFER_MS, clock.now())
+    await retryWhileBusy(() => webhooks.defer(payload, clock.now() + DEFER_MS, clock.now()))
     return
   }
   try {
-    if (delivery.batchOpen) {
-      delivery = await webhooks.closeBatch(delivery.id, clock.now())
-      if (!delivery) return
+    let sent: Sent
+    try {
+      if (delivery.batchOpen) {
+        const id = delivery.id
+        delivery = await retryWhileBusy(() => webhooks.closeBatch(id, clock.now()))
+        if (!delivery) return
+      }
+      sent = await sendOnce(ctx, endpoint, delivery, payload.attempt, false)
+    } finally {
+      // The request is over: its slot goes to the next attempt while this one is recorded (recordings then
+      // share transactions even at maxConcurrent 1). The attempt stays in `sending` until it is recorded,
+      // so another job for it cannot send it again meanwhile.
+      state.release(endpoint.id)
     }
-    const sent = await sendOnce(ctx, endpoint, delivery, payload.attempt, false)
-    const now = sent.finishedAt
-    const outcome: AttemptOutcome = { attempt: sent.attempt, delivery: {}, endpoint: null, next: null }
-    const common = { attempt: payload.attempt, responseStatus: sent.status, durationMs: sent.durationMs, updatedAt: now }
-    if (sent.ok) {
-      outcome.delivery = { ...common, status: 'success', deliveredAt: now, nextAttemptAt: null, errorMessage: null }
-      outcome.endpoint = { kind: 'success' }
-    } else if (sent.status === 410) {
-      outcome.delivery = { ...common, status: 'dead', nextAttemptAt: null, errorMessage: `${sent.error}: the endpoint answered 410 Gone and was disabled` }
-      outcome.endpoint = { kind: 'gone', reason: 'The endpoint answered 410 Gone' }
-    } else {
-      const at = payload.attempt < delivery.maxAttempts ? nextAttemptAt(endpoint.mode, payload.attempt, now, parseRetryAfter(sent.retryAfter, now)) : null
-      outcome.delivery = { ...common, status: at === null ? 'dead' : 'failed', nextAttemptAt: at, errorMessage: sent.error }
-      outcome.endpoint = { kind: 'failure' }
-      if (at !== null) outcome.next = { payload: { deliveryId: delivery.id, attempt: payload.attempt + 1 }, runAt: at }
-    }
-    const disabled = await webhooks.recordAttempt(delivery.id, endpoint.id, outcome, now, AUTO_DISABLE)
+    const outcome = outcomeOf(endpoint, delivery, payload.attempt, sent)
+    const disabled = await recorder.record({ deliveryId: delivery.id, endpointId: endpoint.id, outcome, now: sent.finishedAt, job: { id: job.job.id, workerId: job.workerId } })
     if (disabled === null) {
       // The endpoint was deleted mid-request: nothing to record and nobody left to retry for.
       ctx.log.debug('webhook attempt dropped: its endpoint was deleted while it was sent', { endpoint: endpoint.id, delivery: delivery.id })
-      return
+      return COMPLETED
     }
-    if (disabled || outcome.endpoint.kind === 'gone') {
+    if (disabled || outcome.endpoint?.kind === 'gone') {
       state.endpointChanged()
       ctx.log.warn('webhook endpoint disabled', { endpoint: endpoint.id, reason: sent.status === 410 ? '410' : 'consecutive failures' })
     }
-    if (outcome.next) notify()
+    if (outcome.next) ctx.notifyWorker()
+    return COMPLETED
   } finally {
     state.sending.delete(payload.deliveryId)
-    state.release(endpoint.id)
   }
 }
 

@@ -3,14 +3,15 @@
 // The fan-out statements are the synchronous exception: they run inside the outbox dispatch transaction.
 // The ports come first (plain types; Promises, so another database can sit behind the same signatures);
 // the SQLite implementation follows them.
-import { and, asc, count, desc, eq, gt, gte, inArray, lt, or, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, desc, eq, getTableColumns, gt, gte, inArray, lt, or, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { hotStatement } from '../../db/hot'
 import { escapeLike } from '../../db/like'
 import type { Insertable } from '../../db/rows'
 import { webhookAttempts, webhookBatchEvents, webhookDeliveries, webhookEndpoints, type DeliveryStatus, type StoredFilters } from '../../db/schema'
 import type { Tx } from '../../db/tx'
-import { enqueue, preparedEnqueue } from '../../jobs/queue'
+import { retryWhileBusy } from '../../jobs/busy'
+import { enqueue, preparedComplete, preparedEnqueue } from '../../jobs/queue'
 
 export type { DeliveryStatus, StoredFilters }
 
@@ -119,13 +120,35 @@ export interface DeliveryFilter {
   limit: number
 }
 
+/** What an attempt writes on its delivery. */
+export interface DeliveryResult {
+  attempt: number
+  status: DeliveryStatus
+  responseStatus: number | null
+  durationMs: number
+  nextAttemptAt: number | null
+  /** Set on success; absent, it stays as it was. */
+  deliveredAt?: number | null
+  errorMessage: string | null
+  updatedAt: number
+}
+
 export interface AttemptOutcome {
   attempt: NewAttempt
-  delivery: Partial<NewDelivery>
+  delivery: DeliveryResult
   /** What the attempt means for the endpoint's counters; null for test pings, which never count. */
   endpoint: { kind: 'success' } | { kind: 'failure' } | { kind: 'gone'; reason: string } | null
   /** The next attempt's job, when one is scheduled. */
   next: { payload: DeliverPayload; runAt: number } | null
+}
+
+/** One attempt to record, and the job that made it when that job completes with the recording. */
+export interface AttemptRecord {
+  deliveryId: string
+  endpointId: string
+  outcome: AttemptOutcome
+  now: number
+  job: { id: string; workerId: string } | null
 }
 
 /** When a run of failures disables an endpoint: this many in a row, the first at least `afterMs` ago. */
@@ -173,6 +196,12 @@ export interface WebhooksRepo {
    * deliveries along, so the outcome has nothing to belong to and nothing is written.
    */
   recordAttempt(deliveryId: string, endpointId: string, outcome: AttemptOutcome, now: number, autoDisable: AutoDisable): Promise<boolean | null>
+  /**
+   * recordAttempt for many attempts in one transaction, each completing the job that made it (`job`: the
+   * job and the worker holding its lease) in that same transaction. Answers what recordAttempt would, per
+   * attempt, in order.
+   */
+  recordAttempts(records: AttemptRecord[], autoDisable: AutoDisable): Promise<(boolean | null)[]>
   /** A delivery that will not be attempted (its endpoint is paused or gone): dead, replayable later. */
   abandon(deliveryId: string, reason: string, now: number): Promise<void>
   /** Puts an attempt off (concurrency caps): the same attempt, a little later. */
@@ -232,9 +261,10 @@ function enqueueDeliver(tx: Tx, payload: DeliverPayload, runAt: number, now: num
 }
 
 export function createWebhooksRepo(db: Db): WebhooksRepo {
-  // The deliver job reads these two for every attempt: prepared once.
-  const deliveryByIdStmt = db.select().from(webhookDeliveries).where(eq(webhookDeliveries.id, sql.placeholder('id'))).prepare()
-  const endpointByIdStmt = db.select().from(webhookEndpoints).where(eq(webhookEndpoints.id, sql.placeholder('id'))).prepare()
+  // The deliver job reads these two for every attempt.
+  const deliveryByIdStmt = rowById<DeliveryRow>(db, webhookDeliveries)
+  const endpointByIdStmt = rowById<EndpointRow>(db, webhookEndpoints)
+  const record = attemptRecording(db)
   return {
     async insertEndpoint(row) {
       return db.insert(webhookEndpoints).values(row).returning().get()
@@ -243,7 +273,7 @@ export function createWebhooksRepo(db: Db): WebhooksRepo {
       return db.select().from(webhookEndpoints).where(and(eq(webhookEndpoints.id, id), eq(webhookEndpoints.workspaceId, workspaceId))).get()
     },
     async endpointById(id) {
-      return endpointByIdStmt.get({ id })
+      return endpointByIdStmt(id)
     },
     async listEndpoints(workspaceId, mode) {
       const where = mode ? and(eq(webhookEndpoints.workspaceId, workspaceId), eq(webhookEndpoints.mode, mode)) : eq(webhookEndpoints.workspaceId, workspaceId)
@@ -260,7 +290,7 @@ export function createWebhooksRepo(db: Db): WebhooksRepo {
       return db.select().from(webhookDeliveries).where(and(eq(webhookDeliveries.id, id), eq(webhookDeliveries.endpointId, endpointId))).get()
     },
     async deliveryById(id) {
-      return deliveryByIdStmt.get({ id })
+      return deliveryByIdStmt(id)
     },
     async listDeliveries(f) {
       const parts: (SQL | undefined)[] = [eq(webhookDeliveries.endpointId, f.endpointId)]
@@ -343,39 +373,10 @@ export function createWebhooksRepo(db: Db): WebhooksRepo {
       return db.transaction((tx) => closeBatchIn(tx, deliveryId, now), { behavior: 'immediate' })
     },
     async recordAttempt(deliveryId, endpointId, outcome, now, autoDisable) {
-      return db.transaction((tx) => {
-        // Checked inside the (IMMEDIATE) transaction, so a delete cannot slip in between check and write.
-        if (!tx.select({ id: webhookDeliveries.id }).from(webhookDeliveries).where(eq(webhookDeliveries.id, deliveryId)).get()) return null
-        tx.insert(webhookAttempts).values(outcome.attempt).run()
-        tx.update(webhookDeliveries).set(outcome.delivery).where(eq(webhookDeliveries.id, deliveryId)).run()
-        if (outcome.next) enqueueDeliver(tx, outcome.next.payload, outcome.next.runAt, now)
-        const effect = outcome.endpoint
-        if (!effect) return false
-        const e = webhookEndpoints
-        if (effect.kind === 'success') {
-          tx.update(e).set({ failureCount: 0, failingSince: null, lastSuccessAt: now }).where(eq(e.id, endpointId)).run()
-          return false
-        }
-        const before = tx.select({ isActive: e.isActive }).from(e).where(eq(e.id, endpointId)).get()
-        const since = sql`coalesce(${e.failingSince}, ${now})`
-        const exhausted = sql`(${e.failureCount} + 1 >= ${autoDisable.failures} and ${since} <= ${now - autoDisable.afterMs})`
-        const after = tx
-          .update(e)
-          .set(
-            effect.kind === 'gone'
-              ? { failureCount: sql`${e.failureCount} + 1`, failingSince: since, isActive: false, disabledReason: effect.reason, updatedAt: now }
-              : {
-                  failureCount: sql`${e.failureCount} + 1`,
-                  failingSince: since,
-                  isActive: sql`case when ${e.isActive} = ${true} and ${exhausted} then ${false} else ${e.isActive} end`,
-                  disabledReason: sql`case when ${e.isActive} = ${true} and ${exhausted} then ${autoDisable.reason} else ${e.disabledReason} end`,
-                },
-          )
-          .where(eq(e.id, endpointId))
-          .returning({ isActive: e.isActive })
-          .get()
-        return !!before?.isActive && !!after && !after.isActive
-      }, { behavior: 'immediate' })
+      return db.transaction(() => record([{ deliveryId, endpointId, outcome, now, job: null }], autoDisable)[0]!, { behavior: 'immediate' })
+    },
+    async recordAttempts(records, autoDisable) {
+      return db.transaction(() => record(records, autoDisable), { behavior: 'immediate' })
     },
     async abandon(deliveryId, reason, now) {
       db.update(webhookDeliveries)
@@ -389,6 +390,138 @@ export function createWebhooksRepo(db: Db): WebhooksRepo {
     async pruneDeliveries(before) {
       return pruneDeliveries(db, before)
     },
+  }
+}
+
+/**
+ * A whole row by its id, as drizzle's select() answers it (each column decoded by its own mapping), through
+ * one statement on the driver (db/hot.ts): a drizzle prepared query maps rows generically on every call,
+ * which cost the deliver job 15 µs of its two reads here, three times the reads themselves.
+ */
+function rowById<Row>(db: Db, table: typeof webhookDeliveries | typeof webhookEndpoints): (id: string) => Row | undefined {
+  const columns = Object.entries(getTableColumns(table)).map(([key, column]) => ({ key, name: column.name, column }))
+  const stmt = hotStatement(db, db.select().from(table).where(eq(table.id, sql.placeholder('id'))))
+  return (id) => {
+    const raw = stmt.get({ id })
+    if (!raw) return undefined
+    const row: Record<string, unknown> = {}
+    for (const { key, name, column } of columns) {
+      const value = raw[name]
+      row[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value)
+    }
+    return row as Row
+  }
+}
+
+/**
+ * The statements of recording an attempt, prepared once on the driver (db/hot.ts): every delivery runs them,
+ * and drizzle building and preparing them again per call cost more than SQLite's work. `record` joins the
+ * transaction open on `db`, which the caller holds IMMEDIATE, so a delete cannot slip in between the check
+ * and the writes.
+ */
+function attemptRecording(db: Db) {
+  const d = webhookDeliveries
+  const e = webhookEndpoints
+  const a = webhookAttempts
+  const asIs = (name: string) => sql`${sql.placeholder(name)}`
+  // The delivery first: no row changed means it is gone (its endpoint was deleted mid-request, taking its
+  // deliveries along), and the attempt then has nothing to belong to.
+  const updateDelivery = hotStatement(
+    db,
+    db
+      .update(d)
+      .set({
+        attempt: asIs('attempt'),
+        status: asIs('status'),
+        responseStatus: asIs('responseStatus'),
+        durationMs: asIs('durationMs'),
+        nextAttemptAt: asIs('nextAttemptAt'),
+        deliveredAt: sql`coalesce(${sql.placeholder('deliveredAt')}, ${d.deliveredAt})`,
+        errorMessage: asIs('errorMessage'),
+        updatedAt: asIs('updatedAt'),
+      })
+      .where(eq(d.id, sql.placeholder('id'))),
+  )
+  const insertAttempt = hotStatement(
+    db,
+    db.insert(a).values({
+      id: sql.placeholder('id'),
+      deliveryId: sql.placeholder('deliveryId'),
+      attempt: sql.placeholder('attempt'),
+      startedAt: sql.placeholder('startedAt'),
+      durationMs: sql.placeholder('durationMs'),
+      request: sql.placeholder('request'),
+      responseStatus: sql.placeholder('responseStatus'),
+      responseHeaders: sql.placeholder('responseHeaders'),
+      responseBody: sql.placeholder('responseBody'),
+      responseBodyTruncated: sql.placeholder('responseBodyTruncated'),
+      error: sql.placeholder('error'),
+      address: sql.placeholder('address'),
+    }),
+  )
+  const succeeded = hotStatement(
+    db,
+    db
+      .update(e)
+      .set({ failureCount: 0, failingSince: null, lastSuccessAt: asIs('now') })
+      .where(eq(e.id, sql.placeholder('endpointId'))),
+  )
+  const enqueueJob = preparedEnqueue(db, DELIVER_JOB, DELIVER_JOB_MAX_ATTEMPTS)
+  const completeJob = preparedComplete(db)
+
+  /** A failed attempt counts against the endpoint; answers whether that disabled it. */
+  function failed(endpointId: string, effect: { kind: 'failure' } | { kind: 'gone'; reason: string }, now: number, autoDisable: AutoDisable): boolean {
+    const before = db.select({ isActive: e.isActive }).from(e).where(eq(e.id, endpointId)).get()
+    const since = sql`coalesce(${e.failingSince}, ${now})`
+    const exhausted = sql`(${e.failureCount} + 1 >= ${autoDisable.failures} and ${since} <= ${now - autoDisable.afterMs})`
+    const after = db
+      .update(e)
+      .set(
+        effect.kind === 'gone'
+          ? { failureCount: sql`${e.failureCount} + 1`, failingSince: since, isActive: false, disabledReason: effect.reason, updatedAt: now }
+          : {
+              failureCount: sql`${e.failureCount} + 1`,
+              failingSince: since,
+              isActive: sql`case when ${e.isActive} = ${true} and ${exhausted} then ${false} else ${e.isActive} end`,
+              disabledReason: sql`case when ${e.isActive} = ${true} and ${exhausted} then ${autoDisable.reason} else ${e.disabledReason} end`,
+            },
+      )
+      .where(eq(e.id, endpointId))
+      .returning({ isActive: e.isActive })
+      .get()
+    return !!before?.isActive && !!after && !after.isActive
+  }
+
+  /**
+   * Records each in order. An endpoint's successes in a row are written once, as the last of them: each
+   * would reset the same counters, and only the last time stays. A failure first writes the successes
+   * before it, so the counters move exactly as they would one attempt at a time.
+   */
+  return (records: AttemptRecord[], autoDisable: AutoDisable): (boolean | null)[] => {
+    const lastSuccess = new Map<string, number>()
+    const writeSuccess = (endpointId: string) => {
+      const at = lastSuccess.get(endpointId)
+      if (at === undefined) return
+      succeeded.run({ endpointId, now: at })
+      lastSuccess.delete(endpointId)
+    }
+    const results = records.map(({ deliveryId, endpointId, outcome, now, job }): boolean | null => {
+      // The job goes whatever happens below: its attempt is made, and recorded or (delivery gone) moot.
+      if (job) completeJob(job.id, job.workerId)
+      if (!updateDelivery.run({ ...outcome.delivery, deliveredAt: outcome.delivery.deliveredAt ?? null, id: deliveryId })) return null
+      insertAttempt.run(outcome.attempt)
+      if (outcome.next) enqueueJob(outcome.next.payload, outcome.next.runAt, now)
+      const effect = outcome.endpoint
+      if (!effect) return false
+      if (effect.kind === 'success') {
+        lastSuccess.set(endpointId, now)
+        return false
+      }
+      writeSuccess(endpointId)
+      return failed(endpointId, effect, now, autoDisable)
+    })
+    for (const endpointId of [...lastSuccess.keys()]) writeSuccess(endpointId)
+    return results
   }
 }
 
@@ -408,10 +541,10 @@ function closeBatchIn(tx: Tx, deliveryId: string, now: number): DeliveryRow | un
 
 /**
  * WebhooksRepo.pruneDeliveries on a given connection: endpoint by endpoint through the (endpoint, status,
- * created) index, at most PRUNE_CHUNK deliveries per transaction. Exported for the module's prune job
- * until it calls the repo's method.
+ * created) index, at most PRUNE_CHUNK deliveries per transaction. A transaction that finds the write lock
+ * taken (on the job worker's connection, which does not wait for it) is tried again after a pause.
  */
-function pruneDeliveries(db: Db, before: number): number {
+async function pruneDeliveries(db: Db, before: number): Promise<number> {
   const d = webhookDeliveries
   const endpoints = db.select({ id: webhookEndpoints.id }).from(webhookEndpoints).all()
   const chunk = db
@@ -431,7 +564,7 @@ function pruneDeliveries(db: Db, before: number): number {
   let removed = 0
   for (const { id } of endpoints) {
     for (;;) {
-      const n = db.transaction(() => chunk.all({ endpointId: id, before }).length, { behavior: 'immediate' })
+      const n = await retryWhileBusy(() => db.transaction(() => chunk.all({ endpointId: id, before }).length, { behavior: 'immediate' }))
       removed += n
       if (n < PRUNE_CHUNK) break
     }

@@ -24,45 +24,71 @@ export class WebhooksState {
     return this.perEndpoint.get(endpointId) ?? 0
   }
 
-  private waiters = new Set<() => void>()
+  /** Attempts waiting for a slot, oldest first, each with the caps it takes a slot under. */
+  private waiters: Waiter[] = []
 
   acquire(endpointId: string) {
     this.total++
     this.perEndpoint.set(endpointId, this.inFlight(endpointId) + 1)
   }
 
+  /** Frees a slot and hands it straight to the oldest waiter it fits, so no newcomer takes it first. */
   release(endpointId: string) {
     this.total--
     const n = this.inFlight(endpointId) - 1
     if (n > 0) this.perEndpoint.set(endpointId, n)
     else this.perEndpoint.delete(endpointId)
-    for (const wake of [...this.waiters]) wake()
+    // One slot was freed, so one waiter at most is let in. Bounded: there are no more waiters than slots.
+    const i = this.waiters.findIndex((w) => this.fits(w.endpointId, w.perEndpoint, w.total))
+    if (i >= 0) {
+      const [w] = this.waiters.splice(i, 1)
+      this.acquire(w!.endpointId)
+      w!.grant()
+    }
+  }
+
+  private fits(endpointId: string, perEndpoint: number, total: number) {
+    return this.inFlight(endpointId) < perEndpoint && this.total < total
   }
 
   /**
    * Takes a slot under both caps, waiting up to `waitMs` for one to free. A short wait in memory is far
-   * cheaper than putting the job off (two writes); false means the caller should put it off.
+   * cheaper than putting the job off (two writes); false means the caller should put it off. A waiter is
+   * woken only when a slot is handed to it, not at every release (with 60 attempts waiting on one
+   * endpoint, waking them all cost more than the delivery).
    */
-  async take(endpointId: string, perEndpoint: number, total: number, waitMs: number): Promise<boolean> {
-    const deadline = performance.now() + waitMs
-    for (;;) {
-      if (this.inFlight(endpointId) < perEndpoint && this.total < total) {
-        this.acquire(endpointId)
-        return true
-      }
-      const left = deadline - performance.now()
-      if (left <= 0) return false
-      await new Promise<void>((resolve) => {
-        const wake = () => {
-          clearTimeout(timer)
-          this.waiters.delete(wake)
-          resolve()
-        }
-        const timer = setTimeout(wake, left)
-        this.waiters.add(wake)
-      })
+  take(endpointId: string, perEndpoint: number, total: number, waitMs: number): Promise<boolean> {
+    // A slot freed while attempts wait was handed to one of them already, so taking a free one here never
+    // jumps that queue.
+    if (this.fits(endpointId, perEndpoint, total)) {
+      this.acquire(endpointId)
+      return Promise.resolve(true)
     }
+    return new Promise<boolean>((resolve) => {
+      const waiter: Waiter = {
+        endpointId,
+        perEndpoint,
+        total,
+        grant: () => {
+          clearTimeout(timer)
+          resolve(true)
+        },
+      }
+      const timer = setTimeout(() => {
+        const i = this.waiters.indexOf(waiter)
+        if (i >= 0) this.waiters.splice(i, 1)
+        resolve(false)
+      }, waitMs)
+      this.waiters.push(waiter)
+    })
   }
+}
+
+interface Waiter {
+  endpointId: string
+  perEndpoint: number
+  total: number
+  grant(): void
 }
 
 export interface WebhooksCtx extends Deps {
