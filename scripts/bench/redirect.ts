@@ -171,9 +171,11 @@ async function runLnk(script: string) {
     await settle(lnk.pid) // the link cache fills at start
     const idleRssMb = Math.round(procStatus(lnk.pid, 'VmRSS') / 102.4) / 10
     const result = await drive(origin, lnk.pid, script)
+    const metrics = await (await fetch(`${origin}/metrics`)).text()
+    const shed = Number(/^lnk_clicks_shed_total (\d+)/m.exec(metrics)?.[1] ?? 0)
     lnk.kill('SIGTERM')
     await lnk.exited
-    return { ...result, idleRssMb, recorded: totalClicks() - before }
+    return { ...result, idleRssMb, shed, recorded: totalClicks() - before }
   } finally {
     lnk.kill('SIGKILL')
   }
@@ -209,6 +211,6 @@ for (const name of Object.keys(scripts) as (keyof typeof scripts)[]) {
   console.log(`${name}:`)
   console.log(`  lnk  ${fmt(lnk)}  (idle RSS ${lnk.idleRssMb} MB)`)
   console.log(`  bare ${fmt(bare)}`)
-  console.log(`  ratio ${(median(lnk.rps) / median(bare.rps)).toFixed(2)}; redirects ${lnk.requests}, clicks recorded ${lnk.recorded}${recordedAll(lnk) ? ' (every one)' : ' (MISSING CLICKS)'}, errors ${lnk.bad}`)
+  console.log(`  ratio ${(median(lnk.rps) / median(bare.rps)).toFixed(2)}; redirects ${lnk.requests}, clicks recorded ${lnk.recorded}${recordedAll(lnk) ? ' (every one)' : ' (MISSING CLICKS)'}, errors ${lnk.bad}; kept as counts only (writer behind): ${lnk.shed}`)
 }
 if (!keep) rmSync(dir, { recursive: true, force: true })

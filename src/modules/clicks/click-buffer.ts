@@ -12,7 +12,7 @@
 import type { Clock } from '../../platform/clock'
 import type { Logger } from '../../platform/log'
 import { HOUR_MS } from '../../platform/time'
-import type { ClickRecord, ClickCounts } from './repo'
+import type { ClickBatch, ClickCounts, ClickRecord } from './repo'
 import type { ClickWriter } from './click-writer'
 
 /** What is served but not yet written: the redirect's limits count it too (the link cache reads it). */
@@ -32,6 +32,9 @@ export interface ClickBufferOptions {
 }
 
 export const DEFAULT_BUFFER_OPTIONS: ClickBufferOptions = { intervalMs: 250, flushAt: 500, chunk: 5_000, maxQueued: 100_000 }
+
+/** Chunks handed to the writer before the first is confirmed. */
+const IN_FLIGHT = 4
 
 interface Pending {
   clicks: number
@@ -129,7 +132,8 @@ export class ClickBuffer implements PendingCounts {
 
   /** Writes everything waiting, chunk by chunk; a failed write keeps its clicks for the next flush. */
   async flush(): Promise<void> {
-    if (this.flushing) await this.flushing
+    // One drain at a time: callers that waited for the same drain must not start one each.
+    while (this.flushing) await this.flushing
     if (!this.queue.length && !this.counts.size) return
     this.flushing = this.drain().finally(() => {
       this.flushing = null
@@ -142,20 +146,34 @@ export class ClickBuffer implements PendingCounts {
     // keep one flush going forever.
     const waiting = this.queue
     this.queue = []
-    for (let at = 0; at < waiting.length || this.counts.size; at += this.options.chunk) {
-      const chunk = waiting.slice(at, at + this.options.chunk)
-      const counts = [...this.counts.values()]
-      this.counts.clear()
-      try {
-        await this.writer.write({ clicks: chunk, counts }, this.clock.now())
-      } catch (err) {
-        this.log.error('click flush failed; will retry', { clicks: waiting.length - at, error: (err as Error).message })
-        this.queue = waiting.slice(at).concat(this.queue)
-        for (const c of counts) this.recount(c)
-        return
-      }
-      this.written(chunk, counts)
+    const counts = [...this.counts.values()]
+    this.counts.clear()
+    const chunks: ClickBatch[] = []
+    for (let at = 0; at < waiting.length || (at === 0 && counts.length); at += this.options.chunk) {
+      chunks.push({ clicks: waiting.slice(at, at + this.options.chunk), counts: at === 0 ? counts : [] })
     }
+    // A few chunks in flight at once: the writer takes them in order, and never sits idle waiting for this
+    // thread, busy answering requests, to send the next one.
+    const failed: number[] = []
+    let next = 0
+    const lane = async () => {
+      while (next < chunks.length) {
+        const i = next++
+        const batch = chunks[i]!
+        try {
+          await this.writer.write(batch, this.clock.now())
+          this.written(batch.clicks, batch.counts)
+        } catch (err) {
+          failed.push(i)
+          this.log.error('click flush failed; will retry', { clicks: batch.clicks.length, error: (err as Error).message })
+        }
+      }
+    }
+    await Promise.all(Array.from({ length: Math.min(IN_FLIGHT, chunks.length) }, lane))
+    // Kept in their order, ahead of what arrived meanwhile.
+    failed.sort((a, b) => a - b)
+    this.queue = failed.flatMap((i) => chunks[i]!.clicks).concat(this.queue)
+    for (const i of failed) for (const c of chunks[i]!.counts) this.recount(c)
     this.compact()
   }
 
