@@ -42,6 +42,7 @@ export function threadClickWriter(
   const pending = new Map<number, { resolve: () => void; reject: (e: Error) => void }>()
   let next = 0
   let broken: Error | null = null
+  let closing: Promise<void> | undefined
 
   const failAll = (err: Error) => {
     broken = err
@@ -70,15 +71,19 @@ export function threadClickWriter(
         worker.postMessage({ type: 'batch', id, json: JSON.stringify(batch), now })
       })
     },
-    async close() {
-      if (!broken) {
-        const id = ++next
-        await new Promise<void>((resolve, reject) => {
-          pending.set(id, { resolve, reject })
-          worker.postMessage({ type: 'close', id })
-        }).catch(() => undefined)
-      }
-      worker.terminate()
+    close() {
+      // Once: a second close would wait for an answer from a thread already gone.
+      closing ??= (async () => {
+        if (!broken) {
+          const id = ++next
+          await new Promise<void>((resolve, reject) => {
+            pending.set(id, { resolve, reject })
+            worker.postMessage({ type: 'close', id })
+          }).catch(() => undefined)
+        }
+        worker.terminate()
+      })()
+      return closing
     },
   }
 }
