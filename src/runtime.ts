@@ -35,7 +35,7 @@ export interface RuntimeOptions {
 function createPlatform(config: Config, options: RuntimeOptions): Platform {
   const log = options.log ?? createLogger(config.logLevel)
   const clock = options.clock ?? systemClock
-  const db = openDatabase(prepareDataDir(config.dataDir))
+  const db = openDatabase(prepareDataDir(config.dataDir), { cacheMb: 16 })
   try {
     const { applied } = migrate(db.sqlite)
     if (applied.length) log.info('migrations applied', { count: applied.length, latest: applied.at(-1) })
@@ -45,7 +45,7 @@ function createPlatform(config: Config, options: RuntimeOptions): Platform {
   }
   // The worker claims jobs and dispatches the outbox on a connection of its own that never waits for the
   // write lock, so background work cannot stall requests while the click writer holds it.
-  const workerDb = openDatabase(db.path, { busyTimeoutMs: 0 })
+  const workerDb = openDatabase(db.path, { busyTimeoutMs: 0, cacheMb: 8 })
   return {
     instanceId: base62(12),
     config,

@@ -41,7 +41,7 @@ export function prepareDataDir(dataDir: string): string {
  * on the thread that answers requests and only does background work may use 0: it gives up at once and
  * tries again later rather than stall requests.
  */
-export function openDatabase(path: string, options: { busyTimeoutMs?: number } = {}): DbHandle {
+export function openDatabase(path: string, options: { busyTimeoutMs?: number; cacheMb?: number } = {}): DbHandle {
   const sqlite = new Database(path, { create: true, strict: true })
   // busy_timeout first: the other pragmas may already need to wait for a writer in another process.
   sqlite.exec('PRAGMA busy_timeout = 5000')
@@ -49,9 +49,10 @@ export function openDatabase(path: string, options: { busyTimeoutMs?: number } =
   sqlite.exec('PRAGMA synchronous = NORMAL')
   sqlite.exec('PRAGMA foreign_keys = ON')
   sqlite.exec('PRAGMA temp_store = MEMORY')
-  // 64 MiB of page cache per connection (the default is 2 MiB): click, visitor and event indexes grow
-  // fast, and a cold page per insert is what makes a big database slow.
-  sqlite.exec('PRAGMA cache_size = -65536')
+  // Page cache per connection (SQLite's default is 2 MiB): the click writer's connection takes the most
+  // (click, visitor and rollup indexes grow fast, and a cold page per insert is what makes a big database
+  // slow); the others less, since every commit of another connection empties their cache anyway.
+  sqlite.exec(`PRAGMA cache_size = -${Math.max(1, Math.floor(options.cacheMb ?? 64)) * 1024}`)
   // Checkpoint every ~40 MB of WAL instead of SQLite's 4 MB: the click flush rewrites the same hot pages
   // (this hour's rollups, the ends of the click indexes) many times a second, and each checkpoint copies
   // them back to the database file; fewer checkpoints copy them fewer times (15-35 % more clicks/s here).
