@@ -1,11 +1,18 @@
 // Analytics benchmark (run by hand: `bun run scripts/bench/analytics.ts`).
 // Seeds BENCH_CLICKS (default 10,000,000) clicks over 1,000 links and the past year, rolled up by the same
-// writer the click flush uses, then times the overview, a year's daily timeline (UTC and New York) and
-// top links through the app: the first call after reopening the database (cold) and 30 more (warm).
+// writer the click flush uses, sums the past months (the hourly job's work, timed), then times the
+// overview, a year's daily timeline (UTC and New York) and top links through the app: the first call after
+// reopening the database (cold) and 30 more (warm).
+// Then a burst: BENCH_BURST (default 200,000) redirects through the app's redirect path
+// (`app.handle(new Request(shortUrl))`), all in the current hour, and the questions whose range ends inside
+// that hour, timed the same way (each run adds its burst to a kept BENCH_DIR, in the hour it ran).
 // Then measures sustained ingestion: synthetic clicks pushed through the click buffer into the writer
 // thread, with enrichment, visitor rows, link.clicked events and rollups, exactly as redirects hand them.
 // Everything stays in a temp dir (or BENCH_DIR, kept and reused by the next run: seeding takes minutes);
 // every loop is bounded.
+//
+// `bun run scripts/bench/analytics.ts rollups` measures only the rollup writer, in isolation: CPU per click
+// of createRollupWriter() for 500-click batches (a flush) over 100,000 links, uniform and Zipf (s = 1).
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createHmac } from 'node:crypto'
 import { tmpdir } from 'node:os'
@@ -13,6 +20,7 @@ import { join } from 'node:path'
 import { createApp } from '../../src/app'
 import { loadConfig } from '../../src/platform/config'
 import { silentLogger } from '../../src/platform/log'
+import { rollMonths } from '../../src/modules/analytics/maintenance'
 import { createRollupWriter, type RollupClick } from '../../src/modules/analytics/rollup-writer'
 import { bootstrap } from '../../src/modules/identity/service'
 import type { ClickRecord } from '../../src/modules/clicks/repo'
@@ -20,8 +28,10 @@ import { createRuntime, type Runtime } from '../../src/runtime'
 import { sortableId } from '../../src/platform/random'
 
 const CLICKS = Number(process.env.BENCH_CLICKS ?? 10_000_000)
+const BURST = Number(process.env.BENCH_BURST ?? 200_000)
 const LINKS = 1_000
 const VISITORS = 300_000
+const VISITOR_POOL = 200_000
 const INGEST = Number(process.env.BENCH_INGEST ?? 300_000)
 const DAY = 86_400_000
 const origin = 'http://127.0.0.1:8080'
@@ -30,7 +40,8 @@ const dir = keep ?? mkdtempSync(join(tmpdir(), 'lnk-bench-analytics-'))
 if (keep) mkdirSync(keep, { recursive: true })
 const seedFile = join(dir, 'bench.json')
 const reuse = keep !== undefined && existsSync(seedFile)
-const config = loadConfig({ LNK_DATA_DIR: dir, LNK_BASE_URL: origin, LNK_LOG_LEVEL: 'warn' })
+// Proxy trusted: the burst's visitors come as X-Forwarded-For addresses.
+const config = loadConfig({ LNK_DATA_DIR: dir, LNK_BASE_URL: origin, LNK_LOG_LEVEL: 'warn', LNK_TRUST_PROXY: '1' })
 
 // A fixed-seed generator (mulberry32): the same data every run.
 let seed = 42
@@ -55,6 +66,12 @@ const UAS = [
 
 const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!
 const ms = (x: number) => `${x.toFixed(1)} ms`
+
+if (process.argv[2] === 'rollups') {
+  await rollupWriterBench()
+  if (!keep) rmSync(dir, { recursive: true, force: true })
+  process.exit(0)
+}
 
 // --- seed --------------------------------------------------------------------------------------------
 let rt: Runtime = createRuntime(config, { log: silentLogger })
@@ -133,6 +150,11 @@ const size = (f: string) => {
 }
 const dbBytes = size('lnk.db') + size('lnk.db-wal')
 
+// What the hourly job does once a month is over (a first run: every past month).
+const monthsStart = performance.now()
+const monthRows = await rollMonths(rt.db.db, Date.now())
+const monthSeconds = (performance.now() - monthsStart) / 1000
+
 // --- queries ----------------------------------------------------------------------------------------
 const year = `from=${new Date(start).toISOString().slice(0, 10)}&to=${new Date(now).toISOString().slice(0, 10)}`
 const QUERIES: [string, string][] = [
@@ -167,6 +189,43 @@ for (const [name, path] of QUERIES) {
   for (let i = 0; i < 30; i++) times.push(await call(path))
   results.push(`| ${name} | ${ms(cold[name]!)} | ${ms(percentile(times, 50))} | ${ms(percentile(times, 99))} |`)
 }
+
+// --- a burst of redirects, and questions ending inside its hour -----------------------------------------
+const slugs = (rt.db.sqlite.query('SELECT id, slug FROM links WHERE workspace_id = ?').all(workspaceId) as { id: string; slug: string }[]).map((l) => l.slug)
+const burstStart = performance.now()
+let lastClick = 0
+for (let i = 0; i < BURST; i++) {
+  const res = await app.handle(
+    new Request(`${origin}/${slugs[Math.floor(rand() * slugs.length)]}`, {
+      headers: { 'user-agent': UAS[i % UAS.length]!, 'x-forwarded-for': `10.${Math.floor(rand() * 200)}.${Math.floor(rand() * 250)}.1`, accept: 'text/html' },
+    }),
+  )
+  if (res.status !== 302) throw new Error(`redirect answered ${res.status}`)
+  lastClick = Date.now()
+  if (i % 5_000 === 4_999) await rt.modules.clicks.buffer.flush()
+}
+await rt.modules.clicks.buffer.flush()
+const burstSeconds = (performance.now() - burstStart) / 1000
+// `to` a little before the last click: inside the burst's hour, and before now (so its partial hour is read).
+const burstTo = lastClick - 1_000
+const burstHour = burstTo - (burstTo % 3_600_000)
+const inHour = (rt.db.sqlite.query('SELECT COUNT(*) AS n FROM clicks WHERE workspace_id = ? AND clicked_at >= ? AND clicked_at < ?').get(workspaceId, burstHour, burstHour + 3_600_000) as { n: number }).n
+const edge = `from=${new Date(burstTo - 30 * DAY).toISOString().slice(0, 10)}&to=${new Date(burstTo).toISOString()}`
+const BURST_QUERIES: [string, string][] = [
+  ['timeline (30 days, workspace, to inside the busy hour)', `/v1/analytics/timeline?${edge}`],
+  ['overview (30 days, workspace, to inside the busy hour)', `/v1/analytics/overview?${edge}`],
+  ['timeline (30 days, one link, to inside the busy hour)', `/v1/analytics/timeline?${edge}&linkId=${linkIds[7]}`],
+  ['top-links (30 days, to inside the busy hour)', `/v1/analytics/top-links?${edge}`],
+  ['top-links (30 days, by uniqueClicks, to inside the busy hour)', `/v1/analytics/top-links?${edge}&sort=uniqueClicks`],
+]
+const burstResults: string[] = []
+for (const [name, path] of BURST_QUERIES) {
+  const first = await call(path)
+  const times: number[] = []
+  for (let i = 0; i < 30; i++) times.push(await call(path))
+  burstResults.push(`| ${name} | ${ms(first)} | ${ms(percentile(times, 50))} | ${ms(percentile(times, 99))} |`)
+}
+
 const check = (await (await app.handle(new Request(`${origin}/v1/analytics/overview?${year}`, { headers: { authorization: `Bearer ${key}` } }))).json()) as any
 
 // --- ingestion ----------------------------------------------------------------------------------------
@@ -205,7 +264,70 @@ rt.db.close()
 
 console.log(`\n## Analytics benchmark (${CLICKS.toLocaleString()} clicks, ${LINKS} links, one year)\n`)
 console.log(`${reuse ? 'reused the seeded database' : `seeded in ${seedSeconds.toFixed(0)} s`}; database ${(dbBytes / 1e9).toFixed(2)} GB; overview check: ${check.data.totals.clicks.toLocaleString()} clicks, ${check.data.totals.uniqueVisitors.toLocaleString()} visitors (of ${VISITORS.toLocaleString()}), ${check.data.totals.botHits.toLocaleString()} bot hits\n`)
+console.log(`past months summed into ${monthRows.toLocaleString()} month rows in ${monthSeconds.toFixed(1)} s\n`)
 console.log('| query | cold | warm p50 | warm p99 |\n|---|---|---|---|')
 for (const r of results) console.log(r)
+console.log(`\nburst: ${BURST.toLocaleString()} redirects through app.handle in ${burstSeconds.toFixed(1)} s; the hour of \`to\` holds ${inHour.toLocaleString()} clicks\n`)
+console.log('| query | first | warm p50 | warm p99 |\n|---|---|---|---|')
+for (const r of burstResults) console.log(r)
 console.log(`\ningestion through the click buffer and writer thread: ${INGEST.toLocaleString()} clicks in ${ingestSeconds.toFixed(1)} s = ${Math.round(INGEST / ingestSeconds).toLocaleString()} clicks/s (${ingested.toLocaleString()} rows written)`)
 if (!keep) rmSync(dir, { recursive: true, force: true })
+
+/** The rollup writer alone: CPU per click for flush-sized batches, uniform and Zipf over 100,000 links. */
+async function rollupWriterBench() {
+  const LINK_COUNT = 100_000
+  const BATCH = 500
+  const dir = mkdtempSync(join(process.env.BENCH_TMP ?? tmpdir(), 'lnk-bench-rollups-'))
+  const rt = createRuntime(loadConfig({ LNK_DATA_DIR: dir, LNK_BASE_URL: origin, LNK_LOG_LEVEL: 'warn' }), { log: silentLogger })
+  const ws = (await bootstrap(rt.modules.identity.ctx, { email: 'bench@example.com', workspace: 'Bench' })).workspace.id
+  const sqlite = rt.db.sqlite
+  // Links written directly: the writer only needs them to exist (foreign keys).
+  const insertLink = sqlite.prepare(
+    `INSERT INTO links (id, workspace_id, domain, slug, destination_url, tags, redirect_status, public_stats_enabled, deep_link_enabled, captcha_enabled, consent_required, conversion_tracking, is_active, is_archived, is_test, total_clicks, unique_clicks, search_text, created_at, updated_at)
+     VALUES (?, ?, '127.0.0.1:8080', ?, 'https://example.com/', '[]', 302, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, '', 0, 0)`,
+  )
+  const ids = Array.from({ length: LINK_COUNT }, () => crypto.randomUUID())
+  sqlite.transaction(() => ids.forEach((id, i) => insertLink.run(id, ws, `r${i}`)))()
+  const cdf = new Float64Array(LINK_COUNT)
+  for (let i = 0, sum = 0; i < LINK_COUNT; i++) cdf[i] = sum += 1 / (i + 1)
+  for (let i = 0; i < LINK_COUNT; i++) cdf[i] = cdf[i]! / cdf[LINK_COUNT - 1]!
+  const zipf = () => {
+    const u = rand()
+    let lo = 0
+    let hi = LINK_COUNT - 1
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1
+      if (cdf[mid]! < u) lo = mid + 1
+      else hi = mid
+    }
+    return lo
+  }
+  const visitorPool = Array.from({ length: VISITOR_POOL }, (_, i) => createHmac('sha256', 'bench').update(`v|${i}`).digest('base64url').slice(0, 32))
+  const add = createRollupWriter(sqlite)
+  // 50,000 clicks a second from 10:00 UTC on: the same hour and day, as under sustained load.
+  let at = Date.UTC(2026, 5, 1, 10)
+  const run = (n: number, linkOf: () => number) => {
+    let cpu = 0
+    for (let done = 0; done < n; done += BATCH) {
+      const batch: RollupClick[] = []
+      for (let i = 0; i < BATCH; i++) {
+        at += 0.02
+        batch.push({ linkId: ids[linkOf()]!, workspaceId: ws, clickedAt: Math.floor(at), visitor: visitorPool[Math.floor(rand() * VISITOR_POOL)]!, isBot: rand() < 0.03, country: pick(COUNTRIES), referrer: pick(REFERRERS), browser: pick(BROWSERS), os: pick(OSES), device: pick(DEVICES) })
+      }
+      const before = process.cpuUsage()
+      sqlite.transaction(() => add(batch))()
+      const used = process.cpuUsage(before)
+      cpu += used.user + used.system
+    }
+    return cpu / n
+  }
+  console.log('| distribution | CPU per click, 3 runs of 300,000 clicks (after 200,000 to warm up) |\n|---|---|')
+  for (const [name, linkOf] of ([["uniform", () => Math.floor(rand() * LINK_COUNT)], ["Zipf s=1", zipf]] as const).filter((x) => !process.env.ONLY || x[0].startsWith(process.env.ONLY))) {
+    run(200_000, linkOf)
+    const runs = [run(300_000, linkOf), run(300_000, linkOf), run(300_000, linkOf)]
+    console.log(`| ${name} | ${runs.map((us) => `${us.toFixed(1)} µs`).join(' / ')} |`)
+  }
+  rt.workerDb.close()
+  rt.db.close()
+  rmSync(dir, { recursive: true, force: true })
+}

@@ -2,6 +2,7 @@
 // merging), the reading plan of a range, and calendar arithmetic in IANA zones around DST changes.
 import { describe, expect, test } from 'bun:test'
 import { createHmac } from 'node:crypto'
+import { Figures } from '../../src/modules/analytics/figures'
 import { HLL_STANDARD_ERROR, Sketch } from '../../src/modules/analytics/hll'
 import { planRange } from '../../src/modules/analytics/plan'
 import { bucketStart, instantOf, localIso, nextBucket, offsetAt, parseInstant } from '../../src/modules/analytics/time'
@@ -52,6 +53,20 @@ describe('visitor sketch', () => {
   })
 })
 
+describe('visitor sketch merges', () => {
+  test('two dense sketches merge into the sketch of their union, register by register', () => {
+    const a = new Sketch()
+    const b = new Sketch()
+    const all = new Sketch()
+    for (let i = 0; i < 9_000; i++) (i % 3 ? a : b).addVisitor(visitor(i))
+    for (let i = 0; i < 9_000; i++) all.addVisitor(visitor(i))
+    const merged = new Sketch()
+    merged.merge(a.encode())
+    merged.merge(b.encode())
+    expect(merged.encode()).toEqual(all.encode())
+  })
+})
+
 describe('reading plan of a range', () => {
   const t0 = Date.UTC(2026, 2, 1)
   test('whole days in the middle, hours at the sides, raw clicks for partial hours', () => {
@@ -70,6 +85,51 @@ describe('reading plan of a range', () => {
     expect(planRange(t0 + 5 * H, t0 + 29 * H)).toEqual([{ source: 'hour', from: t0 + 5 * H, to: t0 + 29 * H }])
     expect(planRange(t0 + 60_000, t0 + 120_000)).toEqual([{ source: 'raw', from: t0 + 60_000, to: t0 + 120_000 }])
     expect(planRange(t0, t0)).toEqual([])
+  })
+})
+
+describe('reading plan with the optional grains', () => {
+  const t0 = Date.UTC(2026, 2, 1)
+  const M = 60_000
+  test("a workspace's minutes cover the whole minutes of a partial hour, from when they exist", () => {
+    const from = t0 + 5 * H + 30 * M + 1_500
+    const to = t0 + 9 * H + 12 * M
+    expect(planRange(from, to, Infinity, { minutesFrom: t0 })).toEqual([
+      { source: 'raw', from, to: t0 + 5 * H + 31 * M },
+      { source: 'minute', from: t0 + 5 * H + 31 * M, to: t0 + 6 * H },
+      { source: 'hour', from: t0 + 6 * H, to: t0 + 9 * H },
+      { source: 'minute', from: t0 + 9 * H, to: t0 + 9 * H + 12 * M },
+    ])
+    // Before the minutes exist, raw clicks as before.
+    expect(planRange(from, to, Infinity, { minutesFrom: t0 + D })).toEqual(planRange(from, to))
+  })
+  test('summed months replace their days, only up to the mark', () => {
+    const from = Date.UTC(2025, 10, 20)
+    const to = Date.UTC(2026, 2, 10)
+    expect(planRange(from, to, Infinity, { monthsBefore: Date.UTC(2026, 1, 1) })).toEqual([
+      { source: 'day', from, to: Date.UTC(2025, 11, 1) },
+      { source: 'month', from: Date.UTC(2025, 11, 1), to: Date.UTC(2026, 1, 1) },
+      { source: 'day', from: Date.UTC(2026, 1, 1), to },
+    ])
+    expect(planRange(from, to, Infinity, { monthsBefore: Date.UTC(2025, 11, 1) })).toEqual([{ source: 'day', from, to }])
+  })
+})
+
+describe('dimensions as stored', () => {
+  test('the compact form round-trips, and rows in the JSON form of earlier versions still read', () => {
+    const f = new Figures()
+    f.addClick({ visitor: visitor(1), isBot: false, country: 'DE', referrer: null, browser: 'Chrome', os: 'Windows', device: 'desktop' })
+    f.addClick({ visitor: visitor(2), isBot: false, country: null, referrer: 'news.example.org', browser: 'Microsoft Edge', os: 'Windows', device: 'desktop' })
+    f.addClick({ visitor: visitor(2), isBot: true, country: 'US', referrer: null, browser: null, os: null, device: 'bot' })
+    const text = f.dimsText()
+    expect(text.length).toBeLessThan(JSON.stringify(Object.fromEntries(Object.entries(f.dims!).map(([d, m]) => [d, Object.fromEntries(m)]))).length)
+    const back = new Figures()
+    back.addRow({ clicks: 2, bots: 1, visitors: null, dims: text })
+    back.addRow({ clicks: 1, bots: 0, visitors: null, dims: JSON.stringify({ country: { DE: 1 }, referrer: { '': 1 } }) })
+    expect(back.top('country', 10)).toEqual([{ value: 'DE', clicks: 2 }, { value: null, clicks: 1 }])
+    expect(back.top('referrer', 10)).toEqual([{ value: null, clicks: 2 }, { value: 'news.example.org', clicks: 1 }])
+    expect(back.top('browser', 10)).toEqual([{ value: 'Chrome', clicks: 1 }, { value: 'Microsoft Edge', clicks: 1 }])
+    expect(back.top('device', 10)).toEqual([{ value: 'desktop', clicks: 2 }])
   })
 })
 

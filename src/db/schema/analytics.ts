@@ -7,8 +7,12 @@ import { blob, index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm
 import { workspaces } from './identity'
 import { links } from './links'
 
-/** `hour` buckets start on a UTC hour, `day` buckets at UTC midnight (epoch ms). */
-export const ROLLUP_GRAINS = ['hour', 'day'] as const
+/**
+ * `minute` buckets start on a UTC minute (workspaces only; pruned with the raw clicks), `hour` buckets on a
+ * UTC hour, `day` buckets at UTC midnight, `month` buckets on the first of a UTC month (links only, summed
+ * from the day buckets once the month is over). Epoch ms.
+ */
+export const ROLLUP_GRAINS = ['minute', 'hour', 'day', 'month'] as const
 
 const figures = {
   grain: text('grain', { enum: ROLLUP_GRAINS }).notNull(),

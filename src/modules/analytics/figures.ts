@@ -18,6 +18,9 @@ export interface ClickFacts {
   device: string | null
 }
 
+const SEPARATOR = /[\t\n]/
+const SEPARATORS = /[\t\n]/g
+
 export class Figures {
   clicks = 0
   bots = 0
@@ -57,31 +60,54 @@ export class Figures {
     this.bots += row.bots
     this.visitors.merge(row.visitors)
     if (this.dims && row.dims) {
-      const parsed = JSON.parse(row.dims) as Partial<Record<Dimension, Record<string, number>>>
-      for (const d of DIMENSIONS) {
-        const counts = parsed[d]
-        if (counts) for (const k in counts) this.bump(d, k, counts[k]!)
+      if (row.dims.charCodeAt(0) === 123 /* { */) this.addJsonDims(row.dims)
+      else this.addDimsText(row.dims)
+    }
+  }
+
+  /** Rows written before the compact form: {"country":{"DE":3},…}. */
+  private addJsonDims(json: string) {
+    const parsed = JSON.parse(json) as Partial<Record<Dimension, Record<string, number>>>
+    for (const d of DIMENSIONS) {
+      const counts = parsed[d]
+      if (counts) for (const k in counts) this.bump(d, k, counts[k]!)
+    }
+  }
+
+  private addDimsText(text: string) {
+    const lines = text.split('\n')
+    for (let i = 0; i < DIMENSIONS.length; i++) {
+      const line = lines[i]
+      if (!line) continue
+      const m = this.dims![DIMENSIONS[i]!]
+      const parts = line.split('\t')
+      for (let j = 0; j + 1 < parts.length; j += 2) {
+        const k = parts[j]!
+        m.set(k, (m.get(k) ?? 0) + Number(parts[j + 1]))
       }
     }
   }
 
-  /** The dimensions as stored: {"country":{"DE":3},…}. Written by hand: the flush calls it for every bucket it touches. */
-  dimsJson(): string {
-    let out = '{'
-    if (this.dims) {
-      for (const d of DIMENSIONS) {
-        const m = this.dims[d]
-        if (!m.size) continue
-        out += `${out.length > 1 ? ',' : ''}"${d}":{`
-        let first = true
-        for (const [k, n] of m) {
-          out += `${first ? '' : ','}${JSON.stringify(k)}:${n}`
-          first = false
-        }
-        out += '}'
+  /**
+   * The dimensions as stored, compact: one line per dimension (country, referrer, browser, OS, device),
+   * each `value<TAB>clicks` pairs joined by tabs. A third of the JSON's bytes, and no JSON to write or parse:
+   * the flush rewrites this for every bucket it touches, and the bytes of link rows are most of its I/O.
+   * No value holds a tab or a line break (URL parsing drops them from hosts; the others are fixed names),
+   * and a row that starts with `{` is the JSON form of earlier versions, still read.
+   */
+  dimsText(): string {
+    if (!this.dims) return ''
+    let out = ''
+    for (let i = 0; i < DIMENSIONS.length; i++) {
+      if (i) out += '\n'
+      let first = true
+      for (const [value, n] of this.dims[DIMENSIONS[i]!]) {
+        const k = SEPARATOR.test(value) ? value.replace(SEPARATORS, ' ') : value
+        out += first ? `${k}\t${n}` : `\t${k}\t${n}`
+        first = false
       }
     }
-    return `${out}}`
+    return out
   }
 
   /** The `limit` most clicked values of a dimension; ties in value order, so answers are stable. */

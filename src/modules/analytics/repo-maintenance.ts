@@ -1,8 +1,9 @@
 // The rows maintenance.ts works on: raw clicks past retention, and the clicks stored before rollups existed.
 // Synchronous: both run as short write transactions on the caller's connection (at start-up, in a job).
-import { and, asc, eq, gt, inArray, lt, sql } from 'drizzle-orm'
+import { and, asc, eq, gt, gte, inArray, lt, min, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
-import { clicks, links, settings, workspaceRollups } from '../../db/schema'
+import { clicks, linkRollups, links, settings, workspaceRollups, workspaces } from '../../db/schema'
+import type { StoredRollup } from './repo-rollups'
 import type { RollupClick } from './rollup-writer'
 
 /** The settings row that says the backfill happened (its value: how many clicks it rolled up). */
@@ -26,7 +27,60 @@ export function createMaintenanceRepo(db: Db) {
     device: clicks.device,
   }
 
+  const mark = (key: string): number | undefined => {
+    const row = db.select({ value: settings.value }).from(settings).where(eq(settings.key, key)).get()
+    return row === undefined ? undefined : Number(row.value)
+  }
+  const setMark = (key: string, value: number, now: number) =>
+    db.insert(settings).values({ key, value: String(value), createdAt: now }).onConflictDoUpdate({ target: settings.key, set: { value: String(value) } }).run()
+
   return {
+    mark,
+    setMark,
+
+    /** Sets the mark unless it is set already: the first start of a version decides it. */
+    setMarkOnce: (key: string, value: number, now: number) => db.insert(settings).values({ key, value: String(value), createdAt: now }).onConflictDoNothing().run(),
+
+    /** The earliest day any workspace has clicks in (its rollups cover every link's), if any. */
+    firstDay: (): number | undefined => db.select({ first: min(workspaceRollups.bucket) }).from(workspaceRollups).where(eq(workspaceRollups.grain, 'day')).get()?.first ?? undefined,
+
+    /** A link's day rows in [from, to), dimensions included. */
+    dayRows: (linkId: string, from: number, to: number): StoredRollup[] =>
+      db
+        .select({ clicks: linkRollups.clicks, bots: linkRollups.bots, visitors: linkRollups.visitors, dims: linkRollups.dims })
+        .from(linkRollups)
+        .where(and(eq(linkRollups.linkId, linkId), eq(linkRollups.grain, 'day'), gte(linkRollups.bucket, from), lt(linkRollups.bucket, to)))
+        .all(),
+
+    /** Writes month rows (replacing any), in one transaction. */
+    writeMonths(rows: { linkId: string; bucket: number; figures: StoredRollup }[]) {
+      db.transaction(
+        (tx) => {
+          for (const r of rows) {
+            const values = { clicks: r.figures.clicks, bots: r.figures.bots, visitors: r.figures.visitors ? Buffer.from(r.figures.visitors) : null, dims: r.figures.dims }
+            tx.insert(linkRollups)
+              .values({ linkId: r.linkId, grain: 'month', bucket: r.bucket, ...values })
+              .onConflictDoUpdate({ target: [linkRollups.linkId, linkRollups.grain, linkRollups.bucket], set: values })
+              .run()
+          }
+        },
+        { behavior: 'immediate' },
+      )
+    },
+
+    /** Deletes every workspace's minute rows older than `at`; answers how many. */
+    deleteMinutesBefore(at: number): number {
+      let removed = 0
+      for (const { id } of db.select({ id: workspaces.id }).from(workspaces).all()) {
+        removed += db
+          .delete(workspaceRollups)
+          .where(and(eq(workspaceRollups.workspaceId, id), eq(workspaceRollups.grain, 'minute'), lt(workspaceRollups.bucket, at)))
+          .returning({ b: workspaceRollups.bucket })
+          .all().length
+      }
+      return removed
+    },
+
     linkIds: (): string[] => db.select({ id: links.id }).from(links).all().map((r) => r.id),
 
     hasClicksBefore: (linkId: string, at: number): boolean => hasOld.get({ linkId, before: at }) !== undefined,

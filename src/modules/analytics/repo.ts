@@ -5,6 +5,10 @@
 import type { Connection, Db, SqlParam } from '../../db/client'
 import type { Grain } from './plan'
 
+/** Settings rows (epoch ms): from when workspace minute rollups exist, and before when link months are summed. */
+export const MINUTES_FROM = 'rollup_minutes_from'
+export const MONTHS_BEFORE = 'rollup_months_before'
+
 export interface AnalyticsScope {
   workspaceId: string
   /** Test links (a test key's sandbox) or live links: never both. */
@@ -98,6 +102,16 @@ export function createAnalyticsRepo(db: Db) {
       ).all(grain, from, to, ...l.params) as RollupRow[]
     },
 
+    /** Where the optional grains can be read (see plan.ts): both marks are kept by maintenance.ts. */
+    async rollupMarks(): Promise<{ minutesFrom?: number; monthsBefore?: number }> {
+      const rows = prepared(`SELECT key, value FROM settings WHERE key IN ('${MINUTES_FROM}', '${MONTHS_BEFORE}')`).all() as { key: string; value: string }[]
+      const mark = (key: string) => {
+        const v = rows.find((r) => r.key === key)?.value
+        return v === undefined ? undefined : Number(v)
+      }
+      return { minutesFrom: mark(MINUTES_FROM), monthsBefore: mark(MONTHS_BEFORE) }
+    },
+
     /** Per-link click totals of one grain over [from, to), for ranking links without reading sketches. */
     async clicksPerLink(s: AnalyticsScope, grain: Grain, from: number, to: number): Promise<{ linkId: string; clicks: number | null }[]> {
       const l = linksOf(s)
@@ -124,6 +138,22 @@ export function createAnalyticsRepo(db: Db) {
         `SELECT c.link_id AS linkId, c.clicked_at AS clickedAt, c.visitor_hash AS visitor, c.is_bot AS isBot, c.country AS country, c.referrer_host AS referrer, c.browser AS browser, c.os AS os, c.device AS device
          FROM links l JOIN clicks c ON c.link_id = l.id AND c.clicked_at >= ? AND c.clicked_at < ? WHERE ${l.where}`,
       ).all(from, to, ...l.params) as RawClick[]
+    },
+
+    /** People's clicks per link in [from, to) from raw clicks, counted by SQL (a partial hour of top links). */
+    async rawClicksPerLink(s: AnalyticsScope, from: number, to: number): Promise<{ linkId: string; clicks: number }[]> {
+      const l = linksOf(s)
+      return prepared(
+        `SELECT l.id AS linkId, (SELECT COUNT(*) FROM clicks c WHERE c.link_id = l.id AND c.clicked_at >= ? AND c.clicked_at < ? AND c.is_bot = 0) AS clicks FROM links l WHERE ${l.where}`,
+      ).all(from, to, ...l.params).filter((r) => (r as { clicks: number }).clicks > 0) as { linkId: string; clicks: number }[]
+    },
+
+    /** The distinct visitors of given links (people, not bots) in [from, to) from raw clicks. */
+    async rawVisitors(linkIds: readonly string[], from: number, to: number): Promise<{ linkId: string; visitor: string }[]> {
+      if (!linkIds.length) return []
+      return prepared(
+        `SELECT DISTINCT link_id AS linkId, visitor_hash AS visitor FROM clicks WHERE link_id IN (${linkIds.map(() => '?').join(', ')}) AND clicked_at >= ? AND clicked_at < ? AND is_bot = 0`,
+      ).all(...linkIds, from, to) as { linkId: string; visitor: string }[]
     },
 
     async conversions(s: AnalyticsScope, from: number, to: number): Promise<ConversionFact[]> {

@@ -9,8 +9,8 @@ import { notADate, rangeBackwards, rangeTooLong, tooManyBuckets, unknownInterval
 import { shortUrl } from '../links/slug'
 import { Figures } from './figures'
 import { HLL_STANDARD_ERROR } from './hll'
-import { planRange, type Grain, type Segment } from './plan'
-import { type AnalyticsRepo, type AnalyticsScope, type ConversionFact, type RawClick, type RollupRow } from './repo'
+import { planRange, type Grain, type PlanOptions, type Segment } from './plan'
+import { type AnalyticsRepo, type AnalyticsScope, type ConversionFact, type RawClick, type RollupRow, wholeWorkspace } from './repo'
 import { bucketStart, instantOf, INTERVALS, isTimeZone, localIso, nextBucket, parseInstant, wallTime, type Interval } from './time'
 import { DAY_MS, HOUR_MS } from '../../platform/time'
 
@@ -99,6 +99,8 @@ function index<T>(rows: T[], key: (r: T) => number) {
   }
 }
 
+const GRAINS: readonly Grain[] = ['minute', 'hour', 'day', 'month']
+
 /** Merges overlapping or touching segments, so each source is read once per stretch of time. */
 function coalesce(segments: Segment[]): { from: number; to: number }[] {
   const sorted = [...segments].sort((a, b) => a.from - b.from)
@@ -111,17 +113,23 @@ function coalesce(segments: Segment[]): { from: number; to: number }[] {
   return out
 }
 
+/** The grains a scope may read besides hours and days: a workspace's own minutes, or its links' months. */
+async function planOptions(ctx: AnalyticsCtx, scope: AnalyticsScope): Promise<PlanOptions> {
+  const marks = await ctx.analytics.rollupMarks()
+  return wholeWorkspace(scope) ? { minutesFrom: marks.minutesFrom } : { monthsBefore: marks.monthsBefore }
+}
+
 /** Figures of each range (people's clicks, bots, visitors and, with `withDims`, clicks per dimension). */
 async function figuresOf(ctx: AnalyticsCtx, scope: AnalyticsScope, ranges: { from: number; to: number }[], now: number, withDims: boolean): Promise<Figures[]> {
-  const plans = ranges.map((r) => planRange(r.from, r.to, now))
+  const options = await planOptions(ctx, scope)
+  const plans = ranges.map((r) => planRange(r.from, r.to, now, options))
   const all = plans.flat()
-  const load = async (grain: Grain) => {
+  const rollups = new Map<Grain, ReturnType<typeof index<RollupRow>>>()
+  for (const grain of GRAINS) {
     const rows: RollupRow[] = []
     for (const span of coalesce(all.filter((s) => s.source === grain))) rows.push(...(await ctx.analytics.rollups(scope, grain, span.from, span.to, withDims)))
-    return index(rows, (r) => r.bucket)
+    rollups.set(grain, index(rows, (r) => r.bucket))
   }
-  const hours = await load('hour')
-  const days = await load('day')
   const raw: RawClick[] = []
   for (const span of coalesce(all.filter((s) => s.source === 'raw'))) raw.push(...(await ctx.analytics.rawClicks(scope, span.from, span.to)))
   const rawWithin = index(raw, (c) => c.clickedAt)
@@ -134,7 +142,7 @@ async function figuresOf(ctx: AnalyticsCtx, scope: AnalyticsScope, ranges: { fro
           f.addClick({ visitor: c.visitor, isBot: c.isBot === 1, country: c.country, referrer: c.referrer, browser: c.browser, os: c.os, device: c.device })
         }
       } else {
-        for (const row of (s.source === 'hour' ? hours : days)(s.from, s.to)) f.addRow(row)
+        for (const row of rollups.get(s.source)!(s.from, s.to)) f.addRow(row)
       }
     }
     return f
@@ -243,7 +251,8 @@ export async function topLinks(ctx: AnalyticsCtx, caller: Caller, q: RangeQuery 
   const limit = q.limit ?? TOP_LIMIT
   const sort = q.sort ?? 'clicks'
   const scope = await scopeOf(ctx, caller, undefined)
-  const segments = planRange(range.from, range.to, range.now)
+  // Per-link figures: link rollups (months included), never the workspace's minutes.
+  const segments = planRange(range.from, range.to, range.now, { monthsBefore: (await ctx.analytics.rollupMarks()).monthsBefore })
 
   const perLink = new Map<string, LinkFigures>()
   const of = (id: string) => {
@@ -251,13 +260,12 @@ export async function topLinks(ctx: AnalyticsCtx, caller: Caller, q: RangeQuery 
     if (!f) perLink.set(id, (f = { clicks: 0, uniqueClicks: 0, conversions: emptyConversions() }))
     return f
   }
-  // The partial hours at the ends, read once: counted here, and again for visitors below.
-  const raw: RawClick[] = []
+  // The partial hours at the ends: clicks counted per link in SQL, visitors read below for measured links only.
+  const rawSpans = segments.filter((s) => s.source === 'raw')
   for (const s of segments) {
-    if (s.source === 'raw') raw.push(...(await ctx.analytics.rawClicks(scope, s.from, s.to)))
+    if (s.source === 'raw') for (const r of await ctx.analytics.rawClicksPerLink(scope, s.from, s.to)) of(r.linkId).clicks += r.clicks
     else for (const r of await ctx.analytics.clicksPerLink(scope, s.source, s.from, s.to)) if (r.clicks) of(r.linkId).clicks += r.clicks
   }
-  for (const c of raw) if (!c.isBot) of(c.linkId).clicks++
   const perCurrency = new Map<string, number>()
   for (const c of await ctx.analytics.conversions(scope, range.from, range.to)) {
     addConversion(of(c.linkId).conversions, c)
@@ -267,8 +275,10 @@ export async function topLinks(ctx: AnalyticsCtx, caller: Caller, q: RangeQuery 
   // Unique visitors need the sketches: for every candidate when ranking by them, else for the winners only.
   const uniquesOf = async (ids: string[]) => {
     const sketches = new Map(ids.map((id) => [id, new Figures(false)]))
-    for (const c of raw) {
-      sketches.get(c.linkId)?.addClick({ visitor: c.visitor, isBot: c.isBot === 1, country: null, referrer: null, browser: null, os: null, device: null })
+    for (const s of rawSpans) {
+      for (let i = 0; i < ids.length; i += 500) {
+        for (const v of await ctx.analytics.rawVisitors(ids.slice(i, i + 500), s.from, s.to)) sketches.get(v.linkId)!.visitors.addVisitor(v.visitor)
+      }
     }
     for (const s of segments) {
       if (s.source === 'raw') continue
