@@ -6,8 +6,7 @@
 // Then a burst: BENCH_BURST (default 200,000) redirects through the app's redirect path
 // (`app.handle(new Request(shortUrl))`), all in the current hour, and the questions whose range ends inside
 // that hour, timed the same way (each run adds its burst to a kept BENCH_DIR, in the hour it ran).
-// Then measures sustained ingestion: synthetic clicks pushed through the click buffer into the writer
-// thread, with enrichment, visitor rows, link.clicked events and rollups, exactly as redirects hand them.
+// Sustained click ingestion has a benchmark of its own: scripts/bench/ingest.ts.
 // Everything stays in a temp dir (or BENCH_DIR, kept and reused by the next run: seeding takes minutes);
 // every loop is bounded.
 //
@@ -23,7 +22,6 @@ import { silentLogger } from '../../src/platform/log'
 import { rollMonths } from '../../src/modules/analytics/maintenance'
 import { createRollupWriter, type RollupClick } from '../../src/modules/analytics/rollup-writer'
 import { bootstrap } from '../../src/modules/identity/service'
-import type { ClickRecord } from '../../src/modules/clicks/repo'
 import { createRuntime, type Runtime } from '../../src/runtime'
 import { sortableId } from '../../src/platform/random'
 
@@ -32,7 +30,6 @@ const BURST = Number(process.env.BENCH_BURST ?? 200_000)
 const LINKS = 1_000
 const VISITORS = 300_000
 const VISITOR_POOL = 200_000
-const INGEST = Number(process.env.BENCH_INGEST ?? 300_000)
 const DAY = 86_400_000
 const origin = 'http://127.0.0.1:8080'
 const keep = process.env.BENCH_DIR
@@ -228,37 +225,6 @@ for (const [name, path] of BURST_QUERIES) {
 
 const check = (await (await app.handle(new Request(`${origin}/v1/analytics/overview?${year}`, { headers: { authorization: `Bearer ${key}` } }))).json()) as any
 
-// --- ingestion ----------------------------------------------------------------------------------------
-rt.workerDb.close()
-rt.db.close()
-rt = createRuntime(config, { log: silentLogger, clickWriter: 'thread' })
-const ingestStart = performance.now()
-for (let i = 0; i < INGEST; ) {
-  // Backpressure like a real server under overload would not have: keep at most 20,000 clicks waiting.
-  while (rt.modules.clicks.buffer.size > 20_000) await Bun.sleep(5)
-  for (let j = 0; j < 500 && i < INGEST; j++, i++) {
-    const id = linkIds[Math.floor(rand() * LINKS)]!
-    const c: ClickRecord = {
-      id: sortableId('clk', Date.now()),
-      linkId: id,
-      workspaceId,
-      clickedAt: Date.now(),
-      ip: `${1 + Math.floor(rand() * 223)}.${Math.floor(rand() * 256)}.${Math.floor(rand() * 256)}.${Math.floor(rand() * 256)}`,
-      userAgent: UAS[i % UAS.length]!,
-      referrer: 'https://news.ycombinator.com/item',
-      referrerHost: 'news.ycombinator.com',
-      newAddress: null,
-      isBot: false,
-      announce: true,
-    }
-    rt.modules.clicks.buffer.add(c)
-  }
-  rt.modules.clicks.buffer.start()
-  await Bun.sleep(0)
-}
-await rt.modules.clicks.buffer.stop()
-const ingestSeconds = (performance.now() - ingestStart) / 1000
-const ingested = (rt.db.sqlite.query('SELECT COUNT(*) AS n FROM clicks WHERE clicked_at >= ?').get(Math.floor(ingestStart + performance.timeOrigin) - 1000) as { n: number }).n
 rt.workerDb.close()
 rt.db.close()
 
@@ -270,7 +236,6 @@ for (const r of results) console.log(r)
 console.log(`\nburst: ${BURST.toLocaleString()} redirects through app.handle in ${burstSeconds.toFixed(1)} s; the hour of \`to\` holds ${inHour.toLocaleString()} clicks\n`)
 console.log('| query | first | warm p50 | warm p99 |\n|---|---|---|---|')
 for (const r of burstResults) console.log(r)
-console.log(`\ningestion through the click buffer and writer thread: ${INGEST.toLocaleString()} clicks in ${ingestSeconds.toFixed(1)} s = ${Math.round(INGEST / ingestSeconds).toLocaleString()} clicks/s (${ingested.toLocaleString()} rows written)`)
 if (!keep) rmSync(dir, { recursive: true, force: true })
 
 /** The rollup writer alone: CPU per click for flush-sized batches, uniform and Zipf over 100,000 links. */
