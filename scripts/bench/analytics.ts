@@ -12,6 +12,7 @@
 //
 // `bun run scripts/bench/analytics.ts rollups` measures only the rollup writer, in isolation: CPU per click
 // of createRollupWriter() for 500-click batches (a flush) over 100,000 links, uniform and Zipf (s = 1).
+// ONLY=uniform or ONLY=Zipf runs one of the two.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { createHmac } from 'node:crypto'
 import { tmpdir } from 'node:os'
@@ -22,6 +23,7 @@ import { silentLogger } from '../../src/platform/log'
 import { rollMonths } from '../../src/modules/analytics/maintenance'
 import { createRollupWriter, type RollupClick } from '../../src/modules/analytics/rollup-writer'
 import { bootstrap } from '../../src/modules/identity/service'
+import { zipfSampler } from './zipf'
 import { createRuntime, type Runtime } from '../../src/runtime'
 import { sortableId } from '../../src/platform/random'
 
@@ -253,20 +255,7 @@ async function rollupWriterBench() {
   )
   const ids = Array.from({ length: LINK_COUNT }, () => crypto.randomUUID())
   sqlite.transaction(() => ids.forEach((id, i) => insertLink.run(id, ws, `r${i}`)))()
-  const cdf = new Float64Array(LINK_COUNT)
-  for (let i = 0, sum = 0; i < LINK_COUNT; i++) cdf[i] = sum += 1 / (i + 1)
-  for (let i = 0; i < LINK_COUNT; i++) cdf[i] = cdf[i]! / cdf[LINK_COUNT - 1]!
-  const zipf = () => {
-    const u = rand()
-    let lo = 0
-    let hi = LINK_COUNT - 1
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1
-      if (cdf[mid]! < u) lo = mid + 1
-      else hi = mid
-    }
-    return lo
-  }
+  const zipf = zipfSampler(LINK_COUNT, rand)
   const visitorPool = Array.from({ length: VISITOR_POOL }, (_, i) => createHmac('sha256', 'bench').update(`v|${i}`).digest('base64url').slice(0, 32))
   const add = createRollupWriter(sqlite)
   // 50,000 clicks a second from 10:00 UTC on: the same hour and day, as under sustained load.

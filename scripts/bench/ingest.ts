@@ -18,6 +18,7 @@ import { loadConfig } from '../../src/platform/config'
 import { silentLogger } from '../../src/platform/log'
 import { sortableId } from '../../src/platform/random'
 import { createRuntime } from '../../src/runtime'
+import { zipfSampler } from './zipf'
 
 const LINK_COUNTS = (process.env.BENCH_LINKS ?? '1000,100000').split(',').map(Number)
 const CLICKS = Number(process.env.BENCH_CLICKS ?? 300_000)
@@ -34,23 +35,6 @@ let seed = 42
 const rand = () => {
   seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31
   return seed / 2 ** 31
-}
-
-function zipfPicker(n: number) {
-  const cum = new Float64Array(n)
-  let acc = 0
-  for (let k = 0; k < n; k++) cum[k] = acc += 1 / (k + 1)
-  return () => {
-    const u = rand() * acc
-    let lo = 0
-    let hi = n - 1
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1
-      if (cum[mid]! < u) lo = mid + 1
-      else hi = mid
-    }
-    return lo
-  }
 }
 
 async function run(links: number, distribution: 'uniform' | 'zipf') {
@@ -75,7 +59,7 @@ async function run(links: number, distribution: 'uniform' | 'zipf') {
 
   rt = createRuntime(config, { log: silentLogger, clickWriter: 'thread' })
   const buffer = rt.modules.clicks.buffer
-  const pick = distribution === 'zipf' ? zipfPicker(ids.length) : () => Math.floor(rand() * ids.length)
+  const pick = distribution === 'zipf' ? zipfSampler(ids.length, rand) : () => Math.floor(rand() * ids.length)
   buffer.start()
   const cpu0 = process.cpuUsage()
   const t0 = performance.now()
