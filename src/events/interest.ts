@@ -3,7 +3,9 @@
 // workspace and mode, so a click nobody subscribed to costs no outbox row, no dispatch and no pruning. Each
 // area that consumes the outbox (webhook endpoints; later forwarding sessions and REST hooks) adds a source
 // answering from what it keeps in memory.
-export type Mode = 'live' | 'test'
+import type { EventEnvelope } from './outbox'
+
+export type Mode = EventEnvelope['mode']
 
 /** Answers synchronously and cheaply: it runs on the redirect path, once per click. */
 export type InterestSource = (type: string, workspaceId: string, mode: Mode) => boolean

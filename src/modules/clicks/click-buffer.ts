@@ -78,8 +78,9 @@ export class ClickBuffer implements PendingCounts {
       p.clicks++
       if (click.newAddress) p.addresses.push(click.newAddress)
     }
-    if (this.queue.length < this.options.maxQueued || click.newAddress) {
-      if (this.shedInEpisode) this.endEpisode()
+    const room = this.queue.length < this.options.maxQueued
+    if (room || click.newAddress) {
+      if (room && this.shedInEpisode) this.endEpisode()
       click.announce = this.announces(click.workspaceId)
       this.queue.push(click)
     } else {

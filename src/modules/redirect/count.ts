@@ -3,11 +3,9 @@
 // (country, device…) and the event are made by the writer, off the redirect path.
 import type { ClickBuffer } from '../clicks/click-buffer'
 import { sortableId } from '../../platform/random'
-import type { Config } from '../../platform/config'
 import type { CachedLink, LinkCache } from './cache'
 
 export interface VisitCounterDeps {
-  config: Config
   linkCache: Pick<LinkCache, 'admitted'>
   clickBuffer: Pick<ClickBuffer, 'add'>
 }
