@@ -201,6 +201,7 @@ export function createApp(rt: Runtime) {
   // What the modules contribute: their routes under /v1, or at the root (health, metrics, the document).
   const modules = Object.values(rt.modules) as Module[]
   for (const m of modules) if (m.routes && m.root) app.use(m.routes)
+  for (const m of modules) if (m.rootRoutes) app.use(m.rootRoutes)
   app.group('/v1', (v1) => {
     for (const m of modules) if (m.routes && !m.root) v1.use(m.routes)
     return v1

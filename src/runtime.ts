@@ -13,6 +13,7 @@ import { createAnalyticsModule } from './modules/analytics'
 import { createApiKeysModule } from './modules/api-keys'
 import { createClicksModule, type ClickWriterKind } from './modules/clicks'
 import { createConversionsModule } from './modules/conversions'
+import { createDomainsModule } from './modules/domains'
 import { createIdentityModule } from './modules/identity'
 import { createLinksModule } from './modules/links'
 import type { Module, Platform } from './modules/module'
@@ -65,12 +66,14 @@ function createModules(platform: Platform, options: RuntimeOptions) {
   const platformArea = createPlatformModule(platform)
   const identity = createIdentityModule(platform, platformArea.idempotency)
   const { http } = identity
-  const links = createLinksModule(platform, http)
+  const domains = createDomainsModule(platform, http)
+  const links = createLinksModule(platform, http, domains)
   const clicks = createClicksModule(platform, options.clickWriter)
   return {
     platform: platformArea,
     identity,
     apiKeys: createApiKeysModule(identity, http),
+    domains,
     links,
     qr: createQrModule(links, http),
     clicks,

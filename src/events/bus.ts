@@ -8,6 +8,8 @@ import type { Logger } from '../platform/log'
 export interface Notices {
   /** A link was created, changed or deleted: whatever is cached under its domain and slug is stale. */
   'link.changed': { domain: string; slug: string }
+  /** A custom domain was served, changed, stopped or deleted (its links may have been archived with it). */
+  'domain.changed': { domain: string }
 }
 
 type Listener<K extends keyof Notices> = (notice: Notices[K]) => void

@@ -2,6 +2,7 @@
 // its `data`. Areas add their events here as they land; publish() refuses a type that is not listed, and
 // /webhooks/types and /zapier/samples are generated from these schemas.
 import { t, type TSchema } from 'elysia'
+import { Domain } from '../modules/domains/model'
 import { Link } from '../modules/links/model'
 
 export interface EventDefinition {
@@ -51,6 +52,22 @@ export const EVENT_CATALOGUE: EventDefinition[] = [
       link: LinkRef,
       workspaceId: t.String({ description: 'The workspace of the link' }),
     }),
+  },
+  { type: 'domain.created', description: 'A custom domain was added; data.records names the DNS records to create.', data: Domain },
+  {
+    type: 'domain.verified',
+    description: 'A custom domain\'s TXT record was seen (it is verified), or a verified domain that was misconfigured points here again.',
+    data: Domain,
+  },
+  {
+    type: 'domain.misconfigured',
+    description: 'A verified domain\'s records stopped pointing here; it is still served until 7 days after misconfiguredAt.',
+    data: Domain,
+  },
+  {
+    type: 'domain.deleted',
+    description: 'A custom domain was deleted and is no longer served; archivedLinks counts the links archived with it.',
+    data: t.Composite([Domain, t.Object({ archivedLinks: t.Integer() })]),
   },
   {
     type: 'webhook.test',

@@ -29,6 +29,9 @@ export function recordSocketAddress(request: Request, address: string | undefine
   if (address) socketAddresses.set(request, unmapIp(address))
 }
 
+/** The socket peer's address (what connected to us, proxies included), or null outside a real server. */
+export const socketAddress = (request: Request): string | null => socketAddresses.get(request) ?? null
+
 /**
  * The client address: the socket peer, or with LNK_TRUST_PROXY=N the N-th X-Forwarded-For entry from the
  * right (the one the outermost trusted proxy saw). Never the header when no proxy is trusted.

@@ -20,10 +20,13 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   slug_taken: 409,
   endpoint_paused: 409,
   conflict: 409,
+  domain_taken: 409,
+  domain_has_links: 409,
   session_expired: 410,
   payload_too_large: 413,
   rate_limited: 429,
   monthly_cap_exceeded: 429,
+  verify_throttled: 429,
   internal_error: 500,
   unavailable: 503,
 }

@@ -55,6 +55,8 @@ export interface Module {
   /** Mounted under /v1 (or at the root with `root: true`). */
   routes?: AnyElysia
   root?: boolean
+  /** Routes at the root beside a module's /v1 routes (what other hosts and local tools call). */
+  rootRoutes?: AnyElysia
   consumers?: OutboxConsumer[]
   jobs?: JobSpec[]
   periodic?: PeriodicTask[]

@@ -25,9 +25,10 @@ export const MAX_RESPONSE_BODY = 16 * 1024
 
 export interface OutboundRequest {
   url: string
-  method?: 'POST'
+  /** POST (the default) or GET, which sends no body. */
+  method?: 'POST' | 'GET'
   headers: Record<string, string>
-  body: string
+  body?: string
   timeoutMs: number
   policy: EgressPolicy
   clientCert?: { cert: string; key: string } | null
@@ -149,7 +150,7 @@ export async function sendOutbound(req: OutboundRequest): Promise<OutboundResult
     const response = await fetch(pinnedUrl(check.url, address), {
       method: req.method ?? 'POST',
       headers,
-      body: req.body,
+      body: req.method === 'GET' ? undefined : req.body,
       redirect: 'manual',
       signal: controller.signal,
       // Pooled connections are keyed by the dialled address: an https one opened for another hostname or

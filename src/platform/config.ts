@@ -42,6 +42,16 @@ export interface Config {
   webhookMaxInFlight: number
   /** Days finished webhook deliveries (success or dead) are kept with their attempts. */
   webhookRetentionDays: number
+  /** Who terminates TLS: a proxy of the operator's (external) or a local Caddy asking /internal/tls/ask. */
+  tlsMode: 'external' | 'caddy'
+  /** The hostname a custom subdomain's CNAME must point at, or null (then A/AAAA or the HTTP check decide). */
+  domainCnameTarget: string | null
+  /** The addresses an apex domain's A/AAAA records must all be among (empty: not checked that way). */
+  domainIps: string[]
+  /** DNS servers (host:port) domain checks ask; empty = the system's resolvers. */
+  dnsServers: string[]
+  /** Port of the plain-HTTP reachability check, http://<domain>:<port>/.well-known/lnk/<token>. */
+  domainCheckPort: number
 }
 
 export class ConfigError extends Error {}
@@ -308,7 +318,73 @@ export const SETTINGS: Setting[] = [
     fallback: () => '30',
     parse: integer(1, 3_650),
   },
+  {
+    key: 'tlsMode',
+    env: 'LNK_TLS_MODE',
+    flag: 'tls-mode',
+    help: 'external (a proxy of yours terminates TLS) or caddy (a local Caddy with on-demand TLS asks /internal/tls/ask)',
+    fallback: () => 'external',
+    parse: (raw) => {
+      const v = raw.trim().toLowerCase()
+      if (v !== 'external' && v !== 'caddy') throw new Error('must be external or caddy')
+      return v
+    },
+  },
+  {
+    key: 'domainCnameTarget',
+    env: 'LNK_DOMAIN_CNAME_TARGET',
+    flag: 'domain-cname-target',
+    help: 'hostname custom subdomains point their CNAME at (shown to users as the record to create)',
+    fallback: () => '',
+    parse: (raw) => {
+      const v = raw.trim().toLowerCase().replace(/\.$/, '')
+      if (!v) return null
+      if (!HOST_PORT.test(v) || v.includes(':') || !v.includes('.')) throw new Error('must be a hostname such as cname.lnk.example.com')
+      return v
+    },
+  },
+  {
+    key: 'domainIps',
+    env: 'LNK_DOMAIN_IPS',
+    flag: 'domain-ips',
+    help: 'comma-separated addresses apex custom domains point their A/AAAA records at',
+    fallback: () => '',
+    parse: (raw) => {
+      const ips = list(raw)
+      for (const ip of ips) if (!isIP(ip)) throw new Error(`"${ip}" is not an IP address`)
+      return [...new Set(ips.map((ip) => ip.toLowerCase()))]
+    },
+  },
+  {
+    key: 'dnsServers',
+    env: 'LNK_DNS_SERVERS',
+    flag: 'dns-servers',
+    help: 'comma-separated DNS servers (host or host:port) that domain checks ask; empty = the system resolvers',
+    fallback: () => '',
+    parse: (raw) => {
+      const servers = list(raw)
+      for (const s of servers) if (!isDnsServer(s)) throw new Error(`"${s}" is not an IP address, IP:port or [IPv6]:port`)
+      return servers
+    },
+  },
+  {
+    key: 'domainCheckPort',
+    env: 'LNK_DOMAIN_CHECK_PORT',
+    flag: 'domain-check-port',
+    help: 'port of the plain-HTTP reachability check of custom domains (http://<domain>/.well-known/lnk/…)',
+    fallback: () => '80',
+    parse: integer(1, 65535),
+  },
 ]
+
+/** A DNS server as node:dns takes it: an address, address:port or [IPv6]:port. */
+function isDnsServer(value: string): boolean {
+  if (isIP(value)) return true
+  const bracketed = /^\[([0-9a-fA-F:.]+)\]:(\d{1,5})$/.exec(value)
+  if (bracketed) return isIP(bracketed[1]!) === 6 && Number(bracketed[2]) <= 65535
+  const v4 = /^([0-9.]+):(\d{1,5})$/.exec(value)
+  return !!v4 && isIP(v4[1]!) === 4 && Number(v4[2]) <= 65535
+}
 
 /** A PEM file of certificates, read and checked at start-up; null when the setting is empty. */
 function certificateFile(raw: string): string | null {

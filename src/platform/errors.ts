@@ -20,10 +20,13 @@ export const ERROR_CODES = [
   'slug_taken',
   'endpoint_paused',
   'conflict',
+  'domain_taken',
+  'domain_has_links',
   'session_expired',
   'payload_too_large',
   'rate_limited',
   'monthly_cap_exceeded',
+  'verify_throttled',
   'internal_error',
   'unavailable',
 ] as const

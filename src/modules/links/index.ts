@@ -1,13 +1,14 @@
 // Links: create (one or in bulk), list, read, change and delete; each change is announced on the bus after
 // commit, so whatever caches links (the redirect) drops them.
+import type { DomainsModule } from '../domains'
 import { defineModule, type HttpKit, type Platform } from '../module'
 import { createLinksRepo } from './repo'
 import { linkRoutes } from './routes'
 import type { LinksCtx } from './service'
 
-export function createLinksModule(platform: Platform, http: HttpKit) {
+export function createLinksModule(platform: Platform, http: HttpKit, domains: DomainsModule) {
   const { config, db, clock, log, bus } = platform
-  const ctx: LinksCtx = { config, clock, log, links: createLinksRepo(db.db), bus }
+  const ctx: LinksCtx = { config, clock, log, links: createLinksRepo(db.db), bus, served: domains.served }
   return defineModule({ name: 'links', ctx, repo: ctx.links, routes: linkRoutes(ctx, http) })
 }
 

@@ -12,10 +12,14 @@ import type { EventBus } from '../../events/bus'
 import { isReservedSlug, RESERVED_SLUGS, shortUrl } from './slug'
 import { CreateLinkBody, READ_ONLY_LINK_FIELDS, type CreateLinkInput, type UpdateLinkInput } from './model'
 import { listedMode, sandboxHides, type ModeFilter } from '../identity/sandbox'
+import { toHostname } from '../domains/hostname'
+import type { ServedDomains } from '../domains/served'
 import { LinkWriteRefused, type LinkFilter, type LinkRow, type LinksRepo, type NewLink } from './repo'
 
 export interface LinksCtx extends Deps {
   links: LinksRepo
+  /** The custom domains served now: links may be made on a workspace's own, and never point at any. */
+  served: Pick<ServedDomains, 'get'>
   /** Announces changed links after commit, so caches of them (the redirect's) drop them. */
   bus: Pick<EventBus, 'emit'>
 }
@@ -86,7 +90,7 @@ function checkUrl(ctx: LinksCtx, issues: Issues, path: string, value: string | n
   if (value.length > 2048) return issues.add(path, 'must be at most 2048 characters')
   // A trailing dot names the same host (go.example. is go.example).
   const host = `${url.hostname.replace(/\.$/, '')}${url.port ? `:${url.port}` : ''}`.toLowerCase()
-  if (refuseOwnDomains && ctx.config.shortDomains.includes(host)) {
+  if (refuseOwnDomains && (ctx.config.shortDomains.includes(host) || ctx.served.get(host) !== undefined)) {
     issues.add(path, 'must not point at a short link of this service (it would loop)')
   }
 }
@@ -97,9 +101,11 @@ function checkSlug(issues: Issues, slug: string | undefined) {
   else if (isReservedSlug(slug)) issues.add('slug', `"${slug}" is reserved; reserved slugs: ${RESERVED_SLUGS.join(', ')}`)
 }
 
-async function checkDomain(ctx: LinksCtx, issues: Issues, domain: string | undefined): Promise<string> {
-  const chosen = (domain ?? ctx.config.shortDomains[0]!).toLowerCase()
-  if (!ctx.config.shortDomains.includes(chosen)) {
+async function checkDomain(ctx: LinksCtx, caller: Caller, issues: Issues, domain: string | undefined): Promise<string> {
+  const chosen = domain === undefined ? ctx.config.shortDomains[0]! : (toHostname(domain) ?? domain.toLowerCase())
+  if (ctx.config.shortDomains.includes(chosen)) return chosen
+  const custom = ctx.served.get(chosen)
+  if (!custom || custom.workspaceId !== caller.workspace.id || !custom.acceptsNewLinks) {
     issues.add('domain', `"${domain}" is not a short domain of this service or a verified domain of this workspace; shared domains: ${ctx.config.shortDomains.join(', ')}`)
   }
   return chosen
@@ -154,7 +160,7 @@ async function prepareCreate(ctx: LinksCtx, caller: Caller, input: CreateLinkInp
   checkUrl(ctx, issues, 'fallbackUrl', input.fallbackUrl, true)
   checkUrl(ctx, issues, 'ogImageUrl', input.ogImageUrl, false)
   checkSlug(issues, input.slug)
-  const domain = await checkDomain(ctx, issues, input.domain)
+  const domain = await checkDomain(ctx, caller, issues, input.domain)
   const expiresAt = parseExpiry(ctx, issues, input.expiresAt)
   if (input.include && input.include.some((i) => i !== 'qr')) issues.add('include', 'the only allowed value is "qr"')
   issues.throwIfAny()
@@ -325,7 +331,7 @@ export async function updateLink(ctx: LinksCtx, caller: Caller, id: string, body
   if (input.fallbackUrl !== current.fallbackUrl) checkUrl(ctx, issues, 'fallbackUrl', input.fallbackUrl, true)
   if (input.ogImageUrl !== current.ogImageUrl) checkUrl(ctx, issues, 'ogImageUrl', input.ogImageUrl, false)
   if (input.slug !== current.slug) checkSlug(issues, input.slug)
-  const domain = input.domain === undefined || input.domain.toLowerCase() === current.domain ? current.domain : await checkDomain(ctx, issues, input.domain)
+  const domain = input.domain === undefined || (toHostname(input.domain) ?? input.domain.toLowerCase()) === current.domain ? current.domain : await checkDomain(ctx, caller, issues, input.domain)
   const sameExpiry = typeof input.expiresAt === 'string' && Date.parse(input.expiresAt) === current.expiresAt
   const expiresAt = sameExpiry ? current.expiresAt : parseExpiry(ctx, issues, input.expiresAt)
   issues.throwIfAny()

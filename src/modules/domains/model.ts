@@ -1,0 +1,82 @@
+// TypeBox schemas of the domains area: the custom domain of spec 2.4 with its DNS state, and the request
+// bodies. Hostname rules and URL checks are the service's, so every problem is named at once.
+import { t, type Static } from 'elysia'
+
+const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(schema: T, options: Record<string, unknown> = {}) => t.Union([schema, t.Null()], options)
+const Timestamp = (description: string) => Nullable(t.String({ format: 'date-time' }), { description })
+
+const FALLBACK_HELP = 'Absolute http(s) URL, at most 2048 characters; {DOMAIN} and {ORIGINAL_PATH} (the path without its leading slash) are filled in. null: the default page.'
+const FallbackUrl = (what: string) => t.Optional(Nullable(t.String({ maxLength: 2048 }), { description: `${what} ${FALLBACK_HELP}` }))
+
+export const VerificationStatus = t.Union([t.Literal('pending'), t.Literal('verified'), t.Literal('failed')], {
+  description: 'pending until the TXT record is seen; verified once it is; failed after 7 days pending or when another workspace verified the domain first',
+})
+export const DnsStatus = t.Union([t.Literal('unknown'), t.Literal('ok'), t.Literal('misconfigured'), t.Literal('conflicting')], {
+  description:
+    'unknown until a check could tell; ok when the CNAME names the target, every A/AAAA address is one of this service\'s, or http://<domain>/.well-known/lnk/<token> reaches this instance; conflicting when some addresses are this service\'s and others not; misconfigured otherwise',
+})
+export const SslStatus = t.Union([t.Literal('unmanaged'), t.Literal('pending'), t.Literal('active'), t.Literal('failed')], {
+  description: 'unmanaged when a proxy of the operator terminates TLS (LNK_TLS_MODE=external); with Caddy: pending until a request arrived over HTTPS, active after, failed when the domain is not served (no certificate will be issued)',
+})
+
+export const DomainRecord = t.Object({
+  type: t.Union([t.Literal('TXT'), t.Literal('CNAME'), t.Literal('A'), t.Literal('AAAA')]),
+  name: t.String({ description: 'The name to create the record at' }),
+  value: t.String({ description: 'The value to give it' }),
+  seen: Nullable(t.Array(t.String()), { description: 'What the last check found at that name for that type ([] none); null before a check, or when the lookup failed' }),
+  ok: Nullable(t.Boolean(), { description: 'Whether the last check found the value; null before a check or when the lookup failed' }),
+})
+
+export const Domain = t.Object({
+  id: t.String({ description: 'dom_…' }),
+  domain: t.String({ description: 'The hostname, lower case; an internationalised name in its ASCII (punycode) form' }),
+  unicodeDomain: t.String({ description: 'The hostname as people read it' }),
+  verificationStatus: VerificationStatus,
+  dnsStatus: DnsStatus,
+  sslStatus: SslStatus,
+  served: t.Boolean({ description: 'Whether short links answer on it now: verified, and not misconfigured for more than 7 days' }),
+  records: t.Array(DomainRecord, { description: 'The DNS records to create, with what the last check saw' }),
+  httpCheck: Nullable(
+    t.Object({ url: t.String(), reached: t.Boolean(), detail: t.String() }),
+    { description: 'The plain-HTTP reachability check of the last check, when the records alone did not show the domain pointing here' },
+  ),
+  failureReason: Nullable(t.String()),
+  rootRedirectUrl: Nullable(t.String(), { description: 'Where / goes (301); null: a minimal page' }),
+  notFoundUrl: Nullable(t.String(), { description: 'Where an unknown slug goes (302); null: the 404 page' }),
+  expiredUrl: Nullable(t.String(), { description: 'Where an expired or used-up link without a fallbackUrl goes (302); null: the 410 page' }),
+  lastCheckedAt: Timestamp('When DNS was last looked at'),
+  nextCheckAt: Timestamp('When the next scheduled check runs; null when no more are scheduled'),
+  verifiedAt: Timestamp('When the TXT record was first seen'),
+  misconfiguredAt: Timestamp('When a verified domain stopped pointing here; it is served until 7 days after'),
+  createdAt: t.String({ format: 'date-time' }),
+  updatedAt: t.String({ format: 'date-time' }),
+})
+
+export const CreateDomainBody = t.Object(
+  {
+    domain: t.String({ minLength: 1, maxLength: 253, description: 'A hostname you control, e.g. go.example.com or an internationalised name; lower-cased, converted to punycode; no port, no IP address' }),
+    rootRedirectUrl: FallbackUrl('Where / goes (301).'),
+    notFoundUrl: FallbackUrl('Where an unknown slug goes (302).'),
+    expiredUrl: FallbackUrl('Where an expired or used-up link goes (302).'),
+  },
+  { additionalProperties: false },
+)
+
+export const UpdateDomainBody = t.Object(
+  {
+    rootRedirectUrl: FallbackUrl('Where / goes (301).'),
+    notFoundUrl: FallbackUrl('Where an unknown slug goes (302).'),
+    expiredUrl: FallbackUrl('Where an expired or used-up link goes (302).'),
+  },
+  { additionalProperties: false },
+)
+
+export const DeleteDomainQuery = t.Object({
+  archiveLinks: t.Optional(
+    t.Union([t.Literal('true'), t.Literal('false')], { description: 'true: archive the links on the domain and delete it; otherwise a domain with links is refused (409 domain_has_links)' }),
+  ),
+})
+
+export type CreateDomainInput = Static<typeof CreateDomainBody>
+export type UpdateDomainInput = Static<typeof UpdateDomainBody>
+export type DomainView = Static<typeof Domain>
