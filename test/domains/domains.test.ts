@@ -205,3 +205,10 @@ describe('permissions, test keys and scope filters', () => {
     expect((await env.api(`/domains/${a.id}`, { key: scoped.key })).status).toBe(200)
   })
 })
+
+test('docs/domains.md ships deploy/Caddyfile verbatim, the file the Caddy test runs', async () => {
+  const { readFileSync } = await import('node:fs')
+  const { ROOT } = await import('../helpers')
+  const caddyfile = readFileSync(`${ROOT}/deploy/Caddyfile`, 'utf8').trimEnd()
+  expect(readFileSync(`${ROOT}/docs/domains.md`, 'utf8')).toContain(`\`\`\`caddyfile\n${caddyfile}\n\`\`\``)
+})

@@ -187,7 +187,7 @@ describe('what generated clients and validators read', () => {
     for (const [path, item] of Object.entries<any>(doc.paths)) {
       expect(path.startsWith('/v1/')).toBe(false)
       // The few paths outside /v1 name the origin as their own server.
-      if (['/healthz', '/readyz', '/metrics'].includes(path)) expect(item.servers).toEqual([{ url: 'http://localhost:8080' }])
+      if (['/healthz', '/readyz', '/metrics', '/.well-known/lnk/{token}', '/internal/tls/ask'].includes(path)) expect(item.servers).toEqual([{ url: 'http://localhost:8080' }])
       else expect(item.servers).toBeUndefined()
     }
     const other = setup({ env: { LNK_BASE_URL: 'https://api.example.com' } })

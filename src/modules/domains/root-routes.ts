@@ -11,7 +11,7 @@ import type { ServedDomains } from './served'
 
 export interface RootRoutesDeps {
   instanceId: string
-  config: Pick<Config, 'shortDomains'>
+  config: Pick<Config, 'shortDomains' | 'baseUrl'>
   domains: Pick<DomainsRepo, 'findByToken'>
   served: Pick<ServedDomains, 'get'>
   proofKey: Buffer
@@ -20,7 +20,8 @@ export interface RootRoutesDeps {
 const text = (body: string, status: number) => new Response(body, { status, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' } })
 
 export function domainRootRoutes(deps: RootRoutesDeps) {
-  const pool = new Set(deps.config.shortDomains.map((hostPort) => new URL(`http://${hostPort}`).hostname))
+  // The API's own host is served here too, and needs its certificate like the shared pool.
+  const pool = new Set([...deps.config.shortDomains.map((hostPort) => new URL(`http://${hostPort}`).hostname), new URL(deps.config.baseUrl).hostname])
   return new Elysia({ name: 'lnk.domains.root', seed: deps.instanceId, tags: ['Domains'] })
     .get(
       '/.well-known/lnk/:token',
@@ -49,7 +50,7 @@ export function domainRootRoutes(deps: RootRoutesDeps) {
         response: { 200: t.String(), 400: t.String(), 403: t.String(), 404: t.String() },
         detail: {
           summary: 'May Caddy get a certificate for this hostname?',
-          description: 'For Caddy\'s on_demand_tls ask (LNK_TLS_MODE=caddy), from loopback only: 200 for served custom domains and the shared pool, 404 otherwise. Answered from memory.',
+          description: 'For Caddy\'s on_demand_tls ask (LNK_TLS_MODE=caddy), from loopback only: 200 for served custom domains, the shared pool and the API host, 404 otherwise. Answered from memory.',
           security: [],
         },
       },
