@@ -77,7 +77,7 @@ function createModules(platform: Platform, options: RuntimeOptions) {
     links,
     qr: createQrModule(links, http),
     clicks,
-    redirect: createRedirectModule(platform, links, clicks),
+    redirect: createRedirectModule(platform, links, clicks, domains.served),
     conversions: createConversionsModule(platform, http, () => clicks.buffer.flush()),
     analytics: createAnalyticsModule(platform, http),
     webhooks: createWebhooksModule(platform, http),

@@ -56,11 +56,16 @@ describe('the check schedule', () => {
   test('a scheduled check sees the records; a verified domain is then checked daily', async () => {
     const d = await env.add('scheduled.example.test')
     env.point(d)
+    const notices: string[] = []
+    const stop = env.rt.bus.on('domain.changed', ({ domain }) => notices.push(domain))
     const first = await nextCheck(d.id)
     expect(first).toMatchObject({ verificationStatus: 'verified', dnsStatus: 'ok', served: true })
     expect(Date.parse(first.lastCheckedAt) - Date.parse(d.createdAt)).toBe(MINUTE_MS)
     const second = await nextCheck(d.id)
     expect(Date.parse(second.lastCheckedAt) - Date.parse(first.lastCheckedAt)).toBe(DAY_MS)
+    // Served from the first check on; the daily check that changed nothing told nobody.
+    stop()
+    expect(notices).toEqual([d.domain])
     await env.run()
     expect(eventsFor(d.domain)).toEqual(['domain.created', 'domain.verified'])
   })

@@ -102,7 +102,7 @@ describe('GET /internal/tls/ask', () => {
     expect((await ask('proxied.example.test')).status).toBe(200)
     expect((await ask('PROXIED.example.test.')).status).toBe(200)
     expect((await ask('sho.rt')).status).toBe(200)
-    expect((await ask('localhost')).status).toBe(404)
+    expect((await ask('api.other.example')).status).toBe(404)
     // Added but not served (the echo case above), and never heard of.
     expect((await ask('elsewhere.example.test')).status).toBe(404)
     expect((await ask('unknown.example.test')).status).toBe(404)

@@ -1,5 +1,5 @@
-// Which host a slug path is answered on: the short hosts (a live set: a host added while running answers
-// from the next request on), the API host (its own paths and 404s stay the API's), and any other host,
+// Which host a slug path is answered on: the short hosts (the shared pool here; custom domains, a live set,
+// in custom-domains.test.ts), the API host (its own paths and 404s stay the API's), and any other host,
 // which gets the same HTML 404 page an unknown slug gets, never the API's JSON.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { TestEnv } from '../helpers'
@@ -65,34 +65,5 @@ describe('an API host that is not a short host', () => {
     expect(onApi.headers.get('content-type')).toContain('application/json')
     expect((await onHost(env, 'go.example', `/${link.slug}`)).headers.get('location')).toBe('https://example.com/go')
     await expectNotFoundPage(await onHost(env, 'other.example', `/${link.slug}`))
-  })
-})
-
-describe('the short hosts are a live set', () => {
-  let env: TestEnv
-  let api: Api
-  beforeAll(async () => {
-    env = redirectEnv({ env: { LNK_SHORT_DOMAINS: 'localhost:8080,go.example' } })
-    api = await account(env)
-  })
-  afterAll(() => env.cleanup())
-
-  test('a host added while running answers its slugs from the next request on; removed, it stops', async () => {
-    const link = await api.make({ destinationUrl: 'https://example.com/added', domain: 'go.example' })
-    // The running service's own set: the link's domain is taken out of it first, as if not yet served.
-    const hosts = env.rt.modules.redirect.shortHosts
-    hosts.remove('go.example')
-    const visit = () => env.app.handle(new Request(`http://go.example/${link.slug}`, { headers: { 'user-agent': UA.chrome } }))
-    const handle = env.rt.modules.redirect.handle
-
-    await expectNotFoundPage(await visit())
-    hosts.add('Go.Example')
-    expect(hosts.has('go.example')).toBe(true)
-    const res = await visit()
-    expect({ status: res.status, location: res.headers.get('location') }).toEqual({ status: 302, location: 'https://example.com/added' })
-    hosts.remove('go.example')
-    await expectNotFoundPage(await visit())
-    // The API host's own paths are never a short link's, whatever the set holds.
-    expect(handle(new Request('http://localhost:8080/healthz'))).toBeNull()
   })
 })

@@ -14,7 +14,7 @@ import { domainHasLinks, domainNotFound, domainOutOfScope, domainTakenHere, doma
 import { parseDomain } from './hostname'
 import type { CreateDomainInput, DomainView, UpdateDomainInput } from './model'
 import type { DomainPatch, DomainRow, DomainsRepo, Effects } from './repo'
-import type { ServedDomains } from './served'
+import type { ServedDomain, ServedDomains } from './served'
 import { acceptsNewLinks, expectedRecords, isServed, nextCheckAt, PENDING_FOR_MS, pointing, VERIFY_EVERY_MS } from './verdict'
 
 export const CHECK_JOB = 'domains.check'
@@ -92,23 +92,24 @@ const domainEvent = (ctx: DomainsCtx, type: string, row: DomainRow, extra: Recor
 const checkJob = (row: Pick<DomainRow, 'id' | 'nextCheckAt'>): Effects['job'] =>
   row.nextCheckAt === null ? undefined : { type: CHECK_JOB, payload: { id: row.id, at: row.nextCheckAt }, runAt: row.nextCheckAt, maxAttempts: 3 }
 
-/** After a commit: serve the domain or stop, and tell the redirect path to drop what it cached for it. */
+/**
+ * After a commit: serve the domain or stop. The bus hears of it only when what is served changed (or the
+ * domain went, its links archived): a routine daily check that changes nothing must not empty caches.
+ */
 export function publishServing(ctx: DomainsCtx, row: DomainRow, deleted = false) {
-  if (!deleted && isServed(row, ctx.clock.now())) {
-    ctx.served.set({
-      id: row.id,
-      domain: row.domain,
-      workspaceId: row.workspaceId,
-      rootRedirectUrl: row.rootRedirectUrl,
-      notFoundUrl: row.notFoundUrl,
-      expiredUrl: row.expiredUrl,
-      acceptsNewLinks: acceptsNewLinks(row),
-    })
-  } else if (ctx.served.get(row.domain)?.id === row.id) {
-    ctx.served.delete(row.domain)
-  }
-  ctx.bus.emit('domain.changed', { domain: row.domain })
+  const current = ctx.served.get(row.domain)
+  const next: ServedDomain | undefined =
+    !deleted && isServed(row, ctx.clock.now())
+      ? { id: row.id, domain: row.domain, workspaceId: row.workspaceId, rootRedirectUrl: row.rootRedirectUrl, notFoundUrl: row.notFoundUrl, expiredUrl: row.expiredUrl, acceptsNewLinks: acceptsNewLinks(row) }
+      : undefined
+  if (next) ctx.served.set(next)
+  // Another workspace's failed claim must not unserve the winner's domain.
+  else if (current?.id === row.id) ctx.served.delete(row.domain)
+  const changed = deleted || (next ? !sameServing(current, next) : current?.id === row.id)
+  if (changed) ctx.bus.emit('domain.changed', { domain: row.domain })
 }
+
+const sameServing = (a: ServedDomain | undefined, b: ServedDomain) => a !== undefined && (Object.keys(b) as (keyof ServedDomain)[]).every((k) => a[k] === b[k])
 
 /** Fills the served set from the database (at start). */
 export function loadServed(ctx: DomainsCtx) {

@@ -89,6 +89,11 @@ export class LinkCache {
     this.entries.delete(key)
   }
 
+  /** Drops the cached links of a domain whose links may all have changed at once (archived with it). */
+  invalidateDomain(domain: string, slugs: Iterable<string>) {
+    for (const slug of slugs) this.invalidate(domain, slug)
+  }
+
   clear() {
     this.entries.clear()
     this.carry.clear()

@@ -2,9 +2,11 @@
 // memory (never awaiting the database), gathers what decide() needs to know about the visit, and answers
 // the outcome: a page, the redirect, and the click or bot hit handed to the buffer. Only a gate's post-back
 // and the captcha page await (hash and proof work). A slug path on a host that is neither a short host
-// nor the API's gets the page an unknown slug gets; the API host's go on to the API.
+// nor the API's gets the page an unknown slug gets; the API host's go on to the API. A custom domain is a
+// visitor's site: its owner's fallbacks answer `/`, unknown slugs and used-up links, and every path of it
+// but the service's own (domain-fallbacks.ts) gets the 404 fallback rather than the API's JSON.
 import { createHmac } from 'node:crypto'
-import { clientIp } from '../../http/request-context'
+import { clientIp, socketAddress } from '../../http/request-context'
 import type { Clock } from '../../platform/clock'
 import type { Config } from '../../platform/config'
 import type { ClickBuffer } from '../clicks/click-buffer'
@@ -15,10 +17,12 @@ import { createVisitCounter } from './count'
 import { decide, type Outcome, type Visit } from './decide'
 import { appUrl } from './deep-links'
 import { buildDestination } from './destination'
+import { fillFallback, isServicePath } from './domain-fallbacks'
 import { createGatePost } from './gate-post'
 import { Captcha, hasGateCookie } from './gates'
-import { captchaPage, consentPage, deepLinkPage, gonePage, notFoundPage, passwordPage, previewPage, sandboxPage, statsPage } from './pages'
-import { ShortHosts } from './short-hosts'
+import { captchaPage, consentPage, deepLinkPage, domainRootPage, gonePage, notFoundPage, passwordPage, previewPage, sandboxPage, statsPage } from './pages'
+import type { ServedDomain, ServedDomains } from '../domains/served'
+import type { ShortHosts } from './short-hosts'
 import { StatsPageCache } from './stats-page-cache'
 import type { StatsRepo } from './repo-stats'
 
@@ -38,14 +42,19 @@ export interface RedirectDeps {
   visitorKey: Buffer
   /** Key that signs the gate cookies (password, captcha, consent). */
   cookieKey: Buffer
-  /** The hosts short links answer on (the shared pool, later the verified custom domains). */
+  /** The hosts short links answer on: the shared pool and the custom domains served now. */
   shortHosts: ShortHosts
+  /** The custom domains served now (ShortHosts asks them too): told which ones are reached over TLS. */
+  served: Pick<ServedDomains, 'size' | 'sawHttps'>
 }
+
+const isLoopback = (address: string | null) => address !== null && (address.startsWith('127.') || address === '::1')
 
 export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
   const { config, clock, linkCache, cookieKey } = deps
-  const { shortHosts, stats } = deps
+  const { shortHosts, stats, served } = deps
   const apiHost = new URL(config.baseUrl).host.toLowerCase()
+  const behindCaddy = config.tlsMode === 'caddy'
   const keyed = (value: string) => createHmac('sha256', deps.visitorKey).update(value).digest('base64url').slice(0, 32)
   const captcha = new Captcha(createHmac('sha256', cookieKey).update('altcha').digest('base64url'))
   const gatePost = createGatePost({ cookieKey, secure: config.baseUrl.startsWith('https:'), captcha, keyed })
@@ -75,6 +84,32 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
         'referrer-policy': 'unsafe-url',
       },
     })
+  }
+
+  /** `path` is the request's, as sent; the owner's URL gets it in place of `{ORIGINAL_PATH}`. */
+  const fallback = (url: string, status: number, custom: ServedDomain, path: string) => redirectTo(fillFallback(url, custom.domain, path), status, false)
+
+  const notFound = (custom: ServedDomain | null, path: string) => (custom !== null && custom.notFoundUrl !== null ? fallback(custom.notFoundUrl, 302, custom, path) : notFoundPage())
+
+  /**
+   * With a local Caddy in front, a request it passed on over TLS is the evidence that the domain's
+   * certificate works. Only Caddy on this machine is believed, and only in that mode.
+   */
+  function noteHttps(request: Request, custom: ServedDomain) {
+    if (request.headers.get('x-forwarded-proto') === 'https' && isLoopback(socketAddress(request))) served.sawHttps(custom.domain)
+  }
+
+  /** A path that is no slug (or a method no link answers) on a custom domain: not the API's, unless it is the service's own. */
+  function otherPath(request: Request, url: URL): Response | null {
+    const target = shortHosts.resolve((request.headers.get('host') ?? url.host).toLowerCase())
+    const custom = target === null ? null : target.custom
+    if (custom === null) return null
+    if (behindCaddy) noteHttps(request, custom)
+    const path = url.pathname
+    if (isServicePath(path)) return null
+    if (request.method !== 'GET' && request.method !== 'HEAD') return notFoundPage()
+    if (path !== '/') return notFound(custom, path)
+    return custom.rootRedirectUrl !== null ? fallback(custom.rootRedirectUrl, 301, custom, path) : domainRootPage(custom.domain)
   }
 
   async function captchaChallenge(slug: string, query: string, now: number) {
@@ -122,22 +157,28 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
     const raw = request.url
     const start = raw.indexOf('/', raw.indexOf('//') + 2)
     const q = raw.indexOf('?', start)
-    let match = SLUG_PATH.exec(q < 0 ? raw.slice(start) : raw.slice(start, q))
+    let path = q < 0 ? raw.slice(start) : raw.slice(start, q)
+    let match = SLUG_PATH.exec(path)
     let search = q < 0 || q === raw.length - 1 ? '' : raw.slice(q)
     let parsed: URL | null = null
     if (!match) {
       parsed = new URL(raw)
       match = SLUG_PATH.exec(parsed.pathname)
-      if (!match) return null
+      // Without custom domains, no path but a slug's is answered here.
+      if (!match) return served.size === 0 ? null : otherPath(request, parsed)
+      path = parsed.pathname
       search = parsed.search
     }
     const slug = match[1]!
     const method = request.method
-    if ((method !== 'GET' && method !== 'HEAD' && method !== 'POST') || isReservedSlug(slug)) return null
+    if ((method !== 'GET' && method !== 'HEAD' && method !== 'POST') || isReservedSlug(slug)) return served.size === 0 ? null : otherPath(request, parsed ?? new URL(raw))
     const host = (request.headers.get('host') ?? (parsed ?? new URL(raw)).host).toLowerCase()
-    if (!shortHosts.has(host)) return host === apiHost ? null : notFoundPage()
+    const target = shortHosts.resolve(host)
+    if (target === null) return host === apiHost ? null : notFoundPage()
+    const custom = target.custom
+    if (custom !== null && behindCaddy) noteHttps(request, custom)
 
-    const entry = linkCache.get(host, slug)
+    const entry = linkCache.get(target.domain, slug)
     const link = entry === null ? null : entry.row
     const now = clock.now()
     const ip = clientIp(request, config) ?? ''
@@ -160,6 +201,9 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
       socialCrawler: isSocialCrawler(ua),
       platform: link !== null && link.deepLinkEnabled ? mobilePlatform(ua) : null,
     })
-    return outcome.kind === 'notFound' ? notFoundPage() : answer(outcome, entry!, request, search, ip, ua, now, ipHash)
+    if (outcome.kind === 'notFound') return notFound(custom, path)
+    // A link's own fallbackUrl came first (decide); the domain's applies to links without one.
+    if (outcome.kind === 'gone' && custom !== null && custom.expiredUrl !== null) return fallback(custom.expiredUrl, 302, custom, path)
+    return answer(outcome, entry!, request, search, ip, ua, now, ipHash)
   }
 }

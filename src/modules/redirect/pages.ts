@@ -11,6 +11,10 @@ const formAction = (slug: string, query = '') => escapeHtml(`/${encodeURICompone
 export const notFoundPage = () =>
   htmlPage({ status: 404, title: 'Link not found', body: '<h1>Link not found</h1><p>This short link does not exist or is no longer active.</p>' })
 
+/** `/` of a custom domain whose owner set no rootRedirectUrl. */
+export const domainRootPage = (hostname: string) =>
+  htmlPage({ title: hostname, body: `<h1>${escapeHtml(hostname)}</h1><p>This domain serves short links. Open a short link to be taken to its destination.</p>` })
+
 const UNAVAILABLE: Record<Unavailable, string> = {
   expired: 'This link has expired.',
   clickLimit: 'This link has reached its click limit.',
