@@ -146,6 +146,23 @@ describe('fallbacks, changes and deletion', () => {
     expect(unknownField.status).toBe(400)
   })
 
+  test('the fallbacks set over HTTP answer on the domain: /, an unknown slug and a used-up link', async () => {
+    const d = await env.add('fallback-live.example.test', { rootRedirectUrl: 'https://example.com/home', notFoundUrl: 'https://example.com/404?d={DOMAIN}&p={ORIGINAL_PATH}' })
+    env.point(d)
+    await env.verify(d.id)
+    const visit = (path: string) => env.app.handle(new Request(`http://fallback-live.example.test${path}`, { headers: { 'user-agent': 'Mozilla/5.0 Chrome/120.0' } }))
+    const root = await visit('/')
+    expect({ status: root.status, location: root.headers.get('location') }).toEqual({ status: 301, location: 'https://example.com/home' })
+    const unknown = await visit('/no-such-slug')
+    expect({ status: unknown.status, location: unknown.headers.get('location') }).toEqual({ status: 302, location: 'https://example.com/404?d=fallback-live.example.test&p=no-such-slug' })
+    const once = (await body(await env.api('/links', { method: 'POST', json: { destinationUrl: 'https://example.com/once', domain: d.domain, clickLimit: 1 } }))).data
+    expect((await visit(`/${once.slug}`)).status).toBe(302)
+    expect((await visit(`/${once.slug}`)).status).toBe(410)
+    await env.api(`/domains/${d.id}`, { method: 'PATCH', json: { expiredUrl: 'https://example.com/over/{ORIGINAL_PATH}' } })
+    const over = await visit(`/${once.slug}`)
+    expect({ status: over.status, location: over.headers.get('location') }).toEqual({ status: 302, location: `https://example.com/over/${once.slug}` })
+  })
+
   test('DELETE with links is 409 domain_has_links; archiveLinks=true archives them and stops serving', async () => {
     const d = await env.add('delete.example.test')
     env.point(d)
