@@ -210,6 +210,16 @@ else
     json_check overview.out 'j.success && j.data.totals.clicks === 3 && j.data.totals.uniqueVisitors === 1 && j.data.top.browsers[0].value === "Chrome"'
 fi
 
+# A custom domain: added with the DNS records to create; not served (so Caddy's TLS ask is refused) until verified.
+domain_out=$(URL="$base/v1/domains" KEY="$key" js '
+  fetch(process.env.URL, { method: "POST", headers: { authorization: "Bearer " + process.env.KEY, "content-type": "application/json" },
+    body: JSON.stringify({ domain: "Go.Smoke.Example" }), signal: AbortSignal.timeout(5000) })
+    .then(async (r) => { const j = await r.json(); console.log(r.status === 201 ? j.data.domain + " " + j.data.verificationStatus + " " + j.data.records[0].name : "error " + r.status + " " + JSON.stringify(j).slice(0, 200)) },
+          (e) => console.log("error " + e))')
+if [[ $domain_out == "go.smoke.example pending _lnk-challenge.go.smoke.example" ]]; then ok "POST /v1/domains adds a pending domain with its TXT record"; else not_ok "POST /v1/domains adds a pending domain ($domain_out)"; fi
+status=$(http_get "$base/internal/tls/ask?domain=go.smoke.example" ask.out)
+check "GET /internal/tls/ask refuses a domain that is not served (404)" status_is 404 "$status" ask.out
+
 # A webhook endpoint pointing at a receiver on loopback, and a test ping through the binary's sender.
 hook_port=$(js '
   const net = require("net")
