@@ -68,7 +68,7 @@ const COMMANDS: Record<string, { summary: string; command: Command | CommandGrou
   migrate: { summary: 'Apply database migrations and exit', command: migrate },
   admin: {
     summary: `bootstrap | create-key | list-keys | update-key | pause-key | resume-key | rotate-key |
-revoke-key | create-workspace | add-member | backup (see 'lnk admin --help')`,
+revoke-key | create-workspace | add-member | add-domain | verify-domain | list-domains | backup (see 'lnk admin --help')`,
     command: admin,
   },
 }

@@ -1,4 +1,5 @@
-// `lnk admin …`: bootstrap, keys and backups from the command line, through the same services as HTTP.
+// `lnk admin …`: bootstrap, keys, custom domains and backups from the command line, through the same services
+// as HTTP.
 import { existsSync, statSync } from 'node:fs'
 import { dirname, resolve } from 'node:path'
 import { iso } from '../platform/clock'
@@ -6,7 +7,12 @@ import { backupDatabase } from '../db/backup'
 import { DB_FILE } from '../db/client'
 import { AppError } from '../platform/errors'
 import { pauseApiKey, resumeApiKey, revokeApiKey, rotateApiKey, updateApiKey, type KeySettings } from '../modules/api-keys/service'
+import { addDomain, listDomains, toDomain, verifyDomain, type DomainsCtx, type Who } from '../modules/domains/service'
+import { domainNotFound } from '../modules/domains/errors'
+import type { DomainView } from '../modules/domains/model'
+import { workspaceNotFound } from '../modules/identity/errors'
 import { parseGrants } from '../modules/identity/permissions'
+import type { IdentityRepo, WorkspaceRow } from '../modules/identity/repo'
 import { addMember, bootstrap, createKey, createWorkspace, listKeys } from '../modules/identity/service'
 import { createRuntime } from '../runtime'
 import { loadConfig } from '../platform/config'
@@ -35,6 +41,12 @@ Commands:
       Create another workspace owned by an existing user.
   add-member --workspace ID_OR_SLUG --email E [--name N] [--role member|owner] [--json]
       Add a user (created if new) to a workspace; their keys can act in it with X-Workspace-Id.
+  add-domain --workspace ID_OR_SLUG --domain D [--root-redirect-url U] [--not-found-url U] [--expired-url U] [--json]
+      Add a custom domain; prints its id and the DNS records to create.
+  verify-domain ID [--json]
+      Check the domain's DNS now; prints its statuses and each record expected and seen.
+  list-domains [--workspace ID_OR_SLUG] [--json]
+      List custom domains with their verification, DNS and TLS status.
   backup FILE [--json]
       Write a consistent copy of the database to FILE (safe while the server runs).
 
@@ -143,6 +155,49 @@ again changes the role. With --json prints {"user","workspace","role"}.`,
     options: { workspace: { type: 'string' }, email: { type: 'string' }, name: { type: 'string' }, role: { type: 'string' }, json: { type: 'boolean' } },
     positionals: 0,
   },
+  'add-domain': {
+    help: `Usage: lnk admin add-domain --workspace ID_OR_SLUG --domain D [--root-redirect-url U] [--not-found-url U]
+                            [--expired-url U] [--json]
+
+Adds the custom domain D (e.g. go.example.com; lower-cased, an internationalised name converted to punycode;
+no port, no IP address) to the workspace, as POST /v1/domains does, and prints its id and the DNS records to
+create: the TXT record _lnk-challenge.D that proves control, and a CNAME to LNK_DOMAIN_CNAME_TARGET
+(subdomain) or A/AAAA records for LNK_DOMAIN_IPS (apex). The domain is checked 1, 5 and 15 minutes later,
+then hourly to 72 hours and 6-hourly to 7 days; 'lnk admin verify-domain ID' checks at once.
+  --root-redirect-url U     where / on the domain goes (301)
+  --not-found-url U         where an unknown slug goes (302)
+  --expired-url U           where an expired or used-up link goes (302)
+                            ({DOMAIN} and {ORIGINAL_PATH} are filled in)
+With --json prints the domain object (the fields of GET /v1/domains/{id}).`,
+    options: {
+      workspace: { type: 'string' },
+      domain: { type: 'string' },
+      'root-redirect-url': { type: 'string' },
+      'not-found-url': { type: 'string' },
+      'expired-url': { type: 'string' },
+      json: { type: 'boolean' },
+    },
+    positionals: 0,
+  },
+  'verify-domain': {
+    help: `Usage: lnk admin verify-domain ID [--json]
+
+Looks at the domain's DNS now, as POST /v1/domains/{id}/verify does, and prints its verification, DNS and
+TLS status and each record expected and seen. At most one check per 10 seconds per domain. DNS is asked
+through LNK_DNS_SERVERS (host:port, comma-separated; default: the system's resolvers).
+With --json prints the domain object.`,
+    options: { json: { type: 'boolean' } },
+    positionals: 1,
+  },
+  'list-domains': {
+    help: `Usage: lnk admin list-domains [--workspace ID_OR_SLUG] [--json]
+
+Lists custom domains, oldest first (of every workspace unless --workspace is given): id, domain, workspace,
+verification, DNS and TLS status, and whether short links answer on it now.
+With --json prints an array of domain objects (the fields of GET /v1/domains), each with its workspaceId.`,
+    options: { workspace: { type: 'string' }, json: { type: 'boolean' } },
+    positionals: 0,
+  },
   backup: {
     help: `Usage: lnk admin backup FILE [--json]
 
@@ -223,6 +278,47 @@ function keySettingsFromFlags(values: Record<string, unknown>): KeySettings {
   }
   if (!Object.keys(out).length) throw new UsageError('name at least one setting to change')
   return out
+}
+
+/** The operator acting in a workspace: a live caller whom no key's scope filters bind. */
+const operatorIn = (workspace: WorkspaceRow): Who => ({ workspace, mode: 'live', key: { scopeFilters: null } })
+
+async function workspaceOf(identity: IdentityRepo, ref: string): Promise<WorkspaceRow> {
+  const workspace = await identity.findWorkspace(ref)
+  if (!workspace) throw workspaceNotFound(ref)
+  return workspace
+}
+
+const FLAG_OF: Record<string, string> = { domain: '--domain', rootRedirectUrl: '--root-redirect-url', notFoundUrl: '--not-found-url', expiredUrl: '--expired-url' }
+
+/** A refused body, its problems named by the flags that carried them (the service names the fields of the HTTP body). */
+function asFlags(err: unknown): unknown {
+  if (!(err instanceof AppError) || err.code !== 'validation_failed') return err
+  const issues = (err.details?.issues ?? []) as { path: string; message: string }[]
+  return new AppError(err.code, `Invalid options: ${issues.map((i) => `${FLAG_OF[i.path] ?? i.path}: ${i.message}`).join('; ')}`, err.details)
+}
+
+const named = (d: DomainView) => (d.unicodeDomain === d.domain ? d.domain : `${d.unicodeDomain} (${d.domain})`)
+
+/** Rows of cells as aligned columns. */
+function table(rows: string[][], indent = '  '): string[] {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)))
+  return rows.map((r) => `${indent}${r.map((cell, i) => cell.padEnd(widths[i]!)).join('  ')}`.trimEnd())
+}
+
+/** What the check saw at the record's name, and whether the value was among it. */
+function seenText(r: DomainView['records'][number]): [string, string] {
+  if (r.seen === null) return ['(lookup failed)', '-']
+  return [r.seen.length ? r.seen.join(', ') : '(none)', r.ok ? 'ok' : r.seen.length ? 'differs' : 'missing']
+}
+
+function domainReport(d: DomainView): string[] {
+  const lines = [`${named(d)} (${d.id}): verification ${d.verificationStatus}, dns ${d.dnsStatus}, ssl ${d.sslStatus}, ${d.served ? 'served' : 'not served'}`]
+  lines.push(...table([['TYPE', 'NAME', 'EXPECTED', 'SEEN', ''], ...d.records.map((r) => [r.type, r.name, r.value, ...seenText(r)])]))
+  if (d.httpCheck) lines.push(`HTTP check ${d.httpCheck.url}: ${d.httpCheck.reached ? 'reached this instance' : 'not reached'} (${d.httpCheck.detail})`)
+  if (d.failureReason) lines.push(`Failed: ${d.failureReason}`)
+  lines.push(d.nextCheckAt ? `Next scheduled check: ${d.nextCheckAt}` : 'No further checks are scheduled.')
+  return lines
 }
 
 function required(values: Record<string, unknown>, name: string): string {
@@ -329,6 +425,56 @@ async function runAdmin(command: string, cmd: CommandContext): Promise<number> {
       case 'update-key': {
         const key = await updateApiKey(rt.modules.apiKeys.ctx, null, positionals[0]!, keySettingsFromFlags(values))
         out(json ? JSON.stringify(key) : `Updated ${key.id} (${key.keyPrefix}…).`)
+        return 0
+      }
+      case 'add-domain': {
+        const workspace = await workspaceOf(rt.modules.identity.ctx.identity, required(values, 'workspace'))
+        const input = {
+          domain: required(values, 'domain'),
+          rootRedirectUrl: str(values['root-redirect-url']),
+          notFoundUrl: str(values['not-found-url']),
+          expiredUrl: str(values['expired-url']),
+        }
+        let domain: DomainView
+        try {
+          domain = await addDomain(rt.modules.domains.ctx, operatorIn(workspace), input)
+        } catch (err) {
+          throw asFlags(err)
+        }
+        if (json) out(JSON.stringify(domain))
+        else {
+          out(`Added ${named(domain)} (${domain.id}) to "${workspace.name}". Create these DNS records, then run 'lnk admin verify-domain ${domain.id}':\n`)
+          for (const line of table([['TYPE', 'NAME', 'VALUE'], ...domain.records.map((r) => [r.type, r.name, r.value])])) out(line)
+          if (domain.records.length === 1) out(`\nPoint ${domain.domain} at this server too (LNK_DOMAIN_CNAME_TARGET or LNK_DOMAIN_IPS would name the record).`)
+        }
+        return 0
+      }
+      case 'verify-domain': {
+        const ctx = rt.modules.domains.ctx
+        // The id alone names the domain, as a key's id does for the key commands: act in its own workspace.
+        const row = await ctx.domains.findAnyById(positionals[0]!)
+        if (!row) throw domainNotFound(positionals[0]!)
+        const domain = await verifyDomain(ctx, operatorIn(await workspaceOf(rt.modules.identity.ctx.identity, row.workspaceId)), row.id)
+        if (json) out(JSON.stringify(domain))
+        else for (const line of domainReport(domain)) out(line)
+        return 0
+      }
+      case 'list-domains': {
+        const ctx = rt.modules.domains.ctx
+        const ref = str(values.workspace)
+        let domains: (DomainView & { workspaceId: string })[]
+        if (ref) {
+          const workspace = await workspaceOf(rt.modules.identity.ctx.identity, ref)
+          domains = (await listDomains(ctx, operatorIn(workspace))).map((d) => ({ ...d, workspaceId: workspace.id }))
+        } else {
+          domains = (await ctx.domains.list()).map((row) => ({ ...toDomain(ctx, row), workspaceId: row.workspaceId }))
+        }
+        if (json) out(JSON.stringify(domains))
+        else if (!domains.length) out('No domains.')
+        else {
+          const rows = domains.map((d) => [d.id, named(d), d.workspaceId, d.verificationStatus, `dns ${d.dnsStatus}`, `ssl ${d.sslStatus}`, d.served ? 'served' : 'not served'])
+          for (const line of table(rows, '')) out(line)
+        }
         return 0
       }
       default:

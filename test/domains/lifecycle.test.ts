@@ -151,3 +151,28 @@ describe('two workspaces claim one domain', () => {
     expect(env.rt.modules.domains.served.get('second-race.example.test')?.id).toBe(first.id)
   })
 })
+
+describe('changes made by another process', () => {
+  test('a domain verified by another runtime on the same database (the admin CLI) is served after a refresh', async () => {
+    const { createRuntime } = await import('../../src/runtime')
+    const { verifyDomain } = await import('../../src/modules/domains/service')
+    const { silentLogger } = await import('../../src/platform/log')
+    const d = await env.add('from-cli.example.test')
+    env.point(d)
+    const other = createRuntime({ ...env.config }, { clock: env.clock, log: silentLogger })
+    try {
+      const row = (await other.modules.domains.ctx.domains.findAnyById(d.id))!
+      const workspace = { id: row.workspaceId } as Parameters<typeof verifyDomain>[1]['workspace']
+      await verifyDomain(other.modules.domains.ctx, { workspace, mode: 'live', key: { scopeFilters: null } }, d.id)
+    } finally {
+      await other.close()
+    }
+    expect(env.rt.modules.domains.served.get(d.domain)).toBeUndefined()
+    env.rt.modules.domains.refresh()
+    expect(env.rt.modules.domains.served.get(d.domain)?.id).toBe(d.id)
+    // Deleted elsewhere: gone from this process's set at the next refresh.
+    env.rt.db.sqlite.run('DELETE FROM domains WHERE id = ?', [d.id])
+    env.rt.modules.domains.refresh()
+    expect(env.rt.modules.domains.served.get(d.domain)).toBeUndefined()
+  })
+})

@@ -8,7 +8,10 @@ import { createDomainsRepo } from './repo'
 import { domainRootRoutes } from './root-routes'
 import { domainRoutes } from './routes'
 import { ServedDomains } from './served'
-import { CHECK_JOB, loadServed, markHttpsSeen, runScheduledCheck, type DomainsCtx } from './service'
+import { CHECK_JOB, markHttpsSeen, refreshServed, runScheduledCheck, type DomainsCtx } from './service'
+
+/** How often the served set is compared with the database (changes made by other processes). */
+export const SERVED_REFRESH_MS = 5000
 
 export function createDomainsModule(platform: Platform, http: HttpKit, options: { dns?: DnsResolver } = {}) {
   const { config, clock, log, db, bus } = platform
@@ -26,7 +29,8 @@ export function createDomainsModule(platform: Platform, http: HttpKit, options: 
     domains: repo,
     check: { config, dns: options.dns ?? createDnsResolver(config.dnsServers), proofKey },
   }
-  loadServed(ctx)
+  refreshServed(ctx)
+  let refresher: ReturnType<typeof setInterval> | undefined
   return defineModule({
     name: 'domains',
     ctx,
@@ -34,6 +38,21 @@ export function createDomainsModule(platform: Platform, http: HttpKit, options: 
     routes: domainRoutes(ctx, http),
     rootRoutes: domainRootRoutes({ instanceId: platform.instanceId, config, domains: repo, served, proofKey }),
     jobs: [{ type: CHECK_JOB, run: (payload) => runScheduledCheck(ctx, payload as { id: string; at: number }) }],
+    /** Compares the served set with the database now (the timer does it every SERVED_REFRESH_MS). */
+    refresh: () => refreshServed(ctx),
+    start() {
+      refresher = setInterval(() => {
+        try {
+          refreshServed(ctx)
+        } catch (err) {
+          log.error('refreshing the served domains failed', { error: (err as Error).message })
+        }
+      }, SERVED_REFRESH_MS)
+      refresher.unref?.()
+    },
+    async close() {
+      clearInterval(refresher)
+    },
   })
 }
 

@@ -54,8 +54,8 @@ export interface DomainsRepo {
   /** For jobs: the row whatever its workspace. */
   findAnyById(id: string): Promise<DomainRow | undefined>
   findByToken(token: string): Promise<DomainRow | undefined>
-  /** Oldest first. */
-  list(workspaceId: string): Promise<DomainRow[]>
+  /** Oldest first: of one workspace when given, else of every workspace (the admin CLI). */
+  list(workspaceId?: string): Promise<DomainRow[]>
   /** Every verified domain, for the served set at start. Synchronous: start-up runs before requests. */
   verifiedSync(): DomainRow[]
   update(id: string, patch: DomainPatch, effects?: Effects): Promise<DomainRow | undefined>
@@ -112,7 +112,8 @@ export function createDomainsRepo(db: Db, now: () => number): DomainsRepo {
     },
 
     async list(workspaceId) {
-      return db.select().from(domains).where(eq(domains.workspaceId, workspaceId)).orderBy(asc(domains.createdAt), asc(domains.id)).all() as DomainRow[]
+      const where = workspaceId === undefined ? undefined : eq(domains.workspaceId, workspaceId)
+      return db.select().from(domains).where(where).orderBy(asc(domains.createdAt), asc(domains.id)).all() as DomainRow[]
     },
 
     verifiedSync() {

@@ -35,6 +35,10 @@ export class ServedDomains {
     return this.byHost.size
   }
 
+  all(): ServedDomain[] {
+    return [...this.byHost.values()]
+  }
+
   set(domain: ServedDomain): void {
     this.byHost.set(domain.domain, domain)
   }

@@ -26,7 +26,8 @@ export interface DomainsCtx extends Deps {
   check: CheckDeps
 }
 
-type Who = Pick<Caller, 'workspace' | 'mode' | 'key'>
+/** Who acts: a caller of the API, or the admin CLI acting in a workspace (a live, unscoped key). */
+export type Who = Pick<Caller, 'workspace' | 'mode'> & { key: Pick<Caller['key'], 'scopeFilters'> }
 
 export function toDomain(ctx: Pick<DomainsCtx, 'config' | 'clock'>, row: DomainRow): DomainView {
   const seen = row.seen
@@ -111,9 +112,20 @@ export function publishServing(ctx: DomainsCtx, row: DomainRow, deleted = false)
 
 const sameServing = (a: ServedDomain | undefined, b: ServedDomain) => a !== undefined && (Object.keys(b) as (keyof ServedDomain)[]).every((k) => a[k] === b[k])
 
-/** Fills the served set from the database (at start). */
-export function loadServed(ctx: DomainsCtx) {
-  for (const row of ctx.domains.verifiedSync()) if (isServed(row, ctx.clock.now())) publishServing(ctx, row)
+/**
+ * Makes the served set what the database says: at start, and every few seconds after, so a domain verified
+ * by another process (the admin CLI, later another node) is served here too, and a grace that ends between
+ * checks ends on time.
+ */
+export function refreshServed(ctx: DomainsCtx) {
+  const verified = ctx.domains.verifiedSync()
+  for (const row of verified) publishServing(ctx, row)
+  const stored = new Set(verified.map((row) => row.id))
+  for (const domain of ctx.served.all()) {
+    if (stored.has(domain.id)) continue
+    ctx.served.delete(domain.domain)
+    ctx.bus.emit('domain.changed', { domain: domain.domain })
+  }
 }
 
 export async function listDomains(ctx: DomainsCtx, caller: Who): Promise<DomainView[]> {
