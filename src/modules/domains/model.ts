@@ -40,6 +40,7 @@ export const Domain = t.Object({
     t.Object({ url: t.String(), reached: t.Boolean(), detail: t.String() }),
     { description: 'The plain-HTTP reachability check of the last check, when the records alone did not show the domain pointing here' },
   ),
+  lookupErrors: t.Array(t.String(), { description: 'Lookups of the last check that failed for a transient reason (timeout, SERVFAIL), e.g. "TXT _lnk-challenge.go.example.com: ETIMEOUT"; such a check changes no status' }),
   failureReason: Nullable(t.String()),
   rootRedirectUrl: Nullable(t.String(), { description: 'Where / goes (301); null: a minimal page' }),
   notFoundUrl: Nullable(t.String(), { description: 'Where an unknown slug goes (302); null: the 404 page' }),

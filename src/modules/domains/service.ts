@@ -45,6 +45,7 @@ export function toDomain(ctx: Pick<DomainsCtx, 'config' | 'clock'>, row: DomainR
     served: isServed(row, ctx.clock.now()),
     records,
     httpCheck: seen?.http ? { url: httpCheckUrl(ctx.config, row.domain, row.token), ...seen.http } : null,
+    lookupErrors: seen?.errors ?? [],
     failureReason: row.failureReason,
     rootRedirectUrl: row.rootRedirectUrl,
     notFoundUrl: row.notFoundUrl,
