@@ -56,10 +56,11 @@ describe('nothing to do', () => {
     expect(recorded()).toEqual([])
   })
 
-  test('the list names chromium and poppler-utils by the paths the tests use', () => {
-    expect(SYSTEM_PACKAGES.map((p) => p.name)).toEqual(['chromium', 'poppler-utils'])
+  test('the list names chromium, poppler-utils and caddy by the paths the tests use', () => {
+    expect(SYSTEM_PACKAGES.map((p) => p.name)).toEqual(['chromium', 'poppler-utils', 'caddy'])
     expect(SYSTEM_PACKAGES.find((p) => p.name === 'chromium')!.paths).toContain('/usr/bin/chromium')
     expect(SYSTEM_PACKAGES.find((p) => p.name === 'poppler-utils')!.paths).toEqual(['/usr/bin/pdftoppm'])
+    expect(SYSTEM_PACKAGES.find((p) => p.name === 'caddy')!.paths).toEqual(['/usr/bin/caddy'])
   })
 
   test('bunfig.toml preloads the set-up for every bun test run', () => {
