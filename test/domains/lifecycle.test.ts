@@ -53,6 +53,19 @@ describe('the check schedule', () => {
     expect((await body(await env.verify(d.id))).data).toMatchObject({ verificationStatus: 'verified', failureReason: null, served: true })
   })
 
+  test('a resolver failing at the 7-day check does not fail the domain: it is looked at again 6 h later', async () => {
+    const d = await env.add('late-flaky.example.test')
+    let current = d
+    for (let i = 0; i < 120 && Date.parse(current.nextCheckAt) - Date.parse(d.createdAt) < 7 * DAY_MS; i++) current = await nextCheck(d.id)
+    env.dns.fail(`_lnk-challenge.${d.domain}`, 'servfail')
+    const flaky = await nextCheck(d.id)
+    expect(flaky).toMatchObject({ verificationStatus: 'pending', failureReason: null })
+    expect(flaky.lookupErrors).toEqual([`TXT _lnk-challenge.${d.domain}: ESERVFAIL`])
+    expect(Date.parse(flaky.nextCheckAt) - Date.parse(flaky.lastCheckedAt)).toBe(6 * HOUR_MS)
+    env.dns.fail(`_lnk-challenge.${d.domain}`, null)
+    expect(await nextCheck(d.id)).toMatchObject({ verificationStatus: 'failed', nextCheckAt: null })
+  })
+
   test('a scheduled check sees the records; a verified domain is then checked daily', async () => {
     const d = await env.add('scheduled.example.test')
     env.point(d)

@@ -239,7 +239,8 @@ export async function runCheck(ctx: DomainsCtx, row: DomainRow): Promise<DomainR
   if (row.verificationStatus !== 'verified' && txtSeen) {
     Object.assign(next, { verificationStatus: 'verified', verifiedAt: now, failureReason: null })
     events.push('domain.verified')
-  } else if (row.verificationStatus === 'pending' && now - row.createdAt >= PENDING_FOR_MS) {
+  } else if (row.verificationStatus === 'pending' && txtSeen === false && now - row.createdAt >= PENDING_FOR_MS) {
+    // Only a lookup that answered "no such record" fails it: after a transient error it is looked at again.
     Object.assign(next, { verificationStatus: 'failed', failureReason: `The TXT record _lnk-challenge.${row.domain} was not seen within 7 days of adding the domain; fix it and verify again` })
   }
   // A lookup that failed for a transient reason leaves the status as it was: it never fails a domain.

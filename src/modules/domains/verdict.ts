@@ -89,7 +89,8 @@ export function nextCheckAt(row: Pick<DomainRow, 'verificationStatus' | 'dnsStat
   for (const step of [MINUTE_MS, 5 * MINUTE_MS, 15 * MINUTE_MS]) if (age < step) return after(step)
   if (age < 72 * HOUR_MS) return after(Math.max(HOUR_MS, Math.floor(age / HOUR_MS + 1) * HOUR_MS))
   if (age < PENDING_FOR_MS) return after(Math.min(PENDING_FOR_MS, 72 * HOUR_MS + Math.floor((age - 72 * HOUR_MS) / (6 * HOUR_MS) + 1) * 6 * HOUR_MS))
-  return null
+  // Still pending after 7 days: the last check could not tell (a transient error), so look again.
+  return now + 6 * HOUR_MS
 }
 
 /** Whether a domain in this state answers short links (and the TLS ask), at `now`. */
