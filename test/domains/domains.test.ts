@@ -229,3 +229,19 @@ test('docs/domains.md ships deploy/Caddyfile verbatim, the file the Caddy test r
   const caddyfile = readFileSync(`${ROOT}/deploy/Caddyfile`, 'utf8').trimEnd()
   expect(readFileSync(`${ROOT}/docs/domains.md`, 'utf8')).toContain(`\`\`\`caddyfile\n${caddyfile}\n\`\`\``)
 })
+
+test("after a workspace deletes its domain (links archived) and another verifies it, the former owner's links do not answer there", async () => {
+  const { bootstrapAccount } = await import('../helpers')
+  const first = await env.add('handed-over.example.test')
+  env.point(first)
+  await env.verify(first.id)
+  const old = (await body(await env.api('/links', { method: 'POST', json: { destinationUrl: 'https://example.com/old-owner', domain: first.domain } }))).data
+  expect((await env.api(`/domains/${first.id}?archiveLinks=true`, { method: 'DELETE' })).status).toBe(200)
+
+  const next = await bootstrapAccount(env.rt)
+  const second = await env.add('handed-over.example.test', { notFoundUrl: 'https://example.com/new-owner-404' }, next.apiKey.key)
+  env.point(second)
+  expect((await body(await env.verify(second.id, next.apiKey.key))).data.served).toBe(true)
+  const visit = await env.app.handle(new Request(`http://handed-over.example.test/${old.slug}`, { headers: { 'user-agent': 'Mozilla/5.0 Chrome/120.0' } }))
+  expect({ status: visit.status, location: visit.headers.get('location') }).toEqual({ status: 302, location: 'https://example.com/new-owner-404' })
+})

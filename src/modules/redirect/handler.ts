@@ -178,7 +178,10 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
     const custom = target.custom
     if (custom !== null && behindCaddy) noteHttps(request, custom)
 
-    const entry = linkCache.get(target.domain, slug)
+    const found = linkCache.get(target.domain, slug)
+    // A custom domain answers only the links of the workspace that holds it now: a former owner's links on it
+    // (archived when it deleted the domain) never answer for the next owner.
+    const entry = found !== null && custom !== null && found.row.workspaceId !== custom.workspaceId ? null : found
     const link = entry === null ? null : entry.row
     const now = clock.now()
     const ip = clientIp(request, config) ?? ''
