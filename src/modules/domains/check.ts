@@ -7,7 +7,7 @@ import type { Config } from '../../platform/config'
 import { constantTimeEqual } from '../../platform/random'
 import type { DnsResolver, Lookup } from './dns'
 import type { SeenRecords } from './repo'
-import { addressesOf, CHALLENGE_PREFIX, pointingByRecords } from './verdict'
+import { CHALLENGE_PREFIX, pointingByRecords } from './verdict'
 
 export const WELL_KNOWN_PREFIX = '/.well-known/lnk/'
 const HTTP_CHECK_TIMEOUT_MS = 5000

@@ -29,3 +29,8 @@ export function toHostname(input: string): string | null {
   const parsed = parseDomain(input)
   return 'hostname' in parsed ? parsed.hostname : null
 }
+
+/** This service's own hostnames (ports aside): the shared pool of short domains and the API's host. */
+export function serviceHostnames(config: { shortDomains: string[]; baseUrl: string }): Set<string> {
+  return new Set([...config.shortDomains.map((hostPort) => new URL(`http://${hostPort}`).hostname), new URL(config.baseUrl).hostname])
+}

@@ -3,6 +3,7 @@
 import { and, asc, count, eq, inArray, ne } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { isUniqueViolation } from '../../db/errors'
+import type { Tx } from '../../db/tx'
 import { domains, links, type SeenRecords } from '../../db/schema'
 import { publish, type PublishInput } from '../../events/outbox'
 import { enqueue, type EnqueueInput } from '../../jobs/queue'
@@ -69,8 +70,6 @@ export interface DomainsRepo {
 }
 
 // --- SQLite ------------------------------------------------------------------------------------------
-
-type Tx = Parameters<Parameters<Db['transaction']>[0]>[0]
 
 function apply(tx: Tx, effects: Effects, now: number) {
   for (const event of effects.events ?? []) publish(tx, event, now)

@@ -5,7 +5,7 @@ import { socketAddress } from '../../http/request-context'
 import { classifyAddress } from '../../net/egress'
 import type { Config } from '../../platform/config'
 import { proofOf } from './check'
-import { toHostname } from './hostname'
+import { serviceHostnames, toHostname } from './hostname'
 import type { DomainsRepo } from './repo'
 import type { ServedDomains } from './served'
 
@@ -21,7 +21,7 @@ const text = (body: string, status: number) => new Response(body, { status, head
 
 export function domainRootRoutes(deps: RootRoutesDeps) {
   // The API's own host is served here too, and needs its certificate like the shared pool.
-  const pool = new Set([...deps.config.shortDomains.map((hostPort) => new URL(`http://${hostPort}`).hostname), new URL(deps.config.baseUrl).hostname])
+  const pool = serviceHostnames(deps.config)
   return new Elysia({ name: 'lnk.domains.root', seed: deps.instanceId, tags: ['Domains'] })
     .get(
       '/.well-known/lnk/:token',

@@ -11,7 +11,7 @@ import { newId, randomId } from '../../platform/random'
 import type { Caller } from '../identity/caller'
 import { lookUp, httpCheckUrl, type CheckDeps } from './check'
 import { domainHasLinks, domainNotFound, domainOutOfScope, domainTakenHere, domainVerifiedElsewhere, testKeyChangesDomain, verifyThrottled } from './errors'
-import { parseDomain } from './hostname'
+import { parseDomain, serviceHostnames } from './hostname'
 import type { CreateDomainInput, DomainView, UpdateDomainInput } from './model'
 import type { DomainPatch, DomainRow, DomainsRepo, Effects } from './repo'
 import type { ServedDomain, ServedDomains } from './served'
@@ -144,18 +144,12 @@ export async function getDomain(ctx: DomainsCtx, caller: Who, id: string): Promi
   return toDomain(ctx, await findOwn(ctx, caller, id))
 }
 
-/** The shared pool and the API's own host, by hostname (their configured ports aside). */
-function ownHostnames(ctx: DomainsCtx): Set<string> {
-  const hostname = (hostPort: string) => new URL(`http://${hostPort}`).hostname
-  return new Set([...ctx.config.shortDomains.map(hostname), new URL(ctx.config.baseUrl).hostname])
-}
-
 export async function addDomain(ctx: DomainsCtx, caller: Who, input: CreateDomainInput): Promise<DomainView> {
   refuseTestKey(caller)
   const issues = new Issues()
   const parsed = parseDomain(input.domain)
   if ('problem' in parsed) issues.add('domain', parsed.problem)
-  else if (ownHostnames(ctx).has(parsed.hostname)) issues.add('domain', `${parsed.hostname} is this service's own host (the API or the shared pool of short domains); add a domain of your own`)
+  else if (serviceHostnames(ctx.config).has(parsed.hostname)) issues.add('domain', `${parsed.hostname} is this service's own host (the API or the shared pool of short domains); add a domain of your own`)
   checkFallbackUrls(issues, input)
   issues.throwIfAny()
   const domain = (parsed as { hostname: string }).hostname

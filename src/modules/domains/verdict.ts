@@ -43,7 +43,7 @@ export function expectedRecords(domain: string, token: string, config: PointingC
 export type DnsVerdict = 'ok' | 'misconfigured' | 'conflicting'
 
 /** The addresses the domain resolved to (A and AAAA together), null when a lookup failed. */
-export function addressesOf(seen: SeenRecords): string[] | null {
+function addressesOf(seen: SeenRecords): string[] | null {
   if (seen.a === null || seen.aaaa === null) return null
   return [...seen.a, ...seen.aaaa]
 }
