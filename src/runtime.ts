@@ -18,6 +18,7 @@ import { createIdentityModule } from './modules/identity'
 import { createLinksModule } from './modules/links'
 import type { Module, Platform } from './modules/module'
 import { createPlatformModule } from './modules/platform'
+import { createPagesModule } from './modules/pages'
 import { createQrModule } from './modules/qr'
 import { createRedirectModule } from './modules/redirect'
 import { createWebhooksModule } from './modules/webhooks'
@@ -67,7 +68,8 @@ function createModules(platform: Platform, options: RuntimeOptions) {
   const identity = createIdentityModule(platform, platformArea.idempotency)
   const { http } = identity
   const domains = createDomainsModule(platform, http)
-  const links = createLinksModule(platform, http, domains)
+  const pages = createPagesModule(platform, http, domains)
+  const links = createLinksModule(platform, http, domains, pages)
   const clicks = createClicksModule(platform, options.clickWriter)
   return {
     platform: platformArea,
@@ -77,7 +79,8 @@ function createModules(platform: Platform, options: RuntimeOptions) {
     links,
     qr: createQrModule(links, http),
     clicks,
-    redirect: createRedirectModule(platform, links, clicks, domains.served),
+    pages,
+    redirect: createRedirectModule(platform, links, clicks, domains.served, pages.server),
     conversions: createConversionsModule(platform, http, () => clicks.buffer.flush()),
     analytics: createAnalyticsModule(platform, http),
     webhooks: createWebhooksModule(platform, http),

@@ -10,6 +10,8 @@ export interface Notices {
   'link.changed': { domain: string; slug: string }
   /** A custom domain was served, changed, stopped or deleted (its links may have been archived with it). */
   'domain.changed': { domain: string }
+  /** A bridge page or its blocks changed, or it was deleted: its rendered HTML is stale. */
+  'page.changed': { id: string }
 }
 
 type Listener<K extends keyof Notices> = (notice: Notices[K]) => void

@@ -4,6 +4,7 @@
 import { t, type TSchema } from 'elysia'
 import { Domain } from '../modules/domains/model'
 import { Link } from '../modules/links/model'
+import { BridgePage } from '../modules/pages/model'
 
 export interface EventDefinition {
   type: string
@@ -12,6 +13,8 @@ export interface EventDefinition {
 }
 
 const LinkData = t.Omit(Link, ['qr'])
+/** A page as its events carry it: without the view and click counters, which change without events. */
+const PageData = t.Omit(BridgePage, ['views', 'buttonClicks'])
 const LinkRef = t.Object({ id: t.String(), slug: t.String(), domain: t.String(), shortUrl: t.String(), destinationUrl: t.String() })
 
 export const EVENT_CATALOGUE: EventDefinition[] = [
@@ -68,6 +71,17 @@ export const EVENT_CATALOGUE: EventDefinition[] = [
     type: 'domain.deleted',
     description: 'A custom domain was deleted and is no longer served; archivedLinks counts the links archived with it.',
     data: t.Composite([Domain, t.Object({ archivedLinks: t.Integer() })]),
+  },
+  { type: 'bridge_page.created', description: 'A bridge page was created (empty, or from a template).', data: PageData },
+  {
+    type: 'bridge_page.updated',
+    description: 'A bridge page or its blocks changed; `changes` names the page fields sent, or `blocks` when a block was appended, changed or deleted. version is the page\'s new version.',
+    data: t.Composite([PageData, t.Object({ changes: t.Array(t.String()) })]),
+  },
+  {
+    type: 'bridge_page.deleted',
+    description: 'A bridge page was deleted with its blocks; its URL no longer answers.',
+    data: t.Object({ id: t.String(), slug: t.String(), domain: t.String(), url: t.String(), title: t.String() }),
   },
   {
     type: 'webhook.test',

@@ -7,6 +7,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   validation_failed: 400,
   unsupported_version: 400,
   block_type_immutable: 400,
+  unknown_block_type: 400,
   qr_page_too_large: 400,
   unauthorized: 401,
   forbidden: 403,

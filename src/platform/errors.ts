@@ -7,6 +7,7 @@ export const ERROR_CODES = [
   'validation_failed',
   'unsupported_version',
   'block_type_immutable',
+  'unknown_block_type',
   'qr_page_too_large',
   'unauthorized',
   'forbidden',

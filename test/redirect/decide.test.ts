@@ -37,6 +37,7 @@ const link = (o: Partial<LinkRow> = {}): LinkRow => ({
   captchaEnabled: false,
   consentRequired: false,
   conversionTracking: false,
+  bridgePageId: null,
   isActive: true,
   isArchived: false,
   isTest: false,

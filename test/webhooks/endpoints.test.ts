@@ -234,8 +234,8 @@ describe('validation', () => {
 
 describe('what the document says of the bodies', () => {
   // The catalogue's types, and the area patterns the service accepts besides * (every dot prefix of a type).
-  const TYPES = ['link.created', 'link.updated', 'link.deleted', 'link.clicked', 'conversion.created', 'domain.created', 'domain.verified', 'domain.misconfigured', 'domain.deleted', 'webhook.test']
-  const PATTERNS = ['*', 'link.*', 'conversion.*', 'domain.*', 'webhook.*']
+  const TYPES = ['link.created', 'link.updated', 'link.deleted', 'link.clicked', 'conversion.created', 'domain.created', 'domain.verified', 'domain.misconfigured', 'domain.deleted', 'bridge_page.created', 'bridge_page.updated', 'bridge_page.deleted', 'webhook.test']
+  const PATTERNS = ['*', 'link.*', 'conversion.*', 'domain.*', 'bridge_page.*', 'webhook.*']
   const schemaOf = async (path: string, method: string) => {
     const doc = await body(await env.request('/v1/openapi.json'))
     return { doc, schema: doc.paths[path][method].requestBody.content['application/json'].schema }

@@ -34,6 +34,8 @@ export const links = sqliteTable('links', {
   captchaEnabled: bool('captcha_enabled').notNull(),
   consentRequired: bool('consent_required').notNull(),
   conversionTracking: bool('conversion_tracking').notNull(),
+  /** A bridge page of the workspace shown instead of the redirect (no foreign key: the page refuses deletion while in use). */
+  bridgePageId: text('bridge_page_id'),
   isActive: bool('is_active').notNull(),
   isArchived: bool('is_archived').notNull(),
   isTest: bool('is_test').notNull(),

@@ -54,6 +54,7 @@ const linkFields = {
   captchaEnabled: t.Optional(t.Boolean()),
   consentRequired: t.Optional(t.Boolean()),
   conversionTracking: t.Optional(t.Boolean({ description: 'Append lnk_cid=<click id> to the destination, for POST /conversions' })),
+  bridgePageId: t.Optional(t.Union([t.String({ maxLength: 64 }), t.Null()], { description: 'A bridge page of the workspace (bp_…) shown instead of redirecting; null: redirect as usual' })),
 }
 
 export const Include = t.Array(t.Literal('qr'), { maxItems: 1, description: 'Only "qr" is allowed: returns the link with its qr object' })
@@ -146,6 +147,7 @@ export const Link = t.Object(
     captchaEnabled: t.Boolean(),
     consentRequired: t.Boolean(),
     conversionTracking: t.Boolean(),
+    bridgePageId: NullableString,
     totalClicks: readOnlyFields.totalClicks,
     uniqueClicks: readOnlyFields.uniqueClicks,
     isActive: t.Boolean(),

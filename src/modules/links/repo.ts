@@ -44,6 +44,7 @@ export interface LinkRow {
   captchaEnabled: boolean
   consentRequired: boolean
   conversionTracking: boolean
+  bridgePageId: string | null
   isActive: boolean
   isArchived: boolean
   isTest: boolean
@@ -67,7 +68,7 @@ export type RedirectLink = Pick<
   | 'id' | 'workspaceId' | 'domain' | 'slug' | 'destinationUrl' | 'title' | 'description' | 'redirectStatus' | 'fallbackUrl'
   | 'passwordHash' | 'expiresAt' | 'clickLimit' | 'uniqueIpLimit' | 'publicStatsEnabled' | 'utmSource' | 'utmMedium'
   | 'utmCampaign' | 'utmTerm' | 'utmContent' | 'ogTitle' | 'ogDescription' | 'ogImageUrl' | 'twitterCard' | 'deepLinkEnabled'
-  | 'captchaEnabled' | 'consentRequired' | 'conversionTracking' | 'isActive' | 'isTest' | 'totalClicks'
+  | 'captchaEnabled' | 'consentRequired' | 'conversionTracking' | 'bridgePageId' | 'isActive' | 'isTest' | 'totalClicks'
 >
 
 export interface LinkFilter {
@@ -154,8 +155,8 @@ const REDIRECT_COLUMNS = {
   publicStatsEnabled: links.publicStatsEnabled, utmSource: links.utmSource, utmMedium: links.utmMedium, utmCampaign: links.utmCampaign,
   utmTerm: links.utmTerm, utmContent: links.utmContent, ogTitle: links.ogTitle, ogDescription: links.ogDescription,
   ogImageUrl: links.ogImageUrl, twitterCard: links.twitterCard, deepLinkEnabled: links.deepLinkEnabled, captchaEnabled: links.captchaEnabled,
-  consentRequired: links.consentRequired, conversionTracking: links.conversionTracking, isActive: links.isActive, isTest: links.isTest,
-  totalClicks: links.totalClicks,
+  consentRequired: links.consentRequired, conversionTracking: links.conversionTracking, bridgePageId: links.bridgePageId, isActive: links.isActive,
+  isTest: links.isTest, totalClicks: links.totalClicks,
 }
 
 /**
@@ -204,6 +205,7 @@ function decodeRedirectLink(r: Record<string, unknown>, intern: (s: string) => s
     captchaEnabled: r.captcha_enabled === 1,
     consentRequired: r.consent_required === 1,
     conversionTracking: r.conversion_tracking === 1,
+    bridgePageId: str(r.bridge_page_id),
     isActive: r.is_active === 1,
     isTest: r.is_test === 1,
     totalClicks: r.total_clicks as number,

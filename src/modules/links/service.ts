@@ -13,6 +13,7 @@ import { isReservedSlug, RESERVED_SLUGS, shortUrl } from './slug'
 import { CreateLinkBody, READ_ONLY_LINK_FIELDS, type CreateLinkInput, type UpdateLinkInput } from './model'
 import { listedMode, sandboxHides, type ModeFilter } from '../identity/sandbox'
 import { toHostname } from '../domains/hostname'
+import { unusableDomainMessage, usableDomain } from '../domains/usable'
 import type { ServedDomains } from '../domains/served'
 import { LinkWriteRefused, type LinkFilter, type LinkRow, type LinksRepo, type NewLink } from './repo'
 
@@ -22,6 +23,8 @@ export interface LinksCtx extends Deps {
   served: Pick<ServedDomains, 'get'>
   /** Announces changed links after commit, so caches of them (the redirect's) drop them. */
   bus: Pick<EventBus, 'emit'>
+  /** The bridge pages a link may show (bridgePageId). */
+  bridgePages: { find(workspaceId: string, id: string): Promise<{ isTest: boolean } | undefined> }
 }
 
 export const BULK_MAX = 1000
@@ -61,6 +64,7 @@ export function toLink(ctx: Pick<Deps, 'config'>, row: LinkRow) {
     captchaEnabled: row.captchaEnabled,
     consentRequired: row.consentRequired,
     conversionTracking: row.conversionTracking,
+    bridgePageId: row.bridgePageId,
     totalClicks: row.totalClicks,
     uniqueClicks: row.uniqueClicks,
     isActive: row.isActive,
@@ -102,13 +106,17 @@ function checkSlug(issues: Issues, slug: string | undefined) {
 }
 
 async function checkDomain(ctx: LinksCtx, caller: Caller, issues: Issues, domain: string | undefined): Promise<string> {
-  const chosen = domain === undefined ? ctx.config.shortDomains[0]! : (toHostname(domain) ?? domain.toLowerCase())
-  if (ctx.config.shortDomains.includes(chosen)) return chosen
-  const custom = ctx.served.get(chosen)
-  if (!custom || custom.workspaceId !== caller.workspace.id || !custom.acceptsNewLinks) {
-    issues.add('domain', `"${domain}" is not a short domain of this service or a verified domain of this workspace; shared domains: ${ctx.config.shortDomains.join(', ')}`)
-  }
-  return chosen
+  const chosen = usableDomain(ctx.config, ctx.served, caller.workspace.id, domain)
+  if (!chosen.usable) issues.add('domain', unusableDomainMessage(ctx.config, domain))
+  return chosen.domain
+}
+
+/** A page of the workspace in the link's own mode: a test link shows test pages, a live link live ones. */
+async function checkBridgePage(ctx: LinksCtx, caller: Caller, issues: Issues, id: string | null | undefined) {
+  if (id == null) return
+  const page = await ctx.bridgePages.find(caller.workspace.id, id)
+  if (!page) issues.add('bridgePageId', `${id} is not a bridge page of this workspace (GET /bridge-pages lists them)`)
+  else if (page.isTest !== (caller.mode === 'test')) issues.add('bridgePageId', `${id} is a ${page.isTest ? 'test' : 'live'} page; a ${caller.mode} link shows ${caller.mode} pages`)
 }
 
 function parseExpiry(ctx: LinksCtx, issues: Issues, value: string | null | undefined): number | null | undefined {
@@ -132,7 +140,7 @@ async function columnsFrom(input: Partial<CreateLinkInput>): Promise<Partial<New
   const copy = [
     'destinationUrl', 'title', 'description', 'folderId', 'campaignId', 'redirectStatus', 'fallbackUrl', 'clickLimit', 'uniqueIpLimit', 'publicStatsEnabled',
     'utmSource', 'utmMedium', 'utmCampaign', 'utmTerm', 'utmContent', 'ogTitle', 'ogDescription', 'ogImageUrl', 'twitterCard', 'deepLinkEnabled',
-    'captchaEnabled', 'consentRequired', 'conversionTracking',
+    'captchaEnabled', 'consentRequired', 'conversionTracking', 'bridgePageId',
   ] as const
   for (const key of copy) if (input[key] !== undefined) (out as Record<string, unknown>)[key] = input[key]
   if (input.tags !== undefined) out.tags = cleanTags(input.tags)
@@ -160,6 +168,7 @@ async function prepareCreate(ctx: LinksCtx, caller: Caller, input: CreateLinkInp
   checkUrl(ctx, issues, 'fallbackUrl', input.fallbackUrl, true)
   checkUrl(ctx, issues, 'ogImageUrl', input.ogImageUrl, false)
   checkSlug(issues, input.slug)
+  await checkBridgePage(ctx, caller, issues, input.bridgePageId)
   const domain = await checkDomain(ctx, caller, issues, input.domain)
   const expiresAt = parseExpiry(ctx, issues, input.expiresAt)
   if (input.include && input.include.some((i) => i !== 'qr')) issues.add('include', 'the only allowed value is "qr"')
@@ -331,6 +340,7 @@ export async function updateLink(ctx: LinksCtx, caller: Caller, id: string, body
   if (input.fallbackUrl !== current.fallbackUrl) checkUrl(ctx, issues, 'fallbackUrl', input.fallbackUrl, true)
   if (input.ogImageUrl !== current.ogImageUrl) checkUrl(ctx, issues, 'ogImageUrl', input.ogImageUrl, false)
   if (input.slug !== current.slug) checkSlug(issues, input.slug)
+  if (input.bridgePageId !== current.bridgePageId) await checkBridgePage(ctx, caller, issues, input.bridgePageId)
   const domain = input.domain === undefined || (toHostname(input.domain) ?? input.domain.toLowerCase()) === current.domain ? current.domain : await checkDomain(ctx, caller, issues, input.domain)
   const sameExpiry = typeof input.expiresAt === 'string' && Date.parse(input.expiresAt) === current.expiresAt
   const expiresAt = sameExpiry ? current.expiresAt : parseExpiry(ctx, issues, input.expiresAt)

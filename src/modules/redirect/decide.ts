@@ -45,6 +45,8 @@ export type Outcome =
   | { kind: 'consent' }
   | { kind: 'preview'; count: Count }
   | { kind: 'deepLink'; count: Count; app: DeepLinkApp; platform: 'ios' | 'android' }
+  /** The link's bridge page instead of the redirect. */
+  | { kind: 'bridgePage'; count: Count }
   | { kind: 'redirect'; count: Count; cacheable: boolean }
 
 const NOT_FOUND: Outcome = { kind: 'notFound' }
@@ -91,6 +93,8 @@ function mobileDeepLink(l: RedirectLink, v: Visit): Outcome | null {
   const app = l.deepLinkEnabled && v.platform ? findApp(new URL(l.destinationUrl)) : undefined
   return app ? { kind: 'deepLink', count: countOf(v), app, platform: v.platform! } : null
 }
+const BRIDGE_PAGE: Record<Count, Outcome> = { click: { kind: 'bridgePage', count: 'click' }, bot: { kind: 'bridgePage', count: 'bot' }, none: { kind: 'bridgePage', count: 'none' } }
+const bridgePage = (l: RedirectLink, v: Visit) => (l.bridgePageId !== null ? BRIDGE_PAGE[countOf(v)] : null)
 const redirect = (l: RedirectLink, v: Visit): Outcome => REDIRECT[countOf(v)][(l.redirectStatus === 301 || l.redirectStatus === 308) && !perVisit(l) ? 1 : 0]
 
 /** The contract's order of checks (section 4): the first that answers decides the visit. */
@@ -108,6 +112,7 @@ export function decide(link: RedirectLink | null, visit: Visit): Outcome {
     consent(link, visit) ??
     socialCrawlerPreview(visit) ??
     mobileDeepLink(link, visit) ??
+    bridgePage(link, visit) ??
     redirect(link, visit)
   )
 }

@@ -30,6 +30,16 @@ const SLUG_PATH = /^\/([A-Za-z0-9_-]{1,64})(\+?)$/
 
 export type RedirectHandler = (request: Request) => Response | Promise<Response> | null
 
+/** The bridge pages' visitor side (pages/serve.ts), as the short-link path hands visits to it. */
+export interface VisitorPages {
+  /** `/p/{slug}` and `/_/b/{blockId}`; null when nothing there answers on this host. */
+  handle(request: Request, path: string, search: string, target: { domain: string; customWorkspaceId: string | null }): Response | null
+  /** A link's bridge page; null when it is gone. */
+  show(request: Request, pageId: string): Response | null
+}
+
+const isPagePath = (path: string) => path.startsWith('/p/') || path.startsWith('/_/b/')
+
 /** What the redirect path uses. */
 export interface RedirectDeps {
   config: Config
@@ -46,13 +56,15 @@ export interface RedirectDeps {
   shortHosts: ShortHosts
   /** The custom domains served now (ShortHosts asks them too): told which ones are reached over TLS. */
   served: Pick<ServedDomains, 'size' | 'sawHttps'>
+  /** Bridge pages: `/p/{slug}`, tracked buttons, and links that show a page. */
+  pages: VisitorPages | null
 }
 
 const isLoopback = (address: string | null) => address !== null && (address.startsWith('127.') || address === '::1')
 
 export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
   const { config, clock, linkCache, cookieKey } = deps
-  const { shortHosts, stats, served } = deps
+  const { shortHosts, stats, served, pages } = deps
   const apiHost = new URL(config.baseUrl).host.toLowerCase()
   const behindCaddy = config.tlsMode === 'caddy'
   const keyed = (value: string) => createHmac('sha256', deps.visitorKey).update(value).digest('base64url').slice(0, 32)
@@ -112,6 +124,17 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
     return custom.rootRedirectUrl !== null ? fallback(custom.rootRedirectUrl, 301, custom, path) : domainRootPage(custom.domain)
   }
 
+  /** `/p/{slug}` and `/_/b/{blockId}` on a short host: the page's, or the host's not-found answer. */
+  function visitorPage(request: Request, url: URL): Response | null {
+    const host = (request.headers.get('host') ?? url.host).toLowerCase()
+    const target = shortHosts.resolve(host)
+    if (target === null) return host === apiHost ? null : notFoundPage()
+    const custom = target.custom
+    if (custom !== null && behindCaddy) noteHttps(request, custom)
+    const answered = request.method === 'GET' || request.method === 'HEAD' ? pages!.handle(request, url.pathname, url.search, { domain: target.domain, customWorkspaceId: custom === null ? null : custom.workspaceId }) : null
+    return answered ?? notFound(custom, url.pathname)
+  }
+
   async function captchaChallenge(slug: string, query: string, now: number) {
     return captchaPage(slug, await captcha.challenge(now), undefined, query)
   }
@@ -146,9 +169,14 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
     }
     if (outcome.count === 'bot') count.botHit(entry, request, ip, ua, now)
     const clickId = outcome.count === 'click' ? count.click(entry, request, ip, ua, now, ipHash) : null
+    if (outcome.kind === 'bridgePage') {
+      // A page deleted since the link was cached: the redirect goes ahead.
+      const shown = pages === null ? null : pages.show(request, link.bridgePageId!)
+      if (shown !== null) return shown
+    }
     const destination = buildDestination(link, search, clickId)
     if (outcome.kind === 'deepLink') return deepLinkPage(outcome.app.name, appUrl(outcome.app, new URL(destination), outcome.platform), destination)
-    return redirectTo(destination, link.redirectStatus, outcome.cacheable)
+    return redirectTo(destination, link.redirectStatus, outcome.kind === 'redirect' && outcome.cacheable)
   }
 
   return function handle(request: Request): Response | Promise<Response> | null {
@@ -164,8 +192,11 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
     if (!match) {
       parsed = new URL(raw)
       match = SLUG_PATH.exec(parsed.pathname)
-      // Without custom domains, no path but a slug's is answered here.
-      if (!match) return served.size === 0 ? null : otherPath(request, parsed)
+      if (!match) {
+        if (pages !== null && isPagePath(parsed.pathname)) return visitorPage(request, parsed)
+        // Without custom domains, no path but a slug's is answered here.
+        return served.size === 0 ? null : otherPath(request, parsed)
+      }
       path = parsed.pathname
       search = parsed.search
     }

@@ -7,12 +7,12 @@ import type { LinksModule } from '../links'
 import { defineModule, type Platform } from '../module'
 import { createSettingsRepo } from '../platform/repo-settings'
 import { LinkCache } from './cache'
-import { createRedirectHandler } from './handler'
+import { createRedirectHandler, type VisitorPages } from './handler'
 import { ShortHosts } from './short-hosts'
 import { createDomainSlugsRepo } from './repo-domain-slugs'
 import { createStatsRepo } from './repo-stats'
 
-export function createRedirectModule(platform: Platform, links: LinksModule, clicks: ClicksModule, served: ServedDomains) {
+export function createRedirectModule(platform: Platform, links: LinksModule, clicks: ClicksModule, served: ServedDomains, pages: VisitorPages | null = null) {
   const { config, db, clock, bus } = platform
   const cache = new LinkCache(links.repo, (id) => clicks.repo.admittedAddressesSync(id), clicks.buffer)
   bus.on('link.changed', ({ domain, slug }) => cache.invalidate(domain, slug))
@@ -22,7 +22,7 @@ export function createRedirectModule(platform: Platform, links: LinksModule, cli
   const cookieKey = createSettingsRepo(db.db).serverSecret('cookie_signing_key', clock.now())
   const shortHosts = new ShortHosts(config.shortDomains, served)
   const stats = createStatsRepo(db.db)
-  const handle = createRedirectHandler({ config, clock, stats, cookieKey, visitorKey: clicks.visitorKey, linkCache: cache, clickBuffer: clicks.buffer, shortHosts, served })
+  const handle = createRedirectHandler({ config, clock, stats, cookieKey, visitorKey: clicks.visitorKey, linkCache: cache, clickBuffer: clicks.buffer, shortHosts, served, pages })
   return defineModule({
     name: 'redirect',
     cache,

@@ -1,0 +1,36 @@
+// Bridge pages: the API (pages, blocks, templates, saved templates), the visitor side (/p/{slug},
+// /_/b/{blockId}, pages shown by links) and the counting of views and clicks, written every second.
+import { Elysia } from 'elysia'
+import type { DomainsModule } from '../domains'
+import { defineModule, type HttpKit, type Platform } from '../module'
+import { createPagesRepo } from './repo'
+import { pageRoutes, savedTemplateRoutes, templateRoutes } from './routes'
+import { COUNT_FLUSH_MS, createPageServer } from './serve'
+import type { PagesCtx } from './service'
+
+export function createPagesModule(platform: Platform, http: HttpKit, domains: DomainsModule) {
+  const { config, clock, log, db, bus } = platform
+  const repo = createPagesRepo(db.db, () => clock.now())
+  const ctx: PagesCtx = { config, clock, log, bus, pages: repo, served: domains.served }
+  const server = createPageServer({ config, clock, log, pages: repo })
+  bus.on('page.changed', ({ id }) => server.invalidate(id))
+  bus.on('link.changed', () => server.invalidateAll())
+  let flusher: ReturnType<typeof setInterval> | undefined
+  return defineModule({
+    name: 'pages',
+    ctx,
+    repo,
+    server,
+    routes: new Elysia({ name: 'lnk.pages-area', seed: http.instanceId }).use(pageRoutes(ctx, http)).use(savedTemplateRoutes(ctx, http)).use(templateRoutes(http)),
+    start() {
+      flusher = setInterval(() => void server.flush(), COUNT_FLUSH_MS)
+      flusher.unref?.()
+    },
+    async close() {
+      clearInterval(flusher)
+      await server.flush()
+    },
+  })
+}
+
+export type PagesModule = ReturnType<typeof createPagesModule>
