@@ -4,7 +4,7 @@ import SwaggerParser from '@apidevtools/swagger-parser'
 import Ajv2020 from 'ajv/dist/2020'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Elysia, t } from 'elysia'
-import { DOCS_PATH, openapiDocs, SPEC_PATH } from '../../src/modules/platform/openapi'
+import { DOCS_PATH, openapiDocs, PUBLISHED_PARAMS, SPEC_PATH } from '../../src/modules/platform/openapi'
 import { conformance } from '../conformance'
 import { setup, type TestEnv } from '../helpers'
 
@@ -30,11 +30,12 @@ afterAll(() => env.cleanup())
  * Elysia's `/v1/links/:id` as OpenAPI's `/v1/links/{id}` (an optional `:id?` documented with the parameter); a
  * trailing slash, which Elysia serves either way, is documented without.
  */
-const toOpenApiPath = (path: string) =>
-  path
-    .replace(/:([^/?]+)\??/g, '{$1}')
-    .replace(/(.)\/+$/, '$1')
-    .replace(/^\/v1(?=\/)/, '')
+/** A route's path as the document names it (a few path parameters are published under another name). */
+function toOpenApiPath(path: string) {
+  const templated = path.replace(/:([^/?]+)\??/g, '{$1}').replace(/(.)\/+$/, '$1')
+  const renames = PUBLISHED_PARAMS[templated] ?? {}
+  return templated.replace(/\{(\w+)\}/g, (whole, name: string) => (renames[name] ? `{${renames[name]}}` : whole)).replace(/^\/v1(?=\/)/, '')
+}
 
 /** The routes a document must describe: all but the docs page and its script, HEAD and OPTIONS. */
 function documentedRoutes(app: { routes: { method: string; path: string }[] }) {

@@ -37,8 +37,10 @@ import {
 import { deleteSavedTemplate, getPublicTemplate, listPublicTemplates, listSavedTemplates } from './templates-service'
 
 const errors = { 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 404: ErrorEnvelope, 409: ErrorEnvelope }
-const PageParams = t.Object({ id: t.String() })
-const BlockParams = t.Object({ id: t.String(), blockId: t.String() })
+const IdParams = t.Object({ id: t.String() })
+/** One name per place in the router: the page is `pageId` under /bridge-pages (the spec's name for its blocks). */
+const PageIdParams = t.Object({ pageId: t.String() })
+const BlockParams = t.Object({ pageId: t.String(), blockId: t.String() })
 
 export function pageRoutes(ctx: PagesCtx, http: HttpKit) {
   return new Elysia({ name: 'lnk.pages', seed: http.instanceId, prefix: '/bridge-pages', tags: ['Bridge pages'] })
@@ -83,15 +85,15 @@ export function pageRoutes(ctx: PagesCtx, http: HttpKit) {
       response: { 200: Envelope(t.Array(BlockTypeSchema)), ...errors },
       detail: { summary: 'List block types', description: 'Every block type with the JSON Schema of its fields and the defaults an appended block starts from.' },
     })
-    .get('/:id', async ({ caller, params }) => ok(await getPage(ctx, caller, params.id)), {
+    .get('/:pageId', async ({ caller, params }) => ok(await getPage(ctx, caller, params.pageId)), {
       permission: 'pages:read',
-      params: PageParams,
+      params: PageIdParams,
       response: { 200: Envelope(BridgePageWithTree), ...errors },
       detail: { summary: 'Get a bridge page', description: 'With its layout: sections, columns and blocks in order.' },
     })
-    .patch('/:id', async ({ caller, params, body }) => ok(await updatePage(ctx, caller, params.id, body)), {
+    .patch('/:pageId', async ({ caller, params, body }) => ok(await updatePage(ctx, caller, params.pageId, body)), {
       permission: 'pages:write',
-      params: PageParams,
+      params: PageIdParams,
       body: UpdatePageBody,
       response: { 200: Envelope(BridgePageWithTree), ...errors },
       detail: {
@@ -100,27 +102,27 @@ export function pageRoutes(ctx: PagesCtx, http: HttpKit) {
           'Only the fields sent change. layout re-arranges sections, columns and blocks in one step (every block exactly once). With version, a change made on an older version is refused (409 conflict). Theme colours are checked for WCAG AA contrast.',
       },
     })
-    .delete('/:id', async ({ caller, params }) => ok(await deletePage(ctx, caller, params.id)), {
+    .delete('/:pageId', async ({ caller, params }) => ok(await deletePage(ctx, caller, params.pageId)), {
       permission: 'pages:write',
-      params: PageParams,
+      params: PageIdParams,
       response: { 200: Envelope(t.Object({ id: t.String(), deleted: t.Literal(true) })), ...errors },
       detail: { summary: 'Delete a bridge page', description: 'With its blocks and counts. Refused (409 conflict) while a link shows it (bridgePageId).' },
     })
-    .get('/:id/blocks', async ({ caller, params }) => ok(await listBlocks(ctx, caller, params.id)), {
+    .get('/:pageId/blocks', async ({ caller, params }) => ok(await listBlocks(ctx, caller, params.pageId)), {
       permission: 'pages:read',
-      params: PageParams,
+      params: PageIdParams,
       response: { 200: Envelope(t.Array(Block)), ...errors },
       detail: { summary: 'List a page\'s blocks', description: 'Flat, in reading order: sections top to bottom, columns left to right, blocks top to bottom; each with its index, sectionId, columnId and position.' },
     })
     .post(
-      '/:id/blocks',
+      '/:pageId/blocks',
       async ({ caller, params, body, request, set }) => {
         set.status = 201
-        return idempotent(http.idempotency, caller, request, body, set, async () => ok(await appendBlock(ctx, caller, params.id, body)))
+        return idempotent(http.idempotency, caller, request, body, set, async () => ok(await appendBlock(ctx, caller, params.pageId, body)))
       },
       {
         permission: 'pages:write',
-        params: PageParams,
+        params: PageIdParams,
         body: AppendBlockBody,
         response: { 201: Envelope(Block), ...errors },
         detail: {
@@ -131,13 +133,13 @@ export function pageRoutes(ctx: PagesCtx, http: HttpKit) {
         },
       },
     )
-    .get('/:id/blocks/:blockId', async ({ caller, params }) => ok(await getBlock(ctx, caller, params.id, params.blockId)), {
+    .get('/:pageId/blocks/:blockId', async ({ caller, params }) => ok(await getBlock(ctx, caller, params.pageId, params.blockId)), {
       permission: 'pages:read',
       params: BlockParams,
       response: { 200: Envelope(Block), ...errors },
       detail: { summary: 'Get a block' },
     })
-    .patch('/:id/blocks/:blockId', async ({ caller, params, body }) => ok(await updateBlock(ctx, caller, params.id, params.blockId, body)), {
+    .patch('/:pageId/blocks/:blockId', async ({ caller, params, body }) => ok(await updateBlock(ctx, caller, params.pageId, params.blockId, body)), {
       permission: 'pages:write',
       params: BlockParams,
       body: UpdateBlockBody,
@@ -148,9 +150,9 @@ export function pageRoutes(ctx: PagesCtx, http: HttpKit) {
       },
     })
     .delete(
-      '/:id/blocks/:blockId',
+      '/:pageId/blocks/:blockId',
       async ({ caller, params, set }) => {
-        await deleteBlock(ctx, caller, params.id, params.blockId)
+        await deleteBlock(ctx, caller, params.pageId, params.blockId)
         set.status = 204
         return null
       },
@@ -186,7 +188,7 @@ export function savedTemplateRoutes(ctx: PagesCtx, http: HttpKit) {
     )
     .delete('/:id', async ({ caller, params }) => ok(await deleteSavedTemplate(ctx, caller, params.id)), {
       permission: 'pages:write',
-      params: PageParams,
+      params: IdParams,
       response: { 200: Envelope(t.Object({ id: t.String(), deleted: t.Literal(true) })), ...errors },
       detail: { summary: 'Delete a saved template', description: 'Pages made from it keep their blocks.' },
     })

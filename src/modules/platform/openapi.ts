@@ -156,7 +156,8 @@ const HEADER_PARAMETERS = {
 //  6. Paths and operation ids. A module's `.get('/')` under its prefix comes out as `/v1/api-keys/`; Elysia
 //     serves it with or without the slash, and the document names it as the spec does, without. Ids generated
 //     from a path (getV1Api-keys) become identifiers (getV1ApiKeys), which client generators need.
-//  7. Paths are relative to the server LNK_BASE_URL/v1 (the spec's {base_url}); see relativePaths.
+//  7. Paths are relative to the server LNK_BASE_URL/v1 (the spec's {base_url}); see relativePaths. A path
+//     parameter the router must name otherwise is published under the documents' name (PUBLISHED_PARAMS).
 // ---------------------------------------------------------------------------------------------------------------
 
 type Obj = Record<string, any>
@@ -301,10 +302,27 @@ function hoistRepeatedSchemas(doc: OpenApiDoc) {
 }
 
 /** Step 6. */
+/**
+ * Path parameters published under another name than the router's. Elysia's router takes one name per place
+ * in a path, so the page is `:pageId` under /bridge-pages (the spec's name in /bridge-pages/{pageId}/blocks),
+ * while the contract names the page's own routes /bridge-pages/{id}.
+ */
+export const PUBLISHED_PARAMS: Record<string, Record<string, string>> = { '/v1/bridge-pages/{pageId}': { pageId: 'id' } }
+
+function publishedPath(path: string, item: PathItem): [string, PathItem] {
+  const renames = PUBLISHED_PARAMS[path]
+  if (!renames) return [path, item]
+  for (const method of HTTP_METHODS) {
+    for (const p of item[method]?.parameters ?? []) if (p.in === 'path' && renames[p.name]) p.name = renames[p.name]
+  }
+  return [path.replace(/\{(\w+)\}/g, (whole, name: string) => (renames[name] ? `{${renames[name]}}` : whole)), item]
+}
+
 function tidyPathsAndIds(doc: OpenApiDoc) {
   const paths: Record<string, PathItem> = {}
-  for (const [path, item] of Object.entries(doc.paths)) {
-    const name = path.length > 1 ? path.replace(/\/+$/, '') : path
+  for (const [raw, rawItem] of Object.entries(doc.paths)) {
+    const [path, item] = publishedPath(raw.length > 1 ? raw.replace(/\/+$/, '') : raw, rawItem)
+    const name = path
     paths[name] = { ...item, ...paths[name] }
   }
   doc.paths = paths
