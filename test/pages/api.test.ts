@@ -245,3 +245,15 @@ describe('keys', () => {
     expect(await refusal(await api('/bridge-pages?mode=live', { key: testKey }))).toMatchObject({ status: 403 })
   })
 })
+
+describe('concurrent editors', () => {
+  test('twelve appends at once all land, in some order, each with its own version; nothing is lost', async () => {
+    const page = await newPage({ title: 'Busy' })
+    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => post(`/bridge-pages/${page.id}/blocks`, { type: 'heading', fields: { text: `H${i}` } })))
+    expect(results.map((r) => r.status)).toEqual(Array(12).fill(201))
+    const after = (await body(await api(`/bridge-pages/${page.id}`))).data
+    expect(after.version).toBe(13)
+    const texts = after.sections.flatMap((s: any) => s.columns.flatMap((c: any) => c.blocks.map((b: any) => b.fields.text)))
+    expect(texts.sort()).toEqual(Array.from({ length: 12 }, (_, i) => `H${i}`).sort())
+  })
+})

@@ -2,6 +2,7 @@
 // /_/b/{blockId}, pages shown by links) and the counting of views and clicks, written every second.
 import { Elysia } from 'elysia'
 import type { DomainsModule } from '../domains'
+import { KeyedQueue } from '../../platform/keyed-queue'
 import { defineModule, type HttpKit, type Platform } from '../module'
 import { createPagesRepo } from './repo'
 import { pageRoutes, savedTemplateRoutes, templateRoutes } from './routes'
@@ -11,7 +12,7 @@ import type { PagesCtx } from './service'
 export function createPagesModule(platform: Platform, http: HttpKit, domains: DomainsModule) {
   const { config, clock, log, db, bus } = platform
   const repo = createPagesRepo(db.db, () => clock.now())
-  const ctx: PagesCtx = { config, clock, log, bus, pages: repo, served: domains.served }
+  const ctx: PagesCtx = { config, clock, log, bus, pages: repo, served: domains.served, editing: new KeyedQueue() }
   const server = createPageServer({ config, clock, log, pages: repo })
   bus.on('page.changed', ({ id }) => server.invalidate(id))
   bus.on('link.changed', () => server.invalidateAll())

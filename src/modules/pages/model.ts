@@ -95,8 +95,8 @@ export const CreatePageBody = t.Object(
   {
     title: t.Optional(Title),
     slug: t.Optional(Slug),
-    templateSlug: t.Optional(t.String({ description: 'Start from this built-in template (GET /templates); not with savedTemplateId' })),
-    savedTemplateId: t.Optional(t.String({ description: 'Start from this saved template of the workspace (tpl_…); not with templateSlug' })),
+    templateSlug: t.Optional(t.String({ maxLength: 64, description: 'Start from this built-in template (GET /templates); not with savedTemplateId' })),
+    savedTemplateId: t.Optional(t.String({ maxLength: 64, description: 'Start from this saved template of the workspace (tpl_…); not with templateSlug' })),
     domain: t.Optional(Domain),
     description: t.Optional(Description),
     lang: t.Optional(Lang),
@@ -110,9 +110,9 @@ export type CreatePageInput = Static<typeof CreatePageBody>
 export const LayoutBody = t.Array(
   t.Object(
     {
-      id: t.Optional(t.String({ description: 'An existing section (sec_…) to keep; omitted: a new section' })),
+      id: t.Optional(t.String({ maxLength: 64, description: 'An existing section (sec_…) to keep; omitted: a new section' })),
       layout: SectionLayoutSchema,
-      columns: t.Array(t.Array(t.String({ description: 'blk_…' })), { description: 'Per column, left to right, the ids of its blocks top to bottom; as many columns as the layout has' }),
+      columns: t.Array(t.Array(t.String({ maxLength: 64, description: 'blk_…' }), { maxItems: MAX_BLOCKS_PER_PAGE }), { maxItems: 3, description: 'Per column, left to right, the ids of its blocks top to bottom; as many columns as the layout has' }),
     },
     { additionalProperties: false },
   ),
@@ -141,11 +141,11 @@ export type UpdatePageInput = Static<typeof UpdatePageBody>
 
 export const AppendBlockBody = t.Object(
   {
-    type: t.String({ minLength: 1, description: 'A block type (GET /bridge-pages/block-types)' }),
+    type: t.String({ minLength: 1, maxLength: 64, description: 'A block type (GET /bridge-pages/block-types)' }),
     fields: t.Optional(t.Record(t.String(), t.Unknown(), { description: 'Overlaid on the type\'s defaults; id and type inside are ignored' })),
-    sectionId: t.Optional(t.String({ description: 'Place in this section (its last column unless columnId says otherwise); default: the last section' })),
-    columnId: t.Optional(t.String({ description: 'Place in this column' })),
-    position: t.Optional(t.Integer({ minimum: 0, description: 'Place at this position in the column (0 = top); default: the end' })),
+    sectionId: t.Optional(t.String({ maxLength: 64, description: 'Place in this section (its last column unless columnId says otherwise); default: the last section' })),
+    columnId: t.Optional(t.String({ maxLength: 64, description: 'Place in this column' })),
+    position: t.Optional(t.Integer({ minimum: 0, maximum: MAX_BLOCKS_PER_PAGE, description: 'Place at this position in the column (0 = top); default: the end' })),
   },
   { additionalProperties: false },
 )
@@ -183,8 +183,8 @@ export const TemplateDetail = t.Composite([
 ])
 
 export const TemplatesQuery = t.Object({
-  category: t.Optional(t.String({ description: 'Only templates of this category' })),
-  tag: t.Optional(t.String({ description: 'Only templates carrying this tag' })),
+  category: t.Optional(t.String({ maxLength: 64, description: 'Only templates of this category' })),
+  tag: t.Optional(t.String({ maxLength: 64, description: 'Only templates carrying this tag' })),
   q: t.Optional(t.String({ maxLength: 100, description: 'Words matched in name, description and tags (case-insensitive)' })),
   limit: t.Integer({ minimum: 1, maximum: 100, default: 20 }),
   offset: t.Integer({ minimum: 0, default: 0 }),
@@ -205,7 +205,7 @@ export const SavedTemplate = t.Object({
 
 export const SaveTemplateBody = t.Object(
   {
-    pageId: t.String({ description: 'The page (bp_…) whose layout, blocks and theme to save' }),
+    pageId: t.String({ maxLength: 64, description: 'The page (bp_…) whose layout, blocks and theme to save' }),
     name: t.String({ minLength: 1, maxLength: 80 }),
     description: t.Optional(Nullable(t.String({ maxLength: 300 }))),
   },

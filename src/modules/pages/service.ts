@@ -7,6 +7,7 @@ import type { EventBus } from '../../events/bus'
 import type { PublishInput } from '../../events/outbox'
 import { iso } from '../../platform/clock'
 import { Issues } from '../../platform/errors'
+import type { KeyedQueue } from '../../platform/keyed-queue'
 import { newId, randomId } from '../../platform/random'
 import { unusableDomainMessage, usableDomain } from '../domains/usable'
 import type { ServedDomains } from '../domains/served'
@@ -29,6 +30,8 @@ export interface PagesCtx extends Deps {
   pages: PagesRepo
   served: Pick<ServedDomains, 'get'>
   bus: Pick<EventBus, 'emit'>
+  /** Changes to one page take turns in this process; across processes the version guard decides. */
+  editing: KeyedQueue
 }
 
 /** Who acts: a caller of the API (the admin CLI would pass a live, unscoped one). */
@@ -207,11 +210,18 @@ interface Change {
   changes: string[]
 }
 
+/** Works out a change from the page and a copy of its tree (which it may change and return). */
+type Compute = (page: PageRow, tree: TreeSection[]) => Promise<Change>
+
 /**
  * Reads the page, lets `compute` work out the change from what it read, and writes it if nobody changed the
- * page in between; otherwise starts again from the newer page.
+ * page in between (another process may have); otherwise starts again from the newer page.
  */
-async function change<T>(ctx: PagesCtx, caller: Who, id: string, compute: (page: PageRow, tree: TreeSection[]) => Promise<Change & { result?: (row: PageRow, tree: TreeSection[]) => T }>): Promise<{ row: PageRow; tree: TreeSection[]; result?: T }> {
+function change(ctx: PagesCtx, caller: Who, id: string, compute: Compute) {
+  return ctx.editing.run(id, () => changeNow(ctx, caller, id, compute))
+}
+
+async function changeNow(ctx: PagesCtx, caller: Who, id: string, compute: Compute): Promise<{ row: PageRow; tree: TreeSection[] }> {
   for (let attempt = 0; attempt < SAVE_ATTEMPTS; attempt++) {
     const page = await findOwn(ctx, caller, id)
     const tree = await ctx.pages.tree(id)
@@ -226,7 +236,7 @@ async function change<T>(ctx: PagesCtx, caller: Who, id: string, compute: (page:
     }))
     if (outcome.ok) {
       ctx.bus.emit('page.changed', { id })
-      return { row: outcome.row, tree: next, result: c.result?.(outcome.row, next) }
+      return { row: outcome.row, tree: next }
     }
     if (outcome.reason === 'gone') throw pageNotFound(id)
     if (outcome.reason === 'slug_taken') throw pageSlugTaken(c.patch!.slug ?? page.slug, c.patch!.domain ?? page.domain)

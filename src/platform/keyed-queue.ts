@@ -1,0 +1,21 @@
+// Runs tasks with the same key one after another (others run freely): in-process ordering for work on one
+// record, so concurrent requests take turns instead of colliding on a version guard.
+export class KeyedQueue {
+  private readonly tails = new Map<string, Promise<unknown>>()
+
+  run<T>(key: string, task: () => Promise<T>): Promise<T> {
+    const previous = this.tails.get(key) ?? Promise.resolve()
+    const result = previous.then(task, task)
+    const tail = result.catch(() => undefined)
+    this.tails.set(key, tail)
+    void tail.then(() => {
+      if (this.tails.get(key) === tail) this.tails.delete(key)
+    })
+    return result
+  }
+
+  /** Keys with work queued or running. */
+  get size() {
+    return this.tails.size
+  }
+}
