@@ -8,6 +8,7 @@ import { generateKey, type KeyMode } from './keys'
 import { parseGrants, type Grant } from './permissions'
 import type { ApiKeyRow, IdentityRepo, UserRow, WorkspaceRow } from './repo'
 import { HOUR_MS } from '../../platform/time'
+import { slugify } from '../../platform/slugify'
 
 export interface IdentityCtx extends Deps {
   identity: IdentityRepo
@@ -43,16 +44,6 @@ export function toApiKey(k: ApiKeyRow, now: number) {
     workspaceId: k.workspaceId,
     createdAt: iso(k.createdAt),
   }
-}
-
-export function slugify(value: string) {
-  return value
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 48)
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+\.[^\s@]+$/

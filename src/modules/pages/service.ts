@@ -9,6 +9,7 @@ import { iso } from '../../platform/clock'
 import { Issues } from '../../platform/errors'
 import type { KeyedQueue } from '../../platform/keyed-queue'
 import { newId, randomId } from '../../platform/random'
+import { slugify } from '../../platform/slugify'
 import { unusableDomainMessage, usableDomain } from '../domains/usable'
 import type { ServedDomains } from '../domains/served'
 import type { Caller } from '../identity/caller'
@@ -109,15 +110,7 @@ function checkDomain(ctx: PagesCtx, caller: Who, issues: Issues, domain: string 
 
 /** A slug from the title ("Spring Sale!" → spring-sale), with a random tail when that one is taken. */
 async function generateSlug(ctx: PagesCtx, domain: string, title: string): Promise<string> {
-  const base =
-    title
-      .normalize('NFKD')
-      .replace(/[\u0300-\u036f]/g, '')
-      .toLowerCase()
-      .replace(/[^a-z0-9]+/g, '-')
-      .replace(/^-+|-+$/g, '')
-      .slice(0, 48)
-      .replace(/-+$/, '') || 'page'
+  const base = slugify(title).replace(/-+$/, '') || 'page'
   const candidates = [base, ...Array.from({ length: 8 }, () => `${base}-${randomId(5).toLowerCase()}`)]
   const taken = await ctx.pages.slugsInUse(domain, candidates)
   return candidates.find((c) => !taken.has(c)) ?? `${base}-${randomId(12).toLowerCase()}`
