@@ -66,13 +66,27 @@ export interface BrowserPage {
   screenshot(file: string): Promise<void>
   /** Console and log messages the page produced (CSP violations among them). */
   messages: string[]
+  /** A raw DevTools call in the page's session, for powers the helpers above do not wrap. */
+  send(method: string, params?: Record<string, unknown>): Promise<any>
+  /** Calls `listener` with every DevTools event (Fetch.requestPaused among them once Fetch is enabled). */
+  onEvent(listener: (method: string, params: any) => void): void
+}
+
+export interface BrowserPageOptions {
+  userAgent: string
+  timeoutMs?: number
+  javaScript?: boolean
+  width?: number
+  height?: number
+  /** Chromium flags added to HEADLESS_FLAGS, e.g. DNS rules or features a test needs. */
+  extraFlags?: string[]
 }
 
 /**
  * Runs `fn` against one page of a headless Chromium driven over the DevTools protocol (loopback only),
  * so a test can type into a form and click like a person. Everything is bounded by `timeoutMs`.
  */
-export async function withBrowserPage(options: { userAgent: string; timeoutMs?: number; javaScript?: boolean; width?: number; height?: number }, fn: (page: BrowserPage) => Promise<void>): Promise<void> {
+export async function withBrowserPage(options: BrowserPageOptions, fn: (page: BrowserPage) => Promise<void>): Promise<void> {
   const bin = requireChromium()
   const timeoutMs = options.timeoutMs ?? 45_000
   const deadline = Date.now() + timeoutMs
@@ -85,6 +99,7 @@ export async function withBrowserPage(options: { userAgent: string; timeoutMs?: 
       '--remote-debugging-port=0',
       `--user-agent=${options.userAgent}`,
       `--user-data-dir=${profile}`,
+      ...(options.extraFlags ?? []),
       'about:blank',
     ],
     { stdout: 'ignore', stderr: 'ignore', env: { ...process.env, HOME: profile } },
@@ -125,9 +140,10 @@ export async function withBrowserPage(options: { userAgent: string; timeoutMs?: 
     }
     const send = (method: string, params: Record<string, unknown> = {}, sessionId?: string): Promise<any> => {
       const id = ++nextId
-      socket.send(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }))
       return new Promise((resolve, reject) => {
         pending.set(id, { resolve, reject })
+        // Inside the promise: a send on a socket that closed meanwhile rejects rather than throws.
+        socket.send(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }))
         setTimeout(() => {
           if (pending.delete(id)) reject(new Error(`DevTools ${method} did not answer`))
         }, Math.max(1_000, deadline - Date.now()))
@@ -142,7 +158,7 @@ export async function withBrowserPage(options: { userAgent: string; timeoutMs?: 
     listeners.push((method, params) => {
       if (method === 'Page.loadEventFired') loads++
       if (method === 'Log.entryAdded') messages.push(`${params.entry.source}: ${params.entry.text}`)
-      if (method === 'Runtime.consoleAPICalled') messages.push(`console: ${params.args.map((a: any) => a.value).join(' ')}`)
+      if (method === 'Runtime.consoleAPICalled') messages.push(`console: ${params.args.map((a: any) => a.value ?? a.description).join(' ')}`)
     })
     await send('Page.enable', {}, sessionId)
     await send('Runtime.enable', {}, sessionId)
@@ -156,6 +172,8 @@ export async function withBrowserPage(options: { userAgent: string; timeoutMs?: 
     }
     const page: BrowserPage = {
       messages,
+      send: (method, params = {}) => send(method, params, sessionId),
+      onEvent: (listener) => void listeners.push(listener),
       async goto(url) {
         const before = loads
         await send('Page.navigate', { url }, sessionId)
