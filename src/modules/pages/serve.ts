@@ -44,7 +44,7 @@ export interface PageServerDeps {
 }
 
 export function createPageServer(deps: PageServerDeps) {
-  const { config, clock, pages } = deps
+  const { clock, pages } = deps
   const rendered = new LruCache<Rendered>(CACHE_ENTRIES)
   const bySlug = new LruCache<string | null>(CACHE_ENTRIES * 4)
   let counts = new Map<string, { pageId: string; blockId: string; day: number; count: number }>()

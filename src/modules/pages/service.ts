@@ -189,7 +189,8 @@ export async function createPage(ctx: PagesCtx, caller: Who, input: CreatePageIn
     createdAt: now,
     updatedAt: now,
   }
-  // A template's link buttons name no workspace link, so its blocks only need their own checks.
+  // Built-in templates name no workspace link, and a saved one only links of this workspace (a button whose
+  // link is gone or of another mode simply does not show).
   const outcome = await ctx.pages.insert(row, tree, (r) => ({ type: 'bridge_page.created', workspaceId: r.workspaceId, mode: modeOf(r), data: pageData(ctx, r, blockCountOf(tree)) }))
   if (!outcome.ok) throw pageSlugTaken(row.slug, domain)
   ctx.bus.emit('page.changed', { id: row.id })
