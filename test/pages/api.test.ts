@@ -257,3 +257,21 @@ describe('concurrent editors', () => {
     expect(texts.sort()).toEqual(Array.from({ length: 12 }, (_, i) => `H${i}`).sort())
   })
 })
+
+describe('the OpenAPI document', () => {
+  test('shows every pages route and every block type\'s schema, referenced from a block\'s fields', async () => {
+    const doc = await body(await env.request('/v1/openapi.json'))
+    for (const path of ['/bridge-pages', '/bridge-pages/block-types', '/bridge-pages/{id}', '/bridge-pages/{pageId}/blocks', '/bridge-pages/{pageId}/blocks/{blockId}', '/templates', '/templates/{slug}', '/saved-templates', '/saved-templates/{id}']) {
+      expect(doc.paths[path]).toBeDefined()
+    }
+    expect(Object.keys(doc.paths['/bridge-pages/{id}']).filter((m) => ['get', 'patch', 'delete'].includes(m)).sort()).toEqual(['delete', 'get', 'patch'])
+    expect(doc.paths['/bridge-pages/{id}'].get.parameters.filter((p: { in: string }) => p.in === 'path').map((p: { name: string }) => p.name)).toEqual(['id'])
+    const refs = JSON.stringify(doc.paths['/bridge-pages/{pageId}/blocks'].get.responses['200'])
+    for (const type of BLOCK_TYPES) {
+      const schema = doc.components.schemas[`BlockFields_${type.type}`]
+      expect({ type: type.type, schema: schema?.type }).toEqual({ type: type.type, schema: 'object' })
+      expect(refs).toContain(`#/components/schemas/BlockFields_${type.type}`)
+    }
+    expect(doc.paths['/bridge-pages/{pageId}/blocks/{blockId}'].delete.responses['204']).toBeDefined()
+  })
+})
