@@ -14,6 +14,7 @@ import { createApiKeysModule } from './modules/api-keys'
 import { createClicksModule, type ClickWriterKind } from './modules/clicks'
 import { createConversionsModule } from './modules/conversions'
 import { createDomainsModule } from './modules/domains'
+import { createForwardingModule } from './modules/forwarding'
 import { createIdentityModule } from './modules/identity'
 import { createLinksModule } from './modules/links'
 import type { Module, Platform } from './modules/module'
@@ -84,6 +85,7 @@ function createModules(platform: Platform, options: RuntimeOptions) {
     conversions: createConversionsModule(platform, http, () => clicks.buffer.flush()),
     analytics: createAnalyticsModule(platform, http),
     webhooks: createWebhooksModule(platform, http),
+    forwarding: createForwardingModule(platform, http),
   }
 }
 

@@ -5,6 +5,7 @@ import m2 from '../../drizzle/0002_webhooks.sql' with { type: 'text' }
 import m3 from '../../drizzle/0003_link_rollups_clicks_index.sql' with { type: 'text' }
 import m4 from '../../drizzle/0004_domains.sql' with { type: 'text' }
 import m5 from '../../drizzle/0005_bridge_pages.sql' with { type: 'text' }
+import m6 from '../../drizzle/0006_forwarding.sql' with { type: 'text' }
 
 export interface EmbeddedMigration {
   tag: string
@@ -19,4 +20,5 @@ export const EMBEDDED_MIGRATIONS: EmbeddedMigration[] = [
   { tag: "0003_link_rollups_clicks_index", when: 1795324600271, sql: m3 },
   { tag: "0004_domains", when: 1795506258732, sql: m4 },
   { tag: "0005_bridge_pages", when: 1795508564648, sql: m5 },
+  { tag: "0006_forwarding", when: 1795509728897, sql: m6 },
 ]

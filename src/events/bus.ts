@@ -12,6 +12,8 @@ export interface Notices {
   'domain.changed': { domain: string }
   /** A bridge page or its blocks changed, or it was deleted: its rendered HTML is stale. */
   'page.changed': { id: string }
+  /** Events were queued for these forwarding sessions (after the dispatch committed): wake their polls. */
+  'forwarding.queued': { sessionIds: string[] }
 }
 
 type Listener<K extends keyof Notices> = (notice: Notices[K]) => void
