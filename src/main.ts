@@ -3,6 +3,7 @@
 // are flags of `serve` and `migrate` only. Exit codes: 0 ok, 1 error, 2 usage.
 import { admin } from './cli/admin'
 import { type Command, type CommandGroup, parseCommandLine, UsageError } from './cli/command'
+import { listen } from './cli/listen'
 import { openDatabase, prepareDataDir } from './db/client'
 import { migrate as applyMigrations } from './db/migrate'
 import { loadConfig, settingsHelp } from './platform/config'
@@ -71,6 +72,7 @@ const COMMANDS: Record<string, { summary: string; command: Command | CommandGrou
 revoke-key | create-workspace | add-member | add-domain | verify-domain | list-domains | backup (see 'lnk admin --help')`,
     command: admin,
   },
+  listen: { summary: 'Forward the workspace\'s events to an app on this machine (outbound only)', command: listen },
 }
 
 const MAIN_HELP = `lnk ${VERSION}: self-hosted link shortening in one executable.

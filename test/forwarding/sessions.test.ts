@@ -132,3 +132,22 @@ describe('isolation and limits', () => {
     expect(JSON.parse(first[0]!.body).data.endpointId).toBe('we_0')
   })
 })
+
+describe('permissions and shutdown', () => {
+  test('opening and ending need webhooks:write; listing and polling webhooks:read', async () => {
+    const reader = (await makeKey(env.rt, env.workspaceId, 'webhooks:read')).key
+    const refused = await env.request('/v1/webhooks/cli/sessions', { method: 'POST', json: {}, key: reader })
+    expect({ status: refused.status, code: (await body(refused)).error.code }).toEqual({ status: 403, code: 'forbidden' })
+    const s = await open()
+    expect((await env.request('/v1/webhooks/cli/sessions', { key: reader })).status).toBe(200)
+    expect((await env.request(`/v1/webhooks/cli/sessions/${s.id}`, { method: 'DELETE', key: reader })).status).toBe(403)
+  })
+
+  test('closing the runtime answers a held poll at once', async () => {
+    const s = await open()
+    const held = poll(s.id, 'wait=25')
+    await Bun.sleep(50)
+    await env.rt.modules.forwarding.close()
+    expect(await held).toEqual([])
+  })
+})

@@ -41,6 +41,10 @@ export function createForwardingModule(platform: Platform, http: HttpKit) {
     routes: forwardingRoutes(ctx, http),
     consumers: [createForwardingFanout(workerDb.db, openOnWorker, (sessionIds) => bus.emit('forwarding.queued', { sessionIds }))],
     periodic: PERIODIC,
+    /** Held polls answer at once, so they never hold up a shutdown. */
+    async close() {
+      waiters.releaseAll()
+    },
     jobs: [
       {
         type: PRUNE_SESSIONS,

@@ -19,7 +19,7 @@ export function forwardingRoutes(ctx: ForwardingCtx, http: HttpKit) {
         return ok(await openSession(ctx, caller, body ?? {}))
       },
       {
-        permission: 'webhooks:read',
+        permission: 'webhooks:write',
         body: t.Optional(CreateSessionBody),
         response: { 201: Envelope(CreatedSession), ...errors },
         detail: {
@@ -35,7 +35,7 @@ export function forwardingRoutes(ctx: ForwardingCtx, http: HttpKit) {
       detail: { summary: 'List open forwarding sessions', description: 'The calling key\'s open sessions, never their secret.' },
     })
     .delete('/sessions/:id', async ({ caller, params }) => ok(await endSession(ctx, caller, params.id)), {
-      permission: 'webhooks:read',
+      permission: 'webhooks:write',
       params: t.Object({ id: t.String() }),
       response: { 200: Envelope(t.Object({ id: t.String(), deleted: t.Literal(true) })), ...errors },
       detail: { summary: 'End a forwarding session', description: 'Its queued events are dropped; a poll waiting on it answers an empty list.' },

@@ -25,6 +25,11 @@ export class Waiters {
     this.waiting.get(sessionId)?.('released')
   }
 
+  /** The server is stopping: every held poll answers now. */
+  releaseAll() {
+    for (const done of [...this.waiting.values()]) done('released')
+  }
+
   wake(sessionId: string) {
     this.waiting.get(sessionId)?.('queued')
   }
