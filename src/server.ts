@@ -1,6 +1,6 @@
 // Bun.serve wiring: one listener for API, redirects and pages; background work; graceful shutdown.
 import { createApp } from './app'
-import { recordSocketAddress } from './http/request-context'
+import { recordListener, recordSocketAddress } from './http/request-context'
 import { randomId } from './platform/random'
 import type { Runtime } from './runtime'
 
@@ -26,6 +26,7 @@ export function startServer(rt: Runtime): RunningServer {
       const start = performance.now()
       const redirect = rt.modules.redirect.handle(request)
       if (redirect) return countRedirect(request.method, redirect, start)
+      recordListener(request, srv)
       return app.handle(request)
     },
   })

@@ -29,6 +29,25 @@ export function recordSocketAddress(request: Request, address: string | undefine
   if (address) socketAddresses.set(request, unmapIp(address))
 }
 
+/** What can lift the idle timeout of one request's connection: Bun's server. */
+export interface IdleTimeouts {
+  timeout(request: Request, seconds: number): void
+}
+const listeners = new WeakMap<Request, IdleTimeouts>()
+
+/** Recorded for API requests (not redirects), so a route may hold its answer longer than the idle timeout. */
+export function recordListener(request: Request, server: IdleTimeouts) {
+  listeners.set(request, server)
+}
+
+/**
+ * Lets this request's connection stay silent for `seconds` (Bun closes one silent for 10 s by default): for
+ * a long poll. A no-op outside a real server.
+ */
+export function holdOpen(request: Request, seconds: number) {
+  listeners.get(request)?.timeout(request, seconds)
+}
+
 /** The socket peer's address (what connected to us, proxies included), or null outside a real server. */
 export const socketAddress = (request: Request): string | null => socketAddresses.get(request) ?? null
 

@@ -1,6 +1,7 @@
 // /v1/webhooks/cli/…: forwarding sessions and their long poll. Thin routes over the service.
 import { Elysia, t } from 'elysia'
 import { Envelope, ErrorEnvelope, ok } from '../../http/envelope'
+import { holdOpen } from '../../http/request-context'
 import type { HttpKit } from '../module'
 import { CreatedSession, CreateSessionBody, ForwardedEvent, OpenSessionView, PollQuery } from './model'
 import { endSession, listSessions, openSession, poll, type ForwardingCtx } from './service'
@@ -42,8 +43,8 @@ export function forwardingRoutes(ctx: ForwardingCtx, http: HttpKit) {
     })
     .get(
       '/events',
-      async ({ caller, query, request, server }) => {
-        if (query.wait > 0) server?.timeout(request, query.wait + HELD_POLL_GRACE_SECONDS)
+      async ({ caller, query, request }) => {
+        if (query.wait > 0) holdOpen(request, query.wait + HELD_POLL_GRACE_SECONDS)
         return ok(await poll(ctx, caller, query))
       },
       {
