@@ -10,7 +10,7 @@ import { QUEUE_CAP } from './model'
 import { createQueueStatements, type OpenSession } from './repo'
 
 /** A cached list is trusted this long against sessions opened or ended by another process. */
-const TTL_MS = 2000
+const TTL_MS = 5000
 const MAX_KEYS = 10_000
 
 /** Open sessions per workspace and mode, cached; `changed()` drops the cache when this process changes one. */
