@@ -16,6 +16,7 @@ import type { CreateDomainInput, DomainView, UpdateDomainInput } from './model'
 import type { DomainPatch, DomainRow, DomainsRepo, Effects } from './repo'
 import type { ServedDomain, ServedDomains } from './served'
 import { acceptsNewLinks, expectedRecords, isServed, nextCheckAt, PENDING_FOR_MS, pointing, VERIFY_EVERY_MS } from './verdict'
+import { inDomainScope } from './usable'
 
 export const CHECK_JOB = 'domains.check'
 
@@ -57,11 +58,6 @@ export function toDomain(ctx: Pick<DomainsCtx, 'config' | 'clock'>, row: DomainR
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
   }
-}
-
-const inScope = (caller: Who, domain: string) => {
-  const only = caller.key.scopeFilters?.domains
-  return !only?.length || only.includes(domain)
 }
 
 function refuseTestKey(caller: Who) {
@@ -130,13 +126,13 @@ export function refreshServed(ctx: DomainsCtx) {
 }
 
 export async function listDomains(ctx: DomainsCtx, caller: Who): Promise<DomainView[]> {
-  return (await ctx.domains.list(caller.workspace.id)).filter((r) => inScope(caller, r.domain)).map((r) => toDomain(ctx, r))
+  return (await ctx.domains.list(caller.workspace.id)).filter((r) => inDomainScope(caller, r.domain)).map((r) => toDomain(ctx, r))
 }
 
 async function findOwn(ctx: DomainsCtx, caller: Who, id: string, purpose: 'read' | 'write' = 'read'): Promise<DomainRow> {
   const row = await ctx.domains.findById(caller.workspace.id, id)
   if (!row) throw domainNotFound(id)
-  if (!inScope(caller, row.domain)) throw purpose === 'read' ? domainNotFound(id) : domainOutOfScope(row.domain)
+  if (!inDomainScope(caller, row.domain)) throw purpose === 'read' ? domainNotFound(id) : domainOutOfScope(row.domain)
   return row
 }
 
@@ -153,7 +149,7 @@ export async function addDomain(ctx: DomainsCtx, caller: Who, input: CreateDomai
   checkFallbackUrls(issues, input)
   issues.throwIfAny()
   const domain = (parsed as { hostname: string }).hostname
-  if (!inScope(caller, domain)) throw domainOutOfScope(domain)
+  if (!inDomainScope(caller, domain)) throw domainOutOfScope(domain)
   const now = ctx.clock.now()
   const row: DomainRow = {
     id: newId('dom'),

@@ -12,5 +12,11 @@ export function usableDomain(config: Pick<Config, 'shortDomains'>, served: Pick<
   return { domain: chosen, usable: custom !== undefined && custom !== null && custom.workspaceId === workspaceId && custom.acceptsNewLinks }
 }
 
+/** Whether the key's scope filters (domains) cover `domain`: no domain filter covers every domain. */
+export function inDomainScope(caller: { key: { scopeFilters?: { domains?: string[] } | null } }, domain: string) {
+  const only = caller.key.scopeFilters?.domains
+  return !only?.length || only.includes(domain)
+}
+
 export const unusableDomainMessage = (config: Pick<Config, 'shortDomains'>, domain: string | undefined) =>
   `"${domain}" is not a short domain of this service or a verified domain of this workspace; shared domains: ${config.shortDomains.join(', ')}`

@@ -1,5 +1,5 @@
 // TypeBox shapes of the identity area, shared by routes (validation) and OpenAPI.
-import { type Static, t } from 'elysia'
+import { t } from 'elysia'
 
 const Timestamp = t.String({ format: 'date-time' })
 const NullableTimestamp = t.Union([Timestamp, t.Null()])

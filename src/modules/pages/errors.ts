@@ -24,5 +24,3 @@ export const pageInUse = (id: string, links: number) =>
 /** Someone else changed the page while this change was being made; retried a few times before this. */
 export const pageBusy = (id: string) => new AppError('conflict', `Bridge page ${id} changed while this change was being made; send it again`, { id })
 
-export const pageOutOfScope = (domain: string) =>
-  new AppError('out_of_scope', `${domain} is outside the key's scope filters (domains); use a key whose scope covers it`, { domain })

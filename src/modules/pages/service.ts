@@ -10,14 +10,15 @@ import { Issues } from '../../platform/errors'
 import type { KeyedQueue } from '../../platform/keyed-queue'
 import { newId, randomId } from '../../platform/random'
 import { slugify } from '../../platform/slugify'
-import { unusableDomainMessage, usableDomain } from '../domains/usable'
+import { domainOutOfScope } from '../domains/errors'
+import { inDomainScope, unusableDomainMessage, usableDomain } from '../domains/usable'
 import type { ServedDomains } from '../domains/served'
 import type { Caller } from '../identity/caller'
 import { listedMode, sandboxHides, type ModeFilter } from '../identity/sandbox'
 import { shortUrl } from '../links/slug'
 import { BLOCK_TYPES, blockType, mergeDefaults, validateFields } from './blocks'
 import type { BlockType } from './blocks/types'
-import { blockFieldsInvalid, blockNotFound, blockTypeImmutable, pageBusy, pageInUse, pageNotFound, pageOutOfScope, pageSlugTaken, unknownBlockType } from './errors'
+import { blockFieldsInvalid, blockNotFound, blockTypeImmutable, pageBusy, pageInUse, pageNotFound, pageSlugTaken, unknownBlockType } from './errors'
 import { layoutSections, placeBlock, readingOrder, sectionsWithIds, withoutIds } from './layout'
 import { mergePatch } from './merge-patch'
 import type { AppendBlockInput, CreatePageInput, UpdatePageInput } from './model'
@@ -74,15 +75,10 @@ function toPage(ctx: Pick<Deps, 'config'>, row: PageRow, blockCount: number, cou
 const blockCountOf = (tree: TreeSection[]) => tree.reduce((n, s) => n + s.columns.reduce((m, c) => m + c.blocks.length, 0), 0)
 const modeOf = (row: Pick<PageRow, 'isTest'>) => (row.isTest ? 'test' : 'live') as 'test' | 'live'
 
-function inScope(caller: Who, domain: string) {
-  const only = caller.key.scopeFilters?.domains
-  return !only?.length || only.includes(domain)
-}
-
 /** A page the caller may see: of its workspace, its sandbox and its domain scope. */
 async function findOwn(ctx: PagesCtx, caller: Who, id: string): Promise<PageRow> {
   const row = await ctx.pages.find(caller.workspace.id, id)
-  if (!row || sandboxHides(caller, row) || !inScope(caller, row.domain)) throw pageNotFound(id)
+  if (!row || sandboxHides(caller, row) || !inDomainScope(caller, row.domain)) throw pageNotFound(id)
   return row
 }
 
@@ -104,7 +100,7 @@ function checkOgImage(issues: Issues, value: string | null | undefined) {
 function checkDomain(ctx: PagesCtx, caller: Who, issues: Issues, domain: string | undefined): string {
   const chosen = usableDomain(ctx.config, ctx.served, caller.workspace.id, domain)
   if (!chosen.usable) issues.add('domain', unusableDomainMessage(ctx.config, domain))
-  else if (!inScope(caller, chosen.domain)) throw pageOutOfScope(chosen.domain)
+  else if (!inDomainScope(caller, chosen.domain)) throw domainOutOfScope(chosen.domain)
   return chosen.domain
 }
 
