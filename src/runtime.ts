@@ -14,6 +14,7 @@ import { createApiKeysModule } from './modules/api-keys'
 import { createClicksModule, type ClickWriterKind } from './modules/clicks'
 import { createConversionsModule } from './modules/conversions'
 import { createDomainsModule } from './modules/domains'
+import { createAutomationsModule } from './modules/automations'
 import { createForwardingModule } from './modules/forwarding'
 import { createIdentityModule } from './modules/identity'
 import { createLinksModule } from './modules/links'
@@ -72,6 +73,7 @@ function createModules(platform: Platform, options: RuntimeOptions) {
   const pages = createPagesModule(platform, http, domains)
   const links = createLinksModule(platform, http, domains, pages)
   const clicks = createClicksModule(platform, options.clickWriter)
+  const webhooks = createWebhooksModule(platform, http)
   return {
     platform: platformArea,
     identity,
@@ -84,7 +86,8 @@ function createModules(platform: Platform, options: RuntimeOptions) {
     redirect: createRedirectModule(platform, links, clicks, domains.served, pages.server),
     conversions: createConversionsModule(platform, http, () => clicks.buffer.flush()),
     analytics: createAnalyticsModule(platform, http),
-    webhooks: createWebhooksModule(platform, http),
+    webhooks,
+    automations: createAutomationsModule(platform, http, webhooks),
     forwarding: createForwardingModule(platform, http),
   }
 }

@@ -6,6 +6,7 @@ import m3 from '../../drizzle/0003_link_rollups_clicks_index.sql' with { type: '
 import m4 from '../../drizzle/0004_domains.sql' with { type: 'text' }
 import m5 from '../../drizzle/0005_bridge_pages.sql' with { type: 'text' }
 import m6 from '../../drizzle/0006_forwarding.sql' with { type: 'text' }
+import m7 from '../../drizzle/0007_rest_hooks.sql' with { type: 'text' }
 
 export interface EmbeddedMigration {
   tag: string
@@ -21,4 +22,5 @@ export const EMBEDDED_MIGRATIONS: EmbeddedMigration[] = [
   { tag: "0004_domains", when: 1795506258732, sql: m4 },
   { tag: "0005_bridge_pages", when: 1795508564648, sql: m5 },
   { tag: "0006_forwarding", when: 1795509728897, sql: m6 },
+  { tag: "0007_rest_hooks", when: 1795511391443, sql: m7 },
 ]

@@ -11,6 +11,9 @@ export interface StoredFilters {
   rules: { field: string; op: string; value?: unknown }[]
 }
 
+export const ENDPOINT_KINDS = ['endpoint', 'rest_hook'] as const
+export type EndpointKind = (typeof ENDPOINT_KINDS)[number]
+
 export const webhookEndpoints = sqliteTable('webhook_endpoints', {
   id: text('id').primaryKey(),
   workspaceId: text('workspace_id').notNull().references(() => workspaces.id, { onDelete: 'cascade' }),
@@ -40,6 +43,13 @@ export const webhookEndpoints = sqliteTable('webhook_endpoints', {
   lastSuccessAt: time('last_success_at'),
   createdAt: time('created_at').notNull(),
   updatedAt: time('updated_at').notNull(),
+  /** endpoint: a webhook endpoint (/webhooks); rest_hook: an automation subscription (/zapier/subscriptions). */
+  kind: text('kind', { enum: ENDPOINT_KINDS }).notNull().default('endpoint'),
+  /**
+   * When a REST-hook subscription was removed (unsubscribed, or its target answered 410). The row stays as a
+   * tombstone, inactive and without its secret, so a second unsubscribe still answers 204.
+   */
+  deletedAt: time('deleted_at'),
 }, (t) => [index('webhook_endpoints_fanout_idx').on(t.workspaceId, t.mode, t.isActive)])
 
 export const DELIVERY_STATUSES = ['pending', 'success', 'failed', 'dead'] as const

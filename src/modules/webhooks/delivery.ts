@@ -130,8 +130,11 @@ function outcomeOf(endpoint: EndpointRow, delivery: DeliveryRow, attemptNo: numb
     return { attempt: sent.attempt, delivery: { ...common, status: 'success', deliveredAt: now, nextAttemptAt: null, errorMessage: null }, endpoint: { kind: 'success' }, next: null }
   }
   if (sent.status === 410) {
-    const errorMessage = `${sent.error}: the endpoint answered 410 Gone and was disabled`
-    return { attempt: sent.attempt, delivery: { ...common, status: 'dead', nextAttemptAt: null, errorMessage }, endpoint: { kind: 'gone', reason: 'The endpoint answered 410 Gone' }, next: null }
+    // A REST-hook target's 410 removes the subscription (the hook's owner unsubscribed on their side).
+    const hook = endpoint.kind === 'rest_hook'
+    const errorMessage = `${sent.error}: the ${hook ? 'target answered 410 Gone and the subscription was removed' : 'endpoint answered 410 Gone and was disabled'}`
+    const reason = hook ? 'The target answered 410 Gone' : 'The endpoint answered 410 Gone'
+    return { attempt: sent.attempt, delivery: { ...common, status: 'dead', nextAttemptAt: null, errorMessage }, endpoint: { kind: 'gone', reason }, next: null }
   }
   const at = attemptNo < delivery.maxAttempts ? nextAttemptAt(endpoint.mode, attemptNo, now, parseRetryAfter(sent.retryAfter, now)) : null
   return {
@@ -164,7 +167,9 @@ async function runDeliverJob(ctx: WebhooksCtx, recorder: AttemptRecorder, payloa
   if (!endpoint) return
   if (!endpoint.isActive) {
     // Kept, not lost: after re-enabling, replay-all sends what piled up meanwhile.
-    const reason = endpoint.disabledReason ? `Not sent: the endpoint is disabled (${endpoint.disabledReason})` : 'Not sent: the endpoint is paused'
+    const reason = endpoint.deletedAt !== null
+      ? 'Not sent: the subscription was removed'
+      : endpoint.disabledReason ? `Not sent: the endpoint is disabled (${endpoint.disabledReason})` : 'Not sent: the endpoint is paused'
     await retryWhileBusy(() => webhooks.abandon(delivery!.id, reason, clock.now()))
     return
   }
@@ -198,7 +203,7 @@ async function runDeliverJob(ctx: WebhooksCtx, recorder: AttemptRecorder, payloa
     }
     if (disabled || outcome.endpoint?.kind === 'gone') {
       state.endpointChanged()
-      ctx.log.warn('webhook endpoint disabled', { endpoint: endpoint.id, reason: sent.status === 410 ? '410' : 'consecutive failures' })
+      ctx.log.warn(endpoint.kind === 'rest_hook' && sent.status === 410 ? 'automation subscription removed' : 'webhook endpoint disabled', { endpoint: endpoint.id, reason: sent.status === 410 ? '410' : 'consecutive failures' })
     }
     if (outcome.next) ctx.notifyWorker()
     return COMPLETED

@@ -3,17 +3,17 @@
 // The fan-out statements are the synchronous exception: they run inside the outbox dispatch transaction.
 // The ports come first (plain types; Promises, so another database can sit behind the same signatures);
 // the SQLite implementation follows them.
-import { and, asc, count, desc, eq, getTableColumns, gt, gte, inArray, lt, or, sql, type SQL } from 'drizzle-orm'
+import { and, asc, count, desc, eq, getTableColumns, gt, gte, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm'
 import type { Db } from '../../db/client'
 import { hotStatement } from '../../db/hot'
 import { escapeLike } from '../../db/like'
 import type { Insertable } from '../../db/rows'
-import { webhookAttempts, webhookBatchEvents, webhookDeliveries, webhookEndpoints, type DeliveryStatus, type StoredFilters } from '../../db/schema'
+import { webhookAttempts, webhookBatchEvents, webhookDeliveries, webhookEndpoints, type DeliveryStatus, type EndpointKind, type StoredFilters } from '../../db/schema'
 import type { Tx } from '../../db/tx'
 import { retryWhileBusy } from '../../jobs/busy'
 import { enqueue, preparedComplete, preparedEnqueue } from '../../jobs/queue'
 
-export type { DeliveryStatus, StoredFilters }
+export type { DeliveryStatus, EndpointKind, StoredFilters }
 
 /** Every field of spec 2.5, the signing secrets, custom header values and the failure run. */
 export interface EndpointRow {
@@ -44,6 +44,10 @@ export interface EndpointRow {
   lastSuccessAt: number | null
   createdAt: number
   updatedAt: number
+  /** endpoint (/webhooks) or rest_hook (an automation subscription, /zapier/subscriptions). */
+  kind: EndpointKind
+  /** When a REST-hook subscription was removed; its row stays as an inactive tombstone. */
+  deletedAt: number | null
 }
 
 /** Spec 2.6: one event (or batch) on its way to one endpoint. */
@@ -97,7 +101,8 @@ export interface AttemptRow {
   address: string | null
 }
 
-export type NewEndpoint = Insertable<EndpointRow>
+/** kind may be left out: the column defaults to endpoint. */
+export type NewEndpoint = Insertable<Omit<EndpointRow, 'kind'>> & { kind?: EndpointKind }
 export type NewDelivery = Insertable<DeliveryRow>
 export type NewAttempt = Insertable<AttemptRow>
 
@@ -162,11 +167,18 @@ export interface WebhooksRepo {
   insertEndpoint(row: NewEndpoint): Promise<EndpointRow>
   findEndpoint(workspaceId: string, id: string): Promise<EndpointRow | undefined>
   endpointById(id: string): Promise<EndpointRow | undefined>
-  /** Oldest first. */
-  listEndpoints(workspaceId: string, mode?: 'live' | 'test'): Promise<EndpointRow[]>
+  /** Oldest first; REST-hook tombstones are left out. */
+  listEndpoints(workspaceId: string, kind: EndpointKind, mode?: 'live' | 'test'): Promise<EndpointRow[]>
+  /** Live (not removed) endpoints of this kind in the workspace. */
+  countEndpoints(workspaceId: string, kind: EndpointKind): Promise<number>
   updateEndpoint(id: string, patch: Partial<NewEndpoint>): Promise<EndpointRow | undefined>
   /** Deletes the endpoint with its deliveries; false when it was gone already. */
   deleteEndpoint(id: string): Promise<boolean>
+  /**
+   * Removes a REST-hook subscription and keeps its row as a tombstone (inactive, secret blanked); its
+   * deliveries still waiting become dead in the same transaction. False when it was removed already.
+   */
+  removeRestHook(id: string, reason: string, now: number): Promise<boolean>
 
   findDelivery(endpointId: string, id: string): Promise<DeliveryRow | undefined>
   deliveryById(id: string): Promise<DeliveryRow | undefined>
@@ -275,15 +287,23 @@ export function createWebhooksRepo(db: Db): WebhooksRepo {
     async endpointById(id) {
       return endpointByIdStmt(id)
     },
-    async listEndpoints(workspaceId, mode) {
-      const where = mode ? and(eq(webhookEndpoints.workspaceId, workspaceId), eq(webhookEndpoints.mode, mode)) : eq(webhookEndpoints.workspaceId, workspaceId)
-      return db.select().from(webhookEndpoints).where(where).orderBy(asc(webhookEndpoints.createdAt), asc(webhookEndpoints.id)).all()
+    async listEndpoints(workspaceId, kind, mode) {
+      const e = webhookEndpoints
+      const where = and(eq(e.workspaceId, workspaceId), eq(e.kind, kind), isNull(e.deletedAt), mode ? eq(e.mode, mode) : undefined)
+      return db.select().from(e).where(where).orderBy(asc(e.createdAt), asc(e.id)).all()
+    },
+    async countEndpoints(workspaceId, kind) {
+      const e = webhookEndpoints
+      return db.select({ n: count() }).from(e).where(and(eq(e.workspaceId, workspaceId), eq(e.kind, kind), isNull(e.deletedAt))).get()?.n ?? 0
     },
     async updateEndpoint(id, patch) {
       return db.update(webhookEndpoints).set(patch).where(eq(webhookEndpoints.id, id)).returning().get()
     },
     async deleteEndpoint(id) {
       return db.delete(webhookEndpoints).where(eq(webhookEndpoints.id, id)).returning({ id: webhookEndpoints.id }).all().length > 0
+    },
+    async removeRestHook(id, reason, now) {
+      return db.transaction((tx) => removeRestHookIn(tx, id, reason, now), { behavior: 'immediate' })
     },
 
     async findDelivery(endpointId, id) {
@@ -471,7 +491,7 @@ function attemptRecording(db: Db) {
 
   /** A failed attempt counts against the endpoint; answers whether that disabled it. */
   function failed(endpointId: string, effect: { kind: 'failure' } | { kind: 'gone'; reason: string }, now: number, autoDisable: AutoDisable): boolean {
-    const before = db.select({ isActive: e.isActive }).from(e).where(eq(e.id, endpointId)).get()
+    const before = db.select({ isActive: e.isActive, kind: e.kind }).from(e).where(eq(e.id, endpointId)).get()
     const since = sql`coalesce(${e.failingSince}, ${now})`
     const exhausted = sql`(${e.failureCount} + 1 >= ${autoDisable.failures} and ${since} <= ${now - autoDisable.afterMs})`
     const after = db
@@ -489,6 +509,7 @@ function attemptRecording(db: Db) {
       .where(eq(e.id, endpointId))
       .returning({ isActive: e.isActive })
       .get()
+    if (effect.kind === 'gone' && before?.kind === 'rest_hook') removeRestHookIn(db, endpointId, effect.reason, now)
     return !!before?.isActive && !!after && !after.isActive
   }
 
@@ -523,6 +544,27 @@ function attemptRecording(db: Db) {
     for (const endpointId of [...lastSuccess.keys()]) writeSuccess(endpointId)
     return results
   }
+}
+
+/**
+ * Contract section 6: a removed subscription is gone at once, and whatever it still had to send will never
+ * be sent (dead, not retried); the row stays, inactive and without its secret, as the tombstone.
+ */
+function removeRestHookIn(tx: Tx, id: string, reason: string, now: number): boolean {
+  const e = webhookEndpoints
+  const d = webhookDeliveries
+  const removed = tx
+    .update(e)
+    .set({ isActive: false, deletedAt: now, disabledReason: reason, secret: '', previousSecret: null, previousSecretExpiresAt: null, updatedAt: now })
+    .where(and(eq(e.id, id), eq(e.kind, 'rest_hook'), isNull(e.deletedAt)))
+    .returning({ id: e.id })
+    .get()
+  if (!removed) return false
+  tx.update(d)
+    .set({ status: 'dead', nextAttemptAt: null, errorMessage: `Not sent: the subscription was removed (${reason})`, updatedAt: now })
+    .where(and(eq(d.endpointId, id), inArray(d.status, ['pending', 'failed'])))
+    .run()
+  return true
 }
 
 function closeBatchIn(tx: Tx, deliveryId: string, now: number): DeliveryRow | undefined {

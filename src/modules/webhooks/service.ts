@@ -171,14 +171,14 @@ async function validated(ctx: WebhooksCtx, input: Settings, current: EndpointRow
  */
 async function findOwn(ctx: WebhooksCtx, caller: Caller, id: string): Promise<EndpointRow> {
   const row = await ctx.webhooks.findEndpoint(caller.workspace.id, id)
-  if (!row || (caller.mode === 'test' && row.mode !== 'test')) throw endpointNotFound(id)
+  if (!row || row.kind !== 'endpoint' || (caller.mode === 'test' && row.mode !== 'test')) throw endpointNotFound(id)
   return row
 }
 
 /** The workspace's endpoints of the mode asked for (default: the caller's own; a test key lists test ones only). */
 export async function listEndpoints(ctx: WebhooksCtx, caller: Caller, mode?: ModeFilter) {
   const now = ctx.clock.now()
-  return (await ctx.webhooks.listEndpoints(caller.workspace.id, listedMode(caller, mode, 'webhook endpoints'))).map((r) => toEndpoint(r, now))
+  return (await ctx.webhooks.listEndpoints(caller.workspace.id, 'endpoint', listedMode(caller, mode, 'webhook endpoints'))).map((r) => toEndpoint(r, now))
 }
 
 export async function getEndpoint(ctx: WebhooksCtx, caller: Caller, id: string) {
@@ -218,6 +218,8 @@ export async function createEndpoint(ctx: WebhooksCtx, caller: Caller, input: Cr
     lastSuccessAt: null,
     createdAt: now,
     updatedAt: now,
+    kind: 'endpoint',
+    deletedAt: null,
     ...columns,
   })
   ctx.state.endpointChanged()
@@ -279,7 +281,11 @@ export interface DeliveriesQuery {
 }
 
 export async function listDeliveries(ctx: WebhooksCtx, caller: Caller, endpointId: string, query: DeliveriesQuery) {
-  const endpoint = await findOwn(ctx, caller, endpointId)
+  return deliveriesOf(ctx, await findOwn(ctx, caller, endpointId), query)
+}
+
+/** The deliveries of an endpoint or subscription already found to be the caller's. */
+export async function deliveriesOf(ctx: WebhooksCtx, endpoint: EndpointRow, query: DeliveriesQuery) {
   const issues = new Issues('query')
   const filter: DeliveryFilter = {
     endpointId: endpoint.id,
@@ -303,7 +309,11 @@ async function findDelivery(ctx: WebhooksCtx, endpoint: EndpointRow, deliveryId:
 }
 
 export async function getDelivery(ctx: WebhooksCtx, caller: Caller, endpointId: string, deliveryId: string) {
-  const endpoint = await findOwn(ctx, caller, endpointId)
+  return deliveryOf(ctx, await findOwn(ctx, caller, endpointId), deliveryId)
+}
+
+/** One delivery, with its attempts, of an endpoint or subscription already found to be the caller's. */
+export async function deliveryOf(ctx: WebhooksCtx, endpoint: EndpointRow, deliveryId: string) {
   const row = await findDelivery(ctx, endpoint, deliveryId)
   return toDeliveryDetail(row, await ctx.webhooks.attempts(row.id))
 }
