@@ -8,16 +8,17 @@ import type { Logger } from '../platform/log'
 /** Wrong words on the command line: exit 2 with a short help. */
 export class UsageError extends Error {}
 
-export type Options = Record<string, { type: 'string' | 'boolean' }>
-export type Values = Record<string, string | boolean | undefined>
+/** parseArgs' option table: `short` is a one-letter alias, `multiple` makes a flag repeatable (a list). */
+export type Options = Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }>
+export type Values = Record<string, string | boolean | string[] | boolean[] | undefined>
 
 /** A command line as its command receives it. */
 export interface Invocation {
   /** The command's own flags. */
   values: Values
   positionals: string[]
-  /** The server settings given as flags (for loadConfig), only those the command accepts. */
-  settings: Values
+  /** The server settings given as flags (for loadConfig), only those the command accepts; never repeatable. */
+  settings: Record<string, string | boolean | undefined>
 }
 
 export interface Command {
@@ -74,10 +75,10 @@ export function parseCommandLine(args: string[], command: Pick<Command, 'options
     throw new UsageError(want === 0 ? `unexpected argument "${positionals[0]}"` : positionals.length < want ? 'missing argument' : `unexpected argument "${positionals[want]}"`)
   }
   const values: Values = {}
-  const given: Values = {}
+  const given: Invocation['settings'] = {}
   for (const [name, value] of Object.entries(parsed.values as Values)) {
     if (name === 'help') continue
-    if (Object.hasOwn(settings, name)) given[name] = value
+    if (Object.hasOwn(settings, name)) given[name] = value as string | boolean | undefined
     else values[name] = value
   }
   return { values, positionals, settings: given }

@@ -22,6 +22,13 @@ export interface Tuning {
   pollSlackMs: number
   /** Bound of each request that is not a poll. */
   requestTimeoutMs: number
+  /**
+   * Events held here waiting for the app, at most. A full listener stops taking events (the server keeps
+   * them, up to its own per-session cap) and polls only to keep the session open, for one event at a time.
+   */
+  backlogMax: number
+  /** While full, the longest pause between polls: well within the 60 s a session lives unpolled. */
+  keepAliveMs: number
 }
 
 export const TUNING: Tuning = {
@@ -31,6 +38,8 @@ export const TUNING: Tuning = {
   backoffMs: [1_000, 2_000, 4_000, 8_000, 15_000],
   pollSlackMs: 10_000,
   requestTimeoutMs: 10_000,
+  backlogMax: 1_000,
+  keepAliveMs: 40_000,
 }
 
 export interface ListenDeps {
@@ -51,6 +60,8 @@ type Answer<T> =
   | { ok: false; status: number; code: string; message: string; retryAfterMs: number | null }
 
 const stopped = Symbol('stopped')
+/** Events asked for per poll (the server's maximum). */
+const POLL_LIMIT = 100
 
 function apiClient(s: ListenSettings, deps: ListenDeps, t: Tuning) {
   async function call<T>(method: string, path: string, stop: AbortSignal, timeoutMs: number, json?: unknown): Promise<Answer<T> | typeof stopped> {
@@ -91,8 +102,8 @@ function apiClient(s: ListenSettings, deps: ListenDeps, t: Tuning) {
   return {
     open: (stop: AbortSignal) =>
       call<SessionInfo>('POST', '/webhooks/cli/sessions', stop, t.requestTimeoutMs, { ...(s.events ? { events: s.events } : {}), ...(deps.deviceName ? { deviceName: deps.deviceName } : {}) }),
-    poll: (id: string, stop: AbortSignal) =>
-      call<ForwardedEvent[]>('GET', `/webhooks/cli/events?session=${encodeURIComponent(id)}&wait=${t.pollWaitSeconds}&limit=100`, stop, t.pollWaitSeconds * 1000 + t.pollSlackMs),
+    poll: (id: string, limit: number, stop: AbortSignal) =>
+      call<ForwardedEvent[]>('GET', `/webhooks/cli/events?session=${encodeURIComponent(id)}&wait=${t.pollWaitSeconds}&limit=${limit}`, stop, t.pollWaitSeconds * 1000 + t.pollSlackMs),
     close: (id: string) => call<unknown>('DELETE', `/webhooks/cli/sessions/${encodeURIComponent(id)}`, new AbortController().signal, t.requestTimeoutMs),
   }
 }
@@ -176,6 +187,20 @@ export async function runListener(s: ListenSettings, deps: ListenDeps, stop: Abo
     arrived = null
   }
   halt.signal.addEventListener('abort', wake, { once: true })
+  let roomMade: (() => void) | null = null
+
+  /** While the backlog is full: until the app takes an event, or until the session needs a poll to live. */
+  async function waitForRoom(lastPollAt: number) {
+    while (backlog.length >= t.backlogMax && !halt.signal.aborted) {
+      const left = lastPollAt + t.keepAliveMs - deps.now()
+      if (left <= 0) return
+      const done = new AbortController()
+      const room = new Promise<void>((settle) => (roomMade = settle))
+      await Promise.race([room, deps.sleep(left, AbortSignal.any([halt.signal, done.signal]))])
+      done.abort()
+      roomMade = null
+    }
+  }
 
   let warnedRefused = false
   const forward = createForwarder(
@@ -194,8 +219,12 @@ export async function runListener(s: ListenSettings, deps: ListenDeps, stop: Abo
   )
 
   async function pollLoop(current: SessionInfo) {
+    let lastPollAt = deps.now()
     while (!halt.signal.aborted) {
-      const a = await api.poll(current.id, halt.signal)
+      await waitForRoom(lastPollAt)
+      if (halt.signal.aborted) return
+      lastPollAt = deps.now()
+      const a = await api.poll(current.id, Math.min(POLL_LIMIT, Math.max(1, t.backlogMax - backlog.length)), halt.signal)
       if (a === stopped || halt.signal.aborted) return
       if (a.ok) {
         link.fine()
@@ -232,6 +261,7 @@ export async function runListener(s: ListenSettings, deps: ListenDeps, stop: Abo
       const outcome = await forward(event, halt.signal)
       if (outcome.kind === 'stopped') return
       backlog.shift()
+      roomMade?.()
       deps.report.forwarded({ id: event.id, type: event.type }, outcome, s.target)
     }
   }

@@ -29,8 +29,7 @@ A refused connection is tried again after 1, 2 and 4 s. ^C ends the session and 
 Exit codes: 0 ended by ^C or SIGTERM, 1 the key was refused or the server will not serve the session,
 2 usage.`
 
-// Declared apart so the table keeps parseArgs' `short` and `multiple`, which Options does not spell.
-const OPTIONS = {
+const options: Options = {
   'api-key': { type: 'string' },
   'forward-to': { type: 'string' },
   events: { type: 'string' },
@@ -39,8 +38,7 @@ const OPTIONS = {
   'skip-verify': { type: 'boolean' },
   'print-secret': { type: 'boolean' },
   format: { type: 'string' },
-} as const
-const options: Options = OPTIONS
+}
 
 const sleep: Sleep = (ms, signal) =>
   new Promise((settle) => {

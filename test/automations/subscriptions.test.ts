@@ -278,3 +278,13 @@ describe('test keys', () => {
     expect(rx.received.map((r) => r.path)).toEqual(['/test', '/live'])
   })
 })
+
+test('an Idempotency-Key makes a retried subscribe answer the same subscription, not a second one', async () => {
+  const { env, rx } = await world()
+  const send = () => env.api('/zapier/subscriptions', { method: 'POST', json: { event: 'link.created', hookUrl: rx.url() }, headers: { 'Idempotency-Key': 'zap-42' } })
+  const first = await body(await send())
+  const again = await send()
+  expect(again.status).toBe(201)
+  expect((await body(again)).data.id).toBe(first.data.id)
+  expect((await subscriptions(env)).length).toBe(1)
+})

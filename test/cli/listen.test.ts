@@ -283,6 +283,48 @@ describe('forwarding', () => {
     expect(await done).toBe(0)
   })
 
+  test('a full backlog stops taking events: the rest stay on the server until the app catches up', async () => {
+    const api = track(fakeApi())
+    let release!: () => void
+    const held = new Promise<void>((r) => (release = r))
+    const app = track(receiver(async () => (await held, new Response('ok'))))
+    const h = harness(api, app.url, {}, { backlogMax: 3 })
+    const done = h.start()
+    await until('the session', () => h.of('ready').length === 1)
+    const events = Array.from({ length: 10 }, () => event())
+    api.emit(...events)
+    await until('the first forward', () => app.hits.length === 1)
+    const before = api.polls()
+    await Bun.sleep(100)
+    // Three taken (one at the app, two waiting); the other seven are still the server's, and no poll asked.
+    expect(api.sessions.get('cls_1')!.length).toBe(7)
+    expect(api.polls()).toBe(before)
+    const limits = api.requests.filter((r) => r.path.startsWith('/v1/webhooks/cli/events')).map((r) => Number(new URL(r.path, api.origin).searchParams.get('limit')))
+    for (const limit of limits) expect(limit).toBeLessThanOrEqual(3)
+    release()
+    await until('every forward', () => h.of('forwarded').length === 10)
+    expect(app.hits.map((hit) => JSON.parse(Buffer.from(hit.bytes).toString()).id)).toEqual(events.map((e) => e.id))
+    h.stop()
+    expect(await done).toBe(0)
+  })
+
+  test('a full backlog still polls, one event at a time, so the session does not expire', async () => {
+    const api = track(fakeApi())
+    let release!: () => void
+    const held = new Promise<void>((r) => (release = r))
+    const app = track(receiver(async () => (await held, new Response('ok'))))
+    const h = harness(api, app.url, {}, { backlogMax: 2, keepAliveMs: 0 })
+    const done = h.start()
+    await until('the session', () => h.of('ready').length === 1)
+    api.emit(...Array.from({ length: 6 }, () => event()))
+    await until('the first forward', () => app.hits.length === 1)
+    await until('keep-alive polls', () => api.requests.filter((r) => r.path.includes('limit=1')).length >= 2)
+    release()
+    await until('every forward', () => h.of('forwarded').length === 6)
+    h.stop()
+    expect(await done).toBe(0)
+  })
+
   test('one event at a time, in the order handed over, a slow answer holding the next', async () => {
     const api = track(fakeApi())
     let first = true
