@@ -249,6 +249,20 @@ else
 fi
 kill "$hook_pid" 2>/dev/null
 
+# An automation subscription (REST hook): subscribe, see the link made above as the real sample, unsubscribe twice.
+zap_out=$(URL="$base/v1/zapier" KEY="$key" HOOK="http://127.0.0.1:$hook_port/zap" js '
+  const h = { authorization: "Bearer " + process.env.KEY, "content-type": "application/json" }
+  const call = (path, init = {}) => fetch(process.env.URL + path, { headers: h, signal: AbortSignal.timeout(5000), ...init })
+  ;(async () => {
+    const sub = await (await call("/subscriptions", { method: "POST", body: JSON.stringify({ event: "link.created", hookUrl: process.env.HOOK }) })).json()
+    const samples = await (await call("/samples?event=link.created&flat=1")).json()
+    const first = await call("/subscriptions/" + sub.data.id, { method: "DELETE" })
+    const again = await call("/subscriptions/" + sub.data.id, { method: "DELETE" })
+    const left = await (await call("/subscriptions")).json()
+    console.log([sub.data.id.slice(0, 5), samples.data[0].sample === undefined && typeof samples.data[0].data__slug, first.status, again.status, left.data.length].join(" "))
+  })().catch((e) => console.log("error " + e))')
+if [[ $zap_out == "hook_ string 204 204 0" ]]; then ok "REST hooks: subscribe, a real sample (flat), unsubscribe twice (204, 204)"; else not_ok "REST hooks: subscribe, sample, unsubscribe ($zap_out)"; fi
+
 # --- graceful stop ----------------------------------------------------------------------------------
 if kill -0 "$server_pid" 2>/dev/null; then
   kill -TERM "$server_pid"
