@@ -113,6 +113,54 @@ describe('reading plan with the optional grains', () => {
     ])
     expect(planRange(from, to, Infinity, { monthsBefore: Date.UTC(2025, 11, 1) })).toEqual([{ source: 'day', from, to }])
   })
+  test('summed quarters replace their months, only up to their own mark', () => {
+    const from = Date.UTC(2025, 10, 20)
+    const to = Date.UTC(2026, 10, 10)
+    const monthsBefore = Date.UTC(2026, 10, 1)
+    expect(planRange(from, to, Infinity, { monthsBefore, quartersBefore: Date.UTC(2026, 9, 1) })).toEqual([
+      { source: 'day', from, to: Date.UTC(2025, 11, 1) },
+      { source: 'month', from: Date.UTC(2025, 11, 1), to: Date.UTC(2026, 0, 1) },
+      { source: 'quarter', from: Date.UTC(2026, 0, 1), to: Date.UTC(2026, 9, 1) },
+      { source: 'month', from: Date.UTC(2026, 9, 1), to: monthsBefore },
+      { source: 'day', from: monthsBefore, to },
+    ])
+    // A quarter counts only once all its months are summed and it is marked.
+    expect(planRange(from, to, Infinity, { monthsBefore, quartersBefore: Date.UTC(2026, 0, 1) })).toEqual(planRange(from, to, Infinity, { monthsBefore }))
+    // Months that make no whole quarter stay months.
+    expect(planRange(Date.UTC(2026, 1, 1), Date.UTC(2026, 5, 1), Infinity, { monthsBefore, quartersBefore: monthsBefore })).toEqual([
+      { source: 'month', from: Date.UTC(2026, 1, 1), to: Date.UTC(2026, 5, 1) },
+    ])
+  })
+  test('summed weeks (from Monday) replace the days outside whole months, only up to their mark', () => {
+    // Thursday 20 November 2025 to Thursday 12 November 2026 (mid-day ends: hours around them).
+    const from = Date.UTC(2025, 10, 20)
+    const to = Date.UTC(2026, 10, 12)
+    const options = { monthsBefore: Date.UTC(2026, 10, 1), weeksBefore: Date.UTC(2026, 10, 9) }
+    expect(planRange(from, to, Infinity, options)).toEqual([
+      { source: 'day', from, to: Date.UTC(2025, 10, 24) },
+      { source: 'week', from: Date.UTC(2025, 10, 24), to: Date.UTC(2025, 11, 1) },
+      { source: 'month', from: Date.UTC(2025, 11, 1), to: Date.UTC(2026, 10, 1) },
+      { source: 'day', from: Date.UTC(2026, 10, 1), to: Date.UTC(2026, 10, 2) },
+      { source: 'week', from: Date.UTC(2026, 10, 2), to: Date.UTC(2026, 10, 9) },
+      { source: 'day', from: Date.UTC(2026, 10, 9), to },
+    ])
+    expect(planRange(from, to, Infinity, { ...options, weeksBefore: Date.UTC(2026, 10, 8) }).filter((s) => s.source === 'week')).toHaveLength(1)
+  })
+  test("a workspace's seconds cover the whole seconds of a partial minute, from when they exist", () => {
+    const from = t0 + 5 * H + 30 * M + 1_500
+    const to = t0 + 5 * H + 40 * M + 12_250
+    const options = { minutesFrom: t0, secondsFrom: t0 }
+    expect(planRange(from, to, Infinity, options)).toEqual([
+      { source: 'raw', from, to: t0 + 5 * H + 30 * M + 2_000 },
+      { source: 'second', from: t0 + 5 * H + 30 * M + 2_000, to: t0 + 5 * H + 31 * M },
+      { source: 'minute', from: t0 + 5 * H + 31 * M, to: t0 + 5 * H + 40 * M },
+      { source: 'second', from: t0 + 5 * H + 40 * M, to: t0 + 5 * H + 40 * M + 12_000 },
+      { source: 'raw', from: t0 + 5 * H + 40 * M + 12_000, to },
+    ])
+    // Less than a minute: seconds only; before the seconds exist, minutes and raw clicks as before.
+    expect(planRange(from, from + 3_000, Infinity, options).map((s) => s.source)).toEqual(['raw', 'second', 'raw'])
+    expect(planRange(from, to, Infinity, { minutesFrom: t0, secondsFrom: t0 + D })).toEqual(planRange(from, to, Infinity, { minutesFrom: t0 }))
+  })
 })
 
 describe('dimensions as stored', () => {

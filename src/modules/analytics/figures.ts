@@ -65,6 +65,16 @@ export class Figures {
     }
   }
 
+  /**
+   * Adds stored buckets, their sketches in the order that merges fastest: dense ones first, then the
+   * largest sparse ones, so fewer entries pass through the sparse form (the result is the same in any order).
+   */
+  addRows(rows: { clicks: number; bots: number; visitors: Uint8Array | null; dims?: string | null }[]) {
+    const weight = (v: Uint8Array | null) => (Sketch.isDense(v) ? Number.POSITIVE_INFINITY : (v?.length ?? 0))
+    rows.sort((a, b) => weight(b.visitors) - weight(a.visitors))
+    for (const row of rows) this.addRow(row)
+  }
+
   /** Rows written before the compact form: {"country":{"DE":3},…}. */
   private addJsonDims(json: string) {
     const parsed = JSON.parse(json) as Partial<Record<Dimension, Record<string, number>>>

@@ -113,7 +113,11 @@ export class Sketch {
     return this.sparse !== null && this.sparse.size === 0
   }
 
-  /** Merges an encoded sketch (a rollup row's `visitors`) into this one. */
+  /**
+   * Merges an encoded sketch (a rollup row's `visitors`) into this one. The result never depends on the
+   * order of merges: sparse while the union has at most SPARSE_LIMIT entries, dense registers (the max of
+   * every entry's) once it has more or any merged sketch is dense.
+   */
   merge(blob: Uint8Array | null | undefined) {
     if (!blob || blob.length === 0) return
     if (blob[0] === 1) {
@@ -121,23 +125,35 @@ export class Sketch {
       maxInto(this.dense!, blob)
       return
     }
-    // A sparse blob whose entries would overflow the sparse form goes dense first: its entries are then
-    // folded straight into the registers, with no map in between (top links merges millions of them).
-    if (this.sparse && this.sparse.size + (blob.length - 1) / 4 > SPARSE_LIMIT) {
-      for (let o = 1; o + 4 <= blob.length; o += 4) this.addEntry(readEntry(blob, o))
+    let o = 1
+    const map = this.sparse
+    if (map) {
+      for (; o + 4 <= blob.length; o += 4) {
+        const entry = readEntry(blob, o)
+        const key = entry >>> 6
+        const r = entry & 63
+        if ((map.get(key) ?? 0) < r) map.set(key, r)
+        if (map.size > SPARSE_LIMIT) {
+          this.toDense()
+          o += 4
+          break
+        }
+      }
       if (this.sparse) return
     }
-    if (this.dense) {
-      const regs = this.dense
-      for (let o = 1; o + 4 <= blob.length; o += 4) {
-        const entry = readEntry(blob, o)
-        const i = denseIndex(entry)
-        const r = denseRank(entry)
-        if (regs[i]! < r) regs[i] = r
-      }
-      return
+    // The rest of the blob straight into the registers (top links merges millions of entries).
+    const regs = this.dense!
+    for (; o + 4 <= blob.length; o += 4) {
+      const entry = readEntry(blob, o)
+      const i = denseIndex(entry)
+      const r = denseRank(entry)
+      if (regs[i]! < r) regs[i] = r
     }
-    for (let o = 1; o + 4 <= blob.length; o += 4) this.addEntry(readEntry(blob, o))
+  }
+
+  /** Whether an encoded sketch is dense (sketches merge fastest dense first: see Figures.addRows). */
+  static isDense(blob: Uint8Array | null | undefined): boolean {
+    return blob?.[0] === 1
   }
 
   encode(): Uint8Array {

@@ -3,7 +3,7 @@
 import type { PeriodicTask } from '../../jobs/periodic'
 import { DAY_MS } from '../../platform/time'
 import { defineModule, type HttpKit, type Platform } from '../module'
-import { backfillRollups, markMinuteRollups, pruneRawClicks, rollMonths } from './maintenance'
+import { backfillRollups, markMinuteRollups, pruneRawClicks, pruneSecondRollups, rollMonths } from './maintenance'
 import { createAnalyticsRepo } from './repo'
 import { analyticsRoutes } from './routes'
 import type { AnalyticsCtx } from './service'
@@ -31,6 +31,7 @@ export function createAnalyticsModule(platform: Platform, http: HttpKit) {
         type: PRUNE_CLICKS,
         run: async () => {
           // Rollups keep every figure; only raw rows (partial hours, the stats of a single click) go.
+          pruneSecondRollups(db.db, clock.now())
           const removed = pruneRawClicks(db.db, clock.now() - config.clickRetentionDays * DAY_MS)
           if (removed) log.info('raw clicks past retention pruned', { removed, retentionDays: config.clickRetentionDays })
         },

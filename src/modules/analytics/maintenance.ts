@@ -4,7 +4,8 @@
 import type { Db } from '../../db/client'
 import { DAY_MS, MINUTE_MS } from '../../platform/time'
 import { Figures } from './figures'
-import { MINUTES_FROM, MONTHS_BEFORE } from './repo'
+import { quarterFloor, weekFloor } from './plan'
+import { MINUTES_FROM, MONTHS_BEFORE, QUARTERS_BEFORE, SECONDS_FROM, SECONDS_KEPT_MS, WEEKS_BEFORE } from './repo'
 import { createMaintenanceRepo } from './repo-maintenance'
 import { createRollupWriter } from './rollup-writer'
 
@@ -33,8 +34,13 @@ export function pruneRawClicks(db: Db, before: number): number {
   }
   // The workspaces' minute rollups go with the raw clicks: past retention, analytics has nothing finer
   // than the hour (docs/analytics.md), and a busy workspace's minutes are the bulk of its rollups.
-  repo.deleteMinutesBefore(before)
+  repo.deleteWorkspaceRowsBefore('minute', before)
   return removed
+}
+
+/** Deletes the workspaces' second rollups older than SECONDS_KEPT_MS (analytics reads none older). */
+export function pruneSecondRollups(db: Db, now: number): number {
+  return createMaintenanceRepo(db).deleteWorkspaceRowsBefore('second', now - SECONDS_KEPT_MS)
 }
 
 /**
@@ -43,7 +49,9 @@ export function pruneRawClicks(db: Db, before: number): number {
  * when an older version stopped.
  */
 export function markMinuteRollups(db: Db, now: number) {
-  createMaintenanceRepo(db).setMarkOnce(MINUTES_FROM, now - (now % MINUTE_MS) + 2 * MINUTE_MS, now)
+  const repo = createMaintenanceRepo(db)
+  repo.setMarkOnce(MINUTES_FROM, now - (now % MINUTE_MS) + 2 * MINUTE_MS, now)
+  repo.setMarkOnce(SECONDS_FROM, now - (now % MINUTE_MS) + 2 * MINUTE_MS, now)
 }
 
 const monthStart = (t: number) => Date.UTC(new Date(t).getUTCFullYear(), new Date(t).getUTCMonth(), 1)
@@ -51,37 +59,50 @@ const nextMonth = (t: number) => Date.UTC(new Date(t).getUTCFullYear(), new Date
 
 /**
  * Sums each link's day rollups of every UTC month over for a day into a month rollup, so a question over
- * months (top links of a year) reads 12 rows per link instead of 365. The flush never writes a month row:
- * it costs clicks nothing. A month is summed once, after its last click was flushed (a click is written
- * within a second of its visit); the mark says which months are, and only those are read as months.
- * Answers how many month rows were written.
+ * months (top links of a year) reads 12 rows per link instead of 365, then the month rows of every quarter
+ * whose months are all summed into a quarter rollup (a year then reads 4-6 rows, mostly dense sketches that
+ * merge a word at a time), and the day rollups of every UTC week (from Monday) over for a day into a week
+ * rollup (the days at a range's ends outside whole months). The flush never writes them: they cost clicks
+ * nothing. A span is summed once, after its last click was flushed (a click is written within a second of
+ * its visit); the marks say which spans are, and only those are read as such. Answers how many rows were
+ * written.
  */
 export async function rollMonths(db: Db, now: number): Promise<number> {
   const repo = createMaintenanceRepo(db)
-  const until = monthStart(now - DAY_MS)
-  let month = repo.mark(MONTHS_BEFORE) ?? monthStart(repo.firstDay() ?? until)
+  const months = await sumSpans(db, now, MONTHS_BEFORE, 'day', 'month', monthStart(now - DAY_MS), monthStart, nextMonth)
+  const quarters = await sumSpans(db, now, QUARTERS_BEFORE, 'month', 'quarter', quarterFloor(repo.mark(MONTHS_BEFORE)!), quarterFloor, nextQuarter)
+  const weeks = await sumSpans(db, now, WEEKS_BEFORE, 'day', 'week', weekFloor(now - DAY_MS), weekFloor, (t) => t + 7 * DAY_MS)
+  return months + quarters + weeks
+}
+
+const nextQuarter = (t: number) => Date.UTC(new Date(t).getUTCFullYear(), new Date(t).getUTCMonth() + 3, 1)
+
+/** Sums each link's `from` rows of every span before `until` into a `to` row, span by span behind `markKey`. */
+async function sumSpans(db: Db, now: number, markKey: string, from: 'day' | 'month', to: 'week' | 'month' | 'quarter', until: number, floor: (t: number) => number, next: (t: number) => number) {
+  const repo = createMaintenanceRepo(db)
+  let span = repo.mark(markKey) ?? floor(repo.firstDay() ?? until)
   let written = 0
-  while (month < until) {
-    const next = nextMonth(month)
+  while (span < until) {
+    const end = next(span)
     const ids = repo.linkIds()
     for (let i = 0; i < ids.length; i += MONTH_CHUNK) {
       const rows = []
       for (const linkId of ids.slice(i, i + MONTH_CHUNK)) {
-        const days = repo.dayRows(linkId, month, next)
-        if (!days.length) continue
+        const parts = repo.linkRows(linkId, from, span, end)
+        if (!parts.length) continue
         const f = new Figures()
-        for (const d of days) f.addRow(d)
-        rows.push({ linkId, bucket: month, figures: { clicks: f.clicks, bots: f.bots, visitors: f.visitors.empty ? null : f.visitors.encode(), dims: f.dimsText() } })
+        f.addRows(parts)
+        rows.push({ linkId, bucket: span, figures: { clicks: f.clicks, bots: f.bots, visitors: f.visitors.empty ? null : f.visitors.encode(), dims: f.dimsText() } })
       }
-      if (rows.length) repo.writeMonths(rows)
+      if (rows.length) repo.writeSums(to, rows)
       written += rows.length
-      // A first run sums every past month: let requests through between chunks.
+      // A first run sums every past span: let requests through between chunks.
       await new Promise((resolve) => setImmediate(resolve))
     }
-    month = next
-    repo.setMark(MONTHS_BEFORE, month, now)
+    span = end
+    repo.setMark(markKey, span, now)
   }
-  if (repo.mark(MONTHS_BEFORE) === undefined) repo.setMark(MONTHS_BEFORE, until, now)
+  if (repo.mark(markKey) === undefined) repo.setMark(markKey, until, now)
   return written
 }
 

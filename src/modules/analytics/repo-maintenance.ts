@@ -44,22 +44,22 @@ export function createMaintenanceRepo(db: Db) {
     /** The earliest day any workspace has clicks in (its rollups cover every link's), if any. */
     firstDay: (): number | undefined => db.select({ first: min(workspaceRollups.bucket) }).from(workspaceRollups).where(eq(workspaceRollups.grain, 'day')).get()?.first ?? undefined,
 
-    /** A link's day rows in [from, to), dimensions included. */
-    dayRows: (linkId: string, from: number, to: number): StoredRollup[] =>
+    /** A link's rows of one grain in [from, to), dimensions included. */
+    linkRows: (linkId: string, grain: 'day' | 'month', from: number, to: number): StoredRollup[] =>
       db
         .select({ clicks: linkRollups.clicks, bots: linkRollups.bots, visitors: linkRollups.visitors, dims: linkRollups.dims })
         .from(linkRollups)
-        .where(and(eq(linkRollups.linkId, linkId), eq(linkRollups.grain, 'day'), gte(linkRollups.bucket, from), lt(linkRollups.bucket, to)))
+        .where(and(eq(linkRollups.linkId, linkId), eq(linkRollups.grain, grain), gte(linkRollups.bucket, from), lt(linkRollups.bucket, to)))
         .all(),
 
-    /** Writes month rows (replacing any), in one transaction. */
-    writeMonths(rows: { linkId: string; bucket: number; figures: StoredRollup }[]) {
+    /** Writes week, month or quarter rows (replacing any), in one transaction. */
+    writeSums(grain: 'week' | 'month' | 'quarter', rows: { linkId: string; bucket: number; figures: StoredRollup }[]) {
       db.transaction(
         (tx) => {
           for (const r of rows) {
             const values = { clicks: r.figures.clicks, bots: r.figures.bots, visitors: r.figures.visitors ? Buffer.from(r.figures.visitors) : null, dims: r.figures.dims }
             tx.insert(linkRollups)
-              .values({ linkId: r.linkId, grain: 'month', bucket: r.bucket, ...values })
+              .values({ linkId: r.linkId, grain, bucket: r.bucket, ...values })
               .onConflictDoUpdate({ target: [linkRollups.linkId, linkRollups.grain, linkRollups.bucket], set: values })
               .run()
           }
@@ -68,13 +68,13 @@ export function createMaintenanceRepo(db: Db) {
       )
     },
 
-    /** Deletes every workspace's minute rows older than `at`; answers how many. */
-    deleteMinutesBefore(at: number): number {
+    /** Deletes every workspace's minute or second rows older than `at`; answers how many. */
+    deleteWorkspaceRowsBefore(grain: 'minute' | 'second', at: number): number {
       let removed = 0
       for (const { id } of db.select({ id: workspaces.id }).from(workspaces).all()) {
         removed += db
           .delete(workspaceRollups)
-          .where(and(eq(workspaceRollups.workspaceId, id), eq(workspaceRollups.grain, 'minute'), lt(workspaceRollups.bucket, at)))
+          .where(and(eq(workspaceRollups.workspaceId, id), eq(workspaceRollups.grain, grain), lt(workspaceRollups.bucket, at)))
           .returning({ b: workspaceRollups.bucket })
           .all().length
       }

@@ -4,10 +4,19 @@
 // link, or the links a key's scope filters allow: their link rollup rows).
 import type { Connection, Db, SqlParam } from '../../db/client'
 import type { Grain } from './plan'
+import { HOUR_MS } from '../../platform/time'
 
-/** Settings rows (epoch ms): from when workspace minute rollups exist, and before when link months are summed. */
+/**
+ * Settings rows (epoch ms): from when workspace minute and second rollups exist, and before when link weeks,
+ * months and quarters are summed.
+ */
 export const MINUTES_FROM = 'rollup_minutes_from'
+export const SECONDS_FROM = 'rollup_seconds_from'
 export const MONTHS_BEFORE = 'rollup_months_before'
+export const QUARTERS_BEFORE = 'rollup_quarters_before'
+export const WEEKS_BEFORE = 'rollup_weeks_before'
+/** How long a workspace's second rollups are kept (the prune job deletes older ones). */
+export const SECONDS_KEPT_MS = 86_400_000
 
 export interface AnalyticsScope {
   workspaceId: string
@@ -103,13 +112,23 @@ export function createAnalyticsRepo(db: Db) {
     },
 
     /** Where the optional grains can be read (see plan.ts): both marks are kept by maintenance.ts. */
-    async rollupMarks(): Promise<{ minutesFrom?: number; monthsBefore?: number }> {
-      const rows = prepared(`SELECT key, value FROM settings WHERE key IN ('${MINUTES_FROM}', '${MONTHS_BEFORE}')`).all() as { key: string; value: string }[]
+    async rollupMarks(): Promise<{ minutesFrom?: number; secondsFrom?: number; weeksBefore?: number; monthsBefore?: number; quartersBefore?: number }> {
+      const keys = [MINUTES_FROM, SECONDS_FROM, WEEKS_BEFORE, MONTHS_BEFORE, QUARTERS_BEFORE].map((k) => `'${k}'`).join(', ')
+      const rows = prepared(`SELECT key, value FROM settings WHERE key IN (${keys})`).all() as {
+        key: string
+        value: string
+      }[]
       const mark = (key: string) => {
         const v = rows.find((r) => r.key === key)?.value
         return v === undefined ? undefined : Number(v)
       }
-      return { minutesFrom: mark(MINUTES_FROM), monthsBefore: mark(MONTHS_BEFORE) }
+      return {
+        minutesFrom: mark(MINUTES_FROM),
+        secondsFrom: mark(SECONDS_FROM),
+        weeksBefore: mark(WEEKS_BEFORE),
+        monthsBefore: mark(MONTHS_BEFORE),
+        quartersBefore: mark(QUARTERS_BEFORE),
+      }
     },
 
     /** Per-link click totals of one grain over [from, to), for ranking links without reading sketches. */
@@ -146,6 +165,32 @@ export function createAnalyticsRepo(db: Db) {
       return prepared(
         `SELECT l.id AS linkId, (SELECT COUNT(*) FROM clicks c WHERE c.link_id = l.id AND c.clicked_at >= ? AND c.clicked_at < ? AND c.is_bot = 0) AS clicks FROM links l WHERE ${l.where}`,
       ).all(from, to, ...l.params).filter((r) => (r as { clicks: number }).clicks > 0) as { linkId: string; clicks: number }[]
+    },
+
+    /**
+     * People's clicks per link in [from, to), a part of the UTC hour starting at `hour`: that hour's link
+     * rollups less the raw clicks of the rest of the hour, read in one snapshot so a flush cannot land between
+     * the two. The same counts as rawClicksPerLink while the hour's raw clicks are all kept (within
+     * retention), read from the other side of the hour: cheaper when the range ends just before a burst's
+     * last clicks, or starts just after its first.
+     */
+    async clicksPerLinkOutside(s: AnalyticsScope, hour: number, from: number, to: number): Promise<{ linkId: string; clicks: number }[]> {
+      const l = linksOf(s)
+      const rolled = prepared(
+        `SELECT r.link_id AS linkId, r.clicks AS clicks FROM links l JOIN link_rollups r ON r.link_id = l.id AND r.grain = 'hour' AND r.bucket = ? WHERE ${l.where}`,
+      )
+      const raw = prepared(
+        `SELECT c.link_id AS linkId, COUNT(*) AS clicks FROM links l JOIN clicks c ON c.link_id = l.id AND c.clicked_at >= ? AND c.clicked_at < ? AND c.is_bot = 0 WHERE ${l.where} GROUP BY c.link_id`,
+      )
+      return sqlite.transaction(() => {
+        const counts = new Map<string, number>()
+        for (const r of rolled.all(hour, ...l.params) as { linkId: string; clicks: number }[]) counts.set(r.linkId, r.clicks)
+        for (const [a, b] of [[hour, from], [to, hour + HOUR_MS]] as const) {
+          if (a >= b) continue
+          for (const r of raw.all(a, b, ...l.params) as { linkId: string; clicks: number }[]) counts.set(r.linkId, (counts.get(r.linkId) ?? 0) - r.clicks)
+        }
+        return [...counts].filter(([, n]) => n > 0).map(([linkId, clicks]) => ({ linkId, clicks }))
+      })()
     },
 
     /** The distinct visitors of given links (people, not bots) in [from, to) from raw clicks. */

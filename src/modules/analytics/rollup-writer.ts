@@ -1,8 +1,9 @@
 // Keeps the rollups (db/schema/analytics.ts) in step with the clicks: the click flush adds each batch here
 // inside its own transaction, so a click and its share of every rollup commit together. A batch is summed
 // in memory first, so each touched bucket costs one write however many clicks it got: a link's hour and
-// day, and its workspace's minute, hour and day (the workspace's buckets take one write per flush, so its
-// minutes cost next to nothing and spare a question ending inside a busy hour from reading raw clicks).
+// day, and its workspace's second, minute, hour and day (the workspace's buckets take one write per flush,
+// so its seconds and minutes cost next to nothing and spare a question ending inside a busy hour, or a busy
+// minute, from reading raw clicks).
 //
 // The buckets being filled (this hour, this day) are rewritten by every flush, so the writer keeps them
 // decoded in memory instead of reading, parsing and decoding the row each time. A cached bucket is trusted
@@ -16,6 +17,7 @@ import { visitorEntry } from './hll'
 import type { Grain } from './plan'
 import { createRollupRepo, type RollupScope as Scope } from './repo-rollups'
 
+const SECOND_MS = 1_000
 /** Buckets kept decoded; past it the cache starts afresh (it only saves reads). */
 const CACHE_MAX = 8_192
 
@@ -25,9 +27,14 @@ export interface RollupClick extends ClickFacts {
   clickedAt: number
 }
 
-/** `minutes: false`: not the workspace's minute buckets (the backfill: its clicks predate minute rollups). */
-export function createRollupWriter(sqlite: Connection, options: { minutes?: boolean } = {}) {
+/**
+ * `minutes: false`: neither the workspace's minute nor second buckets (the backfill: its clicks predate
+ * them); `seconds: false`: not its second buckets (clicks seeded over a past year, whose seconds would be
+ * pruned at once).
+ */
+export function createRollupWriter(sqlite: Connection, options: { minutes?: boolean; seconds?: boolean } = {}) {
   const minutes = options.minutes ?? true
+  const seconds = minutes && (options.seconds ?? true)
   const rows = createRollupRepo(sqlite)
   const cache = new Map<string, Figures>()
 
@@ -46,7 +53,7 @@ export function createRollupWriter(sqlite: Connection, options: { minutes?: bool
 
   /** Call inside the flush's transaction. */
   return function addToRollups(batch: readonly RollupClick[]) {
-    const touched = groupByBucket(batch, minutes)
+    const touched = groupByBucket(batch, minutes, seconds)
     if (cache.size + touched.length > CACHE_MAX) cache.clear()
     for (const t of touched) {
       const key = `${t.scope}${t.grain}${t.bucket}\u0000${t.id}`
@@ -69,11 +76,12 @@ interface Touched {
 }
 
 /**
- * The buckets a batch touches, each with its clicks: its link's hour and day, its workspace's minute, hour
- * and day. One map key per click (link and hour); the rest derive from those groups, and the workspace's
- * buckets from runs of clicks in the same minute (a batch is mostly in time order and in one workspace).
+ * The buckets a batch touches, each with its clicks: its link's hour and day, its workspace's second,
+ * minute, hour and day. One map key per click (link and hour); the rest derive from those groups, and the
+ * workspace's buckets from runs of clicks in the same second (a batch is mostly in time order and in one
+ * workspace).
  */
-function groupByBucket(batch: readonly RollupClick[], minutes: boolean): Touched[] {
+function groupByBucket(batch: readonly RollupClick[], minutes: boolean, seconds: boolean): Touched[] {
   const linkHours = new Map<string, Touched>()
   const workspace = new Map<string, Touched>()
   let run: Touched | null = null
@@ -85,11 +93,11 @@ function groupByBucket(batch: readonly RollupClick[], minutes: boolean): Touched
     if (!t) linkHours.set(key, (t = { scope: 'l', id: c.linkId, grain: 'hour', bucket: hour, clicks: [], entries: [] }))
     t.clicks.push(c)
     t.entries.push(entry)
-    const minute = c.clickedAt - (c.clickedAt % MINUTE_MS)
-    if (!run || run.bucket !== minute || run.id !== c.workspaceId) {
-      const k: string = `${minute}\u0000${c.workspaceId}`
+    const second = c.clickedAt - (c.clickedAt % SECOND_MS)
+    if (!run || run.bucket !== second || run.id !== c.workspaceId) {
+      const k: string = `${second}\u0000${c.workspaceId}`
       run = workspace.get(k) ?? null
-      if (!run) workspace.set(k, (run = { scope: 'w', id: c.workspaceId, grain: 'minute', bucket: minute, clicks: [], entries: [] }))
+      if (!run) workspace.set(k, (run = { scope: 'w', id: c.workspaceId, grain: 'second', bucket: second, clicks: [], entries: [] }))
     }
     run.clicks.push(c)
     run.entries.push(entry)
@@ -107,7 +115,8 @@ function groupByBucket(batch: readonly RollupClick[], minutes: boolean): Touched
   }
   for (const t of linkHours.values()) into(t, 'day', t.bucket - (t.bucket % DAY_MS))
   for (const t of workspace.values()) {
-    if (minutes) out.push(t)
+    if (seconds) out.push(t)
+    if (minutes) into(t, 'minute', t.bucket - (t.bucket % MINUTE_MS))
     into(t, 'hour', t.bucket - (t.bucket % HOUR_MS))
     into(t, 'day', t.bucket - (t.bucket % DAY_MS))
   }

@@ -10,9 +10,9 @@ import { shortUrl } from '../links/slug'
 import { Figures } from './figures'
 import { HLL_STANDARD_ERROR } from './hll'
 import { planRange, type Grain, type PlanOptions, type Segment } from './plan'
-import { type AnalyticsRepo, type AnalyticsScope, type ConversionFact, type RawClick, type RollupRow, wholeWorkspace } from './repo'
+import { type AnalyticsRepo, type AnalyticsScope, type ConversionFact, type RawClick, type RollupRow, SECONDS_KEPT_MS, wholeWorkspace } from './repo'
 import { bucketStart, instantOf, INTERVALS, isTimeZone, localIso, nextBucket, parseInstant, wallTime, type Interval } from './time'
-import { DAY_MS, HOUR_MS } from '../../platform/time'
+import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../platform/time'
 
 export interface AnalyticsCtx extends Deps {
   analytics: AnalyticsRepo
@@ -99,7 +99,7 @@ function index<T>(rows: T[], key: (r: T) => number) {
   }
 }
 
-const GRAINS: readonly Grain[] = ['minute', 'hour', 'day', 'month']
+const GRAINS: readonly Grain[] = ['second', 'minute', 'hour', 'day', 'week', 'month', 'quarter']
 
 /** Merges overlapping or touching segments, so each source is read once per stretch of time. */
 function coalesce(segments: Segment[]): { from: number; to: number }[] {
@@ -113,15 +113,19 @@ function coalesce(segments: Segment[]): { from: number; to: number }[] {
   return out
 }
 
-/** The grains a scope may read besides hours and days: a workspace's own minutes, or its links' months. */
-async function planOptions(ctx: AnalyticsCtx, scope: AnalyticsScope): Promise<PlanOptions> {
+/**
+ * The grains a scope may read besides hours and days: a workspace's own minutes and seconds (the seconds of
+ * the last SECONDS_KEPT_MS only: older ones may be pruned), or its links' weeks, months and quarters.
+ */
+async function planOptions(ctx: AnalyticsCtx, scope: AnalyticsScope | 'links', now: number): Promise<PlanOptions> {
   const marks = await ctx.analytics.rollupMarks()
-  return wholeWorkspace(scope) ? { minutesFrom: marks.minutesFrom } : { monthsBefore: marks.monthsBefore }
+  if (scope === 'links' || !wholeWorkspace(scope)) return { weeksBefore: marks.weeksBefore, monthsBefore: marks.monthsBefore, quartersBefore: marks.quartersBefore }
+  return { minutesFrom: marks.minutesFrom, secondsFrom: marks.secondsFrom === undefined ? undefined : Math.max(marks.secondsFrom, now - SECONDS_KEPT_MS) }
 }
 
 /** Figures of each range (people's clicks, bots, visitors and, with `withDims`, clicks per dimension). */
 async function figuresOf(ctx: AnalyticsCtx, scope: AnalyticsScope, ranges: { from: number; to: number }[], now: number, withDims: boolean): Promise<Figures[]> {
-  const options = await planOptions(ctx, scope)
+  const options = await planOptions(ctx, scope, now)
   const plans = ranges.map((r) => planRange(r.from, r.to, now, options))
   const all = plans.flat()
   const rollups = new Map<Grain, ReturnType<typeof index<RollupRow>>>()
@@ -252,7 +256,7 @@ export async function topLinks(ctx: AnalyticsCtx, caller: Caller, q: RangeQuery 
   const sort = q.sort ?? 'clicks'
   const scope = await scopeOf(ctx, caller, undefined)
   // Per-link figures: link rollups (months included), never the workspace's minutes.
-  const segments = planRange(range.from, range.to, range.now, { monthsBefore: (await ctx.analytics.rollupMarks()).monthsBefore })
+  const segments = planRange(range.from, range.to, range.now, await planOptions(ctx, 'links', range.now))
 
   const perLink = new Map<string, LinkFigures>()
   const of = (id: string) => {
@@ -263,7 +267,7 @@ export async function topLinks(ctx: AnalyticsCtx, caller: Caller, q: RangeQuery 
   // The partial hours at the ends: clicks counted per link in SQL, visitors read below for measured links only.
   const rawSpans = segments.filter((s) => s.source === 'raw')
   for (const s of segments) {
-    if (s.source === 'raw') for (const r of await ctx.analytics.rawClicksPerLink(scope, s.from, s.to)) of(r.linkId).clicks += r.clicks
+    if (s.source === 'raw') for (const r of await partialHourClicks(ctx, scope, s, range.now)) of(r.linkId).clicks += r.clicks
     else for (const r of await ctx.analytics.clicksPerLink(scope, s.source, s.from, s.to)) if (r.clicks) of(r.linkId).clicks += r.clicks
   }
   const perCurrency = new Map<string, number>()
@@ -280,12 +284,14 @@ export async function topLinks(ctx: AnalyticsCtx, caller: Caller, q: RangeQuery 
         for (const v of await ctx.analytics.rawVisitors(ids.slice(i, i + 500), s.from, s.to)) sketches.get(v.linkId)!.visitors.addVisitor(v.visitor)
       }
     }
+    const rows = new Map<string, RollupRow[]>(ids.map((id) => [id, []]))
     for (const s of segments) {
       if (s.source === 'raw') continue
       for (let i = 0; i < ids.length; i += 500) {
-        for (const row of await ctx.analytics.linkSketches(ids.slice(i, i + 500), s.source, s.from, s.to)) sketches.get(row.linkId!)!.addRow(row)
+        for (const row of await ctx.analytics.linkSketches(ids.slice(i, i + 500), s.source, s.from, s.to)) rows.get(row.linkId!)!.push(row)
       }
     }
+    for (const [id, linkRows] of rows) sketches.get(id)!.addRows(linkRows)
     for (const [id, f] of sketches) of(id).uniqueClicks = f.visitors.estimate()
   }
 
@@ -326,6 +332,28 @@ export async function topLinks(ctx: AnalyticsCtx, caller: Caller, q: RangeQuery 
         }
       }),
   }
+}
+
+/**
+ * People's clicks per link in a partial hour: counted from its raw clicks, or, when the rest of the hour
+ * holds fewer clicks (judged by the workspace's minute rollups) and all its raw clicks are kept, as the
+ * hour's rollups less the rest. A range ending inside a burst then reads the few clicks after its end, not
+ * the burst. The same counts either way.
+ */
+async function partialHourClicks(ctx: AnalyticsCtx, scope: AnalyticsScope, s: Segment, now: number) {
+  const hour = s.from - (s.from % HOUR_MS)
+  // A range shorter than an hour can straddle two: only a part of one hour has a rollup to subtract from.
+  if (s.to <= hour + HOUR_MS && hour >= now - ctx.config.clickRetentionDays * DAY_MS) {
+    let inside = 0
+    let outside = 0
+    const minutes = await ctx.analytics.rollups({ workspaceId: scope.workspaceId, test: false }, 'minute', hour, hour + HOUR_MS, false)
+    for (const m of minutes) {
+      if (m.bucket + MINUTE_MS > s.from && m.bucket < s.to) inside += m.clicks
+      else outside += m.clicks
+    }
+    if (outside < inside) return ctx.analytics.clicksPerLinkOutside(scope, hour, s.from, s.to)
+  }
+  return ctx.analytics.rawClicksPerLink(scope, s.from, s.to)
 }
 
 /** Links measured per round when ranking by unique visitors. */
