@@ -18,9 +18,10 @@ export const SAMPLE_SCAN_WINDOW = 20_000
 
 export interface SamplesRepo {
   /**
-   * Up to `limit` distinct envelopes of `type` sent to the workspace's endpoints and subscriptions of `mode`
-   * (ping deliveries included: they are real webhook.test events), newest event first, within each
-   * endpoint's newest SAMPLE_SCAN_WINDOW deliveries.
+   * Distinct envelopes of `type` sent to the workspace's endpoints and subscriptions of `mode` (ping
+   * deliveries included: they are real webhook.test events), within each endpoint's newest
+   * SAMPLE_SCAN_WINDOW deliveries: at least the `limit` newest events, in no particular order (the caller
+   * orders them with the outbox's).
    */
   deliveredEnvelopes(workspaceId: string, mode: SampleMode, type: string, limit: number): Promise<Record<string, unknown>[]>
   /** Events of `type` of the workspace in `mode` among the newest SAMPLE_SCAN_WINDOW outbox rows, newest first. */
@@ -52,7 +53,7 @@ export function createSamplesRepo(db: Db): SamplesRepo {
           .all()
         for (const r of rows) if (r.eventId && r.payload && !byEvent.has(r.eventId)) byEvent.set(r.eventId, r.payload)
       }
-      return [...byEvent.values()].sort((a, b) => String(b.timestamp ?? '').localeCompare(String(a.timestamp ?? '')) || String(b.id).localeCompare(String(a.id))).slice(0, limit)
+      return [...byEvent.values()]
     },
     async recentEvents(workspaceId, mode, type, limit) {
       const recent = db.select().from(outbox).orderBy(desc(outbox.seq)).limit(SAMPLE_SCAN_WINDOW).as('recent')

@@ -8,7 +8,7 @@ import { newId } from '../../platform/random'
 import { checkUrl } from '../../net/egress'
 import type { Caller } from '../identity/caller'
 import type { EndpointRow } from '../webhooks/repo'
-import { deliveriesOf, deliveryOf, type DeliveriesQuery } from '../webhooks/service'
+import { deliveriesOf, deliveryOf, newEndpoint, type DeliveriesQuery } from '../webhooks/service'
 import { generateSecret } from '../webhooks/signing'
 import { egressPolicy, type WebhooksCtx } from '../webhooks/state'
 import { subscriptionNotFound, tooManySubscriptions } from './errors'
@@ -67,26 +67,9 @@ export async function subscribe(ctx: AutomationsCtx, caller: Caller, input: Subs
   if ((await webhooks.webhooks.countEndpoints(caller.workspace.id, 'rest_hook')) >= MAX_SUBSCRIPTIONS) throw tooManySubscriptions()
   const now = webhooks.clock.now()
   const secret = generateSecret()
-  const row = await webhooks.webhooks.insertEndpoint({
-    id: newId('hook'),
-    kind: 'rest_hook',
-    workspaceId: caller.workspace.id,
-    name: null,
-    url: hook!.url,
-    events: [input.event as string],
-    format: 'standard',
-    mode: caller.mode,
-    isActive: true,
-    failureCount: 0,
-    customHeaders: [],
-    batchEnabled: false,
-    batchWindowSeconds: 10,
-    maxConcurrent: 5,
-    mtlsEnabled: false,
-    secret,
-    createdAt: now,
-    updatedAt: now,
-  })
+  const row = await webhooks.webhooks.insertEndpoint(
+    newEndpoint({ id: newId('hook'), kind: 'rest_hook', workspaceId: caller.workspace.id, url: hook!.url, events: [input.event as string], mode: caller.mode, secret, now }),
+  )
   webhooks.state.endpointChanged()
   return { ...toSubscription(row), secret }
 }

@@ -12,7 +12,7 @@ import { newId, sortableId } from '../../platform/random'
 import { sendPing, SIGNATURE_HEADERS, EVENT_HEADER, USER_AGENT } from './delivery'
 import { validateEventPatterns, validateFilters } from './filters'
 import { URL_MAX_LENGTH, type CreateWebhookInput, type UpdateWebhookInput } from './model'
-import type { AttemptRow, DeliveryFilter, DeliveryRow, EndpointRow, NewDelivery, NewEndpoint } from './repo'
+import type { AttemptRow, DeliveryFilter, DeliveryRow, EndpointKind, EndpointRow, NewDelivery, NewEndpoint } from './repo'
 import { deliveryId } from './ids'
 import { AUTO_DISABLE_AFTER_MS, AUTO_DISABLE_FAILURES, BATCH_MAX_EVENTS, JITTER, maxAttemptsFor, RETRY_AFTER_CAP_MS, RETRY_DELAYS_MS, TIMEOUT_MS } from './schedule'
 import { generateSecret, valueHint } from './signing'
@@ -185,6 +185,24 @@ export async function getEndpoint(ctx: WebhooksCtx, caller: Caller, id: string) 
   return toEndpoint(await findOwn(ctx, caller, id), ctx.clock.now())
 }
 
+/** A new endpoint or REST-hook subscription with the defaults of every setting it was not given. */
+export function newEndpoint(f: Pick<NewEndpoint, 'id' | 'workspaceId' | 'url' | 'events' | 'mode' | 'secret'> & { kind: EndpointKind; now: number }): NewEndpoint {
+  const { now, ...given } = f
+  return {
+    ...given,
+    format: 'standard',
+    isActive: true,
+    failureCount: 0,
+    customHeaders: [],
+    batchEnabled: false,
+    batchWindowSeconds: 10,
+    maxConcurrent: 5,
+    mtlsEnabled: false,
+    createdAt: now,
+    updatedAt: now,
+  }
+}
+
 export async function createEndpoint(ctx: WebhooksCtx, caller: Caller, input: CreateWebhookInput) {
   const mode = input.mode ?? caller.mode
   if (caller.mode === 'test' && mode !== 'test') throw testKeyCreatesLiveEndpoint()
@@ -194,32 +212,8 @@ export async function createEndpoint(ctx: WebhooksCtx, caller: Caller, input: Cr
   const secret = generateSecret()
   const isActive = input.isActive ?? true
   const row = await ctx.webhooks.insertEndpoint({
-    id: newId('whe'),
-    workspaceId: caller.workspace.id,
-    name: null,
-    url: url!,
-    events: events!,
-    format: 'standard',
-    mode,
+    ...newEndpoint({ id: newId('whe'), kind: 'endpoint', workspaceId: caller.workspace.id, url: url!, events: events!, mode, secret, now }),
     isActive,
-    failureCount: 0,
-    failingSince: null,
-    disabledReason: null,
-    customHeaders: [],
-    filters: null,
-    transform: null,
-    batchEnabled: false,
-    batchWindowSeconds: 10,
-    maxConcurrent: 5,
-    mtlsEnabled: false,
-    secret,
-    previousSecret: null,
-    previousSecretExpiresAt: null,
-    lastSuccessAt: null,
-    createdAt: now,
-    updatedAt: now,
-    kind: 'endpoint',
-    deletedAt: null,
     ...columns,
   })
   ctx.state.endpointChanged()
