@@ -12,6 +12,7 @@ import { Worker, type WorkerOptions } from './jobs/worker'
 import { createAnalyticsModule } from './modules/analytics'
 import { createApiKeysModule } from './modules/api-keys'
 import { createClicksModule, type ClickWriterKind } from './modules/clicks'
+import { createConsoleModule } from './modules/console'
 import { createConversionsModule } from './modules/conversions'
 import { createDomainsModule } from './modules/domains'
 import { createAutomationsModule } from './modules/automations'
@@ -89,6 +90,7 @@ function createModules(platform: Platform, options: RuntimeOptions) {
     webhooks,
     automations: createAutomationsModule(platform, http, webhooks),
     forwarding: createForwardingModule(platform, http),
+    console: createConsoleModule(platform),
   }
 }
 

@@ -2,7 +2,7 @@
 import type { Config } from '../../platform/config'
 
 /** Paths that belong to the service itself (contract section 4), refused as slugs in any letter case. */
-export const RESERVED_SLUGS = ['v1', 'healthz', 'readyz', 'metrics', 'p', 'qr', '_', '.well-known']
+export const RESERVED_SLUGS = ['v1', 'healthz', 'readyz', 'metrics', 'p', 'qr', '_', '.well-known', 'console']
 const RESERVED = new Set(RESERVED_SLUGS.map((s) => s.toLowerCase()))
 
 export const isReservedSlug = (slug: string) => RESERVED.has(slug.toLowerCase())

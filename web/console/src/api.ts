@@ -1,0 +1,125 @@
+// The console's only way to the server: the documented /v1 API on this origin, with the signed-in key.
+// Errors come back as ApiError carrying the envelope's stable code, so screens can say what went wrong.
+
+const KEY_STORAGE = 'lnk.console.key'
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message)
+  }
+}
+
+export interface Page<T> {
+  data: T[]
+  pagination?: { page: number; perPage: number; total: number; totalPages: number }
+}
+
+export const storedKey = (): string | null => sessionStorage.getItem(KEY_STORAGE)
+export const storeKey = (key: string | null) => (key ? sessionStorage.setItem(KEY_STORAGE, key) : sessionStorage.removeItem(KEY_STORAGE))
+
+type Query = Record<string, string | number | boolean | undefined | null>
+
+export function withQuery(path: string, query?: Query): string {
+  if (!query) return path
+  const params = new URLSearchParams()
+  for (const [name, value] of Object.entries(query)) if (value !== undefined && value !== null && value !== '') params.set(name, String(value))
+  const text = params.toString()
+  return text ? `${path}${path.includes('?') ? '&' : '?'}${text}` : path
+}
+
+/** Called when the server refuses the key itself (401), so the shell can sign out. */
+let onUnauthorized: () => void = () => {}
+export const setUnauthorizedHandler = (fn: () => void) => void (onUnauthorized = fn)
+
+async function send(method: string, path: string, body?: unknown, key = storedKey(), headers: Record<string, string> = {}): Promise<Response> {
+  let response: Response
+  try {
+    response = await fetch(`/v1${path}`, {
+      method,
+      headers: {
+        ...(key ? { authorization: `Bearer ${key}` } : {}),
+        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        ...headers,
+      },
+      body: body !== undefined ? JSON.stringify(body) : undefined,
+    })
+  } catch {
+    throw new ApiError(0, 'network_error', 'The server could not be reached. Check that lnk is running and try again.')
+  }
+  if (response.ok) return response
+  let envelope: { error?: { code?: string; message?: string; details?: unknown } } = {}
+  try {
+    envelope = await response.json()
+  } catch {
+    // Not the API's envelope (a proxy's page): fall through to the generic message.
+  }
+  const code = envelope.error?.code ?? `http_${response.status}`
+  const message = envelope.error?.message ?? `The server answered ${response.status} ${response.statusText}.`
+  if (response.status === 401 && key === storedKey()) onUnauthorized()
+  throw new ApiError(response.status, code, message, envelope.error?.details)
+}
+
+async function json<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const response = await send(method, path, body)
+  if (response.status === 204) return undefined as T
+  const payload = (await response.json()) as { data: T }
+  return payload.data
+}
+
+export const api = {
+  get: <T>(path: string, query?: Query) => json<T>('GET', withQuery(path, query)),
+  post: <T>(path: string, body?: unknown) => json<T>('POST', path, body ?? {}),
+  patch: <T>(path: string, body: unknown) => json<T>('PATCH', path, body),
+  put: <T>(path: string, body: unknown) => json<T>('PUT', path, body),
+  del: <T = void>(path: string) => json<T>('DELETE', path),
+  /** A list with its pagination (`meta.pagination`). */
+  async page<T>(path: string, query?: Query): Promise<Page<T>> {
+    const response = await send('GET', withQuery(path, query))
+    const payload = (await response.json()) as { data: T[]; meta?: { pagination?: Page<T>['pagination'] } }
+    return { data: payload.data, pagination: payload.meta?.pagination }
+  },
+  /** A binary answer (QR images), as a Blob. */
+  async blob(path: string, query?: Query): Promise<Blob> {
+    return (await send('GET', withQuery(path, query))).blob()
+  },
+  /** Checks a key before it is kept: GET /v1/me with that key. */
+  async me(key: string): Promise<Me> {
+    const response = await send('GET', '/me', undefined, key)
+    return ((await response.json()) as { data: Me }).data
+  },
+}
+
+export interface Me {
+  user: { id: string; email?: string; name?: string }
+  workspace: { id: string; slug: string; name: string; role: string }
+  workspaces: { id: string; slug: string; name: string; role: string }[]
+  apiKey: { id: string; name: string; mode: 'live' | 'test'; permissions: string[]; keyPrefix: string }
+}
+
+/** What a 403 means, in words a person can act on; other errors keep the server's own message. */
+export function explain(error: unknown): string {
+  if (!(error instanceof ApiError)) return error instanceof Error ? error.message : String(error)
+  switch (error.code) {
+    case 'forbidden':
+      return `This API key is not allowed to do that. ${error.message} Ask a workspace owner for a key with that permission.`
+    case 'out_of_scope':
+      return `This API key is limited to some domains or tags, and this link is outside them. ${error.message}`
+    case 'ip_not_allowed':
+      return `This API key only works from certain addresses, and this browser's address is not one of them.`
+    case 'outside_schedule':
+      return `This API key only works during its schedule, and it is outside it now.`
+    case 'key_paused':
+      return `This API key is paused. Resume it, or sign in with another key.`
+    case 'plan_limit_reached':
+      return `The workspace has reached its plan's limit. ${error.message}`
+    case 'rate_limited':
+      return `Too many requests in a short time. Wait a moment and try again.`
+    default:
+      return error.message
+  }
+}
