@@ -6,6 +6,8 @@ import { type Command, type CommandGroup, parseCommandLine, UsageError } from '.
 import { listen } from './cli/listen'
 import { openDatabase, prepareDataDir } from './db/client'
 import { migrate as applyMigrations } from './db/migrate'
+import { openPostgres } from './db/pg/connect'
+import { migratePostgres } from './db/pg/migrate'
 import { loadConfig, settingsHelp } from './platform/config'
 import { createRuntime } from './runtime'
 import { startServer } from './server'
@@ -44,14 +46,26 @@ ${settingsHelp()}`,
 }
 
 const migrate: Command = {
-  help: `Usage: lnk migrate [--data-dir DIR]
+  help: `Usage: lnk migrate [--data-dir DIR | --database-url postgres://…]
 
-Applies the migrations embedded in this executable to <data dir>/lnk.db and exits.`,
+Applies the migrations embedded in this executable to <data dir>/lnk.db, or to the PostgreSQL database of
+--database-url (LNK_DATABASE_URL), and exits. On PostgreSQL an advisory lock makes nodes that start together
+apply each migration once.`,
   options: {},
   settings: 'all',
   positionals: 0,
   async run({ settings }, out) {
     const config = loadConfig(process.env, settings)
+    if (config.databaseUrl) {
+      const sql = await openPostgres(config.databaseUrl, { max: 1 })
+      try {
+        const { applied, current } = await migratePostgres(sql)
+        out(applied.length ? `Applied ${applied.length} PostgreSQL migration(s); schema is at ${current}.` : `Nothing to apply; PostgreSQL schema is at ${current}.`)
+      } finally {
+        await sql.close()
+      }
+      return 0
+    }
     const db = openDatabase(prepareDataDir(config.dataDir))
     try {
       const { applied, current } = applyMigrations(db.sqlite)

@@ -26,7 +26,7 @@ import { createQrModule } from './modules/qr'
 import { createRedirectModule } from './modules/redirect'
 import { createWebhooksModule } from './modules/webhooks'
 import { systemClock, type Clock } from './platform/clock'
-import type { Config } from './platform/config'
+import { ConfigError, type Config } from './platform/config'
 import { createLogger, type Logger } from './platform/log'
 import { base62 } from './platform/random'
 
@@ -40,6 +40,10 @@ export interface RuntimeOptions {
 function createPlatform(config: Config, options: RuntimeOptions): Platform {
   const log = options.log ?? createLogger(config.logLevel)
   const clock = options.clock ?? systemClock
+  if (config.databaseUrl) {
+    // Schema and migrations exist for PostgreSQL (lnk migrate); the repos do not run on it yet (issue 18).
+    throw new ConfigError('LNK_DATABASE_URL is set, but this build serves from SQLite only: `lnk migrate --database-url …` prepares a PostgreSQL database, serving from it is not finished (docs/scale-out.md). Unset LNK_DATABASE_URL to serve from SQLite.')
+  }
   const db = openDatabase(prepareDataDir(config.dataDir), { cacheMb: 16 })
   try {
     const { applied } = migrate(db.sqlite)

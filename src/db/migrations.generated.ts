@@ -7,7 +7,6 @@ import m4 from '../../drizzle/0004_domains.sql' with { type: 'text' }
 import m5 from '../../drizzle/0005_bridge_pages.sql' with { type: 'text' }
 import m6 from '../../drizzle/0006_forwarding.sql' with { type: 'text' }
 import m7 from '../../drizzle/0007_rest_hooks.sql' with { type: 'text' }
-
 export interface EmbeddedMigration {
   tag: string
   when: number

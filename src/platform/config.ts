@@ -52,6 +52,8 @@ export interface Config {
   dnsServers: string[]
   /** Port of the plain-HTTP reachability check, http://<domain>:<port>/.well-known/lnk/<token>. */
   domainCheckPort: number
+  /** postgres://… selects PostgreSQL (several nodes on one database); null keeps SQLite under dataDir. */
+  databaseUrl: string | null
 }
 
 export class ConfigError extends Error {}
@@ -64,6 +66,35 @@ interface Setting {
   /** Default as shown in help; may depend on settings read earlier. */
   fallback: (c: Partial<Config>) => string
   parse: (raw: string, c: Partial<Config>) => Config[keyof Config]
+  /** How the raw value appears in error messages, when it may hold a secret. */
+  redact?: (raw: string) => string
+}
+
+/** A connection URL as it may be shown: the password replaced, whatever else is wrong with it. */
+export function redactUrl(raw: string): string {
+  try {
+    const url = new URL(raw)
+    if (url.password) url.password = '***'
+    return url.toString()
+  } catch {
+    // Unparseable: hide anything between "//user:" and "@", the usual place of a password.
+    return raw.replace(/(\/\/[^/:@]*:)[^@/]*@/, '$1***@')
+  }
+}
+
+function databaseUrl(raw: string): string | null {
+  const v = raw.trim()
+  if (!v) return null
+  let url: URL
+  try {
+    url = new URL(v)
+  } catch {
+    throw new Error('must be a URL such as postgres://lnk:secret@db.internal:5432/lnk')
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') throw new Error('must start with postgres:// or postgresql:// (leave it unset for SQLite)')
+  if (!url.hostname && !url.searchParams.get('host')) throw new Error('must name a host')
+  if (url.pathname.length <= 1) throw new Error('must name a database (postgres://…/lnk)')
+  return v
 }
 
 function integer(min: number, max: number) {
@@ -137,6 +168,15 @@ export const SETTINGS: Setting[] = [
       if (!raw.trim()) throw new Error('must not be empty')
       return resolve(raw.trim())
     },
+  },
+  {
+    key: 'databaseUrl',
+    env: 'LNK_DATABASE_URL',
+    flag: 'database-url',
+    help: 'postgres://user:password@host:5432/db runs on PostgreSQL (several nodes); empty keeps SQLite under the data directory',
+    fallback: () => '',
+    parse: databaseUrl,
+    redact: redactUrl,
   },
   {
     key: 'baseUrl',
@@ -426,7 +466,7 @@ export function loadConfig(env: Record<string, string | undefined>, flags: Recor
       ;(config as Record<string, unknown>)[s.key] = s.parse(value, config)
     } catch (err) {
       const why = err instanceof Error ? err.message : String(err)
-      throw new ConfigError(`invalid ${raw === undefined ? `default for ${s.env}` : source}=${JSON.stringify(value)}: ${why}`)
+      throw new ConfigError(`invalid ${raw === undefined ? `default for ${s.env}` : source}=${JSON.stringify(s.redact ? s.redact(value) : value)}: ${why}`)
     }
   }
   return config as Config

@@ -86,7 +86,7 @@ export async function withConsole(
   fn: (page: ConsolePage) => Promise<void>,
   timeoutMs = 60_000,
 ): Promise<void> {
-  await withPagesBrowser({ userAgent: UA.desktopChrome, ...size, timeoutMs }, async (base) => {
+  await withPagesBrowser({ userAgent: UA.chrome, ...size, timeoutMs }, async (base) => {
     const page = Object.assign(base, {
       origin: server.origin,
       width: size.width,

@@ -25,7 +25,7 @@ describe('sign-in', () => {
 
         await page.signIn(server.api.key)
         expect(await page.evaluate<string | null>(`sessionStorage.getItem('lnk.console.key')`)).toBe(server.api.key)
-        expect(await page.evaluate<string | null>(`localStorage.length`)).toBe(0)
+        expect(await page.evaluate<number>(`localStorage.length`)).toBe(0)
         const me = await call(server, 'GET', '/me')
         await page.see(me.workspace.name)
         await page.see(me.apiKey.keyPrefix)

@@ -57,7 +57,7 @@ describe('nothing to do', () => {
   })
 
   test('the list names chromium, poppler-utils and caddy by the paths the tests use', () => {
-    expect(SYSTEM_PACKAGES.map((p) => p.name)).toEqual(['chromium', 'poppler-utils', 'caddy'])
+    expect(SYSTEM_PACKAGES.map((p) => p.name)).toEqual(['chromium', 'poppler-utils', 'caddy', 'postgresql'])
     expect(SYSTEM_PACKAGES.find((p) => p.name === 'chromium')!.paths).toContain('/usr/bin/chromium')
     expect(SYSTEM_PACKAGES.find((p) => p.name === 'poppler-utils')!.paths).toEqual(['/usr/bin/pdftoppm'])
     expect(SYSTEM_PACKAGES.find((p) => p.name === 'caddy')!.paths).toEqual(['/usr/bin/caddy'])

@@ -25,13 +25,15 @@ export interface SystemPackage {
   why: string
 }
 
-/** Everything the tests need from the system, in one list (later: postgresql). */
+/** Everything the tests need from the system, in one list. */
 export const SYSTEM_PACKAGES: SystemPackage[] = [
   { name: 'chromium', paths: ['/usr/bin/chromium', '/usr/bin/chromium-browser'], why: 'pages are tested in headless Chromium (test/browser.ts)' },
   { name: 'poppler-utils', paths: ['/usr/bin/pdftoppm'], why: 'QR code PDFs are rasterised with pdftoppm (test/qr)' },
   // Debian's package may try to start a caddy service on :80; the tests never use that one (their Caddy runs
   // on free loopback ports with its own storage), and without systemd it does not start at all.
   { name: 'caddy', paths: ['/usr/bin/caddy'], why: 'custom domains are served over HTTPS through the real Caddy with deploy/Caddyfile (test/domains)' },
+  // Debian's package starts no server without systemd; the tests run their own cluster (test/setup/postgres.ts).
+  { name: 'postgresql', paths: ['/usr/lib/postgresql/17/bin/initdb', '/usr/lib/postgresql/16/bin/initdb', '/usr/lib/postgresql/15/bin/initdb'], why: 'the PostgreSQL schema and migrations are checked on a real server (test/db, test/setup/postgres.ts)' },
 ]
 
 export interface EnsureOptions {

@@ -1,0 +1,67 @@
+// LNK_DATABASE_URL / --database-url through the real entry point: `lnk migrate` prepares a PostgreSQL
+// database (once, however often it runs), a malformed or unreachable URL stops with one line naming the
+// setting and never the password, and `lnk serve` says plainly that it does not serve from PostgreSQL yet.
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { SQL } from 'bun'
+import { rmSync } from 'node:fs'
+import { EMBEDDED_PG_MIGRATIONS } from '../../src/db/pg/migrations.generated'
+import { tempDir } from '../helpers'
+import { createTestDatabase, type TestDatabase } from '../setup/postgres'
+import { freePort, runLnk } from './lnk-process'
+
+let pg: TestDatabase
+const dataDir = tempDir()
+beforeAll(async () => {
+  pg = await createTestDatabase()
+})
+afterAll(async () => {
+  await pg.drop()
+  rmSync(dataDir, { recursive: true, force: true })
+})
+
+describe('lnk migrate on PostgreSQL', () => {
+  test('applies the embedded migrations once, then has nothing to apply', async () => {
+    const first = await runLnk(['migrate', '--database-url', pg.url], { dataDir, timeoutMs: 30_000 })
+    expect(first).toMatchObject({ code: 0 })
+    expect(first.stdout).toContain(`Applied ${EMBEDDED_PG_MIGRATIONS.length} PostgreSQL migration(s)`)
+    const again = await runLnk(['migrate'], { dataDir, env: { LNK_DATABASE_URL: pg.url }, timeoutMs: 30_000 })
+    expect(again.code).toBe(0)
+    expect(again.stdout).toContain('Nothing to apply; PostgreSQL schema is at')
+    const sql = new SQL(pg.url, { max: 1 })
+    try {
+      const [{ n }] = await sql`SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'public'`
+      expect(n).toBeGreaterThan(30)
+    } finally {
+      await sql.close()
+    }
+  })
+
+  test('a malformed URL names the setting and hides the password', async () => {
+    for (const [args, env, names] of [
+      [['migrate', '--database-url', 'mysql://lnk:hunter2@db/lnk'], {}, '--database-url'],
+      [['migrate'], { LNK_DATABASE_URL: 'postgres://lnk:hunter2@db.internal' }, 'LNK_DATABASE_URL'],
+    ] as const) {
+      const r = await runLnk([...args], { dataDir, env })
+      expect(r.code).toBe(1)
+      expect(r.stderr).toContain(names)
+      expect(r.stderr).not.toContain('hunter2')
+      expect(r.stderr.trim().split('\n')).toHaveLength(1)
+    }
+  })
+
+  test('an unreachable server stops with one line naming LNK_DATABASE_URL, password redacted', async () => {
+    const r = await runLnk(['migrate'], { dataDir, env: { LNK_DATABASE_URL: `postgres://lnk:hunter2@127.0.0.1:${freePort()}/lnk` }, timeoutMs: 30_000 })
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('LNK_DATABASE_URL')
+    expect(r.stderr).toContain('lnk:***@127.0.0.1')
+    expect(r.stderr).not.toContain('hunter2')
+    expect(r.stderr.trim().split('\n')).toHaveLength(1)
+  })
+
+  test('lnk serve refuses PostgreSQL in one line instead of serving half a service', async () => {
+    const r = await runLnk(['serve', '--port', String(freePort()), '--host', '127.0.0.1'], { dataDir, env: { LNK_DATABASE_URL: pg.url }, timeoutMs: 20_000 })
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain('LNK_DATABASE_URL')
+    expect(r.stderr).toContain('Unset LNK_DATABASE_URL to serve from SQLite')
+  })
+})
