@@ -91,8 +91,22 @@ export async function withConsole(
       origin: server.origin,
       width: size.width,
       async open(path = '') {
-        await base.goto(`${server.origin}/console${path ? `#${path}` : ''}`)
-        await base.waitFor(`document.querySelector('main') !== null`, 10_000)
+        const url = `${server.origin}/console${path ? `#${path}` : ''}`
+        // Already in the console: a new hash is a route change, which fires no load event.
+        const here = await base.evaluate<string>('location.origin + location.pathname')
+        if (here === `${server.origin}/console` && path) {
+          // Answers once the router has seen the change and painted the new screen.
+          await base.evaluate(`new Promise((done) => {
+            if (location.hash === ${js(`#${path}`)}) return done()
+            addEventListener('hashchange', () => requestAnimationFrame(() => setTimeout(done)), { once: true })
+            location.hash = ${js(path)}
+          })`)
+        } else await base.goto(url)
+        // Signed in: the screen's heading, with its first load done; else the sign-in form.
+        await base.waitFor(
+          `document.querySelector('#api-key') !== null || (document.querySelector('main h1') !== null && !document.querySelector('main .state.loading') && !document.querySelector('main [aria-busy=true]'))`,
+          10_000,
+        )
       },
       async signIn(key: string) {
         await page.open()

@@ -129,6 +129,14 @@ describe('the stylesheet and the CSP', () => {
     expect(html).not.toContain('<script')
   })
 
+  test('framing: only the origin given (the console on the API origin) may frame the page, else nobody', () => {
+    const css = styleOf(renderPage(tree([]), options()).html)
+    const allowed = renderPage(tree([]), options({ frameAncestor: 'https://lnk.example.com' })).headers['content-security-policy']!
+    expect(allowed.split('; ')).toContain('frame-ancestors https://lnk.example.com')
+    expect(allowed).toBe(pageCsp(css, 'https://lnk.example.com'))
+    expect(pageCsp(css).split('; ')).toContain("frame-ancestors 'none'")
+  })
+
   test('the theme becomes custom properties with a dark override; a different theme changes the hash', () => {
     const theme: Theme = { light: { background: '#fffdf5', text: '#202020', accent: '#8a2be2', accentText: '#ffffff' }, dark: { background: '#101820', text: '#f0f0f0', accent: '#ffb3c7', accentText: '#101820' }, font: 'serif', buttonShape: 'pill' }
     const a = renderPage(tree([], { theme }), options())

@@ -4,6 +4,7 @@ import SwaggerParser from '@apidevtools/swagger-parser'
 import Ajv2020 from 'ajv/dist/2020'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Elysia, t } from 'elysia'
+import { CONSOLE_PATH } from '../../src/modules/console/page'
 import { DOCS_PATH, openapiDocs, PUBLISHED_PARAMS, SPEC_PATH } from '../../src/modules/platform/openapi'
 import { conformance } from '../conformance'
 import { setup, type TestEnv } from '../helpers'
@@ -38,8 +39,11 @@ function toOpenApiPath(path: string) {
 }
 
 /** The routes a document must describe: all but the docs page and its script, HEAD and OPTIONS. */
+/** Pages for people, not API operations: the docs page and the console (with their scripts). */
+const isPageForPeople = (path: string) => [DOCS_PATH, CONSOLE_PATH].some((page) => path === page || path.startsWith(`${page}/`))
+
 function documentedRoutes(app: { routes: { method: string; path: string }[] }) {
-  return app.routes.filter((r) => !['HEAD', 'OPTIONS'].includes(r.method) && r.path !== DOCS_PATH && !r.path.startsWith(`${DOCS_PATH}/`))
+  return app.routes.filter((r) => !['HEAD', 'OPTIONS'].includes(r.method) && !isPageForPeople(r.path))
 }
 
 function operations(d: any): { path: string; method: string; op: any }[] {
@@ -112,9 +116,10 @@ describe('GET /v1/openapi.json', () => {
     expect(documentedRoutes(env.app).length).toBeGreaterThanOrEqual(PUBLIC_PATHS.length + 1)
   })
 
-  test('leaves the docs page and its script out', () => {
+  test('leaves the docs page, the console and their scripts out', () => {
     expect(env.app.routes.some((r) => r.path === DOCS_PATH)).toBe(true)
-    expect(Object.keys(doc.paths).filter((p) => p === DOCS_PATH || p.startsWith(`${DOCS_PATH}/`))).toEqual([])
+    expect(env.app.routes.some((r) => r.path === CONSOLE_PATH)).toBe(true)
+    expect(Object.keys(doc.paths).filter(isPageForPeople)).toEqual([])
   })
 
   test('declares bearer security on every /v1 operation but the public ones', () => {

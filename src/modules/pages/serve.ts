@@ -45,6 +45,8 @@ export interface PageServerDeps {
 
 export function createPageServer(deps: PageServerDeps) {
   const { clock, pages } = deps
+  // The console on the API origin previews pages in a frame; no other origin may frame them.
+  const frameAncestor = new URL(deps.config.baseUrl).origin
   const rendered = new LruCache<Rendered>(CACHE_ENTRIES)
   const bySlug = new LruCache<string | null>(CACHE_ENTRIES * 4)
   let counts = new Map<string, { pageId: string; blockId: string; day: number; count: number }>()
@@ -74,6 +76,7 @@ export function createPageServer(deps: PageServerDeps) {
         url: pageUrl(deps, row),
         isTest: row.isTest,
         blockType,
+        frameAncestor,
         linkUrl(linkId) {
           const link = targets.get(linkId)
           return link && link.usable && link.workspaceId === row.workspaceId ? shortUrl(deps, link) : null

@@ -27,9 +27,11 @@ export function Shell() {
       break
     }
   }
-  if (!screen && route.path === '/' && nav[0]) {
-    location.replace(href(nav[0].path))
-  }
+  const home = !screen && route.path === '/' ? nav[0]?.path : undefined
+  useEffect(() => {
+    // After the first render, when useRoute listens: the start page is the first area the key may read.
+    if (home) location.replace(href(home))
+  }, [home])
 
   const { me } = session
   return (
@@ -65,7 +67,7 @@ export function Shell() {
         </ul>
       </nav>
       <main id="main" ref={main} tabIndex={-1}>
-        {screen ?? (route.path === '/' && !nav.length ? <Empty>This key has no permission to read anything the console shows.</Empty> : <NotFound />)}
+        {screen ?? (route.path !== '/' ? <NotFound /> : nav.length ? null : <Empty>This key has no permission to read anything the console shows.</Empty>)}
       </main>
     </>
   )

@@ -14,6 +14,11 @@ export interface RenderOptions {
   /** The short URL of a workspace link, or null when it is gone or inactive. */
   linkUrl(linkId: string): string | null
   blockType(type: string): BlockType | undefined
+  /**
+   * The one origin allowed to frame the page: the API's (LNK_BASE_URL), where the console's block editor
+   * shows a live preview. Absent: no framing at all.
+   */
+  frameAncestor?: string
 }
 
 export interface RenderedPage {
@@ -30,8 +35,12 @@ export const styleHash = (css: string) => `sha256-${new Bun.CryptoHasher('sha256
  * The page's Content-Security-Policy: only the stylesheet `css` (by hash, so no inline style attribute and
  * no injected <style> applies), images over https or inline, the allowed players in frames, and no script,
  * form, base URL or framing by others.
+ *
+ * Framing: the console (served on the API origin) previews the page in an iframe while its owner edits it,
+ * so that one origin may frame it. Every other origin still may not, so a hostile site cannot overlay the
+ * page's buttons for clickjacking; the console's own CSP forbids anyone framing the console in turn.
  */
-export function pageCsp(css: string): string {
+export function pageCsp(css: string, frameAncestor?: string): string {
   return [
     "default-src 'none'",
     `style-src '${styleHash(css)}'`,
@@ -39,15 +48,15 @@ export function pageCsp(css: string): string {
     `frame-src ${FRAME_SOURCES.join(' ')}`,
     "base-uri 'none'",
     "form-action 'none'",
-    "frame-ancestors 'none'",
+    `frame-ancestors ${frameAncestor ?? "'none'"}`,
   ].join('; ')
 }
 
 /** The response headers of a page whose stylesheet is `css` (caching and ETag are the server's). */
-export function pageHeaders(css: string, isTest: boolean): Record<string, string> {
+export function pageHeaders(css: string, isTest: boolean, frameAncestor?: string): Record<string, string> {
   return {
     'content-type': 'text/html; charset=utf-8',
-    'content-security-policy': pageCsp(css),
+    'content-security-policy': pageCsp(css, frameAncestor),
     'x-content-type-options': 'nosniff',
     'referrer-policy': 'strict-origin-when-cross-origin',
     ...(isTest ? { 'x-robots-tag': 'noindex' } : {}),
@@ -112,5 +121,5 @@ export function renderPage(tree: PageTree, opts: RenderOptions): RenderedPage {
   const body = renderBody(tree, opts)
   const banner = opts.isTest ? '<header class="test-banner"><p>Test page — not public</p></header>' : ''
   const html = `<!doctype html><html lang="${escapeHtml(tree.lang || 'en')}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="color-scheme" content="light dark"><title>${escapeHtml(tree.title)}</title>${meta(tree, opts)}<link rel="icon" href="data:,"><style>${css}</style></head><body><a class="skip" href="#main">Skip to content</a>${banner}<main id="main" tabindex="-1">${body}</main></body></html>`
-  return { html, headers: pageHeaders(css, opts.isTest) }
+  return { html, headers: pageHeaders(css, opts.isTest, opts.frameAncestor) }
 }

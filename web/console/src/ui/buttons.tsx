@@ -1,6 +1,7 @@
 // Buttons that do more than click: copy to the clipboard, and ask before destroying.
 import type { ComponentChildren } from 'preact'
 import { useEffect, useRef, useState } from 'preact/hooks'
+import { explain } from '../api'
 import { announce } from './announce'
 
 export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
@@ -36,14 +37,19 @@ export function ConfirmButton({ label, title, children, confirmLabel, onConfirm,
 }) {
   const dialog = useRef<HTMLDialogElement>(null)
   const [busy, setBusy] = useState(false)
+  const [error, setError] = useState<unknown>(null)
   useEffect(() => () => dialog.current?.close(), [])
   const confirm = async () => {
     setBusy(true)
+    setError(null)
     try {
       await onConfirm()
+      dialog.current?.close()
+    } catch (err) {
+      // Stays open with the reason, so the person can retry or cancel knowing what happened.
+      setError(err)
     } finally {
       setBusy(false)
-      dialog.current?.close()
     }
   }
   return (
@@ -54,6 +60,11 @@ export function ConfirmButton({ label, title, children, confirmLabel, onConfirm,
       <dialog ref={dialog} aria-labelledby={undefined} aria-label={title}>
         <h2>{title}</h2>
         <div>{children}</div>
+        {error !== null && (
+          <p class="field-error" role="alert">
+            {explain(error)}
+          </p>
+        )}
         <div class="actions">
           <button type="button" class="secondary" onClick={() => dialog.current?.close()}>
             Cancel

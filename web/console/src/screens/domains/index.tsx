@@ -1,7 +1,9 @@
 import type { ScreenRoute } from '../types'
+import { DomainDetail } from './detail'
+import './domains.css'
+import { DomainList } from './list'
 
-function Screen() {
-  return <h1 tabIndex={-1}>Domains</h1>
-}
-
-export const routes: ScreenRoute[] = [{ path: '/domains', component: Screen, nav: { label: 'Domains', permission: 'domains:read' } }]
+export const routes: ScreenRoute[] = [
+  { path: '/domains', component: DomainList, nav: { label: 'Domains', permission: 'domains:read' } },
+  { path: '/domains/:id', component: DomainDetail },
+]
