@@ -30,18 +30,6 @@ async function until<T>(what: string, read: () => Promise<T | undefined>): Promi
 
 const deliveries = (endpointId: string, query = '') => call(server, 'GET', `/webhooks/${endpointId}/deliveries${query}`) as Promise<any[]>
 const shownSecret = (page: ConsolePage) => page.evaluate<string>(`document.querySelector('.secret-value code').textContent`)
-/** Signs in and opens `path` with a fresh load (the shell's own first redirect from / cannot race it). */
-async function signInAt(page: ConsolePage, key: string, path: string) {
-  await page.signIn(key)
-  await page.goto('about:blank')
-  await page.open(path)
-}
-
-/** Goes to a console route in the same tab, as a link would (open() waits for a load a hash change never fires). */
-async function go(page: ConsolePage, path: string) {
-  await page.evaluate(`location.hash = ${JSON.stringify(path)}`)
-  await page.waitFor(`location.hash === ${JSON.stringify(`#${path}`)} && document.querySelector('main h1') !== null`)
-}
 /** The deliveries table's text ('' while it is not shown). */
 const TABLE = `(document.querySelector('#wh-deliveries')?.parentElement.querySelector('tbody')?.innerText ?? '')`
 const mainText = (page: ConsolePage) => page.evaluate<string>(`document.querySelector('main').innerText`)
@@ -51,12 +39,14 @@ describe('webhooks console', () => {
     test(`an endpoint to a loopback receiver: created with its secret shown once, pinged, its delivery read (${size.width} px)`, async () => {
       await withConsole(server, size, async (page) => {
         // A test key sees test endpoints only, and there are none: the empty list.
-        await signInAt(page, server.api.testKey, '/webhooks')
+        await page.signIn(server.api.testKey)
+      await page.open('/webhooks')
         await page.see('No webhook endpoints yet')
         await page.checkScreen('webhooks-empty')
         await page.evaluate(`sessionStorage.clear()`)
 
-        await signInAt(page, server.api.key, '/webhooks')
+        await page.signIn(server.api.key)
+      await page.open('/webhooks')
         await page.press('New endpoint')
         await page.see('New webhook endpoint')
         await page.see('link.created')
@@ -123,7 +113,8 @@ describe('webhooks console', () => {
     const id = made.id as string
     rx.answer = () => ({ status: 200 })
     await withConsole(server, DESKTOP, async (page) => {
-      await signInAt(page, server.api.key, `/webhooks/${id}`)
+      await page.signIn(server.api.key)
+      await page.open(`/webhooks/${id}`)
       await page.see('Ops')
 
       await page.press('Pause')
@@ -200,7 +191,7 @@ describe('webhooks console', () => {
       await server.api.make({ slug: 'wh-gone' })
       const dead = await until('a dead delivery', async () => (await deliveries(id, '?status=dead')).find((d) => d.event === 'link.created' && d.replayable))
       rx.answer = () => ({ status: 200 })
-      await go(page, `/webhooks/${id}`)
+      await page.open(`/webhooks/${id}`)
       await page.see('Disabled')
       await page.see('410')
       await page.colorScheme('dark')
@@ -223,7 +214,8 @@ describe('webhooks console', () => {
       page.evaluate<string[]>(`[...document.querySelectorAll('button, a, summary')].map((el) => el.textContent.trim()).filter((t) => ${JSON.stringify(controls)}.includes(t))`)
     for (const size of [PHONE, DESKTOP]) {
       await withConsole(server, size, async (page) => {
-        await signInAt(page, reader.key, '/webhooks')
+        await page.signIn(reader.key)
+      await page.open('/webhooks')
         await page.see('Read me')
         expect(await shownControls(page)).toEqual([])
         await page.checkScreen('webhooks-list-read-only')
@@ -240,12 +232,12 @@ describe('webhooks console', () => {
         expect(await shownControls(page)).toEqual([])
         await page.checkScreen('webhook-delivery-read-only')
 
-        await go(page, '/webhooks/new')
+        await page.open('/webhooks/new')
         await page.see('can read webhooks but not create them')
         expect(await shownControls(page)).toEqual([])
         await page.checkScreen('webhooks-new-read-only')
 
-        await go(page, '/webhooks/whe_missing')
+        await page.open('/webhooks/whe_missing')
         await page.waitFor(`document.querySelector('main .state.error') !== null`)
         await page.checkScreen('webhook-endpoint-missing')
       })
