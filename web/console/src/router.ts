@@ -19,6 +19,8 @@ export function useRoute(): Route {
   useEffect(() => {
     const update = () => setRoute(currentRoute())
     addEventListener('hashchange', update)
+    // A change between the first render and this listener would otherwise go unseen.
+    update()
     return () => removeEventListener('hashchange', update)
   }, [])
   return route

@@ -1,0 +1,173 @@
+// The link form's values and how they become a create or PATCH body. The form keeps every value as the text
+// or checkbox a person edits; the body is what the API expects (null clears, numbers as numbers, expiry as
+// an ISO instant). An edit compares the body of the form with the body of the link as loaded, so a PATCH
+// carries only what the person changed.
+import { ApiError } from '../../api'
+
+export interface Link {
+  id: string
+  slug: string
+  domain: string
+  destinationUrl: string
+  shortUrl: string
+  title: string | null
+  description: string | null
+  tags: string[]
+  folderId: string | null
+  campaignId: string | null
+  redirectStatus: number
+  fallbackUrl: string | null
+  hasPassword: boolean
+  expiresAt: string | null
+  clickLimit: number | null
+  uniqueIpLimit: number | null
+  publicStatsEnabled: boolean
+  utmSource: string | null
+  utmMedium: string | null
+  utmCampaign: string | null
+  utmTerm: string | null
+  utmContent: string | null
+  ogTitle: string | null
+  ogDescription: string | null
+  ogImageUrl: string | null
+  twitterCard: string | null
+  deepLinkEnabled: boolean
+  captchaEnabled: boolean
+  consentRequired: boolean
+  conversionTracking: boolean
+  bridgePageId: string | null
+  totalClicks: number
+  uniqueClicks: number
+  isActive: boolean
+  isArchived: boolean
+  isTest: boolean
+  createdAt: string
+  updatedAt: string
+}
+
+export const TEXT_FIELDS = [
+  'destinationUrl', 'slug', 'domain', 'title', 'description', 'folderId', 'campaignId', 'fallbackUrl',
+  'utmSource', 'utmMedium', 'utmCampaign', 'utmTerm', 'utmContent', 'ogTitle', 'ogDescription', 'ogImageUrl',
+  'twitterCard', 'bridgePageId',
+] as const
+export const NUMBER_FIELDS = ['clickLimit', 'uniqueIpLimit', 'redirectStatus'] as const
+export const FLAG_FIELDS = ['publicStatsEnabled', 'deepLinkEnabled', 'captchaEnabled', 'consentRequired', 'conversionTracking', 'isActive', 'isArchived'] as const
+/** Fields the API requires as strings and never clears: an empty box means "leave it out". */
+const NOT_NULLABLE = new Set<string>(['destinationUrl', 'slug', 'domain'])
+
+type TextField = (typeof TEXT_FIELDS)[number]
+type NumberField = (typeof NUMBER_FIELDS)[number]
+type FlagField = (typeof FLAG_FIELDS)[number]
+
+export type LinkForm = Record<TextField | NumberField | 'tags' | 'expiresAt' | 'password', string> & Record<FlagField | 'clearPassword', boolean>
+
+export const UTM_FIELDS = [
+  ['utmSource', 'utm_source', 'Source'],
+  ['utmMedium', 'utm_medium', 'Medium'],
+  ['utmCampaign', 'utm_campaign', 'Campaign'],
+  ['utmTerm', 'utm_term', 'Term'],
+  ['utmContent', 'utm_content', 'Content'],
+] as const
+
+export function emptyForm(): LinkForm {
+  const form = {} as LinkForm
+  for (const f of TEXT_FIELDS) form[f] = ''
+  for (const f of NUMBER_FIELDS) form[f] = ''
+  for (const f of FLAG_FIELDS) form[f] = false
+  return { ...form, redirectStatus: '302', tags: '', expiresAt: '', password: '', clearPassword: false, isActive: true }
+}
+
+export function formOf(link: Link): LinkForm {
+  const form = emptyForm()
+  for (const f of TEXT_FIELDS) form[f] = link[f] ?? ''
+  for (const f of NUMBER_FIELDS) form[f] = link[f] == null ? '' : String(link[f])
+  for (const f of FLAG_FIELDS) form[f] = link[f]
+  return { ...form, tags: link.tags.join(', '), expiresAt: link.expiresAt ? toLocalInput(link.expiresAt) : '' }
+}
+
+/** An ISO instant as a datetime-local value in the viewer's time zone. */
+export function toLocalInput(iso: string): string {
+  const d = new Date(iso)
+  const two = (n: number) => String(n).padStart(2, '0')
+  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())}T${two(d.getHours())}:${two(d.getMinutes())}`
+}
+
+/** A datetime-local value (the viewer's zone) as the ISO instant the API takes; unreadable text goes as typed, for the server to name. */
+export function fromLocalInput(value: string): string {
+  const d = new Date(value)
+  return Number.isFinite(d.getTime()) ? d.toISOString() : value
+}
+
+const whole = (text: string): number | string => (/^\s*\d+\s*$/.test(text) ? Number(text) : text)
+
+export const splitTags = (text: string) => [...new Set(text.split(',').map((t) => t.trim()).filter(Boolean))]
+
+/** The body the form stands for, every field present (null where empty), password aside. */
+function fullBody(form: LinkForm): Record<string, unknown> {
+  const body: Record<string, unknown> = {}
+  for (const f of TEXT_FIELDS) body[f] = form[f].trim() === '' ? null : form[f].trim()
+  for (const f of NUMBER_FIELDS) body[f] = form[f].trim() === '' ? null : whole(form[f])
+  for (const f of FLAG_FIELDS) body[f] = form[f]
+  body.tags = splitTags(form.tags)
+  body.expiresAt = form.expiresAt ? fromLocalInput(form.expiresAt) : null
+  return body
+}
+
+/** A create body: only what the person filled in. */
+export function createBody(form: LinkForm): Record<string, unknown> {
+  const body: Record<string, unknown> = {}
+  for (const [name, value] of Object.entries(fullBody(form))) {
+    if (value === null || value === false || (Array.isArray(value) && !value.length)) continue
+    if (name === 'isActive' || name === 'isArchived') continue
+    body[name] = value
+  }
+  if (form.password) body.password = form.password
+  return body
+}
+
+/** A PATCH body: the fields whose value differs from the link as loaded; null clears. */
+export function patchBody(initial: LinkForm, form: LinkForm): Record<string, unknown> {
+  const before = fullBody(initial)
+  const after = fullBody(form)
+  const body: Record<string, unknown> = {}
+  for (const [name, value] of Object.entries(after)) {
+    if (JSON.stringify(value) === JSON.stringify(before[name])) continue
+    if (value === null && NOT_NULLABLE.has(name)) continue
+    body[name] = value
+  }
+  if (form.clearPassword) body.password = null
+  else if (form.password) body.password = form.password
+  return body
+}
+
+/** The destination as visitors reach it: the link's UTM values replace the same keys. Null when the URL does not parse. */
+export function finalDestination(form: Pick<LinkForm, 'destinationUrl' | (typeof UTM_FIELDS)[number][0]>): string | null {
+  let url: URL
+  try {
+    url = new URL(form.destinationUrl.trim())
+  } catch {
+    return null
+  }
+  for (const [field, param] of UTM_FIELDS) if (form[field].trim()) url.searchParams.set(param, form[field].trim())
+  return url.href
+}
+
+/**
+ * A 400's issues by the form field they name (`tags.2` → `tags`); what names no field of the form is kept
+ * under '' so it shows by the save button.
+ */
+export function fieldErrors(error: unknown, fields: ReadonlySet<string>): Record<string, string> {
+  if (!(error instanceof ApiError)) return {}
+  const issues = (error.details as { issues?: { path?: string; message: string }[] } | undefined)?.issues
+  if (!issues?.length) return {}
+  const out: Record<string, string> = {}
+  for (const issue of issues) {
+    const top = (issue.path ?? '').split('.')[0] ?? ''
+    const key = fields.has(top) ? top : ''
+    const text = key ? issue.message : `${issue.path ? `${issue.path}: ` : ''}${issue.message}`
+    out[key] = out[key] ? `${out[key]}; ${text}` : text
+  }
+  return out
+}
+
+export const FORM_FIELDS: ReadonlySet<string> = new Set([...TEXT_FIELDS, ...NUMBER_FIELDS, ...FLAG_FIELDS, 'tags', 'expiresAt', 'password'])
