@@ -184,6 +184,20 @@ fi
 status=$(http_get "$base/v1/docs/scalar.js" scalar.out)
 check "GET /v1/docs/scalar.js is served from inside the binary" status_is 200 "$status" /dev/null
 
+# The console: its page names a hashed script that the binary serves itself.
+status=$(http_get "$base/console" console.out)
+if status_is 200 "$status" console.out >/dev/null; then
+  script=$(FILE=console.out js 'const m = require("fs").readFileSync(process.env.FILE, "utf8").match(/src="(\/console\/assets\/app-[0-9a-f]{16}\.js)"/); console.log(m ? m[1] : "")')
+  if [[ -n $script ]]; then
+    status=$(http_get "$base$script" console-js.out)
+    check "GET /console and its script are served from inside the binary" status_is 200 "$status" console-js.out
+  else
+    not_ok "GET /console names its script ($(snippet console.out))"
+  fi
+else
+  not_ok "GET /console is 200 (status $status: $(snippet console.out))"
+fi
+
 # A short link: create it, follow it three times as a browser would, and read its click count back.
 link_out=$(URL="$base/v1/links" KEY="$key" js '
   fetch(process.env.URL, { method: "POST", headers: { authorization: "Bearer " + process.env.KEY, "content-type": "application/json" },
