@@ -34,22 +34,8 @@ export interface ApiKey {
 
 export type CreatedKey = ApiKey & { key: string }
 
-/** The permission names of contract §3, in the order the docs list them. */
-export const PERMISSIONS = [
-  'links:read',
-  'links:write',
-  'analytics:read',
-  'domains:read',
-  'domains:write',
-  'webhooks:read',
-  'webhooks:write',
-  'api_keys:read',
-  'api_keys:write',
-  'pages:read',
-  'pages:write',
-  'automations:read',
-  'automations:write',
-] as const
+// The server's own list (a pure module, bundled in): the console offers exactly the names the API accepts.
+export { PERMISSIONS } from '../../../../../src/modules/identity/permissions'
 
 export const DAY_NAMES = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'] as const
 
