@@ -57,11 +57,11 @@ function pgColumn(column: AnySQLiteColumn, key: string): string {
 }
 
 /** A partial index's condition in PostgreSQL's terms: boolean columns compare with true/false, not 1/0. */
-function pgWhere(where: SQL, info: TableInfo): string {
+function pgWhere(where: SQL, info: TableInfo, tableName: string): string {
   let text = dialect.sqlToQuery(where).sql
   for (const [column] of info.keys) {
     if (column.columnType !== 'SQLiteBoolean') continue
-    const ref = `(?:"${info.table[Symbol.for('drizzle:Name') as never] ?? ''}"\\.)?"${column.name}"`
+    const ref = `(?:"${tableName}"\\.)?"${column.name}"`
     text = text.replace(new RegExp(`${ref} = 1\\b`, 'g'), `"${column.name}" = true`).replace(new RegExp(`${ref} = 0\\b`, 'g'), `"${column.name}" = false`)
   }
   return text
@@ -98,7 +98,7 @@ function tableSource(info: TableInfo, byTable: Map<SQLiteTable, TableInfo>): str
       return keyOf(col as AnySQLiteColumn)
     })
     let source = `${c.unique ? 'uniqueIndex' : 'index'}(${JSON.stringify(c.name)}).on(${on.join(', ')})`
-    if (c.where) source += `.where(sql.raw(${JSON.stringify(pgWhere(c.where, info))}))`
+    if (c.where) source += `.where(sql.raw(${JSON.stringify(pgWhere(c.where, info, config.name))}))`
     extras.push(source)
   }
   const body = `{\n${columns.join('\n')}\n}`

@@ -1,6 +1,8 @@
 // The console's only way to the server: the documented /v1 API on this origin, with the signed-in key.
 // Errors come back as ApiError carrying the envelope's stable code, so screens can say what went wrong.
 
+import { withQuery, type Query } from './query'
+
 const KEY_STORAGE = 'lnk.console.key'
 
 export class ApiError extends Error {
@@ -22,15 +24,6 @@ export interface Page<T> {
 export const storedKey = (): string | null => sessionStorage.getItem(KEY_STORAGE)
 export const storeKey = (key: string | null) => (key ? sessionStorage.setItem(KEY_STORAGE, key) : sessionStorage.removeItem(KEY_STORAGE))
 
-type Query = Record<string, string | number | boolean | undefined | null>
-
-export function withQuery(path: string, query?: Query): string {
-  if (!query) return path
-  const params = new URLSearchParams()
-  for (const [name, value] of Object.entries(query)) if (value !== undefined && value !== null && value !== '') params.set(name, String(value))
-  const text = params.toString()
-  return text ? `${path}${path.includes('?') ? '&' : '?'}${text}` : path
-}
 
 /** Called when the server refuses the key itself (401), so the shell can sign out. */
 let onUnauthorized: () => void = () => {}
@@ -75,7 +68,6 @@ export const api = {
   get: <T>(path: string, query?: Query) => json<T>('GET', withQuery(path, query)),
   post: <T>(path: string, body?: unknown) => json<T>('POST', path, body ?? {}),
   patch: <T>(path: string, body: unknown) => json<T>('PATCH', path, body),
-  put: <T>(path: string, body: unknown) => json<T>('PUT', path, body),
   del: <T = void>(path: string) => json<T>('DELETE', path),
   /** A list with its pagination (`meta.pagination`). */
   async page<T>(path: string, query?: Query): Promise<Page<T>> {

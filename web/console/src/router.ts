@@ -1,6 +1,7 @@
 // Hash routes (#/links/lnk_1?tab=qr): the server serves one page at /console, and a reload or a shared
 // address lands on the same screen with no server-side routing.
 import { useEffect, useState } from 'preact/hooks'
+import { withQuery, type Query } from './query'
 
 export interface Route {
   /** The path after '#', without its query: '/links/lnk_1'. */
@@ -27,14 +28,9 @@ export function useRoute(): Route {
 }
 
 /** An href for a console route, with an optional query. */
-export function href(path: string, query?: Record<string, string | number | undefined | null>): string {
-  const params = new URLSearchParams()
-  for (const [name, value] of Object.entries(query ?? {})) if (value !== undefined && value !== null && value !== '') params.set(name, String(value))
-  const text = params.toString()
-  return `#${path}${text ? `?${text}` : ''}`
-}
+export const href = (path: string, query?: Query): string => `#${withQuery(path, query)}`
 
-export const navigate = (path: string, query?: Record<string, string | number | undefined | null>) => void (location.hash = href(path, query).slice(1))
+export const navigate = (path: string, query?: Query) => void (location.hash = href(path, query).slice(1))
 
 /**
  * Matches '/links/:id' against a path; answers the named parts, or null. A part is decoded, so ids with

@@ -17,7 +17,6 @@ export function useAsync<T>(load: () => Promise<T>, deps: unknown[]): Async<T> {
       (data) => mine === generation.current && setState({ status: 'ready', data }),
       (error) => mine === generation.current && setState((s) => ({ status: 'error', data: s.data, error })),
     )
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, deps)
   useEffect(run, [run])
   return { ...state, reload: run } as Async<T>

@@ -57,7 +57,7 @@ export function ConfirmButton({ label, title, children, confirmLabel, onConfirm,
       <button type="button" class={danger ? 'danger small' : 'secondary small'} onClick={() => dialog.current?.showModal()}>
         {label}
       </button>
-      <dialog ref={dialog} aria-labelledby={undefined} aria-label={title}>
+      <dialog ref={dialog} aria-label={title}>
         <h2>{title}</h2>
         <div>{children}</div>
         {error !== null && (
