@@ -50,17 +50,18 @@ test('past maxQueued clicks are kept as counts: totals exact, detail shed and co
   const lines: string[] = []
   const gated = gatedWriter()
   const buffer = new ClickBuffer(gated.writer, systemClock, createLogger('warn', (line) => lines.push(line)), () => false, { intervalMs: 1000, flushAt: 1e9, chunk: 4, maxQueued: 10 })
-  for (let i = 0; i < 10; i++) buffer.add(click(link.id, api.workspaceId))
-  // The first flush takes these ten and waits at the gate: they are the writer's now.
+  for (let i = 0; i < 6; i++) buffer.add(click(link.id, api.workspaceId))
+  // The first flush takes these six and waits at the gate: the writer has them, but they still hold memory
+  // and count toward the cap until it confirms them.
   const first = buffer.flush()
-  for (let i = 0; i < 10; i++) buffer.add(click(link.id, api.workspaceId))
-  // Full: from here on counts only, except a click that admits an address.
+  for (let i = 0; i < 4; i++) buffer.add(click(link.id, api.workspaceId))
+  // Full (six being written, four waiting): from here on counts only, except a click that admits an address.
   for (let i = 0; i < 25; i++) buffer.add(click(link.id, api.workspaceId, { isBot: i % 5 === 0 }))
   buffer.add(click(link.id, api.workspaceId, { newAddress: 'addr-hash-1' }))
   expect(buffer.shed).toBe(25)
-  expect(buffer.size).toBe(10 + 1 + 25)
+  expect(buffer.size).toBe(4 + 1 + 25)
   // Limits read what is pending: every person's click, shed or not (bots are never counted).
-  expect(buffer.pendingClicks(link.id)).toBe(10 + 10 + 20 + 1)
+  expect(buffer.pendingClicks(link.id)).toBe(6 + 4 + 20 + 1)
   expect(buffer.pendingAddresses(link.id)).toEqual(['addr-hash-1'])
   expect(lines.filter((l) => l.includes('counts only'))).toHaveLength(1)
 
@@ -73,9 +74,9 @@ test('past maxQueued clicks are kept as counts: totals exact, detail shed and co
   expect(gated.writes.every((w) => w.clicks <= 4)).toBe(true)
   expect(gated.writes.reduce((s, w) => s + w.counts, 0)).toBe(25)
   const stored = sql<{ n: number; bots: number }>(env, 'SELECT count(*) AS n, coalesce(sum(is_bot), 0) AS bots FROM clicks WHERE link_id = ?', link.id)[0]!
-  expect(stored).toEqual({ n: 21, bots: 0 })
-  // 41 people's clicks counted; only the 21 kept in full were unique visitors (distinct addresses).
-  expect(counters(env, link.id)).toEqual({ total_clicks: 41, unique_clicks: 21 })
+  expect(stored).toEqual({ n: 11, bots: 0 })
+  // 31 people's clicks counted; only the 11 kept in full were unique visitors (distinct addresses).
+  expect(counters(env, link.id)).toEqual({ total_clicks: 31, unique_clicks: 11 })
   expect(sql(env, 'SELECT ip_hash FROM link_addresses WHERE link_id = ?', link.id)).toEqual([{ ip_hash: 'addr-hash-1' }])
 
   // Room again: the next click is kept in full, and the end of the episode is logged with its count.

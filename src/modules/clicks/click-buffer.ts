@@ -3,7 +3,7 @@
 // transaction each), one chunk at a time.
 //
 // Memory is bounded. When the writer falls behind (more clicks a second than the disk takes) and `maxQueued`
-// clicks are waiting, further clicks keep only what the counters need: they are summed per link and UTC hour
+// clicks are in memory (waiting, or handed to the writer and not yet confirmed), further clicks keep only what the counters need: they are summed per link and UTC hour
 // (clicks, bot hits) and written as counts, so a link's totalClicks stays exact, while their detail (the
 // click row, the visitor and unique count, their share of the rollups, the link.clicked event) is shed. A click that admits a new address under uniqueIpLimit is never shed: the limit
 // depends on it. Shed clicks are counted in /metrics (lnk_clicks_shed_total) and logged when shedding
@@ -26,22 +26,25 @@ export interface ClickBufferOptions {
   flushAt: number
   /** Clicks per write (one transaction). */
   chunk: number
-  /** Clicks kept in full while waiting; past it, clicks are kept as counts only. */
+  /** Clicks kept in full in memory (waiting or being written); past it, clicks are kept as counts only. */
   maxQueued: number
 }
 
-export const DEFAULT_BUFFER_OPTIONS: ClickBufferOptions = { intervalMs: 250, flushAt: 500, chunk: 5_000, maxQueued: 100_000 }
+export const DEFAULT_BUFFER_OPTIONS: ClickBufferOptions = { intervalMs: 250, flushAt: 500, chunk: 5_000, maxQueued: 50_000 }
 
 /** Chunks handed to the writer before the first is confirmed. */
 const IN_FLIGHT = 4
 
 interface Pending {
   clicks: number
-  addresses: string[]
+  /** Allocated for the few links under uniqueIpLimit only: one array per clicked link added up under load. */
+  addresses: string[] | null
 }
 
 export class ClickBuffer implements PendingCounts {
   private queue: ClickRecord[] = []
+  /** Clicks handed to the writer and not yet confirmed: they hold memory as much as the queue does. */
+  private writing = 0
   /** Clicks kept as counts only, by link and hour. */
   private counts = new Map<string, ClickCounts>()
   /** Per link, what is queued, counted or being written, until the writer confirms it. */
@@ -74,11 +77,11 @@ export class ClickBuffer implements PendingCounts {
     // A bot's hit is written with the clicks but counts toward nothing the limits read.
     if (!click.isBot) {
       let p = this.pending.get(click.linkId)
-      if (!p) this.pending.set(click.linkId, (p = { clicks: 0, addresses: [] }))
+      if (!p) this.pending.set(click.linkId, (p = { clicks: 0, addresses: null }))
       p.clicks++
-      if (click.newAddress) p.addresses.push(click.newAddress)
+      if (click.newAddress) (p.addresses ??= []).push(click.newAddress)
     }
-    const room = this.queue.length < this.options.maxQueued
+    const room = this.queue.length + this.writing < this.options.maxQueued
     if (room || click.newAddress) {
       if (room && this.shedInEpisode) this.endEpisode()
       click.announce = this.announces(click.workspaceId)
@@ -146,6 +149,7 @@ export class ClickBuffer implements PendingCounts {
     // keep one flush going forever.
     const waiting = this.queue
     this.queue = []
+    this.writing = waiting.length
     const counts = [...this.counts.values()]
     this.counts.clear()
     const chunks: ClickBatch[] = []
@@ -164,6 +168,7 @@ export class ClickBuffer implements PendingCounts {
           await this.writer.write(batch, this.clock.now())
           this.written(batch.clicks, batch.counts)
         } catch (err) {
+          this.writing -= batch.clicks.length
           failed.push(i)
           this.log.error('click flush failed; will retry', { clicks: batch.clicks.length, error: (err as Error).message })
         }
@@ -189,12 +194,13 @@ export class ClickBuffer implements PendingCounts {
 
   /** The writer has them: they no longer count as pending. */
   private written(chunk: ClickRecord[], counts: ClickCounts[]) {
+    this.writing -= chunk.length
     for (const c of chunk) {
       if (c.isBot) continue
       const p = this.pending.get(c.linkId)
       if (!p) continue
       p.clicks--
-      if (c.newAddress) {
+      if (c.newAddress && p.addresses) {
         const at = p.addresses.indexOf(c.newAddress)
         if (at >= 0) p.addresses.splice(at, 1)
       }
@@ -211,11 +217,11 @@ export class ClickBuffer implements PendingCounts {
    */
   private compact() {
     if (this.pending.size < 1024) {
-      for (const [id, p] of this.pending) if (p.clicks <= 0 && !p.addresses.length) this.pending.delete(id)
+      for (const [id, p] of this.pending) if (p.clicks <= 0 && !p.addresses?.length) this.pending.delete(id)
       return
     }
     const kept = new Map<string, Pending>()
-    for (const [id, p] of this.pending) if (p.clicks > 0 || p.addresses.length) kept.set(id, p)
+    for (const [id, p] of this.pending) if (p.clicks > 0 || p.addresses?.length) kept.set(id, p)
     this.pending = kept
   }
 }
