@@ -7,6 +7,7 @@ import m4 from '../../drizzle/0004_domains.sql' with { type: 'text' }
 import m5 from '../../drizzle/0005_bridge_pages.sql' with { type: 'text' }
 import m6 from '../../drizzle/0006_forwarding.sql' with { type: 'text' }
 import m7 from '../../drizzle/0007_rest_hooks.sql' with { type: 'text' }
+import m8 from '../../drizzle/0008_clicks_covering_index.sql' with { type: 'text' }
 export interface EmbeddedMigration {
   tag: string
   when: number
@@ -22,4 +23,5 @@ export const EMBEDDED_MIGRATIONS: EmbeddedMigration[] = [
   { tag: "0005_bridge_pages", when: 1795508564648, sql: m5 },
   { tag: "0006_forwarding", when: 1795509728897, sql: m6 },
   { tag: "0007_rest_hooks", when: 1795511391443, sql: m7 },
+  { tag: "0008_clicks_covering_index", when: 1795520119395, sql: m8 },
 ]

@@ -150,7 +150,7 @@ export const clicks = pgTable("clicks", {
   isBot: boolean("is_bot").notNull(),
 }, (t) => [
   foreignKey({ columns: [t.linkId], foreignColumns: [links.id] }).onDelete("cascade"),
-  index("clicks_link_time_idx").on(t.linkId, t.clickedAt),
+  index("clicks_link_time_idx").on(t.linkId, t.clickedAt, t.isBot, t.visitorHash),
 ])
 
 export const cliSecrets = pgTable("cli_secrets", {

@@ -87,7 +87,10 @@ export const clicks = sqliteTable('clicks', {
   browser: text('browser'),
   os: text('os'),
   isBot: bool('is_bot').notNull(),
-}, (t) => [index('clicks_link_time_idx').on(t.linkId, t.clickedAt)])
+  // Covering for what analytics reads of a link's raw clicks in a partial hour (counts, and visitors for
+  // unique counts): index-only, in order, instead of a random table page per click. Widening the one index
+  // costs a click write no extra B-tree.
+}, (t) => [index('clicks_link_time_idx').on(t.linkId, t.clickedAt, t.isBot, t.visitorHash)])
 
 /** Server-wide secrets and settings generated on first start (e.g. the key of visitor hashes). */
 export const settings = sqliteTable('settings', {
