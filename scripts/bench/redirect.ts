@@ -23,6 +23,8 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64)
 const THREADS = Number(process.env.BENCH_THREADS ?? 1)
 const ONLY = process.env.BENCH_ONLY // 'uniform' | 'zipf'
+// off: the server never hands a visit to the click buffer (floors/no-capture.ts), the redirect path alone.
+const CAPTURE = process.env.BENCH_CAPTURE !== 'off'
 const UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36'
 const ROOT = join(import.meta.dir, '../..')
 
@@ -165,7 +167,8 @@ async function drive(url: string, pid: number, script: string): Promise<Result> 
 
 async function runLnk(script: string) {
   const before = totalClicks()
-  const lnk = spawn(['bun', 'run', join(ROOT, 'src/main.ts'), 'serve'], { env: { ...process.env, ...env }, stdout: 'ignore', stderr: 'inherit' })
+  const preload = CAPTURE ? [] : ['--preload', join(import.meta.dir, 'floors/no-capture.ts')]
+  const lnk = spawn(['bun', ...preload, 'run', join(ROOT, 'src/main.ts'), 'serve'], { env: { ...process.env, ...env }, stdout: 'ignore', stderr: 'inherit' })
   try {
     await waitReady(`${origin}/readyz`)
     await settle(lnk.pid) // the link cache fills at start
@@ -202,7 +205,7 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const fmt = (r: Result) =>
   `${median(r.rps).toFixed(0).padStart(7)} req/s (rounds ${r.rps.map((x) => x.toFixed(0)).join(', ')})  p99 ${Math.max(...r.p99).toFixed(2)} ms  peak RSS ${r.peakRssMb} MB  CPU ${r.cpuUs} µs/req`
 
-console.log(`\n## Redirect benchmark: ${slugs.length} links, wrk -t${THREADS} -c${CONNECTIONS}, ${ROUNDS} × ${DURATION}, desktop Chrome UA\n`)
+console.log(`\n## Redirect benchmark: ${slugs.length} links, wrk -t${THREADS} -c${CONNECTIONS}, ${ROUNDS} × ${DURATION}, desktop Chrome UA${CAPTURE ? '' : ', click capture off'}\n`)
 for (const name of Object.keys(scripts) as (keyof typeof scripts)[]) {
   if (ONLY && ONLY !== name) continue
   const script = join(dir, `${name}.lua`)
@@ -211,6 +214,7 @@ for (const name of Object.keys(scripts) as (keyof typeof scripts)[]) {
   console.log(`${name}:`)
   console.log(`  lnk  ${fmt(lnk)}  (idle RSS ${lnk.idleRssMb} MB)`)
   console.log(`  bare ${fmt(bare)}`)
-  console.log(`  ratio ${(median(lnk.rps) / median(bare.rps)).toFixed(2)}; redirects ${lnk.requests}, clicks recorded ${lnk.recorded}${recordedAll(lnk) ? ' (every one)' : ' (MISSING CLICKS)'}, errors ${lnk.bad}; kept as counts only (writer behind): ${lnk.shed}`)
+  const recorded = CAPTURE ? `clicks recorded ${lnk.recorded}${recordedAll(lnk) ? ' (every one)' : ' (MISSING CLICKS)'}` : `clicks recorded ${lnk.recorded} (capture off)`
+  console.log(`  ratio ${(median(lnk.rps) / median(bare.rps)).toFixed(2)}; redirects ${lnk.requests}, ${recorded}, errors ${lnk.bad}; kept as counts only (writer behind): ${lnk.shed}`)
 }
 if (!keep) rmSync(dir, { recursive: true, force: true })
