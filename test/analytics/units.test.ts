@@ -161,6 +161,29 @@ describe('reading plan with the optional grains', () => {
     expect(planRange(from, from + 3_000, Infinity, options).map((s) => s.source)).toEqual(['raw', 'second', 'raw'])
     expect(planRange(from, to, Infinity, { minutesFrom: t0, secondsFrom: t0 + D })).toEqual(planRange(from, to, Infinity, { minutesFrom: t0 }))
   })
+  test('minutes and seconds starting inside a partial hour cover it from their mark on; raw clicks only before it', () => {
+    // The hour a version writing them first ran: the mark is a minute boundary inside it, and a burst after
+    // the mark must not be read click by click because the hour began before it.
+    const hour = t0 + 5 * H
+    const mark = hour + 42 * M
+    const to = hour + 42 * M + 21_192
+    expect(planRange(hour, to, Infinity, { minutesFrom: mark, secondsFrom: mark })).toEqual([
+      { source: 'raw', from: hour, to: mark },
+      { source: 'second', from: mark, to: hour + 42 * M + 21_000 },
+      { source: 'raw', from: hour + 42 * M + 21_000, to },
+    ])
+    expect(planRange(hour + 10 * M, hour + 50 * M + 500, Infinity, { minutesFrom: mark, secondsFrom: mark })).toEqual([
+      { source: 'raw', from: hour + 10 * M, to: mark },
+      { source: 'minute', from: mark, to: hour + 50 * M },
+      { source: 'raw', from: hour + 50 * M, to: hour + 50 * M + 500 },
+    ])
+    // Seconds kept a day: their mark need not be a second boundary.
+    const secondsFrom = hour + 42 * M + 3_250
+    expect(planRange(hour + 42 * M, hour + 42 * M + 9_000, Infinity, { minutesFrom: t0, secondsFrom })).toEqual([
+      { source: 'raw', from: hour + 42 * M, to: hour + 42 * M + 4_000 },
+      { source: 'second', from: hour + 42 * M + 4_000, to: hour + 42 * M + 9_000 },
+    ])
+  })
 })
 
 describe('dimensions as stored', () => {

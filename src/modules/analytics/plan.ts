@@ -75,10 +75,14 @@ export function planRange(from: number, to: number, now = Number.POSITIVE_INFINI
     if (a < b) out.push({ source, from: a, to: b })
   }
   // A partial hour (or less than two hours with no whole one): whole minutes when the question has them.
+  // When they start inside it (the hour a version writing them first ran, or a day ago for seconds), what
+  // precedes their mark is read finer and the rest from them, rather than the whole part from raw clicks.
   const edge = (a: number, b: number) => {
-    const m1 = ceilTo(a, MINUTE_MS)
+    const mark = options.minutesFrom
+    if (mark === undefined || mark >= b) return partialMinute(a, b)
+    const m1 = ceilTo(Math.max(a, mark), MINUTE_MS)
     const m2 = floorTo(b, MINUTE_MS)
-    if (options.minutesFrom === undefined || a < options.minutesFrom || m1 >= m2) return partialMinute(a, b)
+    if (m1 >= m2) return partialMinute(a, b)
     partialMinute(a, m1)
     push('minute', m1, m2)
     partialMinute(m2, b)
@@ -86,9 +90,11 @@ export function planRange(from: number, to: number, now = Number.POSITIVE_INFINI
   // What is left of a minute: whole seconds when the question has them (a burst lands in one or two
   // minutes, so its partial minute can hold a hundred thousand clicks), raw clicks for the rest.
   const partialMinute = (a: number, b: number) => {
-    const s1 = ceilTo(a, SECOND_MS)
+    const mark = options.secondsFrom
+    if (mark === undefined || mark >= b) return push('raw', a, b)
+    const s1 = ceilTo(Math.max(a, mark), SECOND_MS)
     const s2 = floorTo(b, SECOND_MS)
-    if (options.secondsFrom === undefined || a < options.secondsFrom || s1 >= s2) return push('raw', a, b)
+    if (s1 >= s2) return push('raw', a, b)
     push('raw', a, s1)
     push('second', s1, s2)
     push('raw', s2, b)
