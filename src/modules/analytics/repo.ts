@@ -193,12 +193,15 @@ export function createAnalyticsRepo(db: Db) {
       })()
     },
 
-    /** The distinct visitors of given links (people, not bots) in [from, to) from raw clicks. */
-    async rawVisitors(linkIds: readonly string[], from: number, to: number): Promise<{ linkId: string; visitor: string }[]> {
-      if (!linkIds.length) return []
-      return prepared(
-        `SELECT DISTINCT link_id AS linkId, visitor_hash AS visitor FROM clicks WHERE link_id IN (${linkIds.map(() => '?').join(', ')}) AND clicked_at >= ? AND clicked_at < ? AND is_bot = 0`,
-      ).all(...linkIds, from, to) as { linkId: string; visitor: string }[]
+    /**
+     * The visitors of each given link's people's clicks in [from, to) from raw clicks, once per click: they
+     * go into sketches, which take a visitor twice as once. Link by link, visitor hashes only, from the
+     * covering click index: half the time of one query over all the links (no link id per row to build),
+     * and DISTINCT cost more than the sketch saves (a temporary B-tree of every row).
+     */
+    async rawVisitors(linkIds: readonly string[], from: number, to: number): Promise<{ linkId: string; visitors: string[] }[]> {
+      const read = prepared('SELECT visitor_hash FROM clicks WHERE link_id = ? AND clicked_at >= ? AND clicked_at < ? AND is_bot = 0')
+      return linkIds.map((linkId) => ({ linkId, visitors: (read.values(linkId, from, to) as [string][]).map((r) => r[0]) }))
     },
 
     async conversions(s: AnalyticsScope, from: number, to: number): Promise<ConversionFact[]> {

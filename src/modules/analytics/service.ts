@@ -280,8 +280,9 @@ export async function topLinks(ctx: AnalyticsCtx, caller: Caller, q: RangeQuery 
   const uniquesOf = async (ids: string[]) => {
     const sketches = new Map(ids.map((id) => [id, new Figures(false)]))
     for (const s of rawSpans) {
-      for (let i = 0; i < ids.length; i += 500) {
-        for (const v of await ctx.analytics.rawVisitors(ids.slice(i, i + 500), s.from, s.to)) sketches.get(v.linkId)!.visitors.addVisitor(v.visitor)
+      for (const { linkId, visitors } of await ctx.analytics.rawVisitors(ids, s.from, s.to)) {
+        const sketch = sketches.get(linkId)!.visitors
+        for (const v of visitors) sketch.addVisitor(v)
       }
     }
     const rows = new Map<string, RollupRow[]>(ids.map((id) => [id, []]))
