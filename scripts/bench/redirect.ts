@@ -168,7 +168,7 @@ async function drive(url: string, pid: number, script: string): Promise<Result> 
 async function runLnk(script: string) {
   const before = totalClicks()
   const preload = CAPTURE ? [] : ['--preload', join(import.meta.dir, 'floors/no-capture.ts')]
-  const lnk = spawn(['bun', ...preload, 'run', join(ROOT, 'src/main.ts'), 'serve'], { env: { ...process.env, ...env }, stdout: 'ignore', stderr: 'inherit' })
+  const lnk = spawn(['bun', 'run', ...preload, join(ROOT, 'src/main.ts'), 'serve'], { env: { ...process.env, ...env }, stdout: 'ignore', stderr: 'inherit' })
   try {
     await waitReady(`${origin}/readyz`)
     await settle(lnk.pid) // the link cache fills at start
