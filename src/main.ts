@@ -83,7 +83,7 @@ const COMMANDS: Record<string, { summary: string; command: Command | CommandGrou
   migrate: { summary: 'Apply database migrations and exit', command: migrate },
   admin: {
     summary: `bootstrap | create-key | list-keys | update-key | pause-key | resume-key | rotate-key |
-revoke-key | create-workspace | add-member | add-domain | verify-domain | list-domains | backup (see 'lnk admin --help')`,
+revoke-key | create-workspace | add-member | add-domain | verify-domain | list-domains | backup | export | import (see 'lnk admin --help')`,
     command: admin,
   },
   listen: { summary: 'Forward the workspace\'s events to an app on this machine (outbound only)', command: listen },

@@ -1,10 +1,16 @@
-// `lnk admin …`: bootstrap, keys, custom domains and backups from the command line, through the same services
-// as HTTP.
+// `lnk admin …`: bootstrap, keys, custom domains, backups and exports/imports between engines from the command
+// line, through the same services as HTTP.
 import { existsSync, statSync } from 'node:fs'
-import { dirname, resolve } from 'node:path'
+import { dirname, join, resolve } from 'node:path'
 import { iso } from '../platform/clock'
 import { backupDatabase } from '../db/backup'
 import { DB_FILE } from '../db/client'
+import { openPostgres } from '../db/pg/connect'
+import { pgSource, pgTarget } from '../db/pg/transfer'
+import { exportDatabase, importDatabase, type TransferSummary } from '../db/transfer'
+import { TransferRefused, usePgDump } from '../db/transfer-errors'
+import { sqliteSource, sqliteTarget } from '../db/transfer-sqlite'
+import type { Config } from '../platform/config'
 import { AppError } from '../platform/errors'
 import { pauseApiKey, resumeApiKey, revokeApiKey, rotateApiKey, updateApiKey, type KeySettings } from '../modules/api-keys/service'
 import { addDomain, listDomains, toDomain, verifyDomain, type Who } from '../modules/domains/service'
@@ -48,10 +54,15 @@ Commands:
   list-domains [--workspace ID_OR_SLUG] [--json]
       List custom domains with their verification, DNS and TLS status.
   backup FILE [--json]
-      Write a consistent copy of the database to FILE (safe while the server runs).
+      Write a consistent copy of the SQLite database to FILE (safe while the server runs).
+  export FILE [--database-url URL] [--json]
+      Write every table to FILE (NDJSON, gzip if FILE ends in .gz) from one snapshot, SQLite or PostgreSQL.
+  import FILE [--database-url URL] [--json]
+      Load an export into an empty database (SQLite under --data-dir, or PostgreSQL), in one transaction.
 
 Every command also takes --data-dir (LNK_DATA_DIR, default ./data), --base-url (LNK_BASE_URL, the origin shown in
-examples) and --log-level (LNK_LOG_LEVEL). Run 'lnk admin <command> --help' for details.`
+examples) and --log-level (LNK_LOG_LEVEL); backup, export and import also --database-url (LNK_DATABASE_URL).
+Run 'lnk admin <command> --help' for details.`
 
 const ADMIN_COMMANDS: Record<string, Pick<Command, 'help' | 'options' | 'positionals'>> = {
   bootstrap: {
@@ -203,7 +214,33 @@ With --json prints an array of domain objects (the fields of GET /v1/domains), e
 
 Writes a consistent copy of the database to FILE with VACUUM INTO. Safe while the server runs: readers
 and writers carry on. FILE must not exist yet. Restore by stopping lnk and putting FILE in place of
-<data dir>/lnk.db (remove lnk.db-wal and lnk.db-shm beside it).`,
+<data dir>/lnk.db (remove lnk.db-wal and lnk.db-shm beside it). With a PostgreSQL database
+(--database-url / LNK_DATABASE_URL) it refuses and prints the pg_dump command to run instead.`,
+    options: { json: { type: 'boolean' } },
+    positionals: 1,
+  },
+  export: {
+    help: `Usage: lnk admin export FILE [--database-url URL] [--json]
+
+Writes every table of the database to FILE, a new file: the SQLite database under --data-dir, or the
+PostgreSQL database of --database-url (LNK_DATABASE_URL). It reads one snapshot (a read transaction on
+SQLite, REPEATABLE READ on PostgreSQL), so the server may keep running. The database must be at this lnk's
+latest migration.
+FILE is NDJSON, gzip-compressed when its name ends in .gz: a header line with the schema and each table's
+row count, then one line per row. 'lnk admin import FILE' loads it into either engine.
+With --json prints {"file","schema","tables":{name:rows},"rows"}.`,
+    options: { json: { type: 'boolean' } },
+    positionals: 1,
+  },
+  import: {
+    help: `Usage: lnk admin import FILE [--database-url URL] [--json]
+
+Loads an export of 'lnk admin export' into the SQLite database under --data-dir (created if missing), or
+the PostgreSQL database of --database-url (LNK_DATABASE_URL). The target is migrated first and must hold
+no data; FILE must come from the same lnk version (its schema is checked). Every row goes in within one
+transaction: if anything fails, nothing is imported. Row counts are checked against the file's header.
+Refusals (a target with data, another schema) exit with 2. Stop the servers using the target meanwhile.
+With --json prints {"file","schema","tables":{name:rows},"rows"}.`,
     options: { json: { type: 'boolean' } },
     positionals: 1,
   },
@@ -211,11 +248,16 @@ and writers carry on. FILE must not exist yet. Restore by stopping lnk and putti
 
 /** The server settings admin commands read: which database, the origin their examples show, how much to log. */
 const ADMIN_SETTINGS = ['data-dir', 'base-url', 'log-level']
+/** The commands that work on the database itself, on either engine. */
+const ENGINE_COMMANDS = new Set(['backup', 'export', 'import'])
 
 export const admin: CommandGroup = {
   help: ADMIN_HELP,
   commands: Object.fromEntries(
-    Object.entries(ADMIN_COMMANDS).map(([name, spec]): [string, Command] => [name, { ...spec, settings: ADMIN_SETTINGS, run: (invocation, out) => runFromCommandLine(name, invocation, out) }]),
+    Object.entries(ADMIN_COMMANDS).map(([name, spec]): [string, Command] => [
+      name,
+      { ...spec, settings: ENGINE_COMMANDS.has(name) ? [...ADMIN_SETTINGS, 'database-url'] : ADMIN_SETTINGS, run: (invocation, out) => runFromCommandLine(name, invocation, out) },
+    ]),
   ),
 }
 
@@ -223,7 +265,14 @@ async function runFromCommandLine(command: string, { values, positionals, settin
   const config = loadConfig(process.env, settings)
   // Logs go to stderr so --json output on stdout stays one parseable object.
   const log = createLogger(config.logLevel === 'debug' ? 'debug' : 'warn', (line) => process.stderr.write(line + '\n'))
-  return runAdmin(command, { values, positionals, config, log, out })
+  try {
+    return await runAdmin(command, { values, positionals, config, log, out })
+  } catch (err) {
+    // A state to change before trying again (exit 2), said in one line without the usage text.
+    if (!(err instanceof TransferRefused)) throw err
+    process.stderr.write(`lnk: ${err.message}\n`)
+    return 2
+  }
 }
 
 const str = (v: unknown) => (typeof v === 'string' ? v : undefined)
@@ -327,11 +376,44 @@ function required(values: Record<string, unknown>, name: string): string {
   return v
 }
 
+/** export / import on the engine the settings select: PostgreSQL when a URL is given, else SQLite under the data dir. */
+async function transfer(command: 'export' | 'import', file: string, config: Config, json: boolean, out: (line: string) => void): Promise<number> {
+  const url = config.databaseUrl
+  let summary: TransferSummary
+  let where: string
+  if (command === 'export') {
+    const source = url ? pgSource(await openPostgres(url, { max: 1 }), url) : sqliteSource(join(config.dataDir, DB_FILE))
+    where = source.label
+    try {
+      summary = await exportDatabase(source, file)
+    } finally {
+      await source.close()
+    }
+  } else {
+    where = ''
+    summary = await importDatabase(file, async () => {
+      const target = url ? pgTarget(await openPostgres(url, { max: 1 }), url) : sqliteTarget(config.dataDir)
+      where = target.label
+      return target
+    })
+  }
+  if (json) {
+    out(JSON.stringify(summary))
+    return 0
+  }
+  out(command === 'export' ? `Exported ${summary.rows} row(s) of ${where} to ${file} (${statSync(file).size} bytes, schema ${summary.schema}):` : `Imported ${summary.rows} row(s) from ${file} into ${where} (schema ${summary.schema}):`)
+  for (const line of table(Object.entries(summary.tables).map(([name, rows]) => [name, String(rows)]))) out(line)
+  return 0
+}
+
 async function runAdmin(command: string, cmd: CommandContext): Promise<number> {
   const { values, positionals, config, out } = cmd
   const json = values.json === true
 
+  if (command === 'export' || command === 'import') return transfer(command, resolve(positionals[0]!), config, json, out)
+
   if (command === 'backup') {
+    if (config.databaseUrl) throw usePgDump(config.databaseUrl, resolve(positionals[0]!))
     const target = resolve(positionals[0]!)
     const source = resolve(config.dataDir, DB_FILE)
     if (!existsSync(source)) throw new AppError('not_found', `no database at ${source}; check --data-dir / LNK_DATA_DIR`)
