@@ -8,7 +8,7 @@ import { DB_FILE } from '../db/client'
 import { openPostgres } from '../db/pg/connect'
 import { pgSource, pgTarget } from '../db/pg/transfer'
 import { exportDatabase, importDatabase, type TransferSummary } from '../db/transfer'
-import { TransferRefused, usePgDump } from '../db/transfer-errors'
+import { usePgDump } from '../db/transfer-errors'
 import { sqliteSource, sqliteTarget } from '../db/transfer-sqlite'
 import type { Config } from '../platform/config'
 import { AppError } from '../platform/errors'
@@ -239,7 +239,7 @@ Loads an export of 'lnk admin export' into the SQLite database under --data-dir 
 the PostgreSQL database of --database-url (LNK_DATABASE_URL). The target is migrated first and must hold
 no data; FILE must come from the same lnk version (its schema is checked). Every row goes in within one
 transaction: if anything fails, nothing is imported. Row counts are checked against the file's header.
-Refusals (a target with data, another schema) exit with 2. Stop the servers using the target meanwhile.
+A refusal (a target with data, another schema) is one line and exit 1. Stop the servers using the target meanwhile.
 With --json prints {"file","schema","tables":{name:rows},"rows"}.`,
     options: { json: { type: 'boolean' } },
     positionals: 1,
@@ -265,14 +265,7 @@ async function runFromCommandLine(command: string, { values, positionals, settin
   const config = loadConfig(process.env, settings)
   // Logs go to stderr so --json output on stdout stays one parseable object.
   const log = createLogger(config.logLevel === 'debug' ? 'debug' : 'warn', (line) => process.stderr.write(line + '\n'))
-  try {
-    return await runAdmin(command, { values, positionals, config, log, out })
-  } catch (err) {
-    // A state to change before trying again (exit 2), said in one line without the usage text.
-    if (!(err instanceof TransferRefused)) throw err
-    process.stderr.write(`lnk: ${err.message}\n`)
-    return 2
-  }
+  return runAdmin(command, { values, positionals, config, log, out })
 }
 
 const str = (v: unknown) => (typeof v === 'string' ? v : undefined)

@@ -51,11 +51,13 @@ export function migrate(sqlite: Database, migrations: EmbeddedMigration[] = EMBE
   } finally {
     sqlite.exec('PRAGMA foreign_keys = ON')
   }
-  const unknown = sqlite
-    .query('SELECT tag FROM schema_migrations ORDER BY tag')
-    .all()
-    .map((r) => (r as { tag: string }).tag)
-    .filter((tag) => !migrations.some((m) => m.tag === tag))
+  const unknown = appliedTags(sqlite).filter((tag) => !migrations.some((m) => m.tag === tag))
   if (unknown.length) throw new Error(`database has migrations this build does not know (${unknown.join(', ')}); run a newer lnk`)
   return { applied, current: migrations.at(-1)?.tag ?? null }
+}
+
+/** The tags of the migrations applied to the database, in order; none when migrate() never ran on it. */
+export function appliedTags(sqlite: Database): string[] {
+  if (!sqlite.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get()) return []
+  return (sqlite.query('SELECT tag FROM schema_migrations ORDER BY tag').all() as { tag: string }[]).map((r) => r.tag)
 }

@@ -4,8 +4,8 @@ import type { Database, SQLQueryBindings } from 'bun:sqlite'
 import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { DB_FILE, openDatabase, prepareDataDir, type DbHandle } from './client'
-import { migrate } from './migrate'
-import { EMBEDDED_MIGRATIONS } from './migrations.generated'
+import { appliedTags, migrate } from './migrate'
+import { SCHEMA_TAG } from './transfer'
 import { noDatabase, sourceNotMigrated } from './transfer-errors'
 import { TRANSFER_TABLES, type Loader, type Row, type Snapshot, type TableSpec, type TransferSource, type TransferTarget } from './transfer-tables'
 
@@ -77,10 +77,8 @@ export function sqliteSource(path: string): TransferSource {
   return {
     label,
     async checkSchema() {
-      const latest = EMBEDDED_MIGRATIONS.at(-1)!.tag
-      const hasTable = db.sqlite.query("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get()
-      const current = hasTable ? ((db.sqlite.query('SELECT max(tag) AS tag FROM schema_migrations').get() as { tag: string | null }).tag ?? '(none)') : '(none)'
-      if (current !== latest) throw sourceNotMigrated(label, current, latest)
+      const current = appliedTags(db.sqlite).at(-1) ?? '(none)'
+      if (current !== SCHEMA_TAG) throw sourceNotMigrated(label, current, SCHEMA_TAG)
     },
     async snapshot(read) {
       // A deferred transaction: its first read fixes the snapshot that every later read of the export sees.

@@ -179,14 +179,14 @@ describe('SQLite → PostgreSQL → SQLite', () => {
 })
 
 describe('refusals', () => {
-  test('a target that holds a workspace: exit 2, one line, nothing written', async () => {
+  test('a target that holds a workspace: exit 1, one line, nothing written', async () => {
     for (const [args, dataDir] of [
       [['--database-url', pg.url], join(work, 'unused')],
       [[], source],
     ] as const) {
       const before = args.length ? await pgCounts(pg.url) : undefined
       const r = await runLnk(['admin', 'import', file('a.ndjson'), ...args], { dataDir, timeoutMs: 30_000 })
-      expect(r.code).toBe(2)
+      expect(r.code).toBe(1)
       oneLine(r.stderr)
       expect(r.stderr).toContain('already holds 1 workspace(s); import only into an empty database')
       if (before) expect(await pgCounts(pg.url)).toEqual(before)
@@ -198,7 +198,7 @@ describe('refusals', () => {
     writeFileSync(file('old.ndjson'), [JSON.stringify({ ...JSON.parse(headerLine!), schema: '0003_older' }), ...rest].join('\n'))
     const target = join(work, 'never')
     const r = await runLnk(['admin', 'import', file('old.ndjson')], { dataDir: target })
-    expect(r.code).toBe(2)
+    expect(r.code).toBe(1)
     oneLine(r.stderr)
     expect(r.stderr).toContain(`exported at schema 0003_older, this lnk is at ${SCHEMA_TAG}`)
     expect(r.stderr).toContain('same lnk version')
@@ -271,7 +271,7 @@ describe('refusals', () => {
     const dataDir = join(work, 'backup-pg')
     const url = 'postgres://lnk:hunter2@db.internal:5433/lnk_prod'
     const r = await runLnk(['admin', 'backup', file('dump.bin'), '--database-url', url], { dataDir })
-    expect(r.code).toBe(2)
+    expect(r.code).toBe(1)
     oneLine(r.stderr)
     expect(r.stderr).toContain(`pg_dump --format=custom --file=${file('dump.bin')} --host=db.internal --port=5433 --username=lnk --dbname=lnk_prod`)
     expect(r.stderr).not.toContain('hunter2')
