@@ -4,10 +4,11 @@
 //
 // Memory is bounded. When the writer falls behind (more clicks a second than the disk takes) and `maxQueued`
 // clicks are in memory (waiting, or handed to the writer and not yet confirmed), further clicks keep only
-// what the counters need: they are summed per link and UTC hour (clicks, bot hits) and written as counts, so a link's totalClicks stays exact, while their detail (the
-// click row, the visitor and unique count, their share of the rollups, the link.clicked event) is shed. A click that admits a new address under uniqueIpLimit is never shed: the limit
-// depends on it. Shed clicks are counted in /metrics (lnk_clicks_shed_total) and logged when shedding
-// starts and stops.
+// what the counters need: they are summed per link and UTC hour (clicks, bot hits) and written as counts,
+// so a link's totalClicks stays exact, while their detail (the click row, the visitor and unique count,
+// their share of the rollups, the link.clicked event) is shed. A click that admits a new address under
+// uniqueIpLimit is never shed: the limit depends on it. Shed clicks are counted in /metrics
+// (lnk_clicks_shed_total) and logged when shedding starts and stops.
 import type { Clock } from '../../platform/clock'
 import type { Logger } from '../../platform/log'
 import { HOUR_MS } from '../../platform/time'
