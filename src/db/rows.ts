@@ -7,3 +7,16 @@ export type Insertable<Row> = Flat<
 >
 
 type Flat<T> = { [K in keyof T]: T[K] } & {}
+
+/**
+ * A port as a PostgreSQL repo implements it: every `fooSync` method (which SQLite answers without awaiting,
+ * for the redirect path) becomes `foo` returning a Promise, and is dropped where the port already has an
+ * async `foo`. A network database cannot answer synchronously; its callers await on a cache miss.
+ */
+export type AsyncPort<T> = {
+  [K in keyof T as K extends `${infer Base}Sync` ? (Base extends keyof T ? never : Base) : K]: K extends `${string}Sync`
+    ? T[K] extends (...args: infer A) => infer R
+      ? (...args: A) => Promise<R>
+      : T[K]
+    : T[K]
+}

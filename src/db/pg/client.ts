@@ -22,3 +22,11 @@ export function pgDrizzle(client: SQL): PgDb {
 export async function notifyIn(tx: PgTx, channel: string, payload: string): Promise<void> {
   await tx.execute(sql`SELECT pg_notify(${channel}, ${payload})`)
 }
+
+/**
+ * Bun's client under a drizzle transaction (or database), for the statements written on Bun's client
+ * directly (repo-queue-pg.ts's enqueuePg, notify.ts) that must join that transaction.
+ */
+export function bunClientOf(tx: PgTx): SQL {
+  return (tx as unknown as { session: { client: SQL } }).session.client
+}
