@@ -67,6 +67,49 @@ describe('visitor sketch merges', () => {
   })
 })
 
+describe('visitor sketch form', () => {
+  // The sparse form holds up to 1,024 distinct entries: the union decides the form, never the order.
+  const entriesOf = (blob: Uint8Array) => (blob[0] === 1 ? null : Array.from({ length: (blob.length - 1) / 4 }, (_, k) => Buffer.from(blob.subarray(1 + 4 * k, 5 + 4 * k)).readUInt32BE()).sort((a, b) => a - b))
+  const sketchOf = (from: number, to: number) => {
+    const s = new Sketch()
+    for (let i = from; i < to; i++) s.addVisitor(visitor(i))
+    return s.encode()
+  }
+
+  test('merging many small sketches in any order gives one form and one count', () => {
+    for (const total of [1_000, 1_024, 1_025, 1_100]) {
+      // Overlapping pieces whose union is exactly `total` visitors.
+      const pieces = Array.from({ length: 12 }, (_, k) => sketchOf(Math.floor((k * total) / 12), Math.min(total, Math.floor(((k + 2) * total) / 12))))
+      const forward = new Sketch()
+      for (const p of pieces) forward.merge(p)
+      const backward = new Sketch()
+      for (const p of [...pieces].reverse()) backward.merge(p)
+      const one = new Sketch()
+      for (let i = 0; i < total; i++) one.addVisitor(visitor(i))
+      expect(forward.encode()[0]).toBe(total > 1_024 ? 1 : 0)
+      for (const s of [forward, backward]) {
+        expect(s.estimate()).toBe(one.estimate())
+        const [a, b] = [entriesOf(s.encode()), entriesOf(one.encode())]
+        if (a) expect(a).toEqual(b!)
+        else expect(s.encode()).toEqual(one.encode())
+      }
+      if (total <= 1_024) expect(forward.estimate()).toBe(total)
+    }
+  })
+
+  test('packed visitors (11-character prefixes) count as the visitors themselves', () => {
+    const byOne = new Sketch()
+    const packed = new Sketch()
+    const ids = Array.from({ length: 3_000 }, (_, i) => (i * 7) % 1_500)
+    for (const i of ids.slice(0, 800)) byOne.addVisitor(visitor(i))
+    packed.addPackedVisitors(ids.slice(0, 800).map((i) => visitor(i).slice(0, 11)).join(''))
+    expect(entriesOf(packed.encode())).toEqual(entriesOf(byOne.encode())!)
+    for (const i of ids.slice(800)) byOne.addVisitor(visitor(i))
+    packed.addPackedVisitors(ids.slice(800).map((i) => visitor(i).slice(0, 11)).join(''))
+    expect(packed.encode()).toEqual(byOne.encode())
+  })
+})
+
 describe('reading plan of a range', () => {
   const t0 = Date.UTC(2026, 2, 1)
   test('whole days in the middle, hours at the sides, raw clicks for partial hours', () => {

@@ -27,15 +27,15 @@ for (const [i, ch] of [...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0
  * The first 8 bytes of a visitor hash (base64url) as two 32-bit words. Decoded by hand: the flush calls it
  * for every click, and a Buffer per call cost more than the rest of the sketch work.
  */
-function hashWords(visitor: string): [number, number] {
+function hashWords(visitor: string, at = 0): [number, number] {
   // 11 characters hold 66 bits: the first 64 are the 8 bytes.
   let hi = 0
-  for (let i = 0; i < 5; i++) hi = (hi << 6) | sextet(visitor, i) // 30 bits
-  const c5 = sextet(visitor, 5)
+  for (let i = 0; i < 5; i++) hi = (hi << 6) | sextet(visitor, at + i) // 30 bits
+  const c5 = sextet(visitor, at + 5)
   hi = ((hi << 2) | (c5 >>> 4)) >>> 0 // 32 bits
   let lo = c5 & 15 // 4 bits
-  for (let i = 6; i < 10; i++) lo = (lo << 6) | sextet(visitor, i) // 28 bits
-  lo = ((lo << 4) | (sextet(visitor, 10) >>> 2)) >>> 0 // 32 bits
+  for (let i = 6; i < 10; i++) lo = (lo << 6) | sextet(visitor, at + i) // 28 bits
+  lo = ((lo << 4) | (sextet(visitor, at + 10) >>> 2)) >>> 0 // 32 bits
   return [hi, lo]
 }
 
@@ -74,43 +74,97 @@ export function visitorEntry(visitorHash: string): number {
   return sparseEntry(hi, lo)
 }
 
-/** A sketch being built or merged: sparse entries until too many, then dense registers. */
+/**
+ * A sketch being built or merged: sparse entries until too many, then dense registers. Sparse entries live
+ * in an open-addressing table of typed arrays (an entry's index is hash bits already, so its low bits pick
+ * the slot): top links merges a million entries per question, and a Map lookup per entry was most of it.
+ */
 export class Sketch {
-  private sparse: Map<number, number> | null = new Map()
+  /** Sparse index + 1 per slot (0: free), and its rank; null once dense. */
+  private keys: Uint32Array | null = new Uint32Array(16)
+  private ranks: Uint8Array | null = new Uint8Array(16)
+  private size = 0
   private dense: Uint8Array | null = null
 
   addVisitor(visitorHash: string) {
     this.addEntry(visitorEntry(visitorHash))
   }
 
+  /**
+   * Adds the visitors of `packed`: their hashes' first 11 characters (the 64 bits a sketch uses), one after
+   * another, as the raw visitor reads return them.
+   */
+  addPackedVisitors(packed: string) {
+    for (let o = 0; o + 11 <= packed.length; o += 11) {
+      const [hi, lo] = hashWords(packed, o)
+      this.addEntry(sparseEntry(hi, lo))
+    }
+  }
+
   /** Adds a visitorEntry(). */
   addEntry(entry: number) {
-    if (this.sparse) {
-      const key = entry >>> 6
-      const r = entry & 63
-      if ((this.sparse.get(key) ?? 0) < r) this.sparse.set(key, r)
-      if (this.sparse.size > SPARSE_LIMIT) this.toDense()
-      return
-    }
+    if (this.keys) return this.put(entry)
     const i = denseIndex(entry)
     const r = denseRank(entry)
     if (this.dense![i]! < r) this.dense![i] = r
   }
 
+  private put(entry: number) {
+    const keys = this.keys!
+    const key = (entry >>> 6) + 1
+    const r = entry & 63
+    const mask = keys.length - 1
+    for (let i = key & mask; ; i = (i + 1) & mask) {
+      const k = keys[i]!
+      if (k === key) {
+        if (this.ranks![i]! < r) this.ranks![i] = r
+        return
+      }
+      if (k === 0) {
+        keys[i] = key
+        this.ranks![i] = r
+        // At most half full; past SPARSE_LIMIT distinct entries the sketch turns dense.
+        if (++this.size * 2 > keys.length) this.grow()
+        return
+      }
+    }
+  }
+
+  /** Doubles the table (or more, to hold `entries` at most half full), or turns dense past SPARSE_LIMIT. */
+  private grow(entries = 0) {
+    const keys = this.keys!
+    const ranks = this.ranks!
+    if (this.size > SPARSE_LIMIT) return this.toDense()
+    // Never past 2 * SPARSE_LIMIT slots: half full at SPARSE_LIMIT entries, the next one turns it dense.
+    let capacity = keys.length * 2
+    while (capacity < 2 * entries && capacity < 2 * SPARSE_LIMIT) capacity *= 2
+    if (capacity > 2 * SPARSE_LIMIT) return
+    this.keys = new Uint32Array(capacity)
+    this.ranks = new Uint8Array(capacity)
+    this.size = 0
+    for (let i = 0; i < keys.length; i++) if (keys[i]) this.put(((keys[i]! - 1) << 6) | ranks[i]!)
+  }
+
+  /** Calls `f` with every sparse entry. */
+  private forEachEntry(f: (entry: number) => void) {
+    const keys = this.keys!
+    for (let i = 0; i < keys.length; i++) if (keys[i]) f((((keys[i]! - 1) << 6) | this.ranks![i]!) >>> 0)
+  }
+
   private toDense() {
     const regs = new Uint8Array(M)
-    for (const [key, r] of this.sparse!) {
-      const entry = (key << 6) | r
+    this.forEachEntry((entry) => {
       const i = denseIndex(entry)
       const dr = denseRank(entry)
       if (regs[i]! < dr) regs[i] = dr
-    }
+    })
     this.dense = regs
-    this.sparse = null
+    this.keys = this.ranks = null
+    this.size = 0
   }
 
   get empty() {
-    return this.sparse !== null && this.sparse.size === 0
+    return this.keys !== null && this.size === 0
   }
 
   /**
@@ -121,25 +175,36 @@ export class Sketch {
   merge(blob: Uint8Array | null | undefined) {
     if (!blob || blob.length === 0) return
     if (blob[0] === 1) {
-      if (this.sparse) this.toDense()
+      if (this.keys) this.toDense()
       maxInto(this.dense!, blob)
       return
     }
     let o = 1
-    const map = this.sparse
-    if (map) {
-      for (; o + 4 <= blob.length; o += 4) {
+    // Room for the blob's entries at once rather than doubling (and rehashing) on the way.
+    const incoming = this.size + (blob.length - 1) / 4
+    if (this.keys && incoming * 2 > this.keys.length) this.grow(incoming)
+    // put() inlined over the blob, the table's arrays in locals (about half the time of a call per entry).
+    while (this.keys && o + 4 <= blob.length) {
+      const keys = this.keys
+      const ranks = this.ranks!
+      const mask = keys.length - 1
+      const limit = keys.length >>> 1
+      let size = this.size
+      for (; o + 4 <= blob.length && size <= limit; o += 4) {
         const entry = readEntry(blob, o)
-        const key = entry >>> 6
+        const key = (entry >>> 6) + 1
         const r = entry & 63
-        if ((map.get(key) ?? 0) < r) map.set(key, r)
-        if (map.size > SPARSE_LIMIT) {
-          this.toDense()
-          o += 4
-          break
-        }
+        let i = key & mask
+        let k = keys[i]!
+        while (k !== key && k !== 0) k = keys[(i = (i + 1) & mask)]!
+        if (k === 0) {
+          keys[i] = key
+          ranks[i] = r
+          size++
+        } else if (ranks[i]! < r) ranks[i] = r
       }
-      if (this.sparse) return
+      this.size = size
+      if (size > limit) this.grow()
     }
     // The rest of the blob straight into the registers (top links merges millions of entries).
     const regs = this.dense!
@@ -163,28 +228,27 @@ export class Sketch {
       out.set(this.dense, 1)
       return out
     }
-    // Entries in insertion order: merging does not need them sorted, and the flush encodes often.
-    const out = new Uint8Array(1 + this.sparse!.size * 4)
+    // Entries in slot order: merging does not need them sorted.
+    const out = new Uint8Array(1 + this.size * 4)
     let o = 1
-    for (const [key, r] of this.sparse!) {
-      const e = ((key << 6) | r) >>> 0
+    this.forEachEntry((e) => {
       out[o++] = e >>> 24
       out[o++] = (e >>> 16) & 255
       out[o++] = (e >>> 8) & 255
       out[o++] = e & 255
-    }
+    })
     return out
   }
 
   /** Estimated distinct visitors, rounded to a whole number. */
   estimate(): number {
-    if (this.sparse) {
+    if (!this.dense) {
       // Linear counting at precision 25: exact but for collisions among 2^25 slots.
       const m = 2 ** SP
-      const n = this.sparse.size
+      const n = this.size
       return n === 0 ? 0 : Math.round(m * Math.log(m / (m - n)))
     }
-    const regs = this.dense!
+    const regs = this.dense
     let sum = 0
     let zeros = 0
     for (let i = 0; i < M; i++) {

@@ -194,14 +194,15 @@ export function createAnalyticsRepo(db: Db) {
     },
 
     /**
-     * The visitors of each given link's people's clicks in [from, to) from raw clicks, once per click: they
-     * go into sketches, which take a visitor twice as once. Link by link, visitor hashes only, from the
-     * covering click index: half the time of one query over all the links (no link id per row to build),
-     * and DISTINCT cost more than the sketch saves (a temporary B-tree of every row).
+     * The visitors of each given link's people's clicks in [from, to) from raw clicks, once per click (they
+     * go into sketches, which take a visitor twice as once), packed: each hash's first 11 characters (all a
+     * sketch uses) one after another. Link by link from the covering click index, concatenated by SQLite:
+     * a string per link instead of a row per click (a third of the time for 180,000 clicks), and DISTINCT
+     * cost more than the sketch saves (a temporary B-tree of every row).
      */
-    async rawVisitors(linkIds: readonly string[], from: number, to: number): Promise<{ linkId: string; visitors: string[] }[]> {
-      const read = prepared('SELECT visitor_hash FROM clicks WHERE link_id = ? AND clicked_at >= ? AND clicked_at < ? AND is_bot = 0')
-      return linkIds.map((linkId) => ({ linkId, visitors: (read.values(linkId, from, to) as [string][]).map((r) => r[0]) }))
+    async rawVisitors(linkIds: readonly string[], from: number, to: number): Promise<{ linkId: string; packed: string }[]> {
+      const read = prepared("SELECT group_concat(substr(visitor_hash, 1, 11), '') FROM clicks WHERE link_id = ? AND clicked_at >= ? AND clicked_at < ? AND is_bot = 0")
+      return linkIds.map((linkId) => ({ linkId, packed: ((read.values(linkId, from, to) as [string | null][])[0]?.[0] ?? '') }))
     },
 
     async conversions(s: AnalyticsScope, from: number, to: number): Promise<ConversionFact[]> {

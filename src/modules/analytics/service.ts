@@ -280,10 +280,7 @@ export async function topLinks(ctx: AnalyticsCtx, caller: Caller, q: RangeQuery 
   const uniquesOf = async (ids: string[]) => {
     const sketches = new Map(ids.map((id) => [id, new Figures(false)]))
     for (const s of rawSpans) {
-      for (const { linkId, visitors } of await ctx.analytics.rawVisitors(ids, s.from, s.to)) {
-        const sketch = sketches.get(linkId)!.visitors
-        for (const v of visitors) sketch.addVisitor(v)
-      }
+      for (const { linkId, packed } of await ctx.analytics.rawVisitors(ids, s.from, s.to)) sketches.get(linkId)!.visitors.addPackedVisitors(packed)
     }
     const rows = new Map<string, RollupRow[]>(ids.map((id) => [id, []]))
     for (const s of segments) {
