@@ -1,0 +1,160 @@
+// The identity area on PostgreSQL: the IdentityRepo port (repo.ts) with the meaning of its SQLite twin, safe
+// when several nodes write at once. SQLite's single writer made its read-then-write steps safe; here each is
+// one atomic statement or takes its rows in a fixed order (the comments say which, where).
+import { and, asc, eq, gt, or, sql } from 'drizzle-orm'
+import type { PgDb, PgTx } from '../../db/pg/client'
+import { apiKeys, apiKeyUsage, memberships, users, workspaces } from '../../db/pg/schema.generated'
+import type { AsyncPort } from '../../db/rows'
+import type { ApiKeyRow, IdentityRepo, Membership, NewUser, UserRow } from './repo'
+
+// jsonb columns come back typed unknown; they hold what the port's types say (written through this file).
+const asKey = (row: typeof apiKeys.$inferSelect | undefined) => row as ApiKeyRow | undefined
+const asKeys = (rows: (typeof apiKeys.$inferSelect)[]) => rows as ApiKeyRow[]
+
+const memberSelection = { workspace: workspaces, role: memberships.role }
+
+/**
+ * The user of `user.email`, inserted when there is none. Two transactions adding the same new email at once
+ * would both miss it on a read and one would fail on the unique index; ON CONFLICT DO NOTHING waits for the
+ * other's insert instead, and the read after it (a new snapshot at READ COMMITTED) sees that user.
+ */
+async function userByEmail(tx: PgTx, user: NewUser): Promise<UserRow> {
+  const [inserted] = await tx.insert(users).values(user).onConflictDoNothing({ target: users.email }).returning()
+  if (inserted) return inserted
+  const [existing] = await tx.select().from(users).where(eq(users.email, user.email)).limit(1)
+  return existing!
+}
+
+export function createIdentityRepoPg(db: PgDb): AsyncPort<IdentityRepo> {
+  return {
+    async findKeyByHash(hash, now) {
+      const [row] = await db
+        .select()
+        .from(apiKeys)
+        .where(or(eq(apiKeys.keyHash, hash), and(eq(apiKeys.previousKeyHash, hash), gt(apiKeys.previousKeyExpiresAt, now))))
+        .limit(1)
+      return asKey(row)
+    },
+    async findUser(id) {
+      const [row] = await db.select().from(users).where(eq(users.id, id)).limit(1)
+      return row
+    },
+    async findUserByEmail(email) {
+      const [row] = await db.select().from(users).where(eq(users.email, email)).limit(1)
+      return row
+    },
+    async findMemberWorkspace(userId, ref) {
+      const [row] = await db
+        .select(memberSelection)
+        .from(memberships)
+        .innerJoin(workspaces, eq(workspaces.id, memberships.workspaceId))
+        .where(and(eq(memberships.userId, userId), or(eq(workspaces.id, ref), eq(workspaces.slug, ref))))
+        .limit(1)
+      return row
+    },
+    async findWorkspace(ref) {
+      const [row] = await db.select().from(workspaces).where(or(eq(workspaces.id, ref), eq(workspaces.slug, ref))).limit(1)
+      return row
+    },
+    async listUserWorkspaces(userId): Promise<Membership[]> {
+      return db
+        .select(memberSelection)
+        .from(memberships)
+        .innerJoin(workspaces, eq(workspaces.id, memberships.workspaceId))
+        .where(eq(memberships.userId, userId))
+        .orderBy(asc(workspaces.createdAt), asc(workspaces.id))
+    },
+    async countCall(keyId, month, cap) {
+      // One statement: the conflicting row is locked and the cap checked against its latest count, so calls
+      // on every node together never pass the cap.
+      const [row] = await db
+        .insert(apiKeyUsage)
+        .values({ keyId, month, calls: 1 })
+        .onConflictDoUpdate({
+          target: [apiKeyUsage.keyId, apiKeyUsage.month],
+          set: { calls: sql`${apiKeyUsage.calls} + 1` },
+          setWhere: cap === null ? undefined : sql`${apiKeyUsage.calls} < ${cap}`,
+        })
+        .returning({ calls: apiKeyUsage.calls })
+      return row?.calls
+    },
+    async callsInMonth(keyId, month) {
+      const [row] = await db
+        .select({ calls: apiKeyUsage.calls })
+        .from(apiKeyUsage)
+        .where(and(eq(apiKeyUsage.keyId, keyId), eq(apiKeyUsage.month, month)))
+      return row?.calls ?? 0
+    },
+    async bootstrap(input) {
+      return db.transaction(async (tx) => {
+        const user = await userByEmail(tx, input.user)
+        const [workspace] = await tx.insert(workspaces).values(input.workspace).returning()
+        await tx.insert(memberships).values({ workspaceId: workspace!.id, userId: user.id, role: 'owner', createdAt: input.now })
+        const [key] = await tx.insert(apiKeys).values({ ...input.key, userId: user.id, workspaceId: workspace!.id }).returning()
+        return { user, workspace: workspace!, key: asKey(key)! }
+      })
+    },
+    async workspaceOwner(workspaceId) {
+      const [row] = await db
+        .select({ userId: memberships.userId })
+        .from(memberships)
+        .where(and(eq(memberships.workspaceId, workspaceId), eq(memberships.role, 'owner')))
+        .orderBy(asc(memberships.createdAt), asc(memberships.userId))
+        .limit(1)
+      return row?.userId
+    },
+    async insertWorkspace(workspace, ownerId) {
+      return db.transaction(async (tx) => {
+        const [row] = await tx.insert(workspaces).values(workspace).returning()
+        await tx.insert(memberships).values({ workspaceId: row!.id, userId: ownerId, role: 'owner', createdAt: workspace.createdAt })
+        return row!
+      })
+    },
+    async addMember(workspaceId, user, role, now) {
+      return db.transaction(async (tx) => {
+        const row = await userByEmail(tx, user)
+        await tx
+          .insert(memberships)
+          .values({ workspaceId, userId: row.id, role, createdAt: now })
+          .onConflictDoUpdate({ target: [memberships.workspaceId, memberships.userId], set: { role } })
+        return row
+      })
+    },
+    async insertKey(key) {
+      const [row] = await db.insert(apiKeys).values(key).returning()
+      return asKey(row)!
+    },
+    async findKey(id) {
+      const [row] = await db.select().from(apiKeys).where(eq(apiKeys.id, id)).limit(1)
+      return asKey(row)
+    },
+    async listKeys(workspaceId, mode) {
+      const where = and(workspaceId ? eq(apiKeys.workspaceId, workspaceId) : undefined, mode ? eq(apiKeys.mode, mode) : undefined)
+      return asKeys(await db.select().from(apiKeys).where(where).orderBy(asc(apiKeys.createdAt), asc(apiKeys.id)))
+    },
+    async updateKey(id, patch) {
+      // A rotation (a new secret, the old one kept for a grace) names as previous the secret its caller read
+      // before. Two rotations on two nodes would both name the same one, and the secret handed out by the
+      // first would stop working at once. The secret the row holds when it is written is the one read in
+      // every serial run, so it is taken from the row: concurrent rotations then end as if run one by one.
+      const rotation = patch.keyHash !== undefined && patch.previousKeyHash != null
+      const set = rotation ? { ...patch, previousKeyHash: sql`${apiKeys.keyHash}` } : patch
+      const [row] = await db.update(apiKeys).set(set).where(eq(apiKeys.id, id)).returning()
+      return asKey(row)
+    },
+    async writeLastUsed(rows) {
+      if (!rows.length) return
+      // Nodes flush the same keys at once: taking the rows in one order (by id) keeps two flushes from
+      // deadlocking, and a stamp older than the one stored (another node's newer use) is not written back.
+      const ordered = [...rows].sort((a, b) => (a.keyId < b.keyId ? -1 : a.keyId > b.keyId ? 1 : 0))
+      await db.transaction(async (tx) => {
+        for (const r of ordered) {
+          await tx
+            .update(apiKeys)
+            .set({ lastUsedAt: r.at, lastUsedIp: r.ip })
+            .where(and(eq(apiKeys.id, r.keyId), sql`(${apiKeys.lastUsedAt} IS NULL OR ${apiKeys.lastUsedAt} <= ${r.at})`))
+        }
+      })
+    },
+  }
+}
