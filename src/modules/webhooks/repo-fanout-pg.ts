@@ -10,10 +10,7 @@ import { and, asc, eq, sql, type SQL, type SQLWrapper } from 'drizzle-orm'
 import { bunClientOf, type PgTx } from '../../db/pg/client'
 import { webhookBatchEvents, webhookDeliveries, webhookEndpoints } from '../../db/pg/schema.generated'
 import { enqueuePg } from '../../jobs/repo-queue-pg'
-import { DELIVER_JOB, type DeliverPayload, type DeliveryRow, type EndpointRow, type FanoutStatements } from './repo'
-
-/** As on SQLite (repo.ts): the delivery's schedule lives in its row, never in the queue's own retries. */
-const DELIVER_JOB_MAX_ATTEMPTS = 1_000
+import { DELIVER_JOB, DELIVER_JOB_MAX_ATTEMPTS, type DeliverPayload, type DeliveryRow, type EndpointRow, type FanoutStatements } from './repo'
 
 /** createFanoutStatements' statements, each awaited inside the transaction it is given. */
 export type FanoutStatementsPg = {

@@ -263,7 +263,7 @@ export interface FanoutStatements {
  * Deliver jobs never use the queue's own retries (a handler only throws when the database fails): the
  * delivery's schedule lives in the delivery row, and each attempt enqueues the next.
  */
-const DELIVER_JOB_MAX_ATTEMPTS = 1_000
+export const DELIVER_JOB_MAX_ATTEMPTS = 1_000
 
 /** Deliveries pruned per transaction. */
 const PRUNE_CHUNK = 5_000
