@@ -65,7 +65,7 @@ export function createRollupWriter(sqlite: Connection, options: { minutes?: bool
   }
 }
 
-interface Touched {
+export interface Touched {
   scope: Scope
   id: string
   grain: Grain
@@ -81,7 +81,7 @@ interface Touched {
  * workspace's buckets from runs of clicks in the same second (a batch is mostly in time order and in one
  * workspace).
  */
-function groupByBucket(batch: readonly RollupClick[], minutes: boolean, seconds: boolean): Touched[] {
+export function groupByBucket(batch: readonly RollupClick[], minutes: boolean, seconds: boolean): Touched[] {
   const linkHours = new Map<string, Touched>()
   const workspace = new Map<string, Touched>()
   let run: Touched | null = null
