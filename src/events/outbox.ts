@@ -6,7 +6,7 @@ import type { Db } from '../db/client'
 import type { Tx } from '../db/tx'
 import { sortableId } from '../platform/random'
 import { EVENT_TYPES } from './catalogue'
-import { anyEventAfterCursor, cursorAt, deleteEvents, eventsAfter, insertEvent, lastSeq, moveCursor, preparedEventInsert } from './repo-outbox'
+import { anyEventAfterCursor, cursorAt, deleteEvents, eventsAfter, insertEvent, lastSeq, moveCursor, preparedEventInsert, type StoredEvent } from './repo-outbox'
 
 export interface EventEnvelope {
   id: string
@@ -91,13 +91,18 @@ export function dispatchOutbox(db: Tx, consumers: readonly OutboxConsumer[], now
   const rows = eventsAfter(db, from, limit)
   if (!rows.length) return 0
   for (const row of rows) {
-    const event: OutboxEvent = {
-      seq: row.seq,
-      workspaceId: row.workspaceId,
-      envelope: { id: row.id, type: row.type, timestamp: iso(row.createdAt), mode: row.mode, data: row.data },
-    }
+    const event = toOutboxEvent(row)
     for (const consume of consumers) consume(db, event, now)
   }
   moveCursor(db, CURSOR, rows.at(-1)!.seq, now)
   return rows.length
+}
+
+/** A stored outbox row as consumers see it. */
+export function toOutboxEvent(row: StoredEvent): OutboxEvent {
+  return {
+    seq: row.seq,
+    workspaceId: row.workspaceId,
+    envelope: { id: row.id, type: row.type, timestamp: iso(row.createdAt), mode: row.mode, data: row.data },
+  }
 }
