@@ -139,10 +139,18 @@ export class Sketch {
     let capacity = keys.length * 2
     while (capacity < 2 * entries && capacity < 2 * SPARSE_LIMIT) capacity *= 2
     if (capacity > 2 * SPARSE_LIMIT) return
-    this.keys = new Uint32Array(capacity)
-    this.ranks = new Uint8Array(capacity)
-    this.size = 0
-    for (let i = 0; i < keys.length; i++) if (keys[i]) this.put(((keys[i]! - 1) << 6) | ranks[i]!)
+    const into = (this.keys = new Uint32Array(capacity))
+    const intoRanks = (this.ranks = new Uint8Array(capacity))
+    const mask = capacity - 1
+    // Keys are distinct: each takes the first free slot from its own.
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!
+      if (!key) continue
+      let j = key & mask
+      while (into[j]) j = (j + 1) & mask
+      into[j] = key
+      intoRanks[j] = ranks[i]!
+    }
   }
 
   /** Calls `f` with every sparse entry. */
