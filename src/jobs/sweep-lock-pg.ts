@@ -17,9 +17,8 @@
 // they hold it for the moment between the holder's last check and its loss: harmless, since a trigger only
 // enqueues a job under the task's unique key, and one job waits at most.
 import type { ReservedSQL, SQL } from 'bun'
-import { Cron } from 'croner'
 import { holdSessionLockPg, keepLockSessionPg, releaseSessionLockPg } from './repo-sweep-lock-pg'
-import type { PeriodicTask } from './periodic'
+import { periodicJob, scheduleTriggers, type PeriodicTask } from './periodic'
 import { enqueuePg } from './repo-queue-pg'
 
 /** The sweep lock's key: any fixed 64-bit number no other lock of lnk uses ("lnk_swp"). */
@@ -94,31 +93,10 @@ export function createSweepLock(sql: SQL, key: bigint = SWEEP_LOCK): SweepLock {
 /** periodic.ts's triggerPeriodic on PostgreSQL, on the lock holder only: the job id, or null (not the holder, or one waits). */
 export async function triggerPeriodicPg(sql: SQL, lock: SweepLock, task: PeriodicTask, now: number): Promise<string | null> {
   if (!(await lock.hold())) return null
-  return sql.begin((tx) => enqueuePg(tx, { type: task.jobType, uniqueKey: `periodic:${task.name}`, maxAttempts: 3 }, now))
+  return sql.begin((tx) => enqueuePg(tx, periodicJob(task), now))
 }
 
-/**
- * periodic.ts's startPeriodic on PostgreSQL: one croner job per task on every node, each tick triggering on
- * the lock holder only. A failed tick goes to `onError` (an error escaping croner's callback would be an
- * unhandled rejection, which ends a Bun process) and the next tick tries again.
- */
-export function startPeriodicPg(
-  sql: SQL,
-  lock: SweepLock,
-  tasks: PeriodicTask[],
-  now: () => number,
-  onTrigger: () => void,
-  onError: (task: PeriodicTask, err: unknown) => void = (task, err) => console.error(`periodic task ${task.name} could not be triggered:`, err),
-): { stop(): void } {
-  const crons = tasks.map(
-    (task) =>
-      new Cron(task.pattern, { timezone: 'UTC', protect: true, name: `lnk:${task.name}:${Math.random()}` }, async () => {
-        try {
-          if (await triggerPeriodicPg(sql, lock, task, now())) onTrigger()
-        } catch (err) {
-          onError(task, err)
-        }
-      }),
-  )
-  return { stop: () => crons.forEach((c) => c.stop()) }
+/** periodic.ts's startPeriodic on PostgreSQL: one croner job per task on every node, each tick triggering on the lock holder only. */
+export function startPeriodicPg(sql: SQL, lock: SweepLock, tasks: PeriodicTask[], now: () => number, onTrigger: () => void, onError?: (task: PeriodicTask, err: unknown) => void): { stop(): void } {
+  return scheduleTriggers(tasks, (task) => triggerPeriodicPg(sql, lock, task, now()), onTrigger, onError)
 }
