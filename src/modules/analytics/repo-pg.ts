@@ -5,7 +5,7 @@ import type { SQL } from 'bun'
 import type { PgDb } from '../../db/pg/client'
 import type { AsyncPort } from '../../db/rows'
 import { HOUR_MS } from '../../platform/time'
-import { MINUTES_FROM, MONTHS_BEFORE, QUARTERS_BEFORE, SECONDS_FROM, WEEKS_BEFORE, wholeWorkspace, type AnalyticsRepo, type AnalyticsScope, type ConversionFact, type RawClick, type RollupRow } from './repo'
+import { MARK_KEYS, marksOf, wholeWorkspace, type AnalyticsRepo, type AnalyticsScope, type ConversionFact, type RawClick, type RollupRow } from './repo'
 import type { Grain } from './plan'
 
 /** The parameters of one statement: `add` answers the placeholder ($1, $2…) of the value it keeps. */
@@ -59,18 +59,7 @@ export function createAnalyticsRepoPg(db: PgDb): AsyncPort<AnalyticsRepo> {
 
     async rollupMarks() {
       const p = new Params()
-      const rows = await all(client, `SELECT key, value FROM settings WHERE key IN (${p.each([MINUTES_FROM, SECONDS_FROM, WEEKS_BEFORE, MONTHS_BEFORE, QUARTERS_BEFORE])})`, p)
-      const mark = (key: string) => {
-        const v = rows.find((r) => r.key === key)?.value
-        return v === undefined ? undefined : Number(v)
-      }
-      return {
-        minutesFrom: mark(MINUTES_FROM),
-        secondsFrom: mark(SECONDS_FROM),
-        weeksBefore: mark(WEEKS_BEFORE),
-        monthsBefore: mark(MONTHS_BEFORE),
-        quartersBefore: mark(QUARTERS_BEFORE),
-      }
+      return marksOf((await all(client, `SELECT key, value FROM settings WHERE key IN (${p.each(MARK_KEYS)})`, p)) as { key: string; value: string }[])
     },
 
     async clicksPerLink(s: AnalyticsScope, grain: Grain, from: number, to: number) {

@@ -18,6 +18,31 @@ export const WEEKS_BEFORE = 'rollup_weeks_before'
 /** How long a workspace's second rollups are kept (the prune job deletes older ones). */
 export const SECONDS_KEPT_MS = 86_400_000
 
+export const MARK_KEYS = [MINUTES_FROM, SECONDS_FROM, WEEKS_BEFORE, MONTHS_BEFORE, QUARTERS_BEFORE]
+
+export interface RollupMarks {
+  minutesFrom?: number
+  secondsFrom?: number
+  weeksBefore?: number
+  monthsBefore?: number
+  quartersBefore?: number
+}
+
+/** The marks among settings rows read by key (either engine). */
+export function marksOf(rows: readonly { key: string; value: string }[]): RollupMarks {
+  const mark = (key: string) => {
+    const v = rows.find((r) => r.key === key)?.value
+    return v === undefined ? undefined : Number(v)
+  }
+  return {
+    minutesFrom: mark(MINUTES_FROM),
+    secondsFrom: mark(SECONDS_FROM),
+    weeksBefore: mark(WEEKS_BEFORE),
+    monthsBefore: mark(MONTHS_BEFORE),
+    quartersBefore: mark(QUARTERS_BEFORE),
+  }
+}
+
 export interface AnalyticsScope {
   workspaceId: string
   /** Test links (a test key's sandbox) or live links: never both. */
@@ -112,23 +137,8 @@ export function createAnalyticsRepo(db: Db) {
     },
 
     /** Where the optional grains can be read (see plan.ts): both marks are kept by maintenance.ts. */
-    async rollupMarks(): Promise<{ minutesFrom?: number; secondsFrom?: number; weeksBefore?: number; monthsBefore?: number; quartersBefore?: number }> {
-      const keys = [MINUTES_FROM, SECONDS_FROM, WEEKS_BEFORE, MONTHS_BEFORE, QUARTERS_BEFORE].map((k) => `'${k}'`).join(', ')
-      const rows = prepared(`SELECT key, value FROM settings WHERE key IN (${keys})`).all() as {
-        key: string
-        value: string
-      }[]
-      const mark = (key: string) => {
-        const v = rows.find((r) => r.key === key)?.value
-        return v === undefined ? undefined : Number(v)
-      }
-      return {
-        minutesFrom: mark(MINUTES_FROM),
-        secondsFrom: mark(SECONDS_FROM),
-        weeksBefore: mark(WEEKS_BEFORE),
-        monthsBefore: mark(MONTHS_BEFORE),
-        quartersBefore: mark(QUARTERS_BEFORE),
-      }
+    async rollupMarks(): Promise<RollupMarks> {
+      return marksOf(prepared(`SELECT key, value FROM settings WHERE key IN (${MARK_KEYS.map((k) => `'${k}'`).join(', ')})`).all() as { key: string; value: string }[])
     },
 
     /** Per-link click totals of one grain over [from, to), for ranking links without reading sketches. */

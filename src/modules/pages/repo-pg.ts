@@ -9,7 +9,7 @@ import { bridgePages, links, pageBlocks, pageColumns, pageSections, pageStats, s
 import { isUniqueViolation } from '../../db/errors'
 import type { AsyncPort } from '../../db/rows'
 import { publishPg } from '../../events/repo-outbox-pg'
-import type { BlockOwner, LinkTarget, PageCounts, PageRow, PagesRepo, SavedTemplateRow } from './repo'
+import { asTarget, type BlockOwner, type LinkTarget, type PageCounts, type PageRow, type PagesRepo, type SavedTemplateRow } from './repo'
 import type { SectionLayout, TreeColumn, TreeSection } from './tree'
 
 const asPage = (row: typeof bridgePages.$inferSelect) => row as unknown as PageRow
@@ -68,14 +68,6 @@ const linkTargetColumns = {
   isActive: links.isActive,
   isArchived: links.isArchived,
 }
-const asTarget = (r: { id: string; workspaceId: string; domain: string; slug: string; isTest: boolean; isActive: boolean; isArchived: boolean }): LinkTarget => ({
-  id: r.id,
-  workspaceId: r.workspaceId,
-  domain: r.domain,
-  slug: r.slug,
-  isTest: r.isTest,
-  usable: r.isActive && !r.isArchived,
-})
 
 /** Sums rows of the same (page, block, day), in key order: one upsert may touch a row once, and a fixed order keeps two flushes from deadlocking. */
 function summed(rows: { pageId: string; blockId: string; day: number; count: number }[]) {

@@ -145,7 +145,8 @@ const linkTargetColumns = {
   isActive: links.isActive,
   isArchived: links.isArchived,
 }
-const asTarget = (r: { id: string; workspaceId: string; domain: string; slug: string; isTest: boolean; isActive: boolean; isArchived: boolean }): LinkTarget => ({
+/** A link as a page's block targets it (either engine). */
+export const asTarget = (r: { id: string; workspaceId: string; domain: string; slug: string; isTest: boolean; isActive: boolean; isArchived: boolean }): LinkTarget => ({
   id: r.id,
   workspaceId: r.workspaceId,
   domain: r.domain,

@@ -32,29 +32,46 @@ export function createStatsRepo(db: Db): StatsRepo {
   const counters = sqlite.prepare('SELECT total_clicks AS total, unique_clicks AS uniq FROM links WHERE id = ?')
   // The page shows the link's all-time uniqueClicks, never a range's: the visitor sketches are not read.
   const dayRollups = sqlite.prepare(
-    "SELECT bucket, clicks, bots, NULL AS visitors, dims FROM link_rollups WHERE link_id = ? AND grain = 'day' AND bucket >= ? AND bucket < ?",
+    "SELECT bucket, clicks, bots, dims FROM link_rollups WHERE link_id = ? AND grain = 'day' AND bucket >= ? AND bucket < ?",
   )
 
   return {
     publicStatsSync(linkId: string, now: number): PublicStats | null {
       const c = counters.get(linkId) as { total: number; uniq: number } | null
       if (!c) return null
-      const from = Math.floor(now / DAY_MS) * DAY_MS - (STATS_DAYS - 1) * DAY_MS
-      const to = from + STATS_DAYS * DAY_MS
-      const days = new Array<number>(STATS_DAYS).fill(0)
-      const all = new Figures()
-      for (const r of dayRollups.all(linkId, from, to) as { bucket: number; clicks: number; bots: number; visitors: null; dims: string }[]) {
-        days[(r.bucket - from) / DAY_MS] = r.clicks
-        all.addRow(r)
-      }
-      return {
-        totalClicks: c.total,
-        uniqueClicks: c.uniq,
-        from,
-        days,
-        countries: all.top('country', STATS_TOP).map((r) => ({ country: r.value, clicks: r.clicks })),
-        referrers: all.top('referrer', STATS_TOP).map((r) => ({ host: r.value, clicks: r.clicks })),
-      }
+      const { from, to } = statsWindow(now)
+      return statsPage(c, dayRollups.all(linkId, from, to) as DayRollup[], from)
     },
+  }
+}
+
+/** The page's days: the last STATS_DAYS UTC days, today included. */
+export function statsWindow(now: number): { from: number; to: number } {
+  const from = Math.floor(now / DAY_MS) * DAY_MS - (STATS_DAYS - 1) * DAY_MS
+  return { from, to: from + STATS_DAYS * DAY_MS }
+}
+
+export interface DayRollup {
+  bucket: number
+  clicks: number
+  bots: number
+  dims: string
+}
+
+/** The page from the link's counters and its day rollups since `from` (either engine). */
+export function statsPage(c: { total: number; uniq: number }, rows: readonly DayRollup[], from: number): PublicStats {
+  const days = new Array<number>(STATS_DAYS).fill(0)
+  const all = new Figures()
+  for (const r of rows) {
+    days[(r.bucket - from) / DAY_MS] = r.clicks
+    all.addRow({ ...r, visitors: null })
+  }
+  return {
+    totalClicks: c.total,
+    uniqueClicks: c.uniq,
+    from,
+    days,
+    countries: all.top('country', STATS_TOP).map((r) => ({ country: r.value, clicks: r.clicks })),
+    referrers: all.top('referrer', STATS_TOP).map((r) => ({ host: r.value, clicks: r.clicks })),
   }
 }
