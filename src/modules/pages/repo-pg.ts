@@ -9,7 +9,7 @@ import { bridgePages, links, pageBlocks, pageColumns, pageSections, pageStats, s
 import { isUniqueViolation } from '../../db/errors'
 import type { AsyncPort } from '../../db/rows'
 import { publishPg } from '../../events/repo-outbox-pg'
-import { asTarget, type BlockOwner, type LinkTarget, type PageCounts, type PageRow, type PagesRepo, type SavedTemplateRow } from './repo'
+import { asTarget, type BlockOwner, type PageCounts, type PageRow, type PagesRepo, type SavedTemplateRow } from './repo'
 import type { SectionLayout, TreeColumn, TreeSection } from './tree'
 
 const asPage = (row: typeof bridgePages.$inferSelect) => row as unknown as PageRow
