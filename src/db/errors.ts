@@ -18,27 +18,21 @@ for (const table of Object.values(schema)) {
 
 const UNIQUE_CODES = new Set(['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY'])
 
-
 /**
  * Whether `err` (or its cause: drizzle may wrap the driver's error) is a unique or primary-key violation;
  * with `constraint`, one of that unique index (its name in db/schema).
  */
 export function isUniqueViolation(err: unknown, constraint?: string): boolean {
+  const columns = constraint === undefined ? undefined : UNIQUE_COLUMNS.get(constraint)
+  if (constraint !== undefined && columns === undefined) throw new Error(`no unique index "${constraint}" in the schema`)
   for (let e = err; e instanceof Error; e = e.cause) {
     // PostgreSQL (Bun's client) names the index itself.
     const pg = e as { errno?: unknown; constraint?: unknown }
-    if (pg.errno === '23505') {
-      if (constraint === undefined) return true
-      if (!UNIQUE_COLUMNS.has(constraint)) throw new Error(`no unique index "${constraint}" in the schema`)
-      return pg.constraint === constraint
-    }
+    if (pg.errno === '23505') return constraint === undefined || pg.constraint === constraint
     const code = (e as { code?: unknown }).code
     if (typeof code !== 'string' || !UNIQUE_CODES.has(code)) continue
-    if (constraint === undefined) return true
-    const columns = UNIQUE_COLUMNS.get(constraint)
-    if (columns === undefined) throw new Error(`no unique index "${constraint}" in the schema`)
     // SQLite names the columns, not the index: "UNIQUE constraint failed: links.domain, links.slug".
-    return e.message.endsWith(`: ${columns}`)
+    return columns === undefined || e.message.endsWith(`: ${columns}`)
   }
   return false
 }
