@@ -74,15 +74,18 @@ export function visitorEntry(visitorHash: string): number {
   return sparseEntry(hi, lo)
 }
 
+/** The table of a sketch with no entry yet: most sketches of a flush get one or two. */
+const NO_ENTRIES = new Uint32Array(0)
+
 /**
  * A sketch being built or merged: sparse entries until too many, then dense registers. Sparse entries live
- * in an open-addressing table of typed arrays (an entry's index is hash bits already, so its low bits pick
- * the slot): top links merges a million entries per question, and a Map lookup per entry was most of it.
+ * in an open-addressing table (an entry's index is hash bits already, so its low bits pick the slot), each
+ * slot the whole entry: never 0, since a rank is at least 1. Top links merges a million entries per
+ * question, and a Map lookup per entry was most of it.
  */
 export class Sketch {
-  /** Sparse index + 1 per slot (0: free), and its rank; null once dense. */
-  private keys: Uint32Array | null = new Uint32Array(16)
-  private ranks: Uint8Array | null = new Uint8Array(16)
+  /** Sparse entries by slot (0: free); null once dense. */
+  private table: Uint32Array | null = NO_ENTRIES
   private size = 0
   private dense: Uint8Array | null = null
 
@@ -102,77 +105,48 @@ export class Sketch {
   }
 
   /** Adds a visitorEntry(). */
-  addEntry(entry: number) {
-    if (this.keys) return this.put(entry)
+  addEntry(entry: number): void {
+    if (this.table) return this.put(entry)
     const i = denseIndex(entry)
     const r = denseRank(entry)
     if (this.dense![i]! < r) this.dense![i] = r
   }
 
-  private put(entry: number) {
-    const keys = this.keys!
-    const key = (entry >>> 6) + 1
-    const r = entry & 63
-    const mask = keys.length - 1
-    for (let i = key & mask; ; i = (i + 1) & mask) {
-      const k = keys[i]!
-      if (k === key) {
-        if (this.ranks![i]! < r) this.ranks![i] = r
-        return
-      }
-      if (k === 0) {
-        keys[i] = key
-        this.ranks![i] = r
-        // At most half full; past SPARSE_LIMIT distinct entries the sketch turns dense.
-        if (++this.size * 2 > keys.length) this.grow()
-        return
-      }
-    }
+  private put(entry: number): void {
+    if (this.table!.length === 0) this.table = new Uint32Array(8)
+    // At most half full; past SPARSE_LIMIT distinct entries the sketch turns dense.
+    if (insert(this.table!, entry) && ++this.size * 2 > this.table!.length) this.grow(this.size)
   }
 
-  /** Doubles the table (or more, to hold `entries` at most half full), or turns dense past SPARSE_LIMIT. */
-  private grow(entries = 0) {
-    const keys = this.keys!
-    const ranks = this.ranks!
+  /** Dense past SPARSE_LIMIT entries, else room for `entries` at most half full (doubling at least). */
+  private grow(entries: number) {
     if (this.size > SPARSE_LIMIT) return this.toDense()
+    const old = this.table!
     // Never past 2 * SPARSE_LIMIT slots: half full at SPARSE_LIMIT entries, the next one turns it dense.
-    let capacity = keys.length * 2
+    let capacity = Math.max(8, old.length * 2)
     while (capacity < 2 * entries && capacity < 2 * SPARSE_LIMIT) capacity *= 2
     if (capacity > 2 * SPARSE_LIMIT) return
-    const into = (this.keys = new Uint32Array(capacity))
-    const intoRanks = (this.ranks = new Uint8Array(capacity))
-    const mask = capacity - 1
-    // Keys are distinct: each takes the first free slot from its own.
-    for (let i = 0; i < keys.length; i++) {
-      const key = keys[i]!
-      if (!key) continue
-      let j = key & mask
-      while (into[j]) j = (j + 1) & mask
-      into[j] = key
-      intoRanks[j] = ranks[i]!
-    }
-  }
-
-  /** Calls `f` with every sparse entry. */
-  private forEachEntry(f: (entry: number) => void) {
-    const keys = this.keys!
-    for (let i = 0; i < keys.length; i++) if (keys[i]) f((((keys[i]! - 1) << 6) | this.ranks![i]!) >>> 0)
+    const table = (this.table = new Uint32Array(capacity))
+    for (let i = 0; i < old.length; i++) if (old[i]) insert(table, old[i]!)
   }
 
   private toDense() {
     const regs = new Uint8Array(M)
-    this.forEachEntry((entry) => {
+    const table = this.table!
+    for (let k = 0; k < table.length; k++) {
+      const entry = table[k]!
+      if (!entry) continue
       const i = denseIndex(entry)
       const dr = denseRank(entry)
       if (regs[i]! < dr) regs[i] = dr
-    })
+    }
     this.dense = regs
-    this.keys = this.ranks = null
+    this.table = null
     this.size = 0
   }
 
   get empty() {
-    return this.keys !== null && this.size === 0
+    return this.table !== null && this.size === 0
   }
 
   /**
@@ -183,36 +157,21 @@ export class Sketch {
   merge(blob: Uint8Array | null | undefined) {
     if (!blob || blob.length === 0) return
     if (blob[0] === 1) {
-      if (this.keys) this.toDense()
+      if (this.table) this.toDense()
       maxInto(this.dense!, blob)
       return
     }
     let o = 1
     // Room for the blob's entries at once rather than doubling (and rehashing) on the way.
     const incoming = this.size + (blob.length - 1) / 4
-    if (this.keys && incoming * 2 > this.keys.length) this.grow(incoming)
-    // put() inlined over the blob, the table's arrays in locals (about half the time of a call per entry).
-    while (this.keys && o + 4 <= blob.length) {
-      const keys = this.keys
-      const ranks = this.ranks!
-      const mask = keys.length - 1
-      const limit = keys.length >>> 1
+    if (this.table && incoming * 2 > this.table.length) this.grow(incoming)
+    while (this.table && o + 4 <= blob.length) {
+      const table = this.table
+      const limit = table.length >>> 1
       let size = this.size
-      for (; o + 4 <= blob.length && size <= limit; o += 4) {
-        const entry = readEntry(blob, o)
-        const key = (entry >>> 6) + 1
-        const r = entry & 63
-        let i = key & mask
-        let k = keys[i]!
-        while (k !== key && k !== 0) k = keys[(i = (i + 1) & mask)]!
-        if (k === 0) {
-          keys[i] = key
-          ranks[i] = r
-          size++
-        } else if (ranks[i]! < r) ranks[i] = r
-      }
+      for (; o + 4 <= blob.length && size <= limit; o += 4) if (insert(table, readEntry(blob, o))) size++
       this.size = size
-      if (size > limit) this.grow()
+      if (size > limit) this.grow(size)
     }
     // The rest of the blob straight into the registers (top links merges millions of entries).
     const regs = this.dense!
@@ -238,13 +197,16 @@ export class Sketch {
     }
     // Entries in slot order: merging does not need them sorted.
     const out = new Uint8Array(1 + this.size * 4)
+    const table = this.table!
     let o = 1
-    this.forEachEntry((e) => {
+    for (let k = 0; k < table.length; k++) {
+      const e = table[k]!
+      if (!e) continue
       out[o++] = e >>> 24
       out[o++] = (e >>> 16) & 255
       out[o++] = (e >>> 8) & 255
       out[o++] = e & 255
-    })
+    }
     return out
   }
 
@@ -270,6 +232,23 @@ export class Sketch {
     if (raw <= 2.5 * M && zeros > 0) return Math.round(M * Math.log(M / zeros))
     return Math.round(raw)
   }
+}
+
+/**
+ * Puts a sparse entry into an open-addressing table with room for it: a new index takes the first free slot
+ * from its own, a known one keeps the higher rank. Answers whether the index was new.
+ */
+function insert(table: Uint32Array, entry: number): boolean {
+  const key = entry >>> 6
+  const mask = table.length - 1
+  let i = key & mask
+  for (let e = table[i]!; e !== 0; e = table[(i = (i + 1) & mask)]!) {
+    if (e >>> 6 !== key) continue
+    if ((e & 63) < (entry & 63)) table[i] = entry
+    return false
+  }
+  table[i] = entry
+  return true
 }
 
 const readEntry = (blob: Uint8Array, o: number) => ((blob[o]! << 24) | (blob[o + 1]! << 16) | (blob[o + 2]! << 8) | blob[o + 3]!) >>> 0
