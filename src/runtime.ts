@@ -1,13 +1,24 @@
 // The one wiring place. A runtime is the platform (configuration, clock, log, the database connections, the
 // job worker, the event bus, metrics) plus the feature modules, built in dependency order, plus one close().
 // The server, the CLI and the tests all build it here, the same way.
-import { openDatabase, prepareDataDir } from './db/client'
+import { openDatabase, prepareDataDir, type DbHandle } from './db/client'
 import { migrate } from './db/migrate'
+import { pgDrizzle } from './db/pg/client'
+import { openPostgres } from './db/pg/connect'
+import { migratePostgres } from './db/pg/migrate'
+import { listenChanges, type ChangeListener } from './db/pg/notify'
+import type { SqliteStore } from './db/store'
 import { EventBus } from './events/bus'
+import { BUS_CHANNEL, receiveBusNotice, relayBusPg } from './events/bus-pg'
 import { EventInterest } from './events/interest'
+import { sqliteOutbox, type OutboxConsumer } from './events/outbox'
+import { pgOutbox, type OutboxConsumerPg } from './events/outbox-pg'
+import { OUTBOX_CHANNEL } from './events/repo-outbox-pg'
 import { Metrics } from './http/metrics'
-import { startPeriodic } from './jobs/periodic'
+import { startPeriodic, type PeriodicTask } from './jobs/periodic'
 import { createJobQueue } from './jobs/queue'
+import { createPgJobQueue, JOBS_CHANNEL } from './jobs/repo-queue-pg'
+import { createSweepLock, startPeriodicPg } from './jobs/sweep-lock-pg'
 import { Worker, type WorkerOptions } from './jobs/worker'
 import { createAnalyticsModule } from './modules/analytics'
 import { createApiKeysModule } from './modules/api-keys'
@@ -21,6 +32,8 @@ import { createIdentityModule } from './modules/identity'
 import { createLinksModule } from './modules/links'
 import type { Module, Platform } from './modules/module'
 import { createPlatformModule } from './modules/platform'
+import { createSettingsRepo, SERVER_SECRETS } from './modules/platform/repo-settings'
+import { preloadSettingsPg } from './modules/platform/repo-settings-pg'
 import { createPagesModule } from './modules/pages'
 import { createQrModule } from './modules/qr'
 import { createRedirectModule } from './modules/redirect'
@@ -37,13 +50,23 @@ export interface RuntimeOptions {
   clickWriter?: ClickWriterKind
 }
 
-function createPlatform(config: Config, options: RuntimeOptions): Platform {
+/** What the platform holds beyond what modules see: the engine's own parts, started and closed here. */
+interface EngineParts {
+  /** Registers the modules' outbox consumers (for the engine served from). */
+  addConsumers(modules: Module[]): void
+  startPeriodic(tasks: PeriodicTask[], onError: (task: PeriodicTask, err: unknown) => void): { stop(): void }
+  /** After the modules and the worker: closes the connections. */
+  close(): Promise<void>
+}
+
+function basics(config: Config, options: RuntimeOptions) {
   const log = options.log ?? createLogger(config.logLevel)
-  const clock = options.clock ?? systemClock
-  if (config.databaseUrl) {
-    // Schema and migrations exist for PostgreSQL (lnk migrate); the repos do not run on it yet (issue 18).
-    throw new ConfigError('LNK_DATABASE_URL is set, but this build serves from SQLite only: `lnk migrate --database-url …` prepares a PostgreSQL database, serving from it is not finished (docs/scale-out.md). Unset LNK_DATABASE_URL to serve from SQLite.')
-  }
+  return { instanceId: base62(12), config, clock: options.clock ?? systemClock, log, bus: new EventBus(log), interest: new EventInterest(), metrics: new Metrics() }
+}
+
+function createSqlitePlatform(config: Config, options: RuntimeOptions): { platform: Platform; parts: EngineParts } {
+  const base = basics(config, options)
+  const { clock, log } = base
   const db = openDatabase(prepareDataDir(config.dataDir), { cacheMb: 16 })
   try {
     const { applied } = migrate(db.sqlite)
@@ -55,18 +78,73 @@ function createPlatform(config: Config, options: RuntimeOptions): Platform {
   // The worker claims jobs and dispatches the outbox on a connection of its own that never waits for the
   // write lock, so background work cannot stall requests while the click writer holds it.
   const workerDb = openDatabase(db.path, { busyTimeoutMs: 0, cacheMb: 8 })
-  return {
-    instanceId: base62(12),
-    config,
-    clock,
-    log,
-    db,
-    workerDb,
+  const consumers: OutboxConsumer[] = []
+  const platform: Platform = {
+    ...base,
+    store: { engine: 'sqlite', db, workerDb },
+    settings: createSettingsRepo(db.db),
     queue: createJobQueue(db.db),
-    worker: new Worker({ db: workerDb.db, queue: createJobQueue(workerDb.db), clock, log }, options.worker),
-    bus: new EventBus(log),
-    interest: new EventInterest(),
-    metrics: new Metrics(),
+    worker: new Worker({ queue: createJobQueue(workerDb.db), clock, log, outbox: sqliteOutbox(workerDb.db, consumers, () => clock.now()) }, options.worker),
+  }
+  return {
+    platform,
+    parts: {
+      addConsumers: (modules) => consumers.push(...modules.flatMap((m) => m.consumers ?? [])),
+      startPeriodic: (tasks, onError) => startPeriodic(db.db, tasks, () => clock.now(), () => platform.worker.notify(), onError),
+      async close() {
+        workerDb.close()
+        db.close()
+      },
+    },
+  }
+}
+
+/**
+ * PostgreSQL: one pool for requests and the worker, a LISTEN connection that wakes the worker and relays the
+ * bus between nodes, and a session lock that runs the periodic sweeps on one node.
+ */
+async function createPgPlatform(config: Config, url: string, options: RuntimeOptions): Promise<{ platform: Platform; parts: EngineParts }> {
+  const base = basics(config, options)
+  const { clock, log, bus, instanceId } = base
+  const sql = await openPostgres(url, { max: config.databasePoolSize })
+  let listener: ChangeListener | undefined
+  try {
+    const { applied } = await migratePostgres(sql)
+    if (applied.length) log.info('migrations applied', { count: applied.length, latest: applied.at(-1) })
+    const db = pgDrizzle(sql)
+    const settings = await preloadSettingsPg(db, [...SERVER_SECRETS], clock.now())
+    const consumers: OutboxConsumerPg[] = []
+    const worker = new Worker({ queue: createPgJobQueue(sql), clock, log, outbox: pgOutbox(db, consumers, () => clock.now()) }, options.worker)
+    relayBusPg(bus, sql, instanceId, log)
+    listener = await listenChanges(url, [BUS_CHANNEL, JOBS_CHANNEL, OUTBOX_CHANNEL], {
+      onChange: (channel, payload) => (channel === BUS_CHANNEL ? receiveBusNotice(bus, instanceId, payload, log) : worker.notify()),
+      onReset(cause) {
+        log.warn('notices from other nodes may have been missed; caches cleared', { cause })
+        bus.emitLocal('caches.reset', {})
+        worker.notify()
+      },
+    })
+    const sweepLock = createSweepLock(sql)
+    const heard = listener
+    const platform: Platform = { ...base, store: { engine: 'pg', db, sql, url }, settings, queue: createPgJobQueue(sql), worker }
+    return {
+      platform,
+      parts: {
+        addConsumers: (modules) => consumers.push(...modules.flatMap((m) => m.consumersPg ?? [])),
+        startPeriodic: (tasks, onError) => startPeriodicPg(sql, sweepLock, tasks, () => clock.now(), () => worker.notify(), onError),
+        async close() {
+          bus.relayTo(null)
+          // The lock's connection first: the pool's close() waits for it.
+          await sweepLock.close()
+          await heard.close()
+          await sql.close()
+        },
+      },
+    }
+  } catch (err) {
+    await listener?.close().catch(() => {})
+    await sql.close().catch(() => {})
+    throw err
   }
 }
 
@@ -103,6 +181,9 @@ export type Modules = ReturnType<typeof createModules>
 export interface Runtime extends Platform {
   modules: Modules
   startedAt: number
+  /** The SQLite connections (tests and admin commands that work on the file); throws on PostgreSQL. */
+  readonly db: DbHandle
+  readonly workerDb: DbHandle
   /** Starts the worker, periodic triggers and the modules' timers and threads (the server; not the tests). */
   start(): void
   /**
@@ -112,26 +193,48 @@ export interface Runtime extends Platform {
   close(): Promise<void>
 }
 
+/** A runtime on SQLite, built synchronously (tests and admin commands). `lnk serve` uses openRuntime. */
 export function createRuntime(config: Config, options: RuntimeOptions = {}): Runtime {
-  const platform = createPlatform(config, options)
+  if (config.databaseUrl) throw new ConfigError('LNK_DATABASE_URL is set: this command works on the SQLite file only; unset LNK_DATABASE_URL (or leave out --database-url)')
+  const { platform, parts } = createSqlitePlatform(config, options)
+  return assemble(platform, parts, options)
+}
+
+/** A runtime on the engine the configuration names: PostgreSQL with LNK_DATABASE_URL, else SQLite. */
+export async function openRuntime(config: Config, options: RuntimeOptions = {}): Promise<Runtime> {
+  if (!config.databaseUrl) return createRuntime(config, options)
+  const { platform, parts } = await createPgPlatform(config, config.databaseUrl, options)
+  const rt = assemble(platform, parts, options)
+  try {
+    for (const m of Object.values(rt.modules) as Module[]) await m.init?.()
+  } catch (err) {
+    await rt.close()
+    throw err
+  }
+  return rt
+}
+
+function assemble(platform: Platform, parts: EngineParts, options: RuntimeOptions): Runtime {
+  const { config } = platform
   let modules: Modules
   try {
     modules = createModules(platform, options)
   } catch (err) {
-    platform.workerDb.close()
-    platform.db.close()
+    void parts.close()
     throw err
   }
   const list: Module[] = Object.values(modules)
-  for (const m of list) {
-    for (const job of m.jobs ?? []) platform.worker.handle(job.type, job.run, { lane: job.lane })
-    for (const consumer of m.consumers ?? []) platform.worker.consumeOutbox(consumer)
-  }
-  const { queue, clock, metrics } = platform
+  for (const m of list) for (const job of m.jobs ?? []) platform.worker.handle(job.type, job.run, { lane: job.lane })
+  parts.addConsumers(list)
+  const { queue, clock, metrics, store } = platform
   metrics.gauge('lnk_jobs_due', 'Jobs due now and not yet claimed (queue depth).', async () => (await queue.depth(clock.now())).due)
   metrics.gauge('lnk_jobs_running', 'Jobs being run.', async () => (await queue.depth(clock.now())).running)
   metrics.gauge('lnk_jobs_dead', 'Jobs that failed for good.', async () => (await queue.depth(clock.now())).dead)
 
+  const sqliteOnly = (): SqliteStore => {
+    if (store.engine !== 'sqlite') throw new Error('this runtime serves from PostgreSQL; the SQLite connections do not exist')
+    return store
+  }
   let periodic: { stop(): void } | undefined
   let started = false
   let closing: Promise<void> | undefined
@@ -139,16 +242,19 @@ export function createRuntime(config: Config, options: RuntimeOptions = {}): Run
     ...platform,
     modules,
     startedAt: clock.now(),
+    get db() {
+      return sqliteOnly().db
+    },
+    get workerDb() {
+      return sqliteOnly().workerDb
+    },
     start() {
       if (started) return
       started = true
       platform.worker.start()
       for (const m of list) m.start?.()
-      periodic = startPeriodic(
-        platform.db.db,
+      periodic = parts.startPeriodic(
         list.flatMap((m) => m.periodic ?? []),
-        () => clock.now(),
-        () => platform.worker.notify(),
         (task, err) => platform.log.error('periodic trigger failed', { task: task.name, error: String(err) }),
       )
     },
@@ -158,8 +264,7 @@ export function createRuntime(config: Config, options: RuntimeOptions = {}): Run
         // Modules first (the click buffer writes what it holds), then the worker finishes its jobs.
         for (const m of [...list].reverse()) await m.close?.()
         if (started) await platform.worker.stop(config.shutdownTimeoutSeconds * 1000)
-        platform.workerDb.close()
-        platform.db.close()
+        await parts.close()
       })()
       return closing
     },

@@ -20,3 +20,23 @@ export type AsyncPort<T> = {
       : T[K]
     : T[K]
 }
+
+type SyncKeys<T> = { [K in keyof T]: K extends `${string}Sync` ? K : never }[keyof T]
+
+/**
+ * A port as the services use it on either engine: the async methods always, the `fooSync` ones only where
+ * the engine answers without awaiting (SQLite). A caller on the redirect path takes `fooSync` when present
+ * and awaits `foo` otherwise.
+ */
+export type Port<T> = AsyncPort<T> & Partial<Pick<T, SyncKeys<T>>>
+
+/** A SQLite repo as a Port: each `fooSync` is also offered as an async `foo` (unless it has one). */
+export function withAsync<T extends object>(repo: T): T & AsyncPort<T> {
+  const out: Record<string, unknown> = { ...(repo as Record<string, unknown>) }
+  for (const [key, value] of Object.entries(repo)) {
+    if (!key.endsWith('Sync') || typeof value !== 'function') continue
+    const base = key.slice(0, -4)
+    if (!(base in repo)) out[base] = async (...args: unknown[]) => (value as (...a: unknown[]) => unknown).apply(repo, args)
+  }
+  return out as T & AsyncPort<T>
+}

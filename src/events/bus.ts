@@ -14,14 +14,29 @@ export interface Notices {
   'page.changed': { id: string }
   /** Events were queued for these forwarding sessions (after the dispatch committed): wake their polls. */
   'forwarding.queued': { sessionIds: string[] }
+  /**
+   * Notices from other nodes may have been lost (their channel reconnected): whatever is cached from the
+   * database may be stale. Emitted on this node only.
+   */
+  'caches.reset': Record<string, never>
 }
+
+/** Hands a notice emitted here to the other nodes (bus-pg.ts); they emit it with emitLocal(). */
+export type Relay = <K extends keyof Notices>(name: K, notice: Notices[K]) => void
 
 type Listener<K extends keyof Notices> = (notice: Notices[K]) => void
 
 export class EventBus {
   private readonly listeners = new Map<keyof Notices, Set<Listener<keyof Notices>>>()
 
+  private relay: Relay | null = null
+
   constructor(private readonly log: Logger) {}
+
+  /** From now on every emit() is also handed to `relay` (several nodes on one PostgreSQL). */
+  relayTo(relay: Relay | null) {
+    this.relay = relay
+  }
 
   on<K extends keyof Notices>(name: K, listener: Listener<K>): () => void {
     let set = this.listeners.get(name)
@@ -32,6 +47,12 @@ export class EventBus {
 
   /** Call after the commit, never inside the transaction: a rolled-back change must not be announced. */
   emit<K extends keyof Notices>(name: K, notice: Notices[K]): void {
+    this.emitLocal(name, notice)
+    if (this.relay && name !== 'caches.reset') this.relay(name, notice)
+  }
+
+  /** Tells this node's listeners only: a notice another node emitted, or one that concerns this node alone. */
+  emitLocal<K extends keyof Notices>(name: K, notice: Notices[K]): void {
     for (const listener of this.listeners.get(name) ?? []) {
       try {
         listener(notice)

@@ -21,7 +21,7 @@
 // sequence, CACHE 1 as migrated). An event whose transaction outlives the settle wait delays the events after
 // it (never skipped) until a later pass.
 import type { PgDb, PgTx } from '../db/pg/client'
-import { toOutboxEvent, type OutboxEvent } from './outbox'
+import { toOutboxEvent, type OutboxDrain, type OutboxEvent } from './outbox'
 import { anyEventAfterCursorPg, cursorAtPg, deleteEventsPg, eventsAfterPg, lastSeqPg, lockCursorPg, moveCursorPg, outboxWritersPg, seqHandedOutPg } from './repo-outbox-pg'
 
 /** outbox.ts's OutboxConsumer on PostgreSQL: it runs inside the dispatch transaction, so its writes commit with the cursor's move. */
@@ -110,3 +110,17 @@ async function settledSeq(db: PgDb, waitMs: number): Promise<number | null> {
   }
   return handedOut
 }
+
+/** The worker's drain on PostgreSQL: full batches continue, up to 25 a pass, as on SQLite. */
+export function pgOutbox(db: PgDb, consumers: readonly OutboxConsumerPg[], now: () => number): OutboxDrain {
+  return {
+    async drain() {
+      for (let pass = 0; pass < 25 && (await hasPendingEventsPg(db)); pass++) {
+        const dispatched = await dispatchPg(db, consumers, now())
+        if (!consumers.length || dispatched < DRAIN_BATCH) break
+      }
+    },
+  }
+}
+
+const DRAIN_BATCH = 200

@@ -98,6 +98,32 @@ export function dispatchOutbox(db: Tx, consumers: readonly OutboxConsumer[], now
   return rows.length
 }
 
+/** What the job worker drains on each pass: the outbox of the engine the runtime serves from. */
+export interface OutboxDrain {
+  drain(): void | Promise<void>
+}
+
+const DISPATCH_BATCH = 200
+
+/**
+ * Drains the outbox, one IMMEDIATE transaction per batch. IMMEDIATE because the transaction reads and
+ * then writes: a deferred one would start on a read snapshot and fail with SQLITE_BUSY when another
+ * process (the CLI) committed meanwhile, instead of waiting for the lock. One transaction per batch keeps
+ * the write lock short and keeps the batches already dispatched when a later one fails. Bounded per pass:
+ * under a steady stream of events (clicks) an unbounded loop would chase the writer for the lock forever.
+ * Full batches continue; a partial one, or the cursor jump made when nobody consumes, ends the pass.
+ */
+export function sqliteOutbox(db: Db, consumers: readonly OutboxConsumer[], now: () => number): OutboxDrain {
+  return {
+    drain() {
+      for (let pass = 0; pass < 25 && hasPendingEvents(db); pass++) {
+        const dispatched = db.transaction((tx) => dispatchOutbox(tx, consumers, now(), DISPATCH_BATCH), { behavior: 'immediate' })
+        if (!consumers.length || dispatched < DISPATCH_BATCH) break
+      }
+    },
+  }
+}
+
 /** A stored outbox row as consumers see it. */
 export function toOutboxEvent(row: StoredEvent): OutboxEvent {
   return {

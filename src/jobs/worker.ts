@@ -2,8 +2,7 @@
 // a time. Timers only wake it; what must happen lives in the jobs table. Time comes from the injected clock
 // so tests drive retries with runDue() instead of sleeping.
 import type { Clock } from '../platform/clock'
-import type { Db } from '../db/client'
-import { dispatchOutbox, hasPendingEvents, type OutboxConsumer } from '../events/outbox'
+import type { OutboxDrain } from '../events/outbox'
 import type { Logger } from '../platform/log'
 import { base62, random } from '../platform/random'
 import { isBusy, retryWhileBusy } from './busy'
@@ -53,7 +52,6 @@ export function defaultBackoff(failedAttempts: number): number {
   return Math.round(base * (0.8 + 0.4 * random()))
 }
 
-const DISPATCH_BATCH = 200
 /** A pass that found the write lock taken is tried again this soon (a click flush holds it for ms). */
 const BUSY_RETRY_MS = 10
 
@@ -65,7 +63,6 @@ export class Worker {
   private handlers = new Map<string, JobHandler>()
   /** Job types with slots of their own (type → concurrency), claimed apart from the shared slots. */
   private lanes = new Map<string, number>()
-  private consumers: OutboxConsumer[] = []
   private inFlight = new Map<string, { type: string; done: Promise<void> }>()
   private timer: ReturnType<typeof setTimeout> | null = null
   /** The pools the next pass claims for: where a job finished, or all (notify()); null: a poll, all. */
@@ -80,7 +77,7 @@ export class Worker {
   private readonly backoff: (n: number) => number
 
   constructor(
-    private deps: { db: Db; queue: JobQueue; clock: Clock; log: Logger },
+    private deps: { queue: JobQueue; clock: Clock; log: Logger; outbox?: OutboxDrain },
     options: WorkerOptions = {},
   ) {
     this.id = options.id ?? `worker_${base62(8)}`
@@ -99,11 +96,6 @@ export class Worker {
     if (this.handlers.has(type)) throw new Error(`a handler for job type "${type}" is already registered`)
     this.handlers.set(type, handler)
     if (options.lane !== undefined) this.lanes.set(type, Math.max(1, options.lane))
-    return this
-  }
-
-  consumeOutbox(consumer: OutboxConsumer) {
-    this.consumers.push(consumer)
     return this
   }
 
@@ -159,7 +151,7 @@ export class Worker {
   async runDue(): Promise<number> {
     let total = 0
     for (;;) {
-      this.dispatch()
+      await this.deps.outbox?.drain()
       const claimed = await this.claimAndStart()
       if (!claimed.length) break
       total += claimed.length
@@ -212,7 +204,7 @@ export class Worker {
     // Separately guarded: an event a consumer cannot take must not stop due jobs from running.
     // A busy database (the click writer holds the lock) is not a failure: the pass is tried again.
     try {
-      this.dispatch()
+      await this.deps.outbox?.drain()
     } catch (err) {
       if (isBusy(err)) busy = true
       else this.deps.log.error('outbox dispatch failed', { error: (err as Error).message })
@@ -224,25 +216,6 @@ export class Worker {
       else this.deps.log.error('worker tick failed', { error: (err as Error).message })
     }
     return busy
-  }
-
-  /**
-   * Drains the outbox, one IMMEDIATE transaction per batch. IMMEDIATE because the transaction reads and
-   * then writes: a deferred one would start on a read snapshot and fail with SQLITE_BUSY when another
-   * process (a second lnk node, the CLI) committed meanwhile, instead of waiting for the lock. One
-   * transaction per batch keeps the write lock short and keeps the batches already dispatched when a later
-   * one fails.
-   */
-  private dispatch() {
-    const { db, clock } = this.deps
-    // Bounded per pass: under a steady stream of events (clicks) an unbounded loop would chase the writer
-    // for the lock forever. Full batches continue; a partial one, or the cursor jump made when nobody
-    // consumes, ends the pass.
-    for (let pass = 0; pass < 25 && hasPendingEvents(db); pass++) {
-      const now = clock.now()
-      const dispatched = db.transaction((tx) => dispatchOutbox(tx, this.consumers, now, DISPATCH_BATCH), { behavior: 'immediate' })
-      if (!this.consumers.length || dispatched < DISPATCH_BATCH) break
-    }
   }
 
   /**

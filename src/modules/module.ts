@@ -3,10 +3,11 @@
 // the factories in order and plugs what they return into the app, the job worker and the outbox. Nothing
 // here knows any area.
 import type { AnyElysia } from 'elysia'
-import type { DbHandle } from '../db/client'
+import type { Store } from '../db/store'
 import type { EventBus } from '../events/bus'
 import type { EventInterest } from '../events/interest'
 import type { OutboxConsumer } from '../events/outbox'
+import type { OutboxConsumerPg } from '../events/outbox-pg'
 import type { authPlugin } from '../http/auth'
 import type { IdempotencyDeps } from '../http/idempotency'
 import type { Metrics } from '../http/metrics'
@@ -16,6 +17,7 @@ import type { JobHandler, Worker } from '../jobs/worker'
 import type { Clock } from '../platform/clock'
 import type { Config } from '../platform/config'
 import type { Logger } from '../platform/log'
+import type { SettingsRepo } from './platform/repo-settings'
 
 /** What every module may use: configuration, time, logs, the database connections, jobs, events, metrics. */
 export interface Platform {
@@ -24,10 +26,10 @@ export interface Platform {
   config: Config
   clock: Clock
   log: Logger
-  /** The connection of requests and services. */
-  db: DbHandle
-  /** The background worker's own connection, which never waits for the write lock. */
-  workerDb: DbHandle
+  /** The database: SQLite or PostgreSQL, and its connections. Factories pick their repos by its engine. */
+  store: Store
+  /** Server-wide secrets, answered synchronously (read before the modules are built on PostgreSQL). */
+  settings: SettingsRepo
   queue: JobQueue
   worker: Worker
   bus: EventBus
@@ -57,9 +59,16 @@ export interface Module {
   root?: boolean
   /** Routes at the root beside a module's /v1 routes (what other hosts and local tools call). */
   rootRoutes?: AnyElysia
+  /** Outbox consumers, on the engine the runtime serves from (a module gives the list for its engine). */
   consumers?: OutboxConsumer[]
+  consumersPg?: OutboxConsumerPg[]
   jobs?: JobSpec[]
   periodic?: PeriodicTask[]
+  /**
+   * What a module reads before it can answer, where the engine cannot read it while the module is built
+   * (PostgreSQL: the served domains). The runtime awaits it before serving; SQLite modules read in the factory.
+   */
+  init?(): Promise<void>
   /** Starts timers and threads; called by startBackground, never by tests that only handle requests. */
   start?(): void
   /** Stops what start() began and writes what is held in memory. Modules close in reverse order. */

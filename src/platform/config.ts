@@ -54,6 +54,8 @@ export interface Config {
   domainCheckPort: number
   /** postgres://… selects PostgreSQL (several nodes on one database); null keeps SQLite under dataDir. */
   databaseUrl: string | null
+  /** Connections each node keeps open to PostgreSQL (plus one that listens for notices). */
+  databasePoolSize: number
 }
 
 export class ConfigError extends Error {}
@@ -177,6 +179,14 @@ export const SETTINGS: Setting[] = [
     fallback: () => '',
     parse: databaseUrl,
     redact: redactUrl,
+  },
+  {
+    key: 'databasePoolSize',
+    env: 'LNK_DATABASE_POOL_SIZE',
+    flag: 'database-pool-size',
+    help: 'PostgreSQL connections per node (one more listens for notices); count nodes × (this + 1) against max_connections',
+    fallback: () => '10',
+    parse: integer(2, 1000),
   },
   {
     key: 'baseUrl',

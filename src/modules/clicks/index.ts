@@ -2,7 +2,6 @@
 // (inline, or a thread with its own connection in the server) with enrichment, counters and rollups.
 import { createEnricher } from '../analytics/enrich'
 import { defineModule, type Platform } from '../module'
-import { createSettingsRepo } from '../platform/repo-settings'
 import { ClickBuffer } from './click-buffer'
 import { inlineClickWriter, threadClickWriter } from './click-writer'
 import { createClicksRepo } from './repo'
@@ -13,7 +12,7 @@ export type ClickWriterKind = 'inline' | 'thread'
 export function createClicksModule(platform: Platform, writerKind: ClickWriterKind = 'inline') {
   const { config, db, clock, log, metrics } = platform
   /** Key of the keyed hashes of visitors and client addresses (raw addresses are never stored). */
-  const visitorKey = createSettingsRepo(db.db).serverSecret('visitor_hash_key', clock.now())
+  const visitorKey = platform.settings.serverSecret('visitor_hash_key', clock.now())
   // Clicks are enriched (country, device, browser, OS) by whichever writer writes them: the thread builds
   // its own enricher from the same database path; this one serves inline writes and the fallback.
   const enricher = createEnricher({ geoipPath: config.geoipDb, onError: (message) => log.error(message) })

@@ -2,7 +2,6 @@
 // served now (filled at creation, so the first request already sees it), and the root routes for the HTTP
 // check and Caddy's TLS question.
 import { defineModule, type HttpKit, type Platform } from '../module'
-import { createSettingsRepo } from '../platform/repo-settings'
 import { createDnsResolver, type DnsResolver } from './dns'
 import { createDomainsRepo } from './repo'
 import { domainRootRoutes } from './root-routes'
@@ -15,7 +14,7 @@ export const SERVED_REFRESH_MS = 5000
 
 export function createDomainsModule(platform: Platform, http: HttpKit, options: { dns?: DnsResolver } = {}) {
   const { config, clock, log, db, bus } = platform
-  const proofKey = createSettingsRepo(db.db).serverSecret('domain_check_key', clock.now())
+  const proofKey = platform.settings.serverSecret('domain_check_key', clock.now())
   const repo = createDomainsRepo(db.db, () => clock.now())
   const served = new ServedDomains((domain) => {
     markHttpsSeen(ctx, domain.id).catch((err) => log.error('recording a domain\'s working certificate failed', { domain: domain.domain, error: (err as Error).message }))

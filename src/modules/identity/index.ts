@@ -7,7 +7,9 @@ import { MINUTE_MS } from '../../platform/time'
 import { RateLimiter } from '../api-keys/rate-limit'
 import { defineModule, type HttpKit, type Platform } from '../module'
 import { LastUsedTracker } from './last-used'
+import { onEngine } from '../../db/store'
 import { createIdentityRepo } from './repo'
+import { createIdentityRepoPg } from './repo-pg'
 import { identityRoutes } from './routes'
 import type { IdentityCtx } from './service'
 
@@ -16,8 +18,8 @@ const LAST_USED_FLUSH_MS = MINUTE_MS
 
 /** `idempotency` completes the HTTP kit this module hands every other module's routes. */
 export function createIdentityModule(platform: Platform, idempotency: IdempotencyDeps['idempotency']) {
-  const { instanceId, config, db, clock, log } = platform
-  const repo = createIdentityRepo(db.db)
+  const { instanceId, config, store, clock, log } = platform
+  const repo = onEngine(store, (s) => createIdentityRepo(s.db.db), (s) => createIdentityRepoPg(s.db))
   const ctx: IdentityCtx = { config, clock, log, identity: repo }
   const lastUsed = new LastUsedTracker(repo)
   /** Per-key request rates, in memory: a restart opens a fresh window. */

@@ -3,13 +3,16 @@
 import type { DomainsModule } from '../domains'
 import type { PagesModule } from '../pages'
 import { defineModule, type HttpKit, type Platform } from '../module'
+import { onEngine } from '../../db/store'
+import { withAsync } from '../../db/rows'
 import { createLinksRepo } from './repo'
+import { createLinksRepoPg } from './repo-pg'
 import { linkRoutes } from './routes'
 import type { LinksCtx } from './service'
 
 export function createLinksModule(platform: Platform, http: HttpKit, domains: DomainsModule, pages: Pick<PagesModule, 'repo'>) {
-  const { config, db, clock, log, bus } = platform
-  const ctx: LinksCtx = { config, clock, log, links: createLinksRepo(db.db), bus, served: domains.served, bridgePages: pages.repo }
+  const { config, store, clock, log, bus } = platform
+  const ctx: LinksCtx = { config, clock, log, links: onEngine(store, (s) => withAsync(createLinksRepo(s.db.db)), (s) => createLinksRepoPg(s.db)), bus, served: domains.served, bridgePages: pages.repo }
   return defineModule({ name: 'links', ctx, repo: ctx.links, routes: linkRoutes(ctx, http) })
 }
 

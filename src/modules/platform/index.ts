@@ -1,12 +1,15 @@
 // The platform's own area: health, readiness and metrics, the OpenAPI document and its page, stored
 // Idempotency-Key answers, and the pruning of what the platform keeps (idempotency records, dispatched
 // outbox events).
+import { onEngine } from '../../db/store'
 import { pruneDispatched } from '../../events/outbox'
+import { pruneDispatchedPg } from '../../events/outbox-pg'
 import type { PeriodicTask } from '../../jobs/periodic'
 import { DAY_MS } from '../../platform/time'
 import { Elysia } from 'elysia'
 import { defineModule, type Platform } from '../module'
 import { createIdempotencyRepo } from './repo-idempotency'
+import { createIdempotencyRepoPg } from './repo-idempotency-pg'
 import { openapiDocs } from './openapi'
 import { opsRoutes } from './ops-routes'
 
@@ -21,8 +24,8 @@ export const PLATFORM_PERIODIC: PeriodicTask[] = [
 ]
 
 export function createPlatformModule(platform: Platform) {
-  const { db, clock, log, config } = platform
-  const idempotency = createIdempotencyRepo(db.db)
+  const { store, clock, log, config } = platform
+  const idempotency = onEngine(store, (s) => createIdempotencyRepo(s.db.db), (s) => createIdempotencyRepoPg(s.db))
   return defineModule({
     name: 'platform',
     idempotency,
@@ -40,7 +43,8 @@ export function createPlatformModule(platform: Platform) {
       {
         type: PRUNE_OUTBOX,
         run: async () => {
-          const removed = pruneDispatched(db.db, clock.now() - OUTBOX_RETENTION_MS)
+          const before = clock.now() - OUTBOX_RETENTION_MS
+          const removed = await onEngine<number | Promise<number>>(store, (s) => pruneDispatched(s.db.db, before), (s) => pruneDispatchedPg(s.db, before))
           if (removed) log.info('dispatched outbox events pruned', { removed })
         },
       },

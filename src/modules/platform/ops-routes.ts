@@ -1,8 +1,9 @@
 // Operations endpoints outside /v1: liveness, readiness and Prometheus metrics.
 import { Elysia, t } from 'elysia'
+import { pingStore } from '../../db/store'
 import type { Platform } from '../module'
 
-export function opsRoutes(rt: Pick<Platform, 'instanceId' | 'db' | 'metrics'>) {
+export function opsRoutes(rt: Pick<Platform, 'instanceId' | 'store' | 'metrics'>) {
   return new Elysia({ name: 'lnk.ops', seed: rt.instanceId, tags: ['Operations'] })
     .get('/healthz', () => ({ status: 'ok' as const }), {
       response: { 200: t.Object({ status: t.Literal('ok') }) },
@@ -10,9 +11,9 @@ export function opsRoutes(rt: Pick<Platform, 'instanceId' | 'db' | 'metrics'>) {
     })
     .get(
       '/readyz',
-      ({ set }) => {
+      async ({ set }) => {
         try {
-          rt.db.ping()
+          await pingStore(rt.store)
           return { status: 'ready' as const }
         } catch (err) {
           set.status = 503

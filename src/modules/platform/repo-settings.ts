@@ -5,6 +5,9 @@ import type { Db } from '../../db/client'
 import { settings } from '../../db/schema'
 import { randomSecretBytes } from '../../platform/random'
 
+/** The server secrets modules read while they are built (PostgreSQL reads them all before). */
+export const SERVER_SECRETS = ['visitor_hash_key', 'cookie_signing_key', 'domain_check_key'] as const
+
 export interface SettingsRepo {
   /**
    * The named secret, created on first use. Synchronous on purpose: modules read it while they are built,

@@ -5,7 +5,6 @@ import type { ClicksModule } from '../clicks'
 import type { ServedDomains } from '../domains/served'
 import type { LinksModule } from '../links'
 import { defineModule, type Platform } from '../module'
-import { createSettingsRepo } from '../platform/repo-settings'
 import { LinkCache } from './cache'
 import { createRedirectHandler, type VisitorPages } from './handler'
 import { ShortHosts } from './short-hosts'
@@ -19,7 +18,7 @@ export function createRedirectModule(platform: Platform, links: LinksModule, cli
   const domainSlugs = createDomainSlugsRepo(db.db)
   bus.on('domain.changed', ({ domain }) => cache.invalidateDomain(domain, domainSlugs.slugsSync(domain)))
   /** Key that signs the redirect pages' cookies (password, captcha, consent). */
-  const cookieKey = createSettingsRepo(db.db).serverSecret('cookie_signing_key', clock.now())
+  const cookieKey = platform.settings.serverSecret('cookie_signing_key', clock.now())
   const shortHosts = new ShortHosts(config.shortDomains, served)
   const stats = createStatsRepo(db.db)
   const handle = createRedirectHandler({ config, clock, stats, cookieKey, visitorKey: clicks.visitorKey, linkCache: cache, clickBuffer: clicks.buffer, shortHosts, served, pages })
