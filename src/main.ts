@@ -9,7 +9,7 @@ import { migrate as applyMigrations } from './db/migrate'
 import { openPostgres } from './db/pg/connect'
 import { migratePostgres } from './db/pg/migrate'
 import { loadConfig, settingsHelp } from './platform/config'
-import { createRuntime } from './runtime'
+import { openRuntime } from './runtime'
 import { startServer } from './server'
 
 const VERSION = '0.1.0'
@@ -26,7 +26,7 @@ ${settingsHelp()}`,
   positionals: 0,
   async run({ settings }) {
     const config = loadConfig(process.env, settings)
-    const rt = createRuntime(config, { clickWriter: 'thread' })
+    const rt = await openRuntime(config, { clickWriter: 'thread' })
     const server = startServer(rt)
     return new Promise<number>((resolveExit) => {
       const stop = (signal: string) => {

@@ -11,7 +11,7 @@ import type { SqliteStore } from './db/store'
 import { EventBus } from './events/bus'
 import { BUS_CHANNEL, receiveBusNotice, relayBusPg } from './events/bus-pg'
 import { EventInterest } from './events/interest'
-import { sqliteOutbox, type OutboxConsumer } from './events/outbox'
+import { sqliteOutbox, type SqliteOutbox } from './events/outbox'
 import { pgOutbox, type OutboxConsumerPg } from './events/outbox-pg'
 import { OUTBOX_CHANNEL } from './events/repo-outbox-pg'
 import { Metrics } from './http/metrics'
@@ -54,10 +54,14 @@ export interface RuntimeOptions {
 interface EngineParts {
   /** Registers the modules' outbox consumers (for the engine served from). */
   addConsumers(modules: Module[]): void
+  outbox?: SqliteOutbox
   startPeriodic(tasks: PeriodicTask[], onError: (task: PeriodicTask, err: unknown) => void): { stop(): void }
   /** After the modules and the worker: closes the connections. */
   close(): Promise<void>
 }
+
+/** The worker's options: the configured lease unless the caller (a test) says otherwise. */
+const workerOptions = (config: Config, options: RuntimeOptions): WorkerOptions => ({ leaseMs: config.jobLeaseSeconds * 1000, ...options.worker })
 
 function basics(config: Config, options: RuntimeOptions) {
   const log = options.log ?? createLogger(config.logLevel)
@@ -78,18 +82,19 @@ function createSqlitePlatform(config: Config, options: RuntimeOptions): { platfo
   // The worker claims jobs and dispatches the outbox on a connection of its own that never waits for the
   // write lock, so background work cannot stall requests while the click writer holds it.
   const workerDb = openDatabase(db.path, { busyTimeoutMs: 0, cacheMb: 8 })
-  const consumers: OutboxConsumer[] = []
+  const outbox = sqliteOutbox(workerDb.db, [], () => clock.now())
   const platform: Platform = {
     ...base,
     store: { engine: 'sqlite', db, workerDb },
     settings: createSettingsRepo(db.db),
     queue: createJobQueue(db.db),
-    worker: new Worker({ queue: createJobQueue(workerDb.db), clock, log, outbox: sqliteOutbox(workerDb.db, consumers, () => clock.now()) }, options.worker),
+    worker: new Worker({ queue: createJobQueue(workerDb.db), clock, log, outbox }, workerOptions(config, options)),
   }
   return {
     platform,
     parts: {
-      addConsumers: (modules) => consumers.push(...modules.flatMap((m) => m.consumers ?? [])),
+      outbox,
+      addConsumers: (modules) => modules.flatMap((m) => m.consumers ?? []).forEach((c) => outbox.consume(c)),
       startPeriodic: (tasks, onError) => startPeriodic(db.db, tasks, () => clock.now(), () => platform.worker.notify(), onError),
       async close() {
         workerDb.close()
@@ -114,7 +119,7 @@ async function createPgPlatform(config: Config, url: string, options: RuntimeOpt
     const db = pgDrizzle(sql)
     const settings = await preloadSettingsPg(db, [...SERVER_SECRETS], clock.now())
     const consumers: OutboxConsumerPg[] = []
-    const worker = new Worker({ queue: createPgJobQueue(sql), clock, log, outbox: pgOutbox(db, consumers, () => clock.now()) }, options.worker)
+    const worker = new Worker({ queue: createPgJobQueue(sql), clock, log, outbox: pgOutbox(db, consumers, () => clock.now()) }, workerOptions(config, options))
     relayBusPg(bus, sql, instanceId, log)
     listener = await listenChanges(url, [BUS_CHANNEL, JOBS_CHANNEL, OUTBOX_CHANNEL], {
       onChange: (channel, payload) => (channel === BUS_CHANNEL ? receiveBusNotice(bus, instanceId, payload, log) : worker.notify()),
@@ -184,6 +189,8 @@ export interface Runtime extends Platform {
   /** The SQLite connections (tests and admin commands that work on the file); throws on PostgreSQL. */
   readonly db: DbHandle
   readonly workerDb: DbHandle
+  /** The SQLite outbox the worker drains (tests add consumers to it); throws on PostgreSQL. */
+  readonly outbox: SqliteOutbox
   /** Starts the worker, periodic triggers and the modules' timers and threads (the server; not the tests). */
   start(): void
   /**
@@ -247,6 +254,10 @@ function assemble(platform: Platform, parts: EngineParts, options: RuntimeOption
     },
     get workerDb() {
       return sqliteOnly().workerDb
+    },
+    get outbox() {
+      if (!parts.outbox) throw new Error('this runtime serves from PostgreSQL; the SQLite outbox does not exist')
+      return parts.outbox
     },
     start() {
       if (started) return

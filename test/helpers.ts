@@ -8,8 +8,9 @@ import type { Clock } from '../src/platform/clock'
 import { loadConfig, type Config } from '../src/platform/config'
 import { silentLogger, type Logger } from '../src/platform/log'
 import { bootstrap, createKey } from '../src/modules/identity/service'
-import { createRuntime, type Runtime, type RuntimeOptions } from '../src/runtime'
+import { createRuntime, openRuntime, type Runtime, type RuntimeOptions } from '../src/runtime'
 import { conformance, isLnkApiResponse } from './conformance'
+import { createTestDatabase, type TestDatabase } from './setup/postgres'
 
 export const ROOT = join(import.meta.dir, '..')
 
@@ -38,16 +39,7 @@ export function setup(options: { env?: Record<string, string>; clock?: Clock; lo
     app,
     dir,
     config,
-    request(path, init = {}) {
-      const headers = new Headers(init.headers)
-      if (init.key) headers.set('authorization', `Bearer ${init.key}`)
-      let body = init.body
-      if (init.json !== undefined) {
-        headers.set('content-type', 'application/json')
-        body = JSON.stringify(init.json)
-      }
-      return app.handle(new Request(`http://localhost:8080${path}`, { ...init, headers, body }))
-    },
+    request: requester(app),
     cleanup() {
       for (const handle of [rt.workerDb, rt.db]) {
         try {
@@ -58,6 +50,53 @@ export function setup(options: { env?: Record<string, string>; clock?: Clock; lo
       }
       rmSync(dir, { recursive: true, force: true })
     },
+  }
+}
+
+export interface PgTestEnv extends Omit<TestEnv, 'cleanup'> {
+  database: TestDatabase
+  /** Closes the runtime and drops the database. */
+  cleanup(): Promise<void>
+}
+
+/**
+ * setup() on PostgreSQL: a database of its own (test/setup/postgres.ts), served by openRuntime. Pass
+ * `database` to build a second node on the same database (it is then dropped by the first node's cleanup).
+ */
+export async function setupPg(options: { env?: Record<string, string>; clock?: Clock; log?: Logger; worker?: RuntimeOptions['worker']; database?: TestDatabase } = {}): Promise<PgTestEnv> {
+  const dir = tempDir()
+  const database = options.database ?? (await createTestDatabase())
+  const config = loadConfig({ LNK_DATA_DIR: dir, LNK_DATABASE_URL: database.url, LNK_DATABASE_POOL_SIZE: '4', LNK_BASE_URL: 'http://localhost:8080', LNK_LOG_LEVEL: 'silent', ...options.env })
+  const rt = await openRuntime(config, { clock: options.clock, log: options.log ?? silentLogger, worker: options.worker })
+  const app = createApp(rt)
+  checkResponses(app)
+  const owned = options.database === undefined
+  return {
+    rt,
+    app,
+    dir,
+    config,
+    database,
+    request: requester(app),
+    async cleanup() {
+      await rt.close()
+      if (owned) await database.drop()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** Sends a request to the app; `path` is relative to the origin (e.g. /v1/me). */
+function requester(app: ReturnType<typeof createApp>): TestEnv['request'] {
+  return (path, init = {}) => {
+    const headers = new Headers(init.headers)
+    if (init.key) headers.set('authorization', `Bearer ${init.key}`)
+    let body = init.body
+    if (init.json !== undefined) {
+      headers.set('content-type', 'application/json')
+      body = JSON.stringify(init.json)
+    }
+    return app.handle(new Request(`http://localhost:8080${path}`, { ...init, headers, body }))
   }
 }
 

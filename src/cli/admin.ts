@@ -20,7 +20,7 @@ import { workspaceNotFound } from '../modules/identity/errors'
 import { parseGrants } from '../modules/identity/permissions'
 import type { IdentityRepo, WorkspaceRow } from '../modules/identity/repo'
 import { addMember, bootstrap, createKey, createWorkspace, listKeys } from '../modules/identity/service'
-import { createRuntime } from '../runtime'
+import { openRuntime } from '../runtime'
 import { loadConfig } from '../platform/config'
 import { createLogger } from '../platform/log'
 import { type Command, type CommandContext, type CommandGroup, type Invocation, UsageError } from './command'
@@ -418,7 +418,7 @@ async function runAdmin(command: string, cmd: CommandContext): Promise<number> {
     return 0
   }
 
-  const rt = createRuntime(config, { log: cmd.log })
+  const rt = await openRuntime(config, { log: cmd.log })
   try {
     switch (command) {
       case 'bootstrap': {

@@ -105,6 +105,11 @@ export interface OutboxDrain {
 
 const DISPATCH_BATCH = 200
 
+export interface SqliteOutbox extends OutboxDrain {
+  /** Adds a consumer; each event reaches the consumers in the order they were added. */
+  consume(consumer: OutboxConsumer): void
+}
+
 /**
  * Drains the outbox, one IMMEDIATE transaction per batch. IMMEDIATE because the transaction reads and
  * then writes: a deferred one would start on a read snapshot and fail with SQLITE_BUSY when another
@@ -113,8 +118,11 @@ const DISPATCH_BATCH = 200
  * under a steady stream of events (clicks) an unbounded loop would chase the writer for the lock forever.
  * Full batches continue; a partial one, or the cursor jump made when nobody consumes, ends the pass.
  */
-export function sqliteOutbox(db: Db, consumers: readonly OutboxConsumer[], now: () => number): OutboxDrain {
+export function sqliteOutbox(db: Db, consumers: OutboxConsumer[], now: () => number): SqliteOutbox {
   return {
+    consume(consumer) {
+      consumers.push(consumer)
+    },
     drain() {
       for (let pass = 0; pass < 25 && hasPendingEvents(db); pass++) {
         const dispatched = db.transaction((tx) => dispatchOutbox(tx, consumers, now(), DISPATCH_BATCH), { behavior: 'immediate' })

@@ -25,6 +25,8 @@ export interface Config {
   logLevel: LogLevel
   /** Seconds in-flight work may take to finish after SIGTERM/SIGINT. */
   shutdownTimeoutSeconds: number
+  /** How long a claimed job is its worker's; a job whose worker died is taken again after it. */
+  jobLeaseSeconds: number
   /** Live links a workspace may create per UTC month; 0 = unlimited. */
   planLinksPerMonth: number
   /** An .mmdb IP database read instead of the embedded country one (absolute path), or null. */
@@ -269,6 +271,14 @@ export const SETTINGS: Setting[] = [
     help: 'seconds in-flight work may take to finish on SIGTERM',
     fallback: () => '10',
     parse: integer(0, 300),
+  },
+  {
+    key: 'jobLeaseSeconds',
+    env: 'LNK_JOB_LEASE_SECONDS',
+    flag: 'job-lease',
+    help: 'seconds a claimed job stays its worker\'s; a crashed node\'s jobs are taken again by another after this',
+    fallback: () => '60',
+    parse: integer(5, 3600),
   },
   {
     key: 'planLinksPerMonth',

@@ -70,8 +70,8 @@ describe('dispatch through the worker', () => {
     const { rt, clock } = env()
     const a: OutboxEvent[] = []
     const b: string[] = []
-    rt.worker.consumeOutbox((_tx, event) => void a.push(event))
-    rt.worker.consumeOutbox((_tx, event, now) => void b.push(`${event.envelope.data.message}@${now - T0}`))
+    rt.outbox.consume((_tx, event) => void a.push(event))
+    rt.outbox.consume((_tx, event, now) => void b.push(`${event.envelope.data.message}@${now - T0}`))
 
     rt.db.db.transaction((tx) => {
       publish(tx, ping('first'), T0 - 3000)
@@ -119,10 +119,10 @@ describe('dispatch through the worker', () => {
     const handledJobs: unknown[] = []
     rt.worker.handle('test.deliver', async (payload) => void handledJobs.push(payload))
     // the first consumer records durable work (as webhook fan-out does) in the dispatch transaction
-    rt.worker.consumeOutbox((tx, event, now) => void enqueue(tx, { type: 'test.deliver', payload: event.envelope.data.message }, now))
+    rt.outbox.consume((tx, event, now) => void enqueue(tx, { type: 'test.deliver', payload: event.envelope.data.message }, now))
     let broken = true
     const seenBySecond: string[] = []
-    rt.worker.consumeOutbox((_tx, event) => {
+    rt.outbox.consume((_tx, event) => {
       seenBySecond.push(event.envelope.data.message as string)
       if (broken && event.envelope.data.message === 'b') throw new Error('consumer broke on b')
     })
@@ -158,7 +158,7 @@ describe('dispatch through the worker', () => {
     })
     const seen: number[] = []
     let failAt = 300
-    rt.worker.consumeOutbox((tx, event) => {
+    rt.outbox.consume((tx, event) => {
       const i = Number((event.envelope.data.message as string).slice(1))
       if (i === failAt) throw new Error(`cannot take m${i}`)
       seen.push(i)

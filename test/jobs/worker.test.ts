@@ -450,7 +450,7 @@ describe('the background loop', () => {
     expect(await rt.queue.get(stuckId)).toMatchObject({ status: 'pending', attempts: 0, lockedBy: null, lockedUntil: null, runAt: clock.now() })
 
     // the clock has not moved: another worker gets it at once, as attempt 1
-    const other = new Worker({ db: rt.db.db, queue: rt.queue, clock, log: rt.log }, { id: 'w2' })
+    const other = new Worker({ queue: rt.queue, clock, log: rt.log }, { id: 'w2' })
     const seen: number[] = []
     other.handle('test.stuck', async (_p, ctx) => void seen.push(ctx.attempt))
     expect(await other.runDue()).toBe(1)
@@ -505,7 +505,7 @@ describe('the background loop', () => {
     const { rt } = env({ pollMs: 5 }, log)
     workers.push(rt.worker)
     let consumed = 0
-    rt.worker.consumeOutbox(() => {
+    rt.outbox.consume(() => {
       consumed++
       throw new Error('consumer cannot take it')
     })
@@ -534,7 +534,7 @@ describe('the background loop', () => {
         throw new Error('disk I/O error')
       },
     }
-    const worker = new Worker({ db: rt.db.db, queue: broken, clock, log }, { id: 'broken', pollMs: 5 })
+    const worker = new Worker({ queue: broken, clock, log }, { id: 'broken', pollMs: 5 })
     workers.push(worker)
     worker.handle('test.unrecordable', async () => {})
     const id = add(rt, { type: 'test.unrecordable' })!
