@@ -1,6 +1,7 @@
 // Bun.serve wiring: one listener for API, redirects and pages; background work; graceful shutdown.
 import { createApp } from './app'
 import { recordListener, recordSocketAddress } from './http/request-context'
+import { redactUrl } from './platform/config'
 import { randomId } from './platform/random'
 import type { Runtime } from './runtime'
 
@@ -41,7 +42,8 @@ export function startServer(rt: Runtime): RunningServer {
     return response instanceof Response ? redirectLatency(method, start, response) : response.then((r) => redirectLatency(method, start, r))
   }
   rt.start()
-  rt.log.info('lnk listening', { url: `http://${rt.config.host}:${server.port}`, base_url: rt.config.baseUrl, data_dir: rt.config.dataDir })
+  const database = rt.store.engine === 'pg' ? { database: redactUrl(rt.store.url) } : { data_dir: rt.config.dataDir }
+  rt.log.info('lnk listening', { url: `http://${rt.config.host}:${server.port}`, base_url: rt.config.baseUrl, ...database })
 
   let stopping: Promise<void> | null = null
   return {
