@@ -12,15 +12,21 @@ import { EVENT_TYPES } from './catalogue'
 import type { EventEnvelope, PublishInput } from './outbox'
 import type { StoredEvent } from './repo-outbox'
 
-/** The channel of "events wait for dispatch" (no payload). */
+/** The channel of "events wait for dispatch". */
 export const OUTBOX_CHANNEL = 'lnk_outbox'
+
+/**
+ * Tells the nodes at commit that events wait. Not the empty payload: the change feed reads that as "every
+ * cache may be stale" (db/pg/notify.ts), which would clear every node's caches at each event.
+ */
+export const notifyOutboxIn = (tx: PgTx) => notifyIn(tx, OUTBOX_CHANNEL, 'due')
 
 export async function publishPg(tx: PgTx, input: PublishInput, now: number): Promise<EventEnvelope> {
   if (!EVENT_TYPES.has(input.type)) throw new Error(`unknown event type "${input.type}": add it to the catalogue`)
   const id = sortableId('evt', now)
   await tx.insert(outbox).values({ id, type: input.type, mode: input.mode, workspaceId: input.workspaceId, data: input.data, createdAt: now })
   // PostgreSQL folds identical notices of one transaction into one.
-  await notifyIn(tx, OUTBOX_CHANNEL, '')
+  await notifyOutboxIn(tx)
   return { id, type: input.type, timestamp: iso(now), mode: input.mode, data: input.data }
 }
 
