@@ -19,9 +19,18 @@ export interface DomainsEnv extends Env {
   close(): Promise<void>
 }
 
+/** The settings that point lnk at the loopback DNS server, with the records a domain must show. */
+export const domainsConfig = (dns: DnsServer) => ({ LNK_DNS_SERVERS: dns.address, LNK_DOMAIN_CNAME_TARGET: CNAME_TARGET, LNK_DOMAIN_IPS: OUR_IPS.join(','), LNK_SHORT_DOMAINS: 'sho.rt,localhost:8080' })
+
+/** Creates the records `domain` (as the API answers it) asks for, TXT and the pointing ones, in the DNS server. */
+export function pointRecords(dns: DnsServer, domain: any) {
+  const records = domain.records as Array<{ type: 'TXT' | 'CNAME' | 'A' | 'AAAA'; name: string; value: string }>
+  for (const r of records) dns.set(r.name, r.type, records.filter((o) => o.name === r.name && o.type === r.type).map((o) => o.value))
+}
+
 export async function domainsEnv(env: Record<string, string> = {}, clock = new ManualClock(Date.UTC(2026, 10, 2, 9))): Promise<DomainsEnv> {
   const dns = await startDnsServer()
-  const e = await webhooksEnv({ clock, env: { LNK_DNS_SERVERS: dns.address, LNK_DOMAIN_CNAME_TARGET: CNAME_TARGET, LNK_DOMAIN_IPS: OUR_IPS.join(','), LNK_SHORT_DOMAINS: 'sho.rt,localhost:8080', ...env } })
+  const e = await webhooksEnv({ clock, env: { ...domainsConfig(dns), ...env } })
   return {
     ...e,
     dns,
@@ -35,10 +44,7 @@ export async function domainsEnv(env: Record<string, string> = {}, clock = new M
     async get(id) {
       return (await body(await e.api(`/domains/${id}`))).data
     },
-    point(domain) {
-      const records = domain.records as Array<{ type: 'TXT' | 'CNAME' | 'A' | 'AAAA'; name: string; value: string }>
-      for (const r of records) dns.set(r.name, r.type, records.filter((o) => o.name === r.name && o.type === r.type).map((o) => o.value))
-    },
+    point: (domain) => pointRecords(dns, domain),
     async close() {
       await dns.close()
       e.cleanup()

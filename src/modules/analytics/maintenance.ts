@@ -1,46 +1,69 @@
 // Keeping raw clicks and rollups in order: raw clicks are pruned after LNK_CLICK_RETENTION_DAYS (rollups
 // stay, so analytics keeps every figure but partial hours), and clicks recorded before rollups existed
-// are rolled up once. Synchronous: both run as short write transactions on the caller's connection.
+// are rolled up once. Written once for both engines over MaintenanceRows: SQLite's repo answers at once,
+// PostgreSQL's is awaited (the start-up steps stay synchronous on SQLite, run in the factory).
 import type { Db } from '../../db/client'
+import type { PgDb } from '../../db/pg/client'
 import { DAY_MS, MINUTE_MS } from '../../platform/time'
 import { Figures } from './figures'
 import { quarterFloor, weekFloor } from './plan'
 import { MINUTES_FROM, MONTHS_BEFORE, QUARTERS_BEFORE, SECONDS_FROM, SECONDS_KEPT_MS, WEEKS_BEFORE } from './repo'
 import { createMaintenanceRepo } from './repo-maintenance'
+import { createMaintenanceRepoPg } from './repo-maintenance-pg'
+import type { StoredRollup } from './repo-rollups'
 import { createRollupWriter } from './rollup-writer'
+import { createRollupWriterPg } from './rollup-writer-pg'
 
 const PRUNE_CHUNK = 5_000
 const BACKFILL_PAGE = 10_000
 /** Links whose month is summed per transaction (and between two yields of the event loop). */
 const MONTH_CHUNK = 500
 
+type Awaitable<T> = T | Promise<T>
+
+/**
+ * The maintenance rows on either engine: repo-maintenance.ts (answers at once) and repo-maintenance-pg.ts
+ * (awaited) both fit. Writes answer whatever their engine gives; they are awaited, never read.
+ */
+export interface MaintenanceRows {
+  mark(key: string): Awaitable<number | undefined>
+  setMark(key: string, value: number, now: number): unknown
+  setMarkOnce(key: string, value: number, now: number): unknown
+  firstDay(): Awaitable<number | undefined>
+  linkRows(linkId: string, grain: 'day' | 'month', from: number, to: number): Awaitable<StoredRollup[]>
+  writeSums(grain: 'week' | 'month' | 'quarter', rows: { linkId: string; bucket: number; figures: StoredRollup }[]): unknown
+  deleteWorkspaceRowsBefore(grain: 'minute' | 'second', at: number): Awaitable<number>
+  linkIds(): Awaitable<string[]>
+  hasClicksBefore(linkId: string, at: number): Awaitable<boolean>
+  deleteClicksBefore(linkId: string, at: number, limit: number): Awaitable<number>
+}
+
 /**
  * Deletes raw clicks older than `before`, link by link through the (link_id, clicked_at) index, at most
  * PRUNE_CHUNK rows per transaction so the click writer never waits long for the lock. Answers how many.
  */
-export function pruneRawClicks(db: Db, before: number): number {
-  const repo = createMaintenanceRepo(db)
+export async function pruneRawClicks(repo: MaintenanceRows, before: number): Promise<number> {
   let removed = 0
   // Every link, each probed through the index: scanning the clicks for the links that have old ones would
   // read the whole table every hour.
-  for (const id of repo.linkIds()) {
+  for (const id of await repo.linkIds()) {
     // A plain read first: most links have nothing to prune, and they need not take the write lock.
-    if (!repo.hasClicksBefore(id, before)) continue
+    if (!(await repo.hasClicksBefore(id, before))) continue
     for (;;) {
-      const n = repo.deleteClicksBefore(id, before, PRUNE_CHUNK)
+      const n = await repo.deleteClicksBefore(id, before, PRUNE_CHUNK)
       removed += n
       if (n < PRUNE_CHUNK) break
     }
   }
   // The workspaces' minute rollups go with the raw clicks: past retention, analytics has nothing finer
   // than the hour (docs/analytics.md), and a busy workspace's minutes are the bulk of its rollups.
-  repo.deleteWorkspaceRowsBefore('minute', before)
+  await repo.deleteWorkspaceRowsBefore('minute', before)
   return removed
 }
 
 /** Deletes the workspaces' second rollups older than SECONDS_KEPT_MS (analytics reads none older). */
-export function pruneSecondRollups(db: Db, now: number): number {
-  return createMaintenanceRepo(db).deleteWorkspaceRowsBefore('second', now - SECONDS_KEPT_MS)
+export function pruneSecondRollups(repo: MaintenanceRows, now: number): Awaitable<number> {
+  return repo.deleteWorkspaceRowsBefore('second', now - SECONDS_KEPT_MS)
 }
 
 /**
@@ -48,10 +71,10 @@ export function pruneSecondRollups(db: Db, now: number): number {
  * Partial hours before it are read from raw clicks, as before; a minute of margin for a click buffered
  * when an older version stopped.
  */
-export function markMinuteRollups(db: Db, now: number) {
-  const repo = createMaintenanceRepo(db)
-  repo.setMarkOnce(MINUTES_FROM, now - (now % MINUTE_MS) + 2 * MINUTE_MS, now)
-  repo.setMarkOnce(SECONDS_FROM, now - (now % MINUTE_MS) + 2 * MINUTE_MS, now)
+export function markMinuteRollups(repo: MaintenanceRows, now: number): Promise<unknown> {
+  const from = now - (now % MINUTE_MS) + 2 * MINUTE_MS
+  // Both written before this returns on SQLite (the factory does not wait).
+  return Promise.all([repo.setMarkOnce(MINUTES_FROM, from, now), repo.setMarkOnce(SECONDS_FROM, from, now)])
 }
 
 const monthStart = (t: number) => Date.UTC(new Date(t).getUTCFullYear(), new Date(t).getUTCMonth(), 1)
@@ -67,42 +90,43 @@ const nextMonth = (t: number) => Date.UTC(new Date(t).getUTCFullYear(), new Date
  * its visit); the marks say which spans are, and only those are read as such. Answers how many rows were
  * written.
  */
-export async function rollMonths(db: Db, now: number): Promise<number> {
-  const repo = createMaintenanceRepo(db)
-  const months = await sumSpans(db, now, MONTHS_BEFORE, 'day', 'month', monthStart(now - DAY_MS), monthStart, nextMonth)
-  const quarters = await sumSpans(db, now, QUARTERS_BEFORE, 'month', 'quarter', quarterFloor(repo.mark(MONTHS_BEFORE)!), quarterFloor, nextQuarter)
-  const weeks = await sumSpans(db, now, WEEKS_BEFORE, 'day', 'week', weekFloor(now - DAY_MS), weekFloor, (t) => t + 7 * DAY_MS)
+export async function rollSpans(repo: MaintenanceRows, now: number): Promise<number> {
+  const months = await sumSpans(repo, now, MONTHS_BEFORE, 'day', 'month', monthStart(now - DAY_MS), monthStart, nextMonth)
+  const quarters = await sumSpans(repo, now, QUARTERS_BEFORE, 'month', 'quarter', quarterFloor((await repo.mark(MONTHS_BEFORE))!), quarterFloor, nextQuarter)
+  const weeks = await sumSpans(repo, now, WEEKS_BEFORE, 'day', 'week', weekFloor(now - DAY_MS), weekFloor, (t) => t + 7 * DAY_MS)
   return months + quarters + weeks
 }
+
+/** rollSpans on a SQLite database. */
+export const rollMonths = (db: Db, now: number) => rollSpans(createMaintenanceRepo(db), now)
 
 const nextQuarter = (t: number) => Date.UTC(new Date(t).getUTCFullYear(), new Date(t).getUTCMonth() + 3, 1)
 
 /** Sums each link's `from` rows of every span before `until` into a `to` row, span by span behind `markKey`. */
-async function sumSpans(db: Db, now: number, markKey: string, from: 'day' | 'month', to: 'week' | 'month' | 'quarter', until: number, floor: (t: number) => number, next: (t: number) => number) {
-  const repo = createMaintenanceRepo(db)
-  let span = repo.mark(markKey) ?? floor(repo.firstDay() ?? until)
+async function sumSpans(repo: MaintenanceRows, now: number, markKey: string, from: 'day' | 'month', to: 'week' | 'month' | 'quarter', until: number, floor: (t: number) => number, next: (t: number) => number) {
+  let span = (await repo.mark(markKey)) ?? floor((await repo.firstDay()) ?? until)
   let written = 0
   while (span < until) {
     const end = next(span)
-    const ids = repo.linkIds()
+    const ids = await repo.linkIds()
     for (let i = 0; i < ids.length; i += MONTH_CHUNK) {
-      const rows = []
+      const rows: { linkId: string; bucket: number; figures: StoredRollup }[] = []
       for (const linkId of ids.slice(i, i + MONTH_CHUNK)) {
-        const parts = repo.linkRows(linkId, from, span, end)
+        const parts = await repo.linkRows(linkId, from, span, end)
         if (!parts.length) continue
         const f = new Figures()
         f.addRows(parts)
         rows.push({ linkId, bucket: span, figures: { clicks: f.clicks, bots: f.bots, visitors: f.visitors.empty ? null : f.visitors.encode(), dims: f.dimsText() } })
       }
-      if (rows.length) repo.writeSums(to, rows)
+      if (rows.length) await repo.writeSums(to, rows)
       written += rows.length
       // A first run sums every past span: let requests through between chunks.
       await new Promise((resolve) => setImmediate(resolve))
     }
     span = end
-    repo.setMark(markKey, span, now)
+    await repo.setMark(markKey, span, now)
   }
-  if (repo.mark(markKey) === undefined) repo.setMark(markKey, until, now)
+  if ((await repo.mark(markKey)) === undefined) await repo.setMark(markKey, until, now)
   return written
 }
 
@@ -114,4 +138,11 @@ export function backfillRollups(db: Db, now: number): number {
   const repo = createMaintenanceRepo(db)
   if (repo.backfillDone()) return 0
   return repo.backfill(createRollupWriter(db.$client, { minutes: false }), BACKFILL_PAGE, now)
+}
+
+/** backfillRollups on PostgreSQL: the first node to start this version rolls the clicks up (see backfill). */
+export async function backfillRollupsPg(db: PgDb, now: number): Promise<number> {
+  const repo = createMaintenanceRepoPg(db)
+  if (await repo.backfillDone()) return 0
+  return repo.backfill(createRollupWriterPg({ minutes: false }), BACKFILL_PAGE, now)
 }

@@ -3,6 +3,7 @@
 // ahead of what is stored.
 import { domainToUnicode } from 'node:url'
 import type { Deps } from '../../context'
+import type { Port } from '../../db/rows'
 import type { EventBus } from '../../events/bus'
 import type { PublishInput } from '../../events/outbox'
 import { iso, isoOrNull } from '../../platform/clock'
@@ -21,9 +22,10 @@ import { inDomainScope } from './usable'
 export const CHECK_JOB = 'domains.check'
 
 export interface DomainsCtx extends Deps {
-  domains: DomainsRepo
+  /** verifiedSync on SQLite only: PostgreSQL's served set is read with the awaited verified(). */
+  domains: Port<DomainsRepo>
   served: ServedDomains
-  bus: Pick<EventBus, 'emit'>
+  bus: Pick<EventBus, 'emit' | 'emitLocal'>
   check: CheckDeps
 }
 
@@ -93,8 +95,10 @@ const checkJob = (row: Pick<DomainRow, 'id' | 'nextCheckAt'>): Effects['job'] =>
 /**
  * After a commit: serve the domain or stop. The bus hears of it only when what is served changed (or the
  * domain went, its links archived): a routine daily check that changes nothing must not empty caches.
+ * `learned` is a change read from the database that another node made and announced already: only this
+ * node's listeners are told, so nodes do not echo each other's notices.
  */
-export function publishServing(ctx: DomainsCtx, row: DomainRow, deleted = false) {
+export function publishServing(ctx: DomainsCtx, row: DomainRow, deleted = false, learned = false) {
   const current = ctx.served.get(row.domain)
   const next: ServedDomain | undefined =
     !deleted && isServed(row, ctx.clock.now())
@@ -104,24 +108,33 @@ export function publishServing(ctx: DomainsCtx, row: DomainRow, deleted = false)
   // Another workspace's failed claim must not unserve the winner's domain.
   else if (current?.id === row.id) ctx.served.delete(row.domain)
   const changed = deleted || (next ? !sameServing(current, next) : current?.id === row.id)
-  if (changed) ctx.bus.emit('domain.changed', { domain: row.domain })
+  if (changed) announce(ctx, row.domain, learned)
+}
+
+function announce(ctx: DomainsCtx, domain: string, learned: boolean) {
+  if (learned) ctx.bus.emitLocal('domain.changed', { domain })
+  else ctx.bus.emit('domain.changed', { domain })
 }
 
 const sameServing = (a: ServedDomain | undefined, b: ServedDomain) => a !== undefined && (Object.keys(b) as (keyof ServedDomain)[]).every((k) => a[k] === b[k])
 
 /**
  * Makes the served set what the database says: at start, and every few seconds after, so a domain verified
- * by another process (the admin CLI, later another node) is served here too, and a grace that ends between
- * checks ends on time.
+ * by another process (the admin CLI, another node) is served here too, and a grace that ends between checks
+ * ends on time. Synchronous on SQLite; on PostgreSQL it answers once the read is applied.
  */
-export function refreshServed(ctx: DomainsCtx) {
-  const verified = ctx.domains.verifiedSync()
-  for (const row of verified) publishServing(ctx, row)
+export function refreshServed(ctx: DomainsCtx): void | Promise<void> {
+  if (ctx.domains.verifiedSync) return serveStored(ctx, ctx.domains.verifiedSync())
+  return ctx.domains.verified().then((rows) => serveStored(ctx, rows))
+}
+
+function serveStored(ctx: DomainsCtx, verified: DomainRow[]) {
+  for (const row of verified) publishServing(ctx, row, false, true)
   const stored = new Set(verified.map((row) => row.id))
   for (const domain of ctx.served.all()) {
     if (stored.has(domain.id)) continue
     ctx.served.delete(domain.domain)
-    ctx.bus.emit('domain.changed', { domain: domain.domain })
+    announce(ctx, domain.domain, true)
   }
 }
 
