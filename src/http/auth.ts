@@ -6,7 +6,7 @@
 import { Elysia } from 'elysia'
 import { malformedKey, missingCredential, notAMember, notBearer, permissionMissing, unknownKey } from '../modules/api-keys/errors'
 import { accessRefusal, monthlyCapRefusal, rateLimitOf, rateRefusal } from '../modules/api-keys/policy'
-import type { RateLimiter } from '../modules/api-keys/rate-limit'
+import type { RateLimit } from '../modules/api-keys/rate-limit'
 import type { Caller } from '../modules/identity/caller'
 import { hashKey, isWellFormedKey } from '../modules/identity/keys'
 import type { LastUsedTracker } from '../modules/identity/last-used'
@@ -23,7 +23,8 @@ export interface AuthDeps {
   config: Config
   clock: Clock
   identity: Pick<IdentityRepo, 'findKeyByHash' | 'findUser' | 'findMemberWorkspace' | 'countCall'>
-  rateLimiter: RateLimiter
+  /** In memory on SQLite; on PostgreSQL a database round trip, shared by every node. */
+  rateLimiter: RateLimit
   lastUsed: LastUsedTracker
 }
 
@@ -60,7 +61,7 @@ export async function authenticate(deps: AuthDeps, request: Request, headers: Re
 
   if ((await deps.identity.countCall(key.id, utcMonth(now), key.monthlyCallCap)) === undefined) throw monthlyCapRefusal(key, now)
 
-  const rate = deps.rateLimiter.take(key.id, rateLimitOf(key), now)
+  const rate = await deps.rateLimiter.take(key.id, rateLimitOf(key), now)
   headers['ratelimit-limit'] = String(rate.limit)
   headers['ratelimit-remaining'] = String(rate.remaining)
   headers['ratelimit-reset'] = String(rate.reset)

@@ -273,6 +273,15 @@ export const jobs = pgTable("jobs", {
   uniqueIndex("jobs_unique_key_unique").on(t.uniqueKey),
 ])
 
+export const limitWindows = pgTable("limit_windows", {
+  name: text("name").primaryKey(),
+  windowStart: bigint("window_start", { mode: 'number' }).notNull(),
+  count: bigint("count", { mode: 'number' }).notNull(),
+  expiresAt: bigint("expires_at", { mode: 'number' }).notNull(),
+}, (t) => [
+  index("limit_windows_expires_idx").on(t.expiresAt),
+])
+
 export const linkAddresses = pgTable("link_addresses", {
   linkId: text("link_id").notNull(),
   ipHash: text("ip_hash").notNull(),
@@ -419,6 +428,13 @@ export const settings = pgTable("settings", {
   value: text("value").notNull(),
   createdAt: bigint("created_at", { mode: 'number' }).notNull(),
 })
+
+export const spentCaptchas = pgTable("spent_captchas", {
+  signature: text("signature").primaryKey(),
+  expiresAt: bigint("expires_at", { mode: 'number' }).notNull(),
+}, (t) => [
+  index("spent_captchas_expires_idx").on(t.expiresAt),
+])
 
 export const webhookEndpoints = pgTable("webhook_endpoints", {
   id: text("id").primaryKey(),

@@ -1,11 +1,15 @@
 // Per-key request rate: a sliding window over the last minute, estimated from the current and previous
 // fixed minutes (the previous one weighted by how much of it still lies inside the window). Fair to steady
-// clients, exact at the boundary for bursts, and O(1) memory per key. It lives in memory: a restart opens
-// a fresh window, which the contract allows.
+// clients, exact at the boundary for bursts, and O(1) memory per key. On SQLite (one process) it lives in
+// memory: a restart opens a fresh window, which the contract allows. On PostgreSQL the two minutes' counts
+// live in the database (repo-limits-pg.ts), so a limit holds across every node serving the key.
 //
 // The estimate changes continuously, so the times it answers are exact: a refused request is admitted
 // Retry-After seconds later and not a second earlier (unless other requests used the room meanwhile).
+import { onEngine, type Store } from '../../db/store'
 import { MINUTE_MS } from '../../platform/time'
+import type { LimitsRepo } from './repo-limits'
+import { createLimitsRepoPg } from './repo-limits-pg'
 
 export interface RateDecision {
   allowed: boolean
@@ -51,29 +55,79 @@ function admittedAfterMs(w: Window, limit: number, now: number): number {
   return w.start + WINDOW_MS - now + ((w.current + 1 - limit) / w.current) * WINDOW_MS
 }
 
-export class RateLimiter {
+/** The answer to a request the window admitted, once it is counted in `w`. */
+function admitted(w: Window, limit: number, now: number): RateDecision {
+  // Counted with the same tolerance as admission, so remaining is 0 exactly when the next request is refused.
+  const remaining = Math.max(0, Math.floor(limit - used(w, now) + EPSILON))
+  // This minute's requests (this one among them) leave the window at the end of the next minute.
+  const reset = remaining > 0 ? seconds(w.start + 2 * WINDOW_MS - now) : seconds(admittedAfterMs(w, limit, now))
+  return { allowed: true, limit, remaining, reset, retryAfter: 0 }
+}
+
+/** The answer to a request the window refused. */
+function refused(w: Window, limit: number, now: number): RateDecision {
+  // Counts read after a shared refusal may already admit (others' windows moved on): try again in a second.
+  const wait = seconds(admits(w, limit, now) ? 0 : admittedAfterMs(w, limit, now))
+  return { allowed: false, limit, remaining: 0, reset: wait, retryAfter: wait }
+}
+
+const minuteOf = (now: number) => now - (now % WINDOW_MS)
+
+/** Takes one request of `key` against `limit` a minute: in memory, or (on PostgreSQL) in the database. */
+export interface RateLimit {
+  take(key: string, limit: number, now: number): RateDecision | Promise<RateDecision>
+}
+
+/** One process's windows, answered without awaiting. */
+export class RateLimiter implements RateLimit {
   private windows = new Map<string, Window>()
 
   take(key: string, limit: number, now: number): RateDecision {
-    const start = now - (now % WINDOW_MS)
+    const start = minuteOf(now)
     let w = this.windows.get(key)
     if (!w || start - w.start >= 2 * WINDOW_MS) w = { start, current: 0, previous: 0 }
     else if (start !== w.start) w = { start, current: 0, previous: w.current }
     this.windows.set(key, w)
-    if (!admits(w, limit, now)) {
-      const wait = seconds(admittedAfterMs(w, limit, now))
-      return { allowed: false, limit, remaining: 0, reset: wait, retryAfter: wait }
-    }
+    if (!admits(w, limit, now)) return refused(w, limit, now)
     w.current++
     if (this.windows.size > 100_000) this.prune(start)
-    // Counted with the same tolerance as admission, so remaining is 0 exactly when the next request is refused.
-    const remaining = Math.max(0, Math.floor(limit - used(w, now) + EPSILON))
-    // This minute's requests (this one among them) leave the window at the end of the next minute.
-    const reset = remaining > 0 ? seconds(start + 2 * WINDOW_MS - now) : seconds(admittedAfterMs(w, limit, now))
-    return { allowed: true, limit, remaining, reset, retryAfter: 0 }
+    return admitted(w, limit, now)
   }
 
   private prune(start: number) {
     for (const [k, w] of this.windows) if (start - w.start >= 2 * WINDOW_MS) this.windows.delete(k)
   }
+}
+
+/**
+ * The same windows kept in the database for every node: a request is counted by one conditional upsert that
+ * applies admits() to the counts as they are when its row is locked, so nodes together admit exactly what
+ * one process would. `scope` keeps one limiter's keys apart from another's.
+ */
+export class SharedRateLimiter implements RateLimit {
+  constructor(
+    private repo: Pick<LimitsRepo, 'takeRate'>,
+    private scope: string,
+  ) {}
+
+  async take(key: string, limit: number, now: number): Promise<RateDecision> {
+    const start = minuteOf(now)
+    const name = (minute: number) => `rate|${this.scope}|${key}|${minute}`
+    const counts = await this.repo.takeRate({
+      name: name(start),
+      previousName: name(start - WINDOW_MS),
+      windowStart: start,
+      // Read as the previous minute during the next one.
+      expiresAt: start + 2 * WINDOW_MS,
+      previousWeight: 1 - (now - start) / WINDOW_MS,
+      ceiling: limit + EPSILON,
+    })
+    const w = { start, current: counts.current, previous: counts.previous }
+    return counts.taken ? admitted(w, limit, now) : refused(w, limit, now)
+  }
+}
+
+/** The rate limiter for the engine served from: in memory on SQLite, shared through PostgreSQL. */
+export function rateLimitFor(store: Store, scope: string): RateLimit {
+  return onEngine<RateLimit>(store, () => new RateLimiter(), (s) => new SharedRateLimiter(createLimitsRepoPg(s.db), scope))
 }

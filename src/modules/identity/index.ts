@@ -4,7 +4,8 @@
 import { authPlugin } from '../../http/auth'
 import type { IdempotencyDeps } from '../../http/idempotency'
 import { MINUTE_MS } from '../../platform/time'
-import { RateLimiter } from '../api-keys/rate-limit'
+import { rateLimitFor } from '../api-keys/rate-limit'
+import { LIMITS_PERIODIC, limitsPruneJobs } from '../api-keys/limits-prune'
 import { defineModule, type HttpKit, type Platform } from '../module'
 import { LastUsedTracker } from './last-used'
 import { onEngine } from '../../db/store'
@@ -22,8 +23,8 @@ export function createIdentityModule(platform: Platform, idempotency: Idempotenc
   const repo = onEngine(store, (s) => createIdentityRepo(s.db.db), (s) => createIdentityRepoPg(s.db))
   const ctx: IdentityCtx = { config, clock, log, identity: repo }
   const lastUsed = new LastUsedTracker(repo)
-  /** Per-key request rates, in memory: a restart opens a fresh window. */
-  const rateLimiter = new RateLimiter()
+  /** Per-key request rates: in memory on SQLite (a restart opens a fresh window), shared on PostgreSQL. */
+  const rateLimiter = rateLimitFor(store, 'api')
   const auth = authPlugin({ instanceId, config, clock, identity: repo, rateLimiter, lastUsed })
   const http: HttpKit = { instanceId, auth, idempotency: { clock, idempotency } }
   let timer: ReturnType<typeof setInterval> | undefined
@@ -36,6 +37,8 @@ export function createIdentityModule(platform: Platform, idempotency: Idempotenc
     rateLimiter,
     http,
     routes: identityRoutes(ctx, http),
+    periodic: onEngine(store, () => [], () => LIMITS_PERIODIC),
+    jobs: limitsPruneJobs(store, clock, log),
     start() {
       timer = setInterval(flush, LAST_USED_FLUSH_MS)
     },

@@ -2,7 +2,7 @@
 // the visitor back to the link, query included, so the visitor's parameters reach the destination.
 import { readBodyCapped } from '../../http/body'
 import type { RedirectLink } from '../links/repo'
-import { Captcha, gateCookie, PasswordThrottle, type Gate } from './gates'
+import { gateCookie, PasswordThrottle, type Captcha, type Gate, type Throttle } from './gates'
 import { captchaPage, passwordPage, throttledPage } from './pages'
 
 const FORM_LIMIT = 16 * 1024
@@ -22,10 +22,11 @@ export interface GatePostDeps {
   captcha: Captcha
   /** Keyed hash of a value: the password throttle counts per client address without keeping it. */
   keyed: (value: string) => string
+  /** Failed password attempts: this process's unless given (gateLimitsFor shares them on PostgreSQL). */
+  throttle?: Throttle
 }
 
-export function createGatePost({ cookieKey, secure, captcha, keyed }: GatePostDeps) {
-  const throttle = new PasswordThrottle()
+export function createGatePost({ cookieKey, secure, captcha, keyed, throttle = new PasswordThrottle() }: GatePostDeps) {
 
   return async function gatePost(link: RedirectLink, request: Request, url: URL, ip: string, now: number): Promise<Response> {
     const form = await readForm(request)
@@ -35,14 +36,14 @@ export function createGatePost({ cookieKey, secure, captcha, keyed }: GatePostDe
     if (gate === 'password' && link.passwordHash) {
       const throttleKey = `${link.id}|${keyed(`ip|${ip}`)}`
       // Counted before the (slow) hash check, so concurrent guesses cannot run past the limit.
-      const wait = throttle.attempt(throttleKey, now)
+      const wait = await throttle.attempt(throttleKey, now)
       if (wait) return throttledPage(wait)
       const password = form?.get('password') ?? ''
       if (password && password.length <= 128 && (await Bun.password.verify(password, link.passwordHash))) {
-        throttle.succeed(throttleKey)
+        await throttle.succeed(throttleKey)
         return back('pw')
       }
-      const after = throttle.blockedFor(throttleKey, now)
+      const after = await throttle.blockedFor(throttleKey, now)
       return after ? throttledPage(after) : passwordPage(link.slug, { error: 'That password is not right. Try again.', query: url.search })
     }
     if (gate === 'captcha' && link.captchaEnabled) {
