@@ -4,6 +4,7 @@
 // link without conversionTracking is refused. The click may be made on another node than the beacon lands on.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { body, setupPg, type PgTestEnv, type TestEnv } from '../helpers'
+import { CONVERSIONS_PER_MINUTE } from '../../src/modules/conversions/routes'
 import { account, beacon, clickOn, refusal, trackedLink, type Api } from './_conversions'
 
 const ENV = { LNK_TRUST_PROXY: '1' }
@@ -77,6 +78,20 @@ describe('a beacon on PostgreSQL', () => {
     const untracked = await clickOnUntracked()
     const refused = await refusal(await beacon(node(a), { clickId: untracked, eventName: 'purchase' }))
     expect(refused.paths).toEqual(['clickId'])
+  })
+
+  test('the per-address beacon limit holds across both nodes', async () => {
+    const ip = '198.51.100.77'
+    const statuses: number[] = []
+    // An unknown click (404) still counts: the limit is taken before the beacon is read.
+    for (let i = 0; i < CONVERSIONS_PER_MINUTE; i++) statuses.push((await beacon(node(i % 2 ? a : b), { clickId: 'clk_00000000000000000000', eventName: 'x' }, { ip })).status)
+    expect(statuses.filter((s) => s !== 404)).toEqual([])
+    for (const env of [a, b]) {
+      const refused = await beacon(node(env), { clickId: 'clk_00000000000000000000', eventName: 'x' }, { ip })
+      expect(refused.status).toBe(429)
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0)
+      expect(refused.headers.get('ratelimit-remaining')).toBe('0')
+    }
   })
 })
 

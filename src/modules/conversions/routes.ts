@@ -13,7 +13,7 @@ import { Envelope, ErrorEnvelope, ok } from '../../http/envelope'
 import { conversionTooLarge, malformedBeacon, tooManyConversions, unreadableBeaconType } from './errors'
 import { clientIp } from '../../http/request-context'
 import type { HttpKit } from '../module'
-import { RateLimiter } from '../api-keys/rate-limit'
+import type { RateDecision, RateLimit } from '../api-keys/rate-limit'
 import { Conversion, ConversionBody, EVENT_NAME_MAX, METADATA_MAX_BYTES } from './model'
 import { recordConversion, type ConversionsCtx } from './service'
 
@@ -75,10 +75,23 @@ async function parseBeacon({ request, contentType }: { request: Request; content
   }
 }
 
+/** The RateLimit-* headers of a decision; a refusal throws (its envelope carries them). */
+function applyRate(rate: RateDecision, headers: Record<string, unknown>) {
+  headers['ratelimit-limit'] = String(rate.limit)
+  headers['ratelimit-remaining'] = String(rate.remaining)
+  headers['ratelimit-reset'] = String(rate.reset)
+  if (!rate.allowed) throw tooManyConversions(rate.limit, rate.retryAfter)
+}
+
 const errors = { 400: ErrorEnvelope, 404: ErrorEnvelope, 405: ErrorEnvelope, 413: ErrorEnvelope, 429: ErrorEnvelope }
 
-export function conversionRoutes(ctx: ConversionsCtx, http: Pick<HttpKit, 'instanceId'>) {
-  const limiter = new RateLimiter()
+/** `limiter` counts beacons per client address: in memory on SQLite, in the database across nodes on PostgreSQL. */
+export function conversionRoutes(ctx: ConversionsCtx, http: Pick<HttpKit, 'instanceId'>, limiter: RateLimit) {
+  /**
+   * A decision the database is still making (PostgreSQL), awaited before the handler runs: Elysia's
+   * onRequest cannot wait for it, so there the body is read (within its small limit) before the refusal.
+   */
+  const deciding = new WeakMap<Request, Promise<RateDecision>>()
 
   return (
     new Elysia({ name: 'lnk.conversions', seed: http.instanceId, tags: ['Conversions'] })
@@ -90,14 +103,14 @@ export function conversionRoutes(ctx: ConversionsCtx, http: Pick<HttpKit, 'insta
         set.headers['access-control-expose-headers'] = EXPOSED
         if (request.method !== 'POST') return
         const rate = limiter.take(addressKey(clientIp(request, ctx.config)), CONVERSIONS_PER_MINUTE, ctx.clock.now())
-        set.headers['ratelimit-limit'] = String(rate.limit)
-        set.headers['ratelimit-remaining'] = String(rate.remaining)
-        set.headers['ratelimit-reset'] = String(rate.reset)
-        if (!rate.allowed) {
-          throw tooManyConversions(rate.limit, rate.retryAfter)
-        }
+        if (rate instanceof Promise) deciding.set(request, rate)
+        else applyRate(rate, set.headers)
         const length = request.headers.get('content-length')
         if (length !== null && Number(length) > CONVERSION_BODY_LIMIT) throw conversionTooLarge(CONVERSION_BODY_LIMIT)
+      })
+      .onBeforeHandle(async ({ request, set }) => {
+        const rate = deciding.get(request)
+        if (rate) applyRate(await rate, set.headers)
       })
       .options('/conversions', ({ set }) => {
         set.status = 204
