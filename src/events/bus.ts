@@ -14,6 +14,8 @@ export interface Notices {
   'page.changed': { id: string }
   /** Events were queued for these forwarding sessions (after the dispatch committed): wake their polls. */
   'forwarding.queued': { sessionIds: string[] }
+  /** Webhook endpoints or forwarding sessions changed: that area's cached lists of who receives which events are stale. */
+  'subscribers.changed': { area: 'webhooks' | 'forwarding' }
   /**
    * Notices from other nodes may have been lost (their channel reconnected): whatever is cached from the
    * database may be stale. Emitted on this node only.

@@ -1,46 +1,63 @@
 // The outbox consumer of forwarding: each event is queued for every open session of its workspace and mode
 // whose event patterns match (inside the dispatch transaction: never lost, never queued twice). Sessions get
-// no retries and touch no endpoint's health. Waiting polls are woken once the dispatch has committed.
+// no retries and touch no endpoint's health. Waiting polls are woken once the dispatch has committed: on
+// SQLite by the bus right after the synchronous transaction, on PostgreSQL by a notice sent at its commit,
+// which every node hears (a poll may be held on any of them).
 import type { Db } from '../../db/client'
+import { notifyIn, type PgDb, type PgTx } from '../../db/pg/client'
+import { BUS_CHANNEL } from '../../events/bus-pg'
 import type { Mode } from '../../events/interest'
-import type { OutboxConsumer } from '../../events/outbox'
+import type { EventEnvelope, OutboxConsumer } from '../../events/outbox'
+import type { OutboxConsumerPg } from '../../events/outbox-pg'
 import type { Clock } from '../../platform/clock'
 import { eventMatches } from '../webhooks/filters'
+import { WorkspaceLists } from '../webhooks/lists'
 import { QUEUE_CAP } from './model'
 import { createQueueStatements, type OpenSession } from './repo'
+import { createQueueStatementsPg } from './repo-pg'
 
-/** A cached list is trusted this long against sessions opened or ended by another process. */
-const TTL_MS = 5000
-const MAX_KEYS = 10_000
+const forEvent = (sessions: readonly OpenSession[], type: string) => sessions.filter((s) => eventMatches(s.events, type))
+const queued = (envelope: EventEnvelope) => ({ eventId: envelope.id, type: envelope.type, body: JSON.stringify(envelope) })
 
-/** Open sessions per workspace and mode, cached; `changed()` drops the cache when this process changes one. */
+/** Open sessions per workspace and mode on SQLite, cached (lists.ts) until `generation` moves. */
 export class OpenSessions {
-  private readonly cache = new Map<string, { generation: number; at: number; sessions: OpenSession[] }>()
-  private generation = 0
+  private readonly lists: WorkspaceLists<OpenSession>
   private readonly st: ReturnType<typeof createQueueStatements>
 
-  constructor(db: Db, private readonly clock: Clock) {
+  constructor(db: Db, private readonly clock: Clock, generation: () => number) {
     this.st = createQueueStatements(db)
-  }
-
-  changed() {
-    this.generation++
+    this.lists = new WorkspaceLists(generation)
   }
 
   of(workspaceId: string, mode: Mode): OpenSession[] {
-    const key = `${workspaceId}\u0000${mode}`
     const now = this.clock.now()
-    const hit = this.cache.get(key)
-    if (hit && hit.generation === this.generation && now >= hit.at && now - hit.at < TTL_MS) return hit.sessions
-    if (this.cache.size >= MAX_KEYS) this.cache.clear()
-    const sessions = this.st.openSessions(workspaceId, mode, now)
-    this.cache.set(key, { generation: this.generation, at: now, sessions })
-    return sessions
+    return this.lists.read(workspaceId, mode, now, () => this.st.openSessions(workspaceId, mode, now))
   }
 
   /** Whether an open session listens for `type` (the interest source of clicks). */
   wants(type: string, workspaceId: string, mode: Mode) {
-    return this.of(workspaceId, mode).some((s) => eventMatches(s.events, type))
+    return forEvent(this.of(workspaceId, mode), type).length > 0
+  }
+}
+
+/** OpenSessions on PostgreSQL: one cache for the fan-out (which awaits a load) and the interest source (which never waits). */
+export class OpenSessionsPg {
+  private readonly lists: WorkspaceLists<OpenSession>
+  private readonly st = createQueueStatementsPg
+
+  constructor(private readonly db: PgDb, private readonly clock: Clock, generation: () => number) {
+    this.lists = new WorkspaceLists(generation)
+  }
+
+  of(tx: PgTx, workspaceId: string, mode: Mode, now: number): Promise<OpenSession[]> {
+    return this.lists.readAsync(workspaceId, mode, now, () => this.st(tx).openSessions(workspaceId, mode, now))
+  }
+
+  /** Yes while the sessions are unknown (loaded meanwhile): an event nobody wanted costs a row, one not written is lost. */
+  wants(type: string, workspaceId: string, mode: Mode) {
+    const now = this.clock.now()
+    const sessions = this.lists.peek(workspaceId, mode, now, () => this.st(this.db).openSessions(workspaceId, mode, now))
+    return sessions === undefined || forEvent(sessions, type).length > 0
   }
 }
 
@@ -48,12 +65,39 @@ export function createForwardingFanout(db: Db, open: OpenSessions, wake: (sessio
   const st = createQueueStatements(db)
   return (tx, event, now) => {
     const { envelope } = event
-    const sessions = open.of(event.workspaceId, envelope.mode).filter((s) => eventMatches(s.events, envelope.type))
+    const sessions = forEvent(open.of(event.workspaceId, envelope.mode), envelope.type)
     if (!sessions.length) return
-    const body = JSON.stringify(envelope)
-    const queued = sessions.filter((s) => st.enqueue(tx, s.id, { eventId: envelope.id, type: envelope.type, body }, QUEUE_CAP, now)).map((s) => s.id)
+    const item = queued(envelope)
+    const ids = sessions.filter((s) => st.enqueue(tx, s.id, item, QUEUE_CAP, now)).map((s) => s.id)
     // The dispatch transaction is synchronous: a microtask runs once it has committed. A rolled-back one only
     // wakes a poll that then finds nothing and answers an empty list.
-    if (queued.length) queueMicrotask(() => wake(queued))
+    if (ids.length) queueMicrotask(() => wake(ids))
+  }
+}
+
+export function createForwardingFanoutPg(open: OpenSessionsPg): OutboxConsumerPg {
+  return async (tx, event, now) => {
+    const { envelope } = event
+    const sessions = forEvent(await open.of(tx, event.workspaceId, envelope.mode, now), envelope.type)
+    if (!sessions.length) return
+    const st = createQueueStatementsPg(tx)
+    const item = queued(envelope)
+    const ids: string[] = []
+    for (const s of sessions) if (await st.enqueue(tx, s.id, item, QUEUE_CAP, now)) ids.push(s.id)
+    if (ids.length) await wakeAtCommitPg(tx, ids)
+  }
+}
+
+/** Session ids per notice: about 30 bytes each keeps a notice well under PostgreSQL's 8000-byte payload. */
+const IDS_PER_NOTICE = 200
+
+/**
+ * `forwarding.queued` for these sessions, sent by PostgreSQL when the dispatch transaction commits (never on
+ * rollback, and never before the events can be read). It goes out in the bus's own form (events/bus-pg.ts:
+ * [origin node, name, notice]) from no node, so every node's listeners hear it, this one's included.
+ */
+async function wakeAtCommitPg(tx: PgTx, sessionIds: string[]) {
+  for (let i = 0; i < sessionIds.length; i += IDS_PER_NOTICE) {
+    await notifyIn(tx, BUS_CHANNEL, JSON.stringify(['', 'forwarding.queued', { sessionIds: sessionIds.slice(i, i + IDS_PER_NOTICE) }]))
   }
 }

@@ -1,10 +1,16 @@
 // Local forwarding: sessions `lnk listen` polls, fed by an outbox consumer, woken through the bus the moment
-// an event for them commits, and pruned a day after they end.
+// an event for them commits, and pruned a day after they end. On PostgreSQL a poll may be held on any node:
+// `forwarding.queued` reaches them all, and a session opened or ended on one node is announced
+// (`subscribers.changed`) so every node's cached lists of open sessions drop.
+import { onEngine } from '../../db/store'
+import type { OutboxConsumer } from '../../events/outbox'
+import type { OutboxConsumerPg } from '../../events/outbox-pg'
 import type { PeriodicTask } from '../../jobs/periodic'
 import { DAY_MS } from '../../platform/time'
 import { defineModule, type HttpKit, type Platform } from '../module'
-import { createForwardingFanout, OpenSessions } from './fanout'
-import { createForwardingRepo } from './repo'
+import { createForwardingFanout, createForwardingFanoutPg, OpenSessions, OpenSessionsPg } from './fanout'
+import { createForwardingRepo, type ForwardingRepo } from './repo'
+import { createForwardingRepoPg } from './repo-pg'
 import { forwardingRoutes } from './routes'
 import type { ForwardingCtx } from './service'
 import { Waiters } from './waiters'
@@ -12,34 +18,68 @@ import { Waiters } from './waiters'
 const PRUNE_SESSIONS = 'forwarding.prune'
 const PERIODIC: PeriodicTask[] = [{ name: 'prune-forwarding-sessions', pattern: '17 * * * *', jobType: PRUNE_SESSIONS }]
 
+/** The repos and consumers of the engine served from. */
+interface Wiring {
+  sessions: ForwardingRepo
+  /** The prune's (SQLite: the worker's connection). */
+  onWorker: ForwardingRepo
+  consumers?: OutboxConsumer[]
+  consumersPg?: OutboxConsumerPg[]
+}
+
 export function createForwardingModule(platform: Platform, http: HttpKit) {
-  const { config, clock, log, db, workerDb, bus, interest } = platform
-  const openHere = new OpenSessions(db.db, clock)
-  const openOnWorker = new OpenSessions(workerDb.db, clock)
+  const { config, clock, log, store, bus, interest } = platform
   const waiters = new Waiters()
+  // Moves whenever cached lists of open sessions may be stale: a change here or on another node, a reset.
+  let generation = 0
+  const openGeneration = () => generation
+  bus.on('subscribers.changed', ({ area }) => {
+    if (area === 'forwarding') generation++
+  })
+  bus.on('caches.reset', () => {
+    generation++
+    // A wake-up may have been lost with the other notices: held polls look at their queues.
+    waiters.wakeAll()
+  })
+  bus.on('forwarding.queued', ({ sessionIds }) => {
+    for (const id of sessionIds) waiters.wake(id)
+  })
+  const wiring = onEngine<Wiring>(
+    store,
+    (s) => {
+      const openHere = new OpenSessions(s.db.db, clock, openGeneration)
+      // Clicks write link.clicked only where someone listens for it: an open session counts.
+      interest.add((type, workspaceId, mode) => openHere.wants(type, workspaceId, mode))
+      // The consumer runs inside the dispatch transaction, which is on the worker's own connection.
+      const openOnWorker = new OpenSessions(s.workerDb.db, clock, openGeneration)
+      const consumer = createForwardingFanout(s.workerDb.db, openOnWorker, (sessionIds) => bus.emit('forwarding.queued', { sessionIds }))
+      return { sessions: createForwardingRepo(s.db.db), onWorker: createForwardingRepo(s.workerDb.db), consumers: [consumer] }
+    },
+    (s) => {
+      const open = new OpenSessionsPg(s.db, clock, openGeneration)
+      interest.add((type, workspaceId, mode) => open.wants(type, workspaceId, mode))
+      const repo = createForwardingRepoPg(s.db)
+      return { sessions: repo, onWorker: repo, consumersPg: [createForwardingFanoutPg(open)] }
+    },
+  )
   const ctx: ForwardingCtx = {
     config,
     clock,
     log,
-    sessions: createForwardingRepo(db.db),
+    sessions: wiring.sessions,
     waiters,
     changed() {
-      openHere.changed()
-      openOnWorker.changed()
+      generation++
+      bus.emit('subscribers.changed', { area: 'forwarding' })
     },
   }
-  // Clicks write link.clicked only where someone listens for it: an open session counts.
-  interest.add((type, workspaceId, mode) => openHere.wants(type, workspaceId, mode))
-  bus.on('forwarding.queued', ({ sessionIds }) => {
-    for (const id of sessionIds) waiters.wake(id)
-  })
-  const onWorker = createForwardingRepo(workerDb.db)
   return defineModule({
     name: 'forwarding',
     ctx,
     waiters,
     routes: forwardingRoutes(ctx, http),
-    consumers: [createForwardingFanout(workerDb.db, openOnWorker, (sessionIds) => bus.emit('forwarding.queued', { sessionIds }))],
+    consumers: wiring.consumers,
+    consumersPg: wiring.consumersPg,
     periodic: PERIODIC,
     /** Held polls answer at once, so they never hold up a shutdown. */
     async close() {
@@ -49,7 +89,7 @@ export function createForwardingModule(platform: Platform, http: HttpKit) {
       {
         type: PRUNE_SESSIONS,
         run: async () => {
-          const removed = await onWorker.pruneExpired(clock.now() - DAY_MS)
+          const removed = await wiring.onWorker.pruneExpired(clock.now() - DAY_MS)
           if (removed) log.info('forwarding sessions ended a day ago pruned', { removed })
         },
       },

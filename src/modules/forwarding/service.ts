@@ -83,13 +83,23 @@ export async function poll(ctx: ForwardingCtx, caller: Caller, q: { session: str
   const row = await openOwn(ctx, caller, q.session)
   const now = ctx.clock.now()
   if (!(await ctx.sessions.touch(row.id, now, now + IDLE_MS))) throw sessionNotFound(q.session)
+  // Held before the queue is read: an event queued (and its wake-up sent) while the read is under way then
+  // wakes this poll instead of nobody. Holding releases a poll still waiting from before.
+  const deadline = performance.now() + q.wait * 1000
+  const hold = q.wait > 0 ? ctx.waiters.wait(row.id, q.wait * 1000) : null
   let taken = await ctx.sessions.take(row.id, q.limit)
-  if (!taken.length && q.wait > 0) {
-    const woke = await ctx.waiters.wait(row.id, q.wait * 1000)
-    if (woke !== 'released') taken = await ctx.sessions.take(row.id, q.limit)
-  } else {
-    // Answering at once: a poll still waiting from before is done too.
+  if (taken.length || !hold) {
+    // Answering at once: this poll's hold ends, as does one still waiting from before.
     ctx.waiters.release(row.id)
+  } else {
+    // A wake-up that finds nothing (its dispatch rolled back, or a reset woke every poll) holds the poll
+    // again for what is left of its wait, unless a newer poll of the session is held by now.
+    for (let reason = await hold; reason === 'queued'; ) {
+      taken = await ctx.sessions.take(row.id, q.limit)
+      const left = deadline - performance.now()
+      if (taken.length || left <= 0 || ctx.waiters.holds(row.id)) break
+      reason = await ctx.waiters.wait(row.id, left)
+    }
   }
   if (!taken.length) return []
   const secret = await secretOf(ctx, caller)

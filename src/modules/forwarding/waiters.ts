@@ -34,6 +34,16 @@ export class Waiters {
     this.waiting.get(sessionId)?.('queued')
   }
 
+  /** Notices may have been lost (PostgreSQL's reset): every held poll looks at its queue now. */
+  wakeAll() {
+    for (const done of [...this.waiting.values()]) done('queued')
+  }
+
+  /** Whether a poll of the session is held now. */
+  holds(sessionId: string) {
+    return this.waiting.has(sessionId)
+  }
+
   get size() {
     return this.waiting.size
   }

@@ -11,6 +11,7 @@ import { sortableId } from '../../platform/random'
 import { discordBody, slackBody } from './formats'
 import type { AttemptOutcome, DeliverPayload, DeliveryRow, EndpointRow, NewDelivery, WebhooksRepo } from './repo'
 import { AttemptRecorder } from './recorder'
+import type { DeliverySlots } from './repo-pg'
 import { deliveryId } from './ids'
 import { AUTO_DISABLE_AFTER_MS, AUTO_DISABLE_FAILURES, DEFER_MS, SLOT_WAIT_MS, nextAttemptAt, parseRetryAfter, TIMEOUT_MS } from './schedule'
 import { redactHeaders, signatureHeaders } from './signing'
@@ -179,6 +180,14 @@ async function runDeliverJob(ctx: WebhooksCtx, recorder: AttemptRecorder, payloa
     await retryWhileBusy(() => webhooks.defer(payload, clock.now() + DEFER_MS, clock.now()))
     return
   }
+  // Other nodes send to this endpoint too (PostgreSQL): one of its maxConcurrent slots across them all.
+  const slot = ctx.slots ? await takeSharedSlot(ctx.slots, endpoint) : null
+  if (ctx.slots && slot === null) {
+    state.release(endpoint.id)
+    state.sending.delete(delivery.id)
+    await retryWhileBusy(() => webhooks.defer(payload, clock.now() + DEFER_MS, clock.now()))
+    return
+  }
   try {
     let sent: Sent
     try {
@@ -193,6 +202,7 @@ async function runDeliverJob(ctx: WebhooksCtx, recorder: AttemptRecorder, payloa
       // share transactions even at maxConcurrent 1). The attempt stays in `sending` until it is recorded,
       // so another job for it cannot send it again meanwhile.
       state.release(endpoint.id)
+      if (slot !== null) await ctx.slots!.release(endpoint.id, slot)
     }
     const outcome = outcomeOf(endpoint, delivery, payload.attempt, sent)
     const disabled = await recorder.record({ deliveryId: delivery.id, endpointId: endpoint.id, outcome, now: sent.finishedAt, job: { id: job.job.id, workerId: job.workerId } })
@@ -209,6 +219,19 @@ async function runDeliverJob(ctx: WebhooksCtx, recorder: AttemptRecorder, payloa
     return COMPLETED
   } finally {
     state.sending.delete(payload.deliveryId)
+  }
+}
+
+/**
+ * One of the endpoint's slots shared by every node, or null when none frees within SLOT_WAIT_MS. Slots are
+ * locks tried without waiting, so a freed one is found by trying again, at growing intervals up to 50 ms.
+ */
+async function takeSharedSlot(slots: DeliverySlots, endpoint: EndpointRow): Promise<number | null> {
+  const deadline = performance.now() + SLOT_WAIT_MS
+  for (let pause = 5; ; pause = Math.min(pause * 2, 50)) {
+    const slot = await slots.take(endpoint.id, endpoint.maxConcurrent)
+    if (slot !== null || performance.now() + pause >= deadline) return slot
+    await Bun.sleep(pause)
   }
 }
 

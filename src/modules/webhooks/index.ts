@@ -1,12 +1,21 @@
 // Outbound webhooks: endpoints and their signed deliveries. The fan-out consumes the outbox inside the
-// dispatch transaction (on the worker's connection); deliveries run as jobs in a lane of their own.
+// dispatch transaction; deliveries run as jobs in a lane of their own. On PostgreSQL several nodes share the
+// endpoints: a change is announced on the bus (`subscribers.changed`) so every node's cached lists drop, and
+// each endpoint's maxConcurrent is counted across nodes by slots the database holds (createDeliverySlotsPg).
+import type { SQL } from 'bun'
+import { onEngine } from '../../db/store'
+import type { OutboxConsumer } from '../../events/outbox'
+import type { OutboxConsumerPg } from '../../events/outbox-pg'
 import type { PeriodicTask } from '../../jobs/periodic'
 import { DAY_MS } from '../../platform/time'
 import { defineModule, type HttpKit, type Platform } from '../module'
 import { deliverJob } from './delivery'
-import { createFanout } from './fanout'
-import { createWebhooksRepo, DELIVER_JOB } from './repo'
-import { webhookInterest } from './interest'
+import { createFanout, createFanoutPg } from './fanout'
+import { webhookInterest, webhookInterestPg } from './interest'
+import { WorkspaceLists } from './lists'
+import { createWebhooksRepo, DELIVER_JOB, type EndpointRow, type WebhooksRepo } from './repo'
+import { createFanoutStatementsPg } from './repo-fanout-pg'
+import { createDeliverySlotsPg, createWebhooksRepoPg, type DeliverySlots } from './repo-pg'
 import { webhookRoutes } from './routes'
 import { WebhooksState, type WebhooksCtx } from './state'
 
@@ -14,23 +23,50 @@ export const PRUNE_DELIVERIES = 'webhook_deliveries.prune'
 export const WEBHOOKS_PERIODIC: PeriodicTask[] = [{ name: 'prune-deliveries', pattern: '41 * * * *', jobType: PRUNE_DELIVERIES }]
 
 export function createWebhooksModule(platform: Platform, http: HttpKit) {
-  const { config, db, workerDb, clock, log, worker } = platform
-  // Routes (and test pings, which are requests) use the requests' connection; the jobs (deliveries, the
-  // prune) use the job worker's own, which never waits for the write lock (the click writer's).
-  const ctx: WebhooksCtx = { config, clock, log, webhooks: createWebhooksRepo(db.db), state: new WebhooksState(), notifyWorker: () => worker.notify() }
-  const onWorker = createWebhooksRepo(workerDb.db)
-  const deliver = deliverJob(ctx, onWorker)
-  // Clicks write link.clicked only where an endpoint listens for it.
-  platform.interest.add(webhookInterest(db.db, ctx.state, clock))
+  const { config, store, clock, log, worker, bus, interest } = platform
+  const state = new WebhooksState(() => bus.emit('subscribers.changed', { area: 'webhooks' }))
+  // Another node changed endpoints, or its notices may have been lost: every cached list is stale.
+  bus.on('subscribers.changed', ({ area }) => {
+    if (area === 'webhooks') state.stale()
+  })
+  bus.on('caches.reset', () => state.stale())
+  const slots = onEngine(store, () => null, (s) => sharedSlots(s.sql, config.shutdownTimeoutSeconds * 1000))
+  const wiring = onEngine<Wiring>(
+    store,
+    (s) => {
+      // Routes (and test pings, which are requests) use the requests' connection; the jobs (deliveries, the
+      // prune) and the fan-out (inside the dispatch transaction) the worker's own, which never waits for the
+      // write lock (the click writer's).
+      // Clicks write link.clicked only where an endpoint listens for it.
+      interest.add(webhookInterest(s.db.db, new WorkspaceLists<EndpointRow>(() => state.generation), clock))
+      return { webhooks: createWebhooksRepo(s.db.db), onWorker: createWebhooksRepo(s.workerDb.db), consumers: [createFanout(s.workerDb.db, state)] }
+    },
+    (s) => {
+      // One pool for requests and the worker, so one list cache for the fan-out and the interest source.
+      const lists = new WorkspaceLists<EndpointRow>(() => state.generation)
+      const st = createFanoutStatementsPg()
+      interest.add(webhookInterestPg(s.db, st, lists, clock))
+      const repo = createWebhooksRepoPg(s.db)
+      return { webhooks: repo, onWorker: repo, consumersPg: [createFanoutPg(st, lists)] }
+    },
+  )
+  const ctx: WebhooksCtx = { config, clock, log, webhooks: wiring.webhooks, state, notifyWorker: () => worker.notify(), slots }
+  const deliver = deliverJob(ctx, wiring.onWorker)
   return defineModule({
     name: 'webhooks',
     ctx,
     /** Writes the deliver job's attempts (its busyAnswers say how often the write lock was found taken). */
     recorder: deliver.recorder,
     routes: webhookRoutes(ctx, http),
-    // The consumer runs inside the dispatch transaction, which is on the worker's own connection.
-    consumers: [createFanout(workerDb.db, ctx.state)],
+    consumers: wiring.consumers,
+    consumersPg: wiring.consumersPg,
     periodic: WEBHOOKS_PERIODIC,
+    async init() {
+      await slots?.open()
+    },
+    async close() {
+      await slots?.close()
+    },
     jobs: [
       // Deliveries have slots of their own, as many as may be in flight: a slow receiver (up to the 15 s
       // timeout) then never holds up other jobs, and other jobs never hold up deliveries.
@@ -38,12 +74,60 @@ export function createWebhooksModule(platform: Platform, http: HttpKit) {
       {
         type: PRUNE_DELIVERIES,
         run: async () => {
-          const removed = await onWorker.pruneDeliveries(clock.now() - config.webhookRetentionDays * DAY_MS)
+          const removed = await wiring.onWorker.pruneDeliveries(clock.now() - config.webhookRetentionDays * DAY_MS)
           if (removed) log.info('finished webhook deliveries past retention pruned', { removed, retentionDays: config.webhookRetentionDays })
         },
       },
     ],
   })
+}
+
+/** The repos and consumers of the engine served from. */
+interface Wiring {
+  webhooks: WebhooksRepo
+  /** The deliver job's and the prune's (SQLite: the worker's connection). */
+  onWorker: WebhooksRepo
+  consumers?: OutboxConsumer[]
+  consumersPg?: OutboxConsumerPg[]
+}
+
+/**
+ * The slots of createDeliverySlotsPg, opened in init() (the factory cannot await its connection). Once
+ * closing, no slot is taken (an attempt is put off instead) and those held are waited for, up to `patienceMs`,
+ * before the connection that holds them goes: another node must not start a request while one of this
+ * node's is still out.
+ */
+function sharedSlots(sql: SQL, patienceMs: number): DeliverySlots & { open(): Promise<void> } {
+  let inner: DeliverySlots | null = null
+  let closing = false
+  let held = 0
+  return {
+    async open() {
+      inner ??= await createDeliverySlotsPg(sql)
+    },
+    async take(endpointId, max) {
+      if (!inner || closing) return null
+      // Counted from the try on: close() then waits for a take under way too.
+      held++
+      const slot = await inner.take(endpointId, max).catch((err) => {
+        held--
+        throw err
+      })
+      if (slot === null) held--
+      return slot
+    },
+    async release(endpointId, slot) {
+      held--
+      await inner?.release(endpointId, slot)
+    },
+    async close() {
+      closing = true
+      const deadline = performance.now() + patienceMs
+      while (held > 0 && performance.now() < deadline) await Bun.sleep(20)
+      await inner?.close()
+      inner = null
+    },
+  }
 }
 
 export type WebhooksModule = ReturnType<typeof createWebhooksModule>

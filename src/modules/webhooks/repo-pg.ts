@@ -21,14 +21,8 @@ import { byBytes, closeBatchInPg, enqueueDeliverPg } from './repo-fanout-pg'
 /** Deliveries pruned per transaction, as on SQLite. */
 const PRUNE_CHUNK = 5_000
 
-/** The port, and the rotation the port lacks (the report of issue 18 proposes it for both engines). */
-export type WebhooksRepoPg = AsyncPort<WebhooksRepo> & {
-  /**
-   * Replaces the signing secret; the secret it replaces (the row's, not one read earlier) keeps signing
-   * until `previousUntil`, or stops at once when that is null. Undefined when the endpoint is gone.
-   */
-  rotateSecret(id: string, secret: string, previousUntil: number | null, now: number): Promise<EndpointRow | undefined>
-}
+/** The port on PostgreSQL (it has no synchronous reads, so it is the port itself). */
+export type WebhooksRepoPg = AsyncPort<WebhooksRepo>
 
 const endpointRow = (row: unknown) => row as EndpointRow | undefined
 const deliveryRow = (row: unknown) => row as DeliveryRow | undefined

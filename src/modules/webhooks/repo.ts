@@ -172,6 +172,12 @@ export interface WebhooksRepo {
   /** Live (not removed) endpoints of this kind in the workspace. */
   countEndpoints(workspaceId: string, kind: EndpointKind): Promise<number>
   updateEndpoint(id: string, patch: Partial<NewEndpoint>): Promise<EndpointRow | undefined>
+  /**
+   * Replaces the signing secret in one statement; the secret it replaces (the row's, not one read earlier, so
+   * rotations at once chain) keeps signing until `previousUntil`, or stops at once when that is null.
+   * Undefined when the endpoint is gone.
+   */
+  rotateSecret(id: string, secret: string, previousUntil: number | null, now: number): Promise<EndpointRow | undefined>
   /** Deletes the endpoint with its deliveries; false when it was gone already. */
   deleteEndpoint(id: string): Promise<boolean>
   /**
@@ -298,6 +304,15 @@ export function createWebhooksRepo(db: Db): WebhooksRepo {
     },
     async updateEndpoint(id, patch) {
       return db.update(webhookEndpoints).set(patch).where(eq(webhookEndpoints.id, id)).returning().get()
+    },
+    async rotateSecret(id, secret, previousUntil, now) {
+      const e = webhookEndpoints
+      return db
+        .update(e)
+        .set({ secret, previousSecret: previousUntil === null ? null : sql`${e.secret}`, previousSecretExpiresAt: previousUntil, updatedAt: now })
+        .where(eq(e.id, id))
+        .returning()
+        .get()
     },
     async deleteEndpoint(id) {
       return db.delete(webhookEndpoints).where(eq(webhookEndpoints.id, id)).returning({ id: webhookEndpoints.id }).all().length > 0

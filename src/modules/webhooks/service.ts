@@ -247,14 +247,10 @@ export async function rotateSecret(ctx: WebhooksCtx, caller: Caller, id: string,
   const current = await findOwn(ctx, caller, id)
   const now = ctx.clock.now()
   const secret = generateSecret()
-  const row = await ctx.webhooks.updateEndpoint(current.id, {
-    secret,
-    previousSecret: grace ? current.secret : null,
-    previousSecretExpiresAt: grace ? now + ROTATION_GRACE_MS : null,
-    updatedAt: now,
-  })
+  const row = await ctx.webhooks.rotateSecret(current.id, secret, grace ? now + ROTATION_GRACE_MS : null, now)
+  if (!row) throw endpointNotFound(id)
   ctx.state.endpointChanged()
-  return { ...toEndpoint(row!, now), secret }
+  return { ...toEndpoint(row, now), secret }
 }
 
 const parseTime = (value: string | undefined, path: string, issues: Issues) => {

@@ -3,6 +3,7 @@
 import type { Deps } from '../../context'
 import type { EgressPolicy } from '../../net/egress'
 import type { WebhooksRepo } from './repo'
+import type { DeliverySlots } from './repo-pg'
 
 type Resolver = (host: string) => Promise<string[]>
 
@@ -16,7 +17,17 @@ export class WebhooksState {
   /** DNS for target hosts; tests replace it to pin what a host resolves to. Null: the system resolver. */
   resolver: Resolver | null = null
 
+  /** `announce` tells the other nodes (the bus); their lists drop through stale(). */
+  constructor(private readonly announce: () => void = () => {}) {}
+
+  /** An endpoint changed here (after its commit). */
   endpointChanged() {
+    this.generation++
+    this.announce()
+  }
+
+  /** An endpoint changed on another node, or notices may have been lost: every cached list is stale. */
+  stale() {
     this.generation++
   }
 
@@ -96,6 +107,8 @@ export interface WebhooksCtx extends Deps {
   state: WebhooksState
   /** Wakes the job worker: a delivery was queued for now. */
   notifyWorker(): void
+  /** Each endpoint's maxConcurrent counted across nodes (PostgreSQL); null where this process is the only sender (SQLite). */
+  slots: DeliverySlots | null
 }
 
 export const egressPolicy = (ctx: Pick<Deps, 'config'>): EgressPolicy => ({ allowHttp: ctx.config.webhookAllowHttp, allowedCidrs: ctx.config.webhookAllowedCidrs })
