@@ -4,8 +4,8 @@
 // SQLite by the bus right after the synchronous transaction, on PostgreSQL by a notice sent at its commit,
 // which every node hears (a poll may be held on any of them).
 import type { Db } from '../../db/client'
-import { notifyIn, type PgDb, type PgTx } from '../../db/pg/client'
-import { BUS_CHANNEL } from '../../events/bus-pg'
+import type { PgDb, PgTx } from '../../db/pg/client'
+import { noticeAtCommitPg } from '../../events/bus-pg'
 import type { Mode } from '../../events/interest'
 import type { EventEnvelope, OutboxConsumer } from '../../events/outbox'
 import type { OutboxConsumerPg } from '../../events/outbox-pg'
@@ -93,11 +93,10 @@ const IDS_PER_NOTICE = 200
 
 /**
  * `forwarding.queued` for these sessions, sent by PostgreSQL when the dispatch transaction commits (never on
- * rollback, and never before the events can be read). It goes out in the bus's own form (events/bus-pg.ts:
- * [origin node, name, notice]) from no node, so every node's listeners hear it, this one's included.
+ * rollback, and never before the events can be read), to every node's listeners, this one's included.
  */
 async function wakeAtCommitPg(tx: PgTx, sessionIds: string[]) {
   for (let i = 0; i < sessionIds.length; i += IDS_PER_NOTICE) {
-    await notifyIn(tx, BUS_CHANNEL, JSON.stringify(['', 'forwarding.queued', { sessionIds: sessionIds.slice(i, i + IDS_PER_NOTICE) }]))
+    await noticeAtCommitPg(tx, 'forwarding.queued', { sessionIds: sessionIds.slice(i, i + IDS_PER_NOTICE) })
   }
 }
