@@ -1,27 +1,44 @@
 // Bridge pages: the API (pages, blocks, templates, saved templates), the visitor side (/p/{slug},
 // /_/b/{blockId}, pages shown by links) and the counting of views and clicks, written every second.
 import { Elysia } from 'elysia'
+import { withAsync } from '../../db/rows'
+import { onEngine } from '../../db/store'
 import type { DomainsModule } from '../domains'
 import { KeyedQueue } from '../../platform/keyed-queue'
 import { defineModule, type HttpKit, type Platform } from '../module'
 import { createPagesRepo } from './repo'
+import { createPagesRepoPg } from './repo-pg'
 import { pageRoutes, savedTemplateRoutes, templateRoutes } from './routes'
-import { COUNT_FLUSH_MS, createPageServer } from './serve'
+import { COUNT_FLUSH_MS, createPageServer, SHARED_CACHE_TTL_MS, type PageServer, type VisitTarget } from './serve'
 import type { PagesCtx } from './service'
 
+/**
+ * The server as redirect/handler.ts's VisitorPages still declares it: synchronous answers. On PostgreSQL
+ * handle() and show() answer a Promise on a cache miss; the redirect area is changing VisitorPages to take
+ * `Response | null | Promise<Response | null>`, and this cast goes then.
+ */
+type SyncVisitorPages = {
+  handle(request: Request, path: string, search: string, target: VisitTarget): Response | null
+  show(request: Request, pageId: string): Response | null
+}
+
 export function createPagesModule(platform: Platform, http: HttpKit, domains: DomainsModule) {
-  const { config, clock, log, db, bus } = platform
-  const repo = createPagesRepo(db.db, () => clock.now())
+  const { config, clock, log, store, bus } = platform
+  const now = () => clock.now()
+  const repo = onEngine(store, (s) => withAsync(createPagesRepo(s.db.db, now)), (s) => createPagesRepoPg(s.db, now))
   const ctx: PagesCtx = { config, clock, log, bus, pages: repo, served: domains.served, editing: new KeyedQueue() }
-  const server = createPageServer({ config, clock, log, pages: repo })
+  // One SQLite process hears every change on its bus; PostgreSQL nodes may miss another node's notice.
+  const ttlMs = onEngine(store, () => Infinity, () => SHARED_CACHE_TTL_MS)
+  const server = createPageServer({ config, clock, log, pages: repo, ttlMs })
   bus.on('page.changed', ({ id }) => server.invalidate(id))
   bus.on('link.changed', () => server.invalidateAll())
+  bus.on('caches.reset', () => server.reset())
   let flusher: ReturnType<typeof setInterval> | undefined
   return defineModule({
     name: 'pages',
     ctx,
     repo,
-    server,
+    server: server as PageServer & SyncVisitorPages,
     routes: new Elysia({ name: 'lnk.pages-area', seed: http.instanceId }).use(pageRoutes(ctx, http)).use(savedTemplateRoutes(ctx, http)).use(templateRoutes(http)),
     start() {
       flusher = setInterval(() => void server.flush(), COUNT_FLUSH_MS)

@@ -3,6 +3,7 @@
 // change is all or nothing and concurrent editors never lose each other's work; the serving cache hears of
 // it on the bus after the commit.
 import type { Deps } from '../../context'
+import type { Port } from '../../db/rows'
 import type { EventBus } from '../../events/bus'
 import type { PublishInput } from '../../events/outbox'
 import { iso } from '../../platform/clock'
@@ -29,7 +30,7 @@ import { resolveTemplate, toSaved } from './templates-service'
 import type { Theme, TreeSection } from './tree'
 
 export interface PagesCtx extends Deps {
-  pages: PagesRepo
+  pages: Port<PagesRepo>
   served: Pick<ServedDomains, 'get'>
   bus: Pick<EventBus, 'emit'>
   /** Changes to one page take turns in this process; across processes the version guard decides. */
