@@ -1,13 +1,14 @@
 // LNK_DATABASE_URL / --database-url through the real entry point: `lnk migrate` prepares a PostgreSQL
 // database (once, however often it runs), a malformed or unreachable URL stops with one line naming the
-// setting and never the password, and `lnk serve` says plainly that it does not serve from PostgreSQL yet.
+// setting and never the password, and `lnk serve` serves from it.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { SQL } from 'bun'
 import { rmSync } from 'node:fs'
 import { EMBEDDED_PG_MIGRATIONS } from '../../src/db/pg/migrations.generated'
 import { tempDir } from '../helpers'
 import { createTestDatabase, type TestDatabase } from '../setup/postgres'
-import { freePort, runLnk } from './lnk-process'
+import { redactUrl } from '../../src/platform/config'
+import { freePort, logFields, runLnk, startServe } from './lnk-process'
 
 let pg: TestDatabase
 const dataDir = tempDir()
@@ -58,10 +59,17 @@ describe('lnk migrate on PostgreSQL', () => {
     expect(r.stderr.trim().split('\n')).toHaveLength(1)
   })
 
-  test('lnk serve refuses PostgreSQL in one line instead of serving half a service', async () => {
-    const r = await runLnk(['serve', '--port', String(freePort()), '--host', '127.0.0.1'], { dataDir, env: { LNK_DATABASE_URL: pg.url }, timeoutMs: 20_000 })
-    expect(r.code).toBe(1)
-    expect(r.stderr).toContain('LNK_DATABASE_URL')
-    expect(r.stderr).toContain('Unset LNK_DATABASE_URL to serve from SQLite')
-  })
+  test('lnk serve serves from PostgreSQL and names it (password hidden) in its start line', async () => {
+    const url = new URL(pg.url)
+    const server = await startServe(dataDir, { LNK_DATABASE_URL: pg.url }, 30_000)
+    try {
+      const ready = await fetch(`${server.url}/readyz`)
+      expect(ready.status).toBe(200)
+      const line = await server.waitForLine(/lnk listening/)
+      expect(logFields(line).database).toBe(redactUrl(pg.url))
+      if (url.password) expect(server.stdout()).not.toContain(url.password)
+    } finally {
+      await server.stop('SIGTERM')
+    }
+  }, 60_000)
 })
