@@ -1,6 +1,8 @@
 # lnk: one executable, one SQLite file. Build:  docker build -t lnk .
 # Run:    docker run -d --name lnk -p 8080:8080 -v lnk-data:/data -e LNK_BASE_URL=https://lnk.example.com lnk
 # Admin:  docker exec lnk lnk admin bootstrap --email you@example.com --workspace Acme
+# PostgreSQL (several nodes): the same image with -e LNK_DATABASE_URL=postgres://…; no volume is needed then
+#         (deploy/compose.postgres.yml, docs/scale-out.md).
 # Stop:   lnk drains in-flight work for up to LNK_SHUTDOWN_TIMEOUT_SECONDS (10 s) after SIGTERM, the same as
 #         docker's default grace period; give docker more room (docker stop -t 20, compose
 #         stop_grace_period: 20s) so it never has to SIGKILL.
