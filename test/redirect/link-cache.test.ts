@@ -1,6 +1,7 @@
 // The redirect's link cache filled at start: every link loaded up to the cache's size, visits then answered
 // without reading the database, and writes after the fill still seen at once.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
+import type { Port } from '../../src/db/rows'
 import type { LinksRepo } from '../../src/modules/links/repo'
 import { LinkCache } from '../../src/modules/redirect/cache'
 import type { TestEnv } from '../helpers'
@@ -20,24 +21,24 @@ afterAll(() => env.cleanup())
 /** The links repo, counting the redirect's single-link reads (what a cache miss costs). */
 function countingRepo() {
   const repo = env.rt.modules.links.repo
-  const counted = { misses: 0, repo: { ...repo } as LinksRepo }
+  const counted = { misses: 0, repo: { ...repo } as Port<LinksRepo> }
   counted.repo.findRedirectSync = (domain, slug) => {
     counted.misses++
-    return repo.findRedirectSync(domain, slug)
+    return repo.findRedirectSync!(domain, slug)
   }
   return counted
 }
 
 test('prefill loads links a page at a time until the cache is full; those visits read nothing more', async () => {
   const counting = countingRepo()
-  const cache = new LinkCache(counting.repo, () => [], { pendingClicks: () => 0, pendingAddresses: () => [] }, 5)
+  const cache = new LinkCache(counting.repo, () => [], { pendingClicks: () => 0, pendingAddresses: () => [] }, { max: 5 })
   expect(await cache.prefill(2)).toBe(5)
   expect(await cache.prefill(2)).toBe(0)
   // The five first in id order answer from memory; each of the other seven costs one read.
   const first = new Set([...made].map((l) => l.id).sort().slice(0, 5))
   for (const l of made) {
     const before = counting.misses
-    expect(cache.get(l.domain, l.slug)?.row.id).toBe(l.id)
+    expect((await cache.get(l.domain, l.slug))?.row.id).toBe(l.id)
     expect(counting.misses - before).toBe(first.has(l.id) ? 0 : 1)
   }
 })
@@ -48,7 +49,7 @@ test('a prefilled link takes the clicks still in the buffer into its count, and 
   // One click waits in the buffer; the fill must count it, or a clickLimit would admit one too many.
   env.rt.modules.redirect.cache.clear()
   await env.rt.modules.redirect.cache.prefill()
-  expect(env.rt.modules.redirect.cache.get(link.domain, link.slug)?.served).toBe(1)
+  expect((await env.rt.modules.redirect.cache.get(link.domain, link.slug))?.served).toBe(1)
   expect((await api.patch(link.id, { destinationUrl: 'https://example.com/patched' })).status).toBe(200)
   const res = await visit(env, link.slug, { ua: UA.chrome, ip: nextIp() })
   expect(res.headers.get('location')).toBe('https://example.com/patched')

@@ -7,7 +7,8 @@
 // what the counters need: they are summed per link and UTC hour (clicks, bot hits) and written as counts,
 // so a link's totalClicks stays exact, while their detail (the click row, the visitor and unique count,
 // their share of the rollups, the link.clicked event) is shed. A click that admits a new address under
-// uniqueIpLimit is never shed: the limit depends on it. Shed clicks are counted in /metrics
+// uniqueIpLimit is never shed: the limit depends on it, nor is one the database counted when it was served
+// (PostgreSQL: a link under limits), whose counts would be added twice. Shed clicks are counted in /metrics
 // (lnk_clicks_shed_total) and logged when shedding starts and stops.
 import type { Clock } from '../../platform/clock'
 import type { Logger } from '../../platform/log'
@@ -75,15 +76,17 @@ export class ClickBuffer implements PendingCounts {
 
   /** Takes the record as it is (no copy); sets whether its event is to be written. */
   add(click: ClickRecord) {
-    // A bot's hit is written with the clicks but counts toward nothing the limits read.
-    if (!click.isBot) {
+    // A bot's hit is written with the clicks but counts toward nothing the limits read; a click counted
+    // when it was served (PostgreSQL, a link under limits) is in the database already.
+    if (!click.isBot && !click.counted) {
       let p = this.pending.get(click.linkId)
       if (!p) this.pending.set(click.linkId, (p = { clicks: 0, addresses: null }))
       p.clicks++
       if (click.newAddress) (p.addresses ??= []).push(click.newAddress)
     }
     const room = this.queue.length + this.writing < this.options.maxQueued
-    if (room || click.newAddress) {
+    // Counts would add a counted click's total_clicks again: it is kept in full, like an admitted address.
+    if (room || click.newAddress || click.counted) {
       if (room && this.shedInEpisode) this.endEpisode()
       click.announce = this.announces(click.workspaceId)
       this.queue.push(click)
@@ -197,7 +200,7 @@ export class ClickBuffer implements PendingCounts {
   private written(chunk: ClickRecord[], counts: ClickCounts[]) {
     this.writing -= chunk.length
     for (const c of chunk) {
-      if (c.isBot) continue
+      if (c.isBot || c.counted) continue
       const p = this.pending.get(c.linkId)
       if (!p) continue
       p.clicks--

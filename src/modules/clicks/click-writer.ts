@@ -9,7 +9,7 @@ export interface ClickWriter {
   close(): Promise<void>
 }
 
-export const inlineClickWriter = (repo: ClicksRepo): ClickWriter => ({
+export const inlineClickWriter = (repo: Pick<ClicksRepo, 'writeBatch'>): ClickWriter => ({
   write: (batch, now) => repo.writeBatch(batch, now),
   close: async () => {},
 })

@@ -12,16 +12,16 @@
 // - counters are added in SQL, never read and written back;
 // - the rollups lock the buckets they merge (rollup-writer-pg.ts).
 import { eq, sql } from 'drizzle-orm'
-import { notifyIn, type PgDb, type PgTx } from '../../db/pg/client'
+import type { PgDb, PgTx } from '../../db/pg/client'
 import { linkAddresses, links } from '../../db/pg/schema.generated'
 import type { AsyncPort } from '../../db/rows'
-import { OUTBOX_CHANNEL } from '../../events/repo-outbox-pg'
+import { notifyOutboxIn } from '../../events/repo-outbox-pg'
 import { sortableId } from '../../platform/random'
 import type { Enricher, Enrichment } from '../analytics/enrich'
 import type { RollupClick } from '../analytics/rollup-writer'
 import { createRollupWriterPg } from '../analytics/rollup-writer-pg'
 import { shortUrl } from '../links/slug'
-import { visitorHash, type ClickBatch, type ClicksRepo } from './repo'
+import { visitorHash, type ClickBatch, type ClickReservations, type ClicksRepo, type Reservation } from './repo'
 
 type LinkRef = { id: string; slug: string; domain: string; shortUrl: string; destinationUrl: string }
 
@@ -47,6 +47,9 @@ const CLICK_COLUMNS = [
   ['referrer_host', 'text'], ['country', 'text'], ['city', 'text'], ['device', 'text'], ['browser', 'text'], ['os', 'text'], ['is_bot', 'bool'],
 ] as const
 
+/** Rolls a reservation back: its address was refused after its click had been added. */
+class AddressRefused extends Error {}
+
 /** Locks the batch's links (id order) and answers those that still exist, as their events name them. */
 async function lockLinks(tx: PgTx, ids: string[], urls: { config: { baseUrl: string } }): Promise<Map<string, LinkTotals>> {
   const rows = await tx
@@ -68,7 +71,7 @@ async function insertFirstSeen(tx: PgTx, table: 'link_visitors' | 'link_addresse
   return new Set(rows.map((r) => `${r.link_id}\u0000${r.key}`))
 }
 
-export function createClicksRepoPg(db: PgDb, visitorKey: Buffer, enricher: Enricher, baseUrl: string): AsyncPort<ClicksRepo> {
+export function createClicksRepoPg(db: PgDb, visitorKey: Buffer, enricher: Enricher, baseUrl: string): AsyncPort<ClicksRepo> & ClickReservations {
   const urls = { config: { baseUrl } }
   const addToRollups = createRollupWriterPg()
 
@@ -98,7 +101,7 @@ export function createClicksRepoPg(db: PgDb, visitorKey: Buffer, enricher: Enric
       const pair = `${c.linkId}\u0000${visitor}`
       // SQLite inserts per click: the first click of a pair in the batch is the one its row records.
       if (!visitors.has(pair)) visitors.set(pair, { linkId: c.linkId, key: visitor, at: c.clickedAt })
-      if (c.newAddress) {
+      if (c.newAddress && !c.counted) {
         const a = `${c.linkId}\u0000${c.newAddress}`
         if (!addresses.has(a)) addresses.set(a, { linkId: c.linkId, key: c.newAddress, at: c.clickedAt })
       }
@@ -117,7 +120,7 @@ export function createClicksRepoPg(db: PgDb, visitorKey: Buffer, enricher: Enric
       const t = totals.get(c.linkId)!
       // Only the click that inserted the pair is unique, as on SQLite, where a later click of the same pair conflicts.
       const unique = newVisitors.delete(pair)
-      t.clicks++
+      if (!c.counted) t.clicks++
       if (unique) t.unique++
       if (!c.announce) continue
       const data = { click: { id: c.id, timestamp: new Date(c.clickedAt).toISOString(), unique, referrer: c.referrer, userAgent: c.userAgent }, link: t.ref }
@@ -127,7 +130,7 @@ export function createClicksRepoPg(db: PgDb, visitorKey: Buffer, enricher: Enric
       const t = totals.get(c.linkId)
       if (t) t.clicks += c.clicks
     }
-    const added = [...totals].filter(([, t]) => t.clicks)
+    const added = [...totals].filter(([, t]) => t.clicks || t.unique)
     if (added.length) {
       await tx.execute(sql`UPDATE links SET total_clicks = total_clicks + v.clicks, unique_clicks = unique_clicks + v.uniq
         FROM unnest(${param(added.map(([id]) => id))}::text[], ${param(added.map(([, t]) => t.clicks))}::int8[], ${param(added.map(([, t]) => t.unique))}::int8[]) AS v(id, clicks, uniq)
@@ -141,7 +144,8 @@ export function createClicksRepoPg(db: PgDb, visitorKey: Buffer, enricher: Enric
         SELECT e.id, 'link.clicked', 'live', e.ws, e.data::jsonb, ${now}::int8
         FROM unnest(${param(events.map((e) => e.id))}::text[], ${param(events.map((e) => e.workspaceId))}::text[], ${param(events.map((e) => e.data))}::text[]) WITH ORDINALITY AS e(id, ws, data, n)
         ORDER BY e.n`)
-      await notifyIn(tx, OUTBOX_CHANNEL, '')
+      // Not empty: the empty payload is the reset notice (db/pg/notify.ts), which clears every node's caches.
+      await notifyOutboxIn(tx)
     }
   }
 
@@ -158,6 +162,34 @@ export function createClicksRepoPg(db: PgDb, visitorKey: Buffer, enricher: Enric
       // Looked up before the transaction, so its locks are held for the writes alone.
       const enriched = batch.clicks.map((c) => enricher.enrich(c.ip, c.userAgent))
       await db.transaction((tx) => write(tx, batch, enriched, now))
+    },
+    async reserveClick(linkId: string, address: string | null, now: number): Promise<Reservation> {
+      // The click is added only while below the limit, in one statement: its row lock queues concurrent
+      // clicks from every node, and each sees the total the one before it left. No row: the limit is reached
+      // (or the link is gone, which its cache hears about anyway).
+      const add = sql`UPDATE links SET total_clicks = total_clicks + 1 WHERE id = ${linkId} AND (click_limit IS NULL OR total_clicks < click_limit) RETURNING unique_ip_limit`
+      if (address === null) return ((await db.execute(add)) as unknown as unknown[]).length ? 'ok' : 'clickLimit'
+      try {
+        return await db.transaction(async (tx) => {
+          const [row] = (await tx.execute(add)) as unknown as { unique_ip_limit: string | number | null }[]
+          if (!row) return 'clickLimit'
+          if (row.unique_ip_limit === null) return 'ok'
+          // The link's row stays locked to the commit, and every writer of its addresses (a reservation, a
+          // flush) takes that lock first: this statement, on a snapshot taken after the lock, counts every
+          // address admitted before it, so the count cannot overshoot.
+          const [seen] = (await tx.execute(sql`WITH known AS (SELECT 1 FROM link_addresses WHERE link_id = ${linkId} AND ip_hash = ${address}),
+            added AS (INSERT INTO link_addresses (link_id, ip_hash, first_seen_at)
+              SELECT ${linkId}, ${address}, ${now}::int8
+              WHERE NOT EXISTS (SELECT 1 FROM known) AND (SELECT count(*) FROM link_addresses WHERE link_id = ${linkId}) < ${row.unique_ip_limit}::int8
+              ON CONFLICT DO NOTHING RETURNING 1)
+            SELECT EXISTS (SELECT 1 FROM known) OR EXISTS (SELECT 1 FROM added) AS admitted`)) as unknown as { admitted: boolean }[]
+          if (!seen!.admitted) throw new AddressRefused()
+          return 'ok'
+        })
+      } catch (err) {
+        if (err instanceof AddressRefused) return 'uniqueIpLimit'
+        throw err
+      }
     },
   }
 }

@@ -28,6 +28,11 @@ export interface ClickRecord {
   isBot: boolean
   /** Whether anyone listens for link.clicked in the workspace (events/interest.ts): only then is it written. */
   announce: boolean
+  /**
+   * Already counted by a reservation (ClickReservations, PostgreSQL, links under limits): the link's
+   * total_clicks and the admitted address were written when it was served, so the flush adds neither again.
+   */
+  counted?: boolean
 }
 
 /** Clicks kept as counts only (the buffer was full, see click-buffer.ts): one link, one UTC hour. */
@@ -55,6 +60,22 @@ interface LinkTotals {
 /** Keyed hash of a visitor (address + user agent): unique clicks without keeping the address. */
 export const visitorHash = (key: Buffer, ip: string, userAgent: string | null) =>
   createHmac('sha256', key).update(`v|${ip}|${userAgent ?? ''}`).digest('base64url').slice(0, 32)
+
+/** What a reservation answers: the click may be served, or the limit that refused it. */
+export type Reservation = 'ok' | 'clickLimit' | 'uniqueIpLimit'
+
+/**
+ * PostgreSQL only: the decision a person's click on a link with clickLimit or uniqueIpLimit takes in the
+ * database before it is served, so the limits hold across nodes. SQLite's one process counts them in memory.
+ */
+export interface ClickReservations {
+  /**
+   * One atomic decision: under clickLimit, total_clicks is added to only while below it; under
+   * uniqueIpLimit, `address` (the keyed hash of the client address) is admitted only if already admitted or
+   * while fewer than the limit are. An accepted click has its total_clicks and address written.
+   */
+  reserveClick(linkId: string, address: string | null, now: number): Promise<Reservation>
+}
 
 /** Click storage: the one read the redirect path makes, and the flush's write. */
 export interface ClicksRepo {
@@ -102,8 +123,10 @@ export function createClicksRepo(db: Db, visitorKey: Buffer, enricher: Enricher,
       rollup.push({ linkId: c.linkId, workspaceId: c.workspaceId, clickedAt: c.clickedAt, visitor, isBot: c.isBot, country: e.country, referrer: c.referrerHost, browser: e.browser, os: e.os, device })
       if (c.isBot) continue
       const unique = insertVisitor.run(c.linkId, visitor, c.clickedAt).changes > 0
-      if (c.newAddress) insertAddress.run(c.linkId, c.newAddress, c.clickedAt)
-      t.clicks++
+      if (!c.counted) {
+        if (c.newAddress) insertAddress.run(c.linkId, c.newAddress, c.clickedAt)
+        t.clicks++
+      }
       if (unique) t.unique++
       if (!c.announce) continue
       if (!t.ref) {
@@ -124,7 +147,7 @@ export function createClicksRepo(db: Db, visitorKey: Buffer, enricher: Enricher,
       const t = totalsOf(c.linkId)
       if (t) t.clicks += c.clicks
     }
-    for (const [linkId, t] of totals) if (t && t.clicks) addCounts.run(t.clicks, t.unique, linkId)
+    for (const [linkId, t] of totals) if (t && (t.clicks || t.unique)) addCounts.run(t.clicks, t.unique, linkId)
     addToRollups(rollup)
   })
 

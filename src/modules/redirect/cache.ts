@@ -1,7 +1,10 @@
-// The redirect path's view of links: an in-memory map by domain/slug, filled on a miss by one synchronous
-// prepared read (never awaited) and dropped by every write to that link, so the very next request after a
-// PATCH sees it. Each entry also carries the live counters the limits need: clicks served and the client
-// addresses admitted, including what still sits in the click buffer.
+// The redirect path's view of links: an in-memory map by domain/slug, dropped by every write to that link,
+// so the very next request after a PATCH sees it. On SQLite a miss is filled by one synchronous prepared
+// read (never awaited); on PostgreSQL a miss answers a Promise, and concurrent misses of one key share one
+// read. Each entry also carries the live counters the limits need: clicks served and the client addresses
+// admitted, including what still sits in the click buffer.
+import type { Port } from '../../db/rows'
+import type { Clock } from '../../platform/clock'
 import type { PendingCounts } from '../clicks/click-buffer'
 import type { LinksRepo, RedirectLink } from '../links/repo'
 import { LruCache } from '../../platform/lru'
@@ -12,41 +15,100 @@ export interface CachedLink {
   served: number
   /** Keyed hashes of the addresses admitted under uniqueIpLimit; loaded on first need. */
   admitted: Set<string> | null
+  /** An address load under way (PostgreSQL), shared by the visits that wait for it. */
+  admitting?: Promise<Set<string>>
 }
 
-const MISSING = null
+/** A slot of the map: a link, or a known miss; `until` is when it expires (Infinity: never). */
+interface Slot {
+  link: CachedLink | null
+  until: number
+}
+
+/** SQLite's known miss: one shared object, since nothing there expires. */
+const MISSING: Slot = { link: null, until: Infinity }
+
+/** A read under way, and whether a write dropped its key meanwhile (its answer is then not kept). */
+interface Loading {
+  promise: Promise<CachedLink | null>
+  stale: boolean
+}
+
+export interface LinkCacheOptions {
+  max?: number
+  /** How long an entry is kept (0: until dropped). A backstop for a lost notice from another node. */
+  ttlMs?: number
+  clock?: Pick<Clock, 'now'>
+}
 
 export class LinkCache {
-  private readonly entries: LruCache<CachedLink | typeof MISSING>
+  private readonly entries: LruCache<Slot>
   /**
    * Live counters of links dropped by a write (PATCH), by link id, taken over by the next load: the
    * database alone lags behind what was served (the buffer may be mid-write), the counters do not.
    */
   private carry = new Map<string, Pick<CachedLink, 'served' | 'admitted'>>()
+  private loading = new Map<string, Loading>()
+  private readonly ttlMs: number
+  private readonly clock: Pick<Clock, 'now'>
 
   constructor(
-    private repo: LinksRepo,
-    private loadAddresses: (linkId: string) => string[],
+    private repo: Port<LinksRepo>,
+    private loadAddresses: (linkId: string) => string[] | Promise<string[]>,
     private pending: PendingCounts,
-    max = 100_000,
+    options: LinkCacheOptions = {},
   ) {
-    this.entries = new LruCache(max)
+    this.entries = new LruCache(options.max ?? 100_000)
+    this.ttlMs = options.ttlMs ?? 0
+    this.clock = options.clock ?? Date
   }
 
-  get(domain: string, slug: string): CachedLink | null {
+  /** The link (or null), synchronously on a hit and on SQLite; a Promise on a PostgreSQL miss. */
+  get(domain: string, slug: string): CachedLink | null | Promise<CachedLink | null> {
     const key = `${domain}/${slug}`
     // peek: the hot path only reads; entries are forgotten in the order they were loaded.
     const hit = this.entries.peek(key)
-    if (hit !== undefined) return hit
-    const row = this.repo.findRedirectSync(domain, slug)
-    let entry: CachedLink | typeof MISSING = MISSING
+    if (hit !== undefined && (hit.until === Infinity || hit.until > this.clock.now())) return hit.link
+    const findSync = this.repo.findRedirectSync
+    if (findSync) return this.keep(key, findSync(domain, slug))
+    const under = this.loading.get(key)
+    if (under) return under.promise
+    const load: Loading = {
+      stale: false,
+      promise: this.repo.findRedirect(domain, slug).then(
+        (row) => {
+          this.loading.delete(key)
+          if (!load.stale) return this.keep(key, row)
+          // Written meanwhile: the next visit reads again; this one gets what was read.
+          return row ? this.fresh(row) : null
+        },
+        (err) => {
+          this.loading.delete(key)
+          throw err
+        },
+      ),
+    }
+    this.loading.set(key, load)
+    return load.promise
+  }
+
+  private fresh(row: RedirectLink): CachedLink {
+    return { row, served: row.totalClicks + this.pending.pendingClicks(row.id), admitted: null }
+  }
+
+  private slot(link: CachedLink | null): Slot {
+    return this.ttlMs === 0 ? (link === null ? MISSING : { link, until: Infinity }) : { link, until: this.clock.now() + this.ttlMs }
+  }
+
+  private keep(key: string, row: RedirectLink | undefined): CachedLink | null {
+    let link: CachedLink | null = null
     if (row) {
       const carried = this.carry.get(row.id)
       this.carry.delete(row.id)
-      entry = carried ? { row, ...carried } : { row, served: row.totalClicks + this.pending.pendingClicks(row.id), admitted: null }
+      link = carried ? { row, ...carried } : this.fresh(row)
     }
-    this.entries.set(key, entry)
-    return entry
+    this.entries.set(key, this.slot(link))
+    return link
   }
 
   /**
@@ -57,13 +119,15 @@ export class LinkCache {
   async prefill(pageSize = 5_000): Promise<number> {
     let after = ''
     let loaded = 0
+    const { redirectLinksSync } = this.repo
     while (this.entries.size < this.entries.maxEntries) {
-      const page = this.repo.redirectLinksSync(after, Math.min(pageSize, this.entries.maxEntries - this.entries.size))
+      const want = Math.min(pageSize, this.entries.maxEntries - this.entries.size)
+      const page = redirectLinksSync ? redirectLinksSync(after, want) : await this.repo.redirectLinks(after, want)
       for (const row of page) {
         const key = `${row.domain}/${row.slug}`
         // A link a visit or a write touched meanwhile is already right (or rightly absent).
-        if (this.entries.peek(key) !== undefined || this.carry.has(row.id)) continue
-        this.entries.set(key, { row, served: row.totalClicks + this.pending.pendingClicks(row.id), admitted: null })
+        if (this.entries.peek(key) !== undefined || this.carry.has(row.id) || this.loading.has(key)) continue
+        this.entries.set(key, this.slot(this.fresh(row)))
         loaded++
       }
       if (page.length < pageSize) break
@@ -73,20 +137,32 @@ export class LinkCache {
     return loaded
   }
 
-  /** The addresses admitted to the link, loaded once from the database plus what the buffer holds. */
-  admitted(entry: CachedLink): Set<string> {
-    if (!entry.admitted) entry.admitted = new Set([...this.loadAddresses(entry.row.id), ...this.pending.pendingAddresses(entry.row.id)])
-    return entry.admitted
+  /**
+   * The addresses admitted to the link, loaded once from the database plus what the buffer holds:
+   * synchronously on SQLite, a Promise while PostgreSQL's read is under way (shared by every visit).
+   */
+  admitted(entry: CachedLink): Set<string> | Promise<Set<string>> {
+    if (entry.admitted) return entry.admitted
+    const stored = entry.admitting ?? this.loadAddresses(entry.row.id)
+    const withPending = (list: Iterable<string>) => (entry.admitted ??= new Set([...list, ...this.pending.pendingAddresses(entry.row.id)]))
+    if (!(stored instanceof Promise)) return withPending(stored)
+    entry.admitting ??= stored.then(withPending).finally(() => (entry.admitting = undefined))
+    return entry.admitting
   }
 
   invalidate(domain: string, slug: string) {
     const key = `${domain}/${slug}`
-    const entry = this.entries.peek(key)
-    if (entry) {
+    const slot = this.entries.peek(key)
+    if (slot?.link) {
       if (this.carry.size >= 10_000) this.carry.clear()
-      this.carry.set(entry.row.id, { served: entry.served, admitted: entry.admitted })
+      this.carry.set(slot.link.row.id, { served: slot.link.served, admitted: slot.link.admitted })
     }
     this.entries.delete(key)
+    const load = this.loading.get(key)
+    if (load) {
+      load.stale = true
+      this.loading.delete(key)
+    }
   }
 
   /** Drops the cached links of a domain whose links may all have changed at once (archived with it). */
@@ -97,5 +173,7 @@ export class LinkCache {
   clear() {
     this.entries.clear()
     this.carry.clear()
+    for (const load of this.loading.values()) load.stale = true
+    this.loading.clear()
   }
 }

@@ -3,15 +3,17 @@
 // (country, device…) and the event are made by the writer, off the redirect path.
 import type { ClickBuffer } from '../clicks/click-buffer'
 import { sortableId } from '../../platform/random'
-import type { CachedLink, LinkCache } from './cache'
+import type { CachedLink } from './cache'
 
 export interface VisitCounterDeps {
-  linkCache: Pick<LinkCache, 'admitted'>
   clickBuffer: Pick<ClickBuffer, 'add'>
 }
 
 export function createVisitCounter(deps: VisitCounterDeps, keyed: (value: string) => string) {
-  function buffer(entry: CachedLink, request: Request, ip: string, ua: string, now: number, newAddress: string | null, isBot: boolean): string {
+  /** The keyed hash a client address is admitted under (uniqueIpLimit); `ipHash` when already made. */
+  const address = (ip: string, ipHash: string | null) => ipHash ?? keyed(`ip|${ip}`)
+
+  function buffer(entry: CachedLink, request: Request, ip: string, ua: string, now: number, newAddress: string | null, isBot: boolean, counted: boolean): string {
     const link = entry.row
     const clickId = sortableId('clk', now)
     const referrer = request.headers.get('referer')
@@ -35,29 +37,35 @@ export function createVisitCounter(deps: VisitCounterDeps, keyed: (value: string
       newAddress,
       isBot,
       announce: false,
+      counted,
     })
     return clickId
   }
 
   return {
-    /** A person's click: counted against the link's limits and buffered. Answers the click id. */
-    click(entry: CachedLink, request: Request, ip: string, ua: string, now: number, ipHash: string | null): string {
+    address,
+
+    /**
+     * A person's click: counted against the link's limits and buffered. `admitted` is the link's admitted
+     * addresses (under a uniqueIpLimit); `counted`: a reservation already counted it in the database.
+     * Answers the click id.
+     */
+    click(entry: CachedLink, request: Request, ip: string, ua: string, now: number, ipHash: string | null, admitted: Set<string> | null, counted = false): string {
       entry.served++
       let newAddress: string | null = null
-      if (entry.row.uniqueIpLimit !== null) {
-        const hash = ipHash ?? keyed(`ip|${ip}`)
-        const admitted = deps.linkCache.admitted(entry)
+      if (entry.row.uniqueIpLimit !== null && admitted !== null) {
+        const hash = address(ip, ipHash)
         if (!admitted.has(hash)) {
           admitted.add(hash)
           newAddress = hash
         }
       }
-      return buffer(entry, request, ip, ua, now, newAddress, false)
+      return buffer(entry, request, ip, ua, now, newAddress, false, counted)
     },
 
     /** A bot's hit (a crawler's preview too): buffered for the bot count, touching no limit, given no click id. */
     botHit(entry: CachedLink, request: Request, ip: string, ua: string, now: number) {
-      buffer(entry, request, ip, ua, now, null, true)
+      buffer(entry, request, ip, ua, now, null, true, false)
     },
   }
 }

@@ -67,7 +67,8 @@ const REDIRECT: Record<Count, readonly [Outcome, Outcome]> = {
   none: [{ kind: 'redirect', count: 'none', cacheable: false }, { kind: 'redirect', count: 'none', cacheable: true }],
 }
 
-const unavailable = (link: RedirectLink, reason: Unavailable) => (link.fallbackUrl ? FALLBACK : GONE[reason])
+/** A used-up or expired link's answer: its fallbackUrl, else the page saying why (the handler's, after a refused reservation, too). */
+export const unavailable = (link: RedirectLink, reason: Unavailable): Outcome => (link.fallbackUrl ? FALLBACK : GONE[reason])
 
 /** A person's GET is a click; a bot's GET is a bot hit (never counted, no click id); HEAD is neither. */
 const countOf = (v: Visit): Count => (v.method !== 'GET' ? 'none' : v.bot ? 'bot' : 'click')

@@ -1,20 +1,24 @@
 // The short-link path: `GET|HEAD|POST {short host}/{slug}`. The handler does the I/O: it finds the link in
-// memory (never awaiting the database), gathers what decide() needs to know about the visit, and answers
-// the outcome: a page, the redirect, and the click or bot hit handed to the buffer. Only a gate's post-back
-// and the captcha page await (hash and proof work). A slug path on a host that is neither a short host
-// nor the API's gets the page an unknown slug gets; the API host's go on to the API. A custom domain is a
-// visitor's site: its owner's fallbacks answer `/`, unknown slugs and used-up links, and every path of it
-// but the service's own (domain-fallbacks.ts) gets the 404 fallback rather than the API's JSON.
+// memory, gathers what decide() needs to know about the visit, and answers the outcome: a page, the
+// redirect, and the click or bot hit handed to the buffer. On SQLite nothing here awaits the database; a
+// gate's post-back and the captcha page await (hash and proof work). On PostgreSQL a cache miss (the link,
+// its admitted addresses, the stats page) is awaited, and so is a click on a link under limits, decided in
+// the database so the limits hold across nodes; the answer is then a Promise, and only then. A slug path on
+// a host that is neither a short host nor the API's gets the page an unknown slug gets; the API host's go on
+// to the API. A custom domain is a visitor's site: its owner's fallbacks answer `/`, unknown slugs and
+// used-up links, and every path of it but the service's own (domain-fallbacks.ts) gets the 404 fallback
+// rather than the API's JSON.
 import { createHmac } from 'node:crypto'
 import { clientIp, socketAddress } from '../../http/request-context'
 import type { Clock } from '../../platform/clock'
 import type { Config } from '../../platform/config'
 import type { ClickBuffer } from '../clicks/click-buffer'
+import type { RedirectLink } from '../links/repo'
 import { isReservedSlug, shortUrl } from '../links/slug'
 import { isBot, isSocialCrawler, mobilePlatform } from '../../platform/agents'
 import type { CachedLink, LinkCache } from './cache'
 import { createVisitCounter } from './count'
-import { decide, type Outcome, type Visit } from './decide'
+import { decide, unavailable, type Outcome, type Visit } from './decide'
 import { appUrl } from './deep-links'
 import { buildDestination } from './destination'
 import { fillFallback, isServicePath } from './domain-fallbacks'
@@ -23,19 +27,24 @@ import { Captcha, hasGateCookie } from './gates'
 import { captchaPage, consentPage, deepLinkPage, domainRootPage, gonePage, notFoundPage, passwordPage, previewPage, sandboxPage, statsPage } from './pages'
 import type { ServedDomain, ServedDomains } from '../domains/served'
 import type { ShortHosts } from './short-hosts'
-import { StatsPageCache } from './stats-page-cache'
-import type { StatsRepo } from './repo-stats'
+import type { StatsPageCache } from './stats-page-cache'
+import type { PublicStats, StatsRepo } from './repo-stats'
+import type { Port } from '../../db/rows'
+import type { ClickReservations } from '../clicks/repo'
 
 const SLUG_PATH = /^\/([A-Za-z0-9_-]{1,64})(\+?)$/
 
 export type RedirectHandler = (request: Request) => Response | Promise<Response> | null
 
+/** What the bridge pages answer: at once from memory, or a Promise on a PostgreSQL cache miss. */
+type PageAnswer = Response | null | Promise<Response | null>
+
 /** The bridge pages' visitor side (pages/serve.ts), as the short-link path hands visits to it. */
 export interface VisitorPages {
   /** `/p/{slug}` and `/_/b/{blockId}`; null when nothing there answers on this host. */
-  handle(request: Request, path: string, search: string, target: { domain: string; customWorkspaceId: string | null }): Response | null
+  handle(request: Request, path: string, search: string, target: { domain: string; customWorkspaceId: string | null }): PageAnswer
   /** A link's bridge page; null when it is gone. */
-  show(request: Request, pageId: string): Response | null
+  show(request: Request, pageId: string): PageAnswer
 }
 
 const isPagePath = (path: string) => path.startsWith('/p/') || path.startsWith('/_/b/')
@@ -45,9 +54,13 @@ export interface RedirectDeps {
   config: Config
   clock: Clock
   /** The public stats page's figures: the link's counters and rollups. */
-  stats: StatsRepo
+  stats: Port<StatsRepo>
+  /** Rendered stats pages (the module clears them when notices may have been lost). */
+  statsPages: StatsPageCache
   linkCache: Pick<LinkCache, 'get' | 'admitted'>
   clickBuffer: Pick<ClickBuffer, 'add'>
+  /** PostgreSQL: clicks on links under limits are decided in the database first. Null on SQLite. */
+  reservations: ClickReservations | null
   /** Key of the keyed hashes of client addresses. */
   visitorKey: Buffer
   /** Key that signs the gate cookies (password, captcha, consent). */
@@ -60,27 +73,51 @@ export interface RedirectDeps {
   pages: VisitorPages | null
 }
 
+/** The outcomes that serve the link (its page or its destination), counted as decide() says. */
+type Served = Extract<Outcome, { kind: 'deepLink' | 'bridgePage' | 'redirect' }>
+
+/** A request for a slug on a short host, as the handler parsed it. */
+interface Asked {
+  request: Request
+  /** The custom domain it came to (null: the shared pool). */
+  custom: ServedDomain | null
+  method: string
+  /** `{slug}+`: the public stats page. */
+  statsPage: boolean
+  /** The path as sent (a custom domain's fallbacks get it), and the query. */
+  path: string
+  search: string
+}
+
 const isLoopback = (address: string | null) => address !== null && (address.startsWith('127.') || address === '::1')
 
 export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
   const { config, clock, linkCache, cookieKey } = deps
-  const { shortHosts, stats, served, pages } = deps
+  const { shortHosts, stats, served, pages, statsPages, reservations } = deps
   const apiHost = new URL(config.baseUrl).host.toLowerCase()
   const behindCaddy = config.tlsMode === 'caddy'
   const keyed = (value: string) => createHmac('sha256', deps.visitorKey).update(value).digest('base64url').slice(0, 32)
   const captcha = new Captcha(createHmac('sha256', cookieKey).update('altcha').digest('base64url'))
   const gatePost = createGatePost({ cookieKey, secure: config.baseUrl.startsWith('https:'), captcha, keyed })
   const count = createVisitCounter(deps, keyed)
-  const statsPages = new StatsPageCache()
+  /** PostgreSQL: the stats reads under way, by link id, shared by the visits that wait for them. */
+  const statsLoading = new Map<string, Promise<PublicStats | null>>()
 
-  /** Rendered at most once a minute per link; reads the database synchronously, like a cache miss. */
-  function statsResponse(entry: CachedLink, now: number): Response {
+  /** Rendered at most once a minute per link; reads the database like a cache miss (awaited on PostgreSQL only). */
+  function statsResponse(entry: CachedLink, now: number): Response | Promise<Response> {
     const link = entry.row
     const cached = statsPages.get(link, now)
     if (cached) return cached
-    const data = stats.publicStatsSync(link.id, now)
-    if (!data) return notFoundPage()
-    return statsPages.set(link, now, statsPage({ shortUrl: shortUrl(deps, link), title: link.title, stats: data, now }))
+    const render = (data: PublicStats | null) =>
+      data ? statsPages.set(link, now, statsPage({ shortUrl: shortUrl(deps, link), title: link.title, stats: data, now })) : notFoundPage()
+    if (stats.publicStatsSync) return render(stats.publicStatsSync(link.id, now))
+    let loading = statsLoading.get(link.id)
+    if (!loading) {
+      loading = stats.publicStats(link.id, now).finally(() => statsLoading.delete(link.id))
+      statsLoading.set(link.id, loading)
+    }
+    // The first visit back renders and keeps the page; the others take a copy of it.
+    return loading.then((data) => statsPages.get(link, now) ?? render(data))
   }
 
   function redirectTo(location: string, status: number, cacheable: boolean) {
@@ -125,13 +162,14 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
   }
 
   /** `/p/{slug}` and `/_/b/{blockId}` on a short host: the page's, or the host's not-found answer. */
-  function visitorPage(request: Request, url: URL): Response | null {
+  function visitorPage(request: Request, url: URL): Response | Promise<Response> | null {
     const host = (request.headers.get('host') ?? url.host).toLowerCase()
     const target = shortHosts.resolve(host)
     if (target === null) return host === apiHost ? null : notFoundPage()
     const custom = target.custom
     if (custom !== null && behindCaddy) noteHttps(request, custom)
     const answered = request.method === 'GET' || request.method === 'HEAD' ? pages!.handle(request, url.pathname, url.search, { domain: target.domain, customWorkspaceId: custom === null ? null : custom.workspaceId }) : null
+    if (answered instanceof Promise) return answered.then((r) => r ?? notFound(custom, url.pathname))
     return answered ?? notFound(custom, url.pathname)
   }
 
@@ -142,8 +180,48 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
   /** The query as a URL serializes it (escaped the standard way), for the pages that post it back. */
   const normalized = (request: Request) => new URL(request.url).search
 
+  /** The visit's facts that answering needs beyond the link. */
+  interface Seen extends Asked {
+    ip: string
+    ua: string
+    now: number
+    ipHash: string | null
+    /** The link's admitted addresses, when it has a uniqueIpLimit. */
+    admitted: Set<string> | null
+  }
+
+  /** What decide() said, with the custom domain's answers for an unknown slug and a used-up link. */
+  function respond(outcome: Outcome, entry: CachedLink | null, v: Seen): Response | Promise<Response> {
+    if (outcome.kind === 'notFound') return notFound(v.custom, v.path)
+    // A link's own fallbackUrl came first (decide); the domain's applies to links without one.
+    if (outcome.kind === 'gone' && v.custom !== null && v.custom.expiredUrl !== null) return fallback(v.custom.expiredUrl, 302, v.custom, v.path)
+    return answer(outcome, entry!, v)
+  }
+
+  /**
+   * PostgreSQL, a person's click on a link under limits: the database decides first (every node's clicks
+   * meet there), and a refusal answers as decide() would have with the limit reached. Null: no reservation
+   * is needed (SQLite's in-memory counters decide; a link without limits never waits; under a uniqueIpLimit
+   * alone, an address this node knows as admitted is admitted everywhere).
+   */
+  function reserve(outcome: Served, entry: CachedLink, v: Seen): Promise<Response> | null {
+    const link = entry.row
+    if (reservations === null || (link.clickLimit === null && link.uniqueIpLimit === null)) return null
+    const address = link.uniqueIpLimit === null ? null : count.address(v.ip, v.ipHash)
+    const known = address !== null && v.admitted !== null && v.admitted.has(address)
+    if (link.clickLimit === null && known) return null
+    return reservations.reserveClick(link.id, known ? null : address, v.now).then((verdict) => {
+      if (verdict === 'ok') return serve(outcome, entry, v, true)
+      // What this node knows of the link catches up, so its next visits are refused without a read.
+      if (verdict === 'clickLimit') entry.served = Math.max(entry.served, link.clickLimit ?? 0)
+      else entry.admitted = null
+      return respond(unavailable(link, verdict), entry, v)
+    })
+  }
+
   /** Answers what decide() said; counting happens here, just before the destination is built. */
-  function answer(outcome: Exclude<Outcome, { kind: 'notFound' }>, entry: CachedLink, request: Request, search: string, ip: string, ua: string, now: number, ipHash: string | null) {
+  function answer(outcome: Exclude<Outcome, { kind: 'notFound' }>, entry: CachedLink, v: Seen): Response | Promise<Response> {
+    const { request, search, ip, ua, now } = v
     const link = entry.row
     // The gate pages post back to the same URL, query included, so the visitor's parameters reach the destination.
     switch (outcome.kind) {
@@ -167,13 +245,27 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
         if (outcome.count === 'bot') count.botHit(entry, request, ip, ua, now)
         return previewPage(link, shortUrl(deps, link), buildDestination(link, search, null))
     }
+    if (outcome.count === 'click') return reserve(outcome, entry, v) ?? serve(outcome, entry, v, false)
+    return serve(outcome, entry, v, false)
+  }
+
+  /** The visit served: counted (a bot's hit, or a click unless `counted` already), then the link's answer. */
+  function serve(outcome: Served, entry: CachedLink, v: Seen, counted: boolean): Response | Promise<Response> {
+    const { request, search, ip, ua, now } = v
+    const link = entry.row
     if (outcome.count === 'bot') count.botHit(entry, request, ip, ua, now)
-    const clickId = outcome.count === 'click' ? count.click(entry, request, ip, ua, now, ipHash) : null
-    if (outcome.kind === 'bridgePage') {
+    const clickId = outcome.count === 'click' ? count.click(entry, request, ip, ua, now, v.ipHash, v.admitted, counted) : null
+    if (outcome.kind === 'bridgePage' && pages !== null) {
       // A page deleted since the link was cached: the redirect goes ahead.
-      const shown = pages === null ? null : pages.show(request, link.bridgePageId!)
+      const shown = pages.show(request, link.bridgePageId!)
+      if (shown instanceof Promise) return shown.then((page) => page ?? destinationAnswer(outcome, link, search, clickId))
       if (shown !== null) return shown
     }
+    return destinationAnswer(outcome, link, search, clickId)
+  }
+
+  /** The redirect to the link's destination (or the page opening its app). */
+  function destinationAnswer(outcome: Served, link: RedirectLink, search: string, clickId: string | null): Response {
     const destination = buildDestination(link, search, clickId)
     if (outcome.kind === 'deepLink') return deepLinkPage(outcome.app.name, appUrl(outcome.app, new URL(destination), outcome.platform), destination)
     return redirectTo(destination, link.redirectStatus, outcome.kind === 'redirect' && outcome.cacheable)
@@ -210,24 +302,38 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
     if (custom !== null && behindCaddy) noteHttps(request, custom)
 
     const found = linkCache.get(target.domain, slug)
+    const asked: Asked = { request, custom, method, statsPage: match[2] === '+', path, search }
+    if (found instanceof Promise) return found.then((f) => visitLink(f, asked))
+    return visitLink(found, asked)
+  }
+
+  /** A visit to a slug on a short host, its link (or null) found: the admitted addresses, decide(), the answer. */
+  function visitLink(found: CachedLink | null, asked: Asked): Response | Promise<Response> {
+    const { custom } = asked
     // A custom domain answers only the links of the workspace that holds it now: a former owner's links on it
     // (archived when it deleted the domain) never answer for the next owner.
     const entry = found !== null && custom !== null && found.row.workspaceId !== custom.workspaceId ? null : found
+    // The costly facts (the admitted addresses, cookie signatures) are gathered only for links that ask for them.
+    const admitted = entry !== null && entry.row.isActive && entry.row.uniqueIpLimit !== null ? linkCache.admitted(entry) : null
+    if (admitted instanceof Promise) return admitted.then((a) => decideVisit(entry, a, asked))
+    return decideVisit(entry, admitted, asked)
+  }
+
+  function decideVisit(entry: CachedLink | null, admitted: Set<string> | null, asked: Asked): Response | Promise<Response> {
+    const { request, method } = asked
     const link = entry === null ? null : entry.row
     const now = clock.now()
     const ip = clientIp(request, config) ?? ''
     const ua = request.headers.get('user-agent') ?? ''
-    // The costly facts (the admitted addresses, cookie signatures) are gathered only for links that ask for them.
-    const ipHash = link !== null && link.uniqueIpLimit !== null && ip ? keyed(`ip|${ip}`) : null
-    const admitted = ipHash !== null ? linkCache.admitted(entry!) : null
+    const ipHash = admitted !== null && ip ? keyed(`ip|${ip}`) : null
     const cookies = link !== null && (link.passwordHash !== null || link.captchaEnabled || link.consentRequired) ? request.headers.get('cookie') : null
     const outcome = decide(link, {
       method: method as Visit['method'],
-      statsPage: match[2] === '+',
+      statsPage: asked.statsPage,
       now,
       served: entry === null ? 0 : entry.served,
-      addressesAdmitted: admitted === null ? null : admitted.size,
-      addressKnown: admitted !== null && admitted.has(ipHash!),
+      addressesAdmitted: ipHash === null ? null : admitted!.size,
+      addressKnown: ipHash !== null && admitted!.has(ipHash),
       passedPassword: cookies !== null && hasGateCookie(cookieKey, 'pw', link!, cookies, now),
       passedCaptcha: cookies !== null && hasGateCookie(cookieKey, 'cap', link!, cookies, now),
       passedConsent: cookies !== null && hasGateCookie(cookieKey, 'ok', link!, cookies, now),
@@ -235,9 +341,6 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
       socialCrawler: isSocialCrawler(ua),
       platform: link !== null && link.deepLinkEnabled ? mobilePlatform(ua) : null,
     })
-    if (outcome.kind === 'notFound') return notFound(custom, path)
-    // A link's own fallbackUrl came first (decide); the domain's applies to links without one.
-    if (outcome.kind === 'gone' && custom !== null && custom.expiredUrl !== null) return fallback(custom.expiredUrl, 302, custom, path)
-    return answer(outcome, entry!, request, search, ip, ua, now, ipHash)
+    return respond(outcome, entry, { ...asked, ip, ua, now, ipHash, admitted })
   }
 }

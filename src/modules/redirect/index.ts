@@ -1,6 +1,8 @@
 // What a visitor meets on a short domain: the redirect with every link option, the gate pages, the public
 // stats page, a custom domain's fallbacks. It keeps links in memory and drops one when the bus says it
-// changed, and a domain's all when the bus says the domain changed.
+// changed, and a domain's all when the bus says the domain changed; everything when notices may have been lost.
+import { withAsync, type Port } from '../../db/rows'
+import { onEngine } from '../../db/store'
 import type { ClicksModule } from '../clicks'
 import type { ServedDomains } from '../domains/served'
 import type { LinksModule } from '../links'
@@ -8,20 +10,63 @@ import { defineModule, type Platform } from '../module'
 import { LinkCache } from './cache'
 import { createRedirectHandler, type VisitorPages } from './handler'
 import { ShortHosts } from './short-hosts'
-import { createDomainSlugsRepo } from './repo-domain-slugs'
-import { createStatsRepo } from './repo-stats'
+import { createDomainSlugsRepo, type DomainSlugsRepo } from './repo-domain-slugs'
+import { createDomainSlugsRepoPg } from './repo-domain-slugs-pg'
+import { createStatsRepo, type StatsRepo } from './repo-stats'
+import { createStatsRepoPg } from './repo-stats-pg'
+import { StatsPageCache } from './stats-page-cache'
+
+/**
+ * How long a node keeps a link read from PostgreSQL. Other nodes' writes reach it as notices within
+ * milliseconds; this bounds how long a lost one (between a LISTEN connection dropping and the reset that
+ * follows its reconnect) can leave a stale link served. SQLite keeps links until a write drops them: one
+ * process sees every write.
+ */
+const PG_LINK_TTL_MS = 30_000
 
 export function createRedirectModule(platform: Platform, links: LinksModule, clicks: ClicksModule, served: ServedDomains, pages: VisitorPages | null = null) {
-  const { config, db, clock, bus } = platform
-  const cache = new LinkCache(links.repo, (id) => clicks.repo.admittedAddressesSync(id), clicks.buffer)
+  const { config, store, clock, bus, log } = platform
+  const { stats, domainSlugs } = onEngine(
+    store,
+    (s) => ({ stats: withAsync(createStatsRepo(s.db.db)) as Port<StatsRepo>, domainSlugs: withAsync(createDomainSlugsRepo(s.db.db)) as Port<DomainSlugsRepo> }),
+    (s) => ({ stats: createStatsRepoPg(s.db) as Port<StatsRepo>, domainSlugs: createDomainSlugsRepoPg(s.db) as Port<DomainSlugsRepo> }),
+  )
+  const { admittedAddressesSync, admittedAddresses } = clicks.repo
+  const cache = new LinkCache(links.repo, admittedAddressesSync ?? admittedAddresses, clicks.buffer, { ttlMs: store.engine === 'pg' ? PG_LINK_TTL_MS : 0, clock })
+  const statsPages = new StatsPageCache()
   bus.on('link.changed', ({ domain, slug }) => cache.invalidate(domain, slug))
-  const domainSlugs = createDomainSlugsRepo(db.db)
-  bus.on('domain.changed', ({ domain }) => cache.invalidateDomain(domain, domainSlugs.slugsSync(domain)))
+  bus.on('domain.changed', ({ domain }) => {
+    if (domainSlugs.slugsSync) return cache.invalidateDomain(domain, domainSlugs.slugsSync(domain))
+    domainSlugs
+      .slugs(domain)
+      .then((slugs) => cache.invalidateDomain(domain, slugs))
+      // Nothing better to drop: the whole cache goes rather than a domain's links served stale.
+      .catch((err) => {
+        log.error('reading a changed domain’s links failed; link cache cleared', { domain, error: (err as Error).message })
+        cache.clear()
+      })
+  })
+  bus.on('caches.reset', () => {
+    cache.clear()
+    statsPages.clear()
+  })
   /** Key that signs the redirect pages' cookies (password, captcha, consent). */
   const cookieKey = platform.settings.serverSecret('cookie_signing_key', clock.now())
   const shortHosts = new ShortHosts(config.shortDomains, served)
-  const stats = createStatsRepo(db.db)
-  const handle = createRedirectHandler({ config, clock, stats, cookieKey, visitorKey: clicks.visitorKey, linkCache: cache, clickBuffer: clicks.buffer, shortHosts, served, pages })
+  const handle = createRedirectHandler({
+    config,
+    clock,
+    stats,
+    statsPages,
+    cookieKey,
+    visitorKey: clicks.visitorKey,
+    linkCache: cache,
+    clickBuffer: clicks.buffer,
+    reservations: clicks.reservations,
+    shortHosts,
+    served,
+    pages,
+  })
   return defineModule({
     name: 'redirect',
     cache,

@@ -38,6 +38,11 @@ export class StatsPageCache {
     return page.clone() as Response
   }
 
+  /** Forgets every page (notices from other nodes may have been lost). */
+  clear() {
+    this.entries.clear()
+  }
+
   get size() {
     return this.entries.size
   }
