@@ -9,18 +9,8 @@ import { defineModule, type HttpKit, type Platform } from '../module'
 import { createPagesRepo } from './repo'
 import { createPagesRepoPg } from './repo-pg'
 import { pageRoutes, savedTemplateRoutes, templateRoutes } from './routes'
-import { COUNT_FLUSH_MS, createPageServer, SHARED_CACHE_TTL_MS, type PageServer, type VisitTarget } from './serve'
+import { COUNT_FLUSH_MS, createPageServer, SHARED_CACHE_TTL_MS } from './serve'
 import type { PagesCtx } from './service'
-
-/**
- * The server as redirect/handler.ts's VisitorPages still declares it: synchronous answers. On PostgreSQL
- * handle() and show() answer a Promise on a cache miss; the redirect area is changing VisitorPages to take
- * `Response | null | Promise<Response | null>`, and this cast goes then.
- */
-type SyncVisitorPages = {
-  handle(request: Request, path: string, search: string, target: VisitTarget): Response | null
-  show(request: Request, pageId: string): Response | null
-}
 
 export function createPagesModule(platform: Platform, http: HttpKit, domains: DomainsModule) {
   const { config, clock, log, store, bus } = platform
@@ -38,7 +28,7 @@ export function createPagesModule(platform: Platform, http: HttpKit, domains: Do
     name: 'pages',
     ctx,
     repo,
-    server: server as PageServer & SyncVisitorPages,
+    server,
     routes: new Elysia({ name: 'lnk.pages-area', seed: http.instanceId }).use(pageRoutes(ctx, http)).use(savedTemplateRoutes(ctx, http)).use(templateRoutes(http)),
     start() {
       flusher = setInterval(() => void server.flush(), COUNT_FLUSH_MS)

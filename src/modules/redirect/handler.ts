@@ -23,7 +23,7 @@ import { appUrl } from './deep-links'
 import { buildDestination } from './destination'
 import { fillFallback, isServicePath } from './domain-fallbacks'
 import { createGatePost } from './gate-post'
-import { Captcha, hasGateCookie } from './gates'
+import { Captcha, hasGateCookie, type GateLimits } from './gates'
 import { captchaPage, consentPage, deepLinkPage, domainRootPage, gonePage, notFoundPage, passwordPage, previewPage, sandboxPage, statsPage } from './pages'
 import type { ServedDomain, ServedDomains } from '../domains/served'
 import type { ShortHosts } from './short-hosts'
@@ -71,6 +71,8 @@ export interface RedirectDeps {
   served: Pick<ServedDomains, 'size' | 'sawHttps'>
   /** Bridge pages: `/p/{slug}`, tracked buttons, and links that show a page. */
   pages: VisitorPages | null
+  /** The password throttle and spent captcha solutions: in memory on SQLite, in the database across nodes. */
+  gateLimits: GateLimits
 }
 
 /** The outcomes that serve the link (its page or its destination), counted as decide() says. */
@@ -97,8 +99,8 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
   const apiHost = new URL(config.baseUrl).host.toLowerCase()
   const behindCaddy = config.tlsMode === 'caddy'
   const keyed = (value: string) => createHmac('sha256', deps.visitorKey).update(value).digest('base64url').slice(0, 32)
-  const captcha = new Captcha(createHmac('sha256', cookieKey).update('altcha').digest('base64url'))
-  const gatePost = createGatePost({ cookieKey, secure: config.baseUrl.startsWith('https:'), captcha, keyed })
+  const captcha = new Captcha(createHmac('sha256', cookieKey).update('altcha').digest('base64url'), deps.gateLimits.spent)
+  const gatePost = createGatePost({ cookieKey, secure: config.baseUrl.startsWith('https:'), captcha, keyed, throttle: deps.gateLimits.throttle })
   const count = createVisitCounter(deps, keyed)
   /** PostgreSQL: the stats reads under way, by link id, shared by the visits that wait for them. */
   const statsLoading = new Map<string, Promise<PublicStats | null>>()

@@ -8,6 +8,7 @@ import type { ServedDomains } from '../domains/served'
 import type { LinksModule } from '../links'
 import { defineModule, type Platform } from '../module'
 import { LinkCache } from './cache'
+import { gateLimitsFor } from './gates'
 import { createRedirectHandler, type VisitorPages } from './handler'
 import { ShortHosts } from './short-hosts'
 import { createDomainSlugsRepo, type DomainSlugsRepo } from './repo-domain-slugs'
@@ -66,6 +67,7 @@ export function createRedirectModule(platform: Platform, links: LinksModule, cli
     shortHosts,
     served,
     pages,
+    gateLimits: gateLimitsFor(platform.store),
   })
   return defineModule({
     name: 'redirect',
