@@ -144,6 +144,17 @@ export async function makeKey(rt: Runtime, workspace: string, permissions = '*',
   return createKey(rt.modules.identity.ctx, { workspace, name: `key ${++counter}`, permissions, mode })
 }
 
+/** Polls `read` until it gives `want` or a second has gone by (a change on another node); answers the last value read. */
+export async function within1s<T>(read: () => Promise<T>, want: T): Promise<T> {
+  const deadline = Date.now() + 1000
+  let got = await read()
+  while (got !== want && Date.now() < deadline) {
+    await Bun.sleep(20)
+    got = await read()
+  }
+  return got
+}
+
 export async function body<T = any>(res: Response): Promise<T> {
   return (await res.json()) as T
 }

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { SHARED_CACHE_TTL_MS } from '../../src/modules/pages/serve'
 import { ManualClock } from '../../src/platform/clock'
-import { body, bootstrapAccount, setupPg, type PgTestEnv } from '../helpers'
+import { body, bootstrapAccount, type PgTestEnv, setupPg, within1s } from '../helpers'
 
 const PERSON = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0 Safari/537.36'
 
@@ -44,17 +44,6 @@ const counts = async (env: PgTestEnv, pageId: string) => {
   return { views: data.views, buttonClicks: data.buttonClicks }
 }
 const title = async (env: PgTestEnv, slug: string) => /<title>([^<]*)<\/title>/.exec(await (await visit(env, `/p/${slug}`)).text())?.[1]
-
-/** Polls `read` until it gives `want` or a second has gone by; answers the last value read. */
-async function within1s<T>(read: () => Promise<T>, want: T): Promise<T> {
-  const deadline = Date.now() + 1000
-  let got = await read()
-  while (got !== want && Date.now() < deadline) {
-    await Bun.sleep(20)
-    got = await read()
-  }
-  return got
-}
 
 describe('one node on PostgreSQL', () => {
   test('a page with blocks made over the API renders at /p/{slug}, with an ETag that answers 304, and HEAD without a body', async () => {

@@ -6,7 +6,7 @@
 // leaves behind is made good by caches.reset and by the TTL.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { ManualClock } from '../../src/platform/clock'
-import { body, setupPg, type PgTestEnv } from '../helpers'
+import { body, type PgTestEnv, setupPg, within1s } from '../helpers'
 import { account, nextIp, UA, visit, type Api } from './_redirect'
 
 const clock = new ManualClock(Date.UTC(2026, 4, 10, 12))
@@ -27,17 +27,6 @@ afterAll(async () => {
 
 const location = (res: Response) => res.headers.get('location')
 const where = async (env: PgTestEnv, slug: string) => location(await visit(env, slug, { ip: nextIp() }))
-
-/** Polls `read` until it gives `want` or a second has gone by; answers the last value read. */
-async function within1s<T>(read: () => Promise<T>, want: T): Promise<T> {
-  const deadline = Date.now() + 1000
-  let got = await read()
-  while (got !== want && Date.now() < deadline) {
-    await Bun.sleep(20)
-    got = await read()
-  }
-  return got
-}
 
 /** The pool, for changes made behind every node's back: no notice is sent, as when one is lost. */
 function pool(env: PgTestEnv) {
