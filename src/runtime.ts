@@ -119,19 +119,21 @@ async function createPgPlatform(config: Config, url: string, options: RuntimeOpt
     const db = pgDrizzle(sql)
     const settings = await preloadSettingsPg(db, [...SERVER_SECRETS], clock.now())
     const consumers: OutboxConsumerPg[] = []
-    const worker = new Worker({ queue: createPgJobQueue(sql), clock, log, outbox: pgOutbox(db, consumers, () => clock.now()) }, workerOptions(config, options))
+    const queue = createPgJobQueue(sql)
+    const worker = new Worker({ queue, clock, log, outbox: pgOutbox(db, consumers, () => clock.now()) }, workerOptions(config, options))
     relayBusPg(bus, sql, instanceId, log)
     listener = await listenChanges(url, [BUS_CHANNEL, JOBS_CHANNEL, OUTBOX_CHANNEL], {
       onChange: (channel, payload) => (channel === BUS_CHANNEL ? receiveBusNotice(bus, instanceId, payload, log) : worker.notify()),
       onReset(cause) {
-        log.warn('notices from other nodes may have been missed; caches cleared', { cause })
+        // 'reconnected': notices sent meanwhile are lost; 'notice': a change too large to name was made.
+        log.warn('caches cleared: changes made on other nodes may not have been heard', { cause })
         bus.emitLocal('caches.reset', {})
         worker.notify()
       },
     })
     const sweepLock = createSweepLock(sql)
     const heard = listener
-    const platform: Platform = { ...base, store: { engine: 'pg', db, sql, url }, settings, queue: createPgJobQueue(sql), worker }
+    const platform: Platform = { ...base, store: { engine: 'pg', db, sql, url }, settings, queue, worker }
     return {
       platform,
       parts: {
