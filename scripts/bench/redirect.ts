@@ -16,6 +16,7 @@ import { loadConfig } from '../../src/platform/config'
 import { silentLogger } from '../../src/platform/log'
 import { bootstrap } from '../../src/modules/identity/service'
 import { createRuntime } from '../../src/runtime'
+import { CHROME_UA as UA, cpuSeconds, freePort, median, parseWrk, procStatus, waitReady } from './kit'
 
 const LINKS = Number(process.env.BENCH_LINKS ?? 100_000)
 const DURATION = process.env.BENCH_DURATION ?? '10s'
@@ -25,19 +26,11 @@ const THREADS = Number(process.env.BENCH_THREADS ?? 1)
 const ONLY = process.env.BENCH_ONLY // 'uniform' | 'zipf'
 // off: the server never hands a visit to the click buffer (floors/no-capture.ts), the redirect path alone.
 const CAPTURE = process.env.BENCH_CAPTURE !== 'off'
-const UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36'
 const ROOT = join(import.meta.dir, '../..')
 
 if (spawnSync(['which', 'wrk']).exitCode !== 0) {
   console.error('bench: wrk is missing; install it with: apt-get install -y wrk')
   process.exit(1)
-}
-
-function freePort(): number {
-  const s = Bun.serve({ port: 0, hostname: '127.0.0.1', fetch: () => new Response() })
-  const port = s.port!
-  s.stop(true)
-  return port
 }
 
 const keep = process.env.BENCH_DIR
@@ -87,16 +80,6 @@ const scripts = {
 for (const [name, text] of Object.entries(scripts)) writeFileSync(join(dir, `${name}.lua`), text)
 
 // --- measuring ---------------------------------------------------------------------------------------
-function procStatus(pid: number, field: string): number {
-  return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1] ?? 0)
-}
-
-/** CPU seconds the process has used, all threads, user + system (/proc/<pid>/stat, in ticks of 10 ms). */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')
-  return (Number(fields[11]) + Number(fields[12])) / 100
-}
-
 /**
  * After the load stops the server still writes what it buffered: that CPU belongs to the requests. Waits
  * until the process is idle (under 2 % of a core for a second), at most 60 s.
@@ -113,30 +96,9 @@ async function settle(pid: number) {
   }
 }
 
-async function waitReady(url: string) {
-  const deadline = Date.now() + 30_000
-  while (Date.now() < deadline) {
-    try {
-      const r = await fetch(url, { redirect: 'manual' })
-      if (r.status < 500) return
-    } catch {
-      /* not up yet */
-    }
-    await Bun.sleep(100)
-  }
-  throw new Error(`${url} did not come up`)
-}
-
-const ms = (v: string) => (v.endsWith('us') ? Number.parseFloat(v) / 1000 : v.endsWith('ms') ? Number.parseFloat(v) : Number.parseFloat(v) * 1000)
-
 function wrk(url: string, script: string, duration: string) {
   const out = spawnSync(['wrk', `-t${THREADS}`, `-c${CONNECTIONS}`, `-d${duration}`, '--latency', '-H', `User-Agent: ${UA}`, '-s', script, url]).stdout.toString()
-  return {
-    requests: Number(/(\d+) requests in/.exec(out)?.[1] ?? 0),
-    rps: Number(/Requests\/sec:\s+([\d.]+)/.exec(out)?.[1] ?? 0),
-    p99: ms(/\s99%\s+(\S+)/.exec(out)?.[1] ?? 'NaN'),
-    bad: Number(/Non-2xx or 3xx responses:\s+(\d+)/.exec(out)?.[1] ?? 0) + Number(/Socket errors:.*timeout (\d+)/.exec(out)?.[1] ?? 0),
-  }
+  return parseWrk(out)
 }
 
 interface Result {
@@ -201,7 +163,6 @@ async function runBare(script: string) {
 // wrk counts the responses it read; requests cut off when a run ends were still served and counted, at
 // most one per connection per run.
 const recordedAll = (r: Result & { recorded: number }) => r.recorded >= r.requests - r.bad && r.recorded <= r.requests + CONNECTIONS * (ROUNDS + 1)
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 const fmt = (r: Result) =>
   `${median(r.rps).toFixed(0).padStart(7)} req/s (rounds ${r.rps.map((x) => x.toFixed(0)).join(', ')})  p99 ${Math.max(...r.p99).toFixed(2)} ms  peak RSS ${r.peakRssMb} MB  CPU ${r.cpuUs} µs/req`
 
