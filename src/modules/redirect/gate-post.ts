@@ -2,7 +2,7 @@
 // the visitor back to the link, query included, so the visitor's parameters reach the destination.
 import { readBodyCapped } from '../../http/body'
 import type { RedirectLink } from '../links/repo'
-import { gateCookie, PasswordThrottle, type Captcha, type Gate, type Throttle } from './gates'
+import { gateCookie, type Captcha, type Gate, type Throttle } from './gates'
 import { captchaPage, passwordPage, throttledPage } from './pages'
 
 const FORM_LIMIT = 16 * 1024
@@ -22,11 +22,11 @@ export interface GatePostDeps {
   captcha: Captcha
   /** Keyed hash of a value: the password throttle counts per client address without keeping it. */
   keyed: (value: string) => string
-  /** Failed password attempts: this process's unless given (gateLimitsFor shares them on PostgreSQL). */
-  throttle?: Throttle
+  /** Failed password attempts (gateLimitsFor: this process's on SQLite, shared on PostgreSQL). */
+  throttle: Throttle
 }
 
-export function createGatePost({ cookieKey, secure, captcha, keyed, throttle = new PasswordThrottle() }: GatePostDeps) {
+export function createGatePost({ cookieKey, secure, captcha, keyed, throttle }: GatePostDeps) {
 
   return async function gatePost(link: RedirectLink, request: Request, url: URL, ip: string, now: number): Promise<Response> {
     const form = await readForm(request)

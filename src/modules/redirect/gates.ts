@@ -159,7 +159,7 @@ export function gateLimitsFor(store: Store): GateLimits {
 export class Captcha {
   constructor(
     private hmacKey: string,
-    private spent: SpentSolutions = new SpentInMemory(),
+    private spent: SpentSolutions,
     private maxNumber = 50_000,
     private ttlMs = 10 * MINUTE_MS,
   ) {}
