@@ -1,9 +1,10 @@
 // A real PostgreSQL for tests: LNK_TEST_DATABASE_URL when set (a server the caller runs), else a private
 // cluster this process starts once on a free 127.0.0.1 port with Debian's binaries (initdb + pg_ctl, run as
-// the `postgres` user when the tests run as root, since PostgreSQL refuses root), stopped when the process
-// exits. Each caller gets a database of its own, dropped by its cleanup.
+// the `postgres` user when the tests run as root, since PostgreSQL refuses root). Each caller gets a database
+// of its own, dropped by its cleanup. The cluster is stopped by the preload's global afterAll, once every file has run (bun test runs
+// no process 'exit' handlers); one left by a test process that was killed is stopped by the next one.
 import { spawnSync } from 'node:child_process'
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs'
+import { chownSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { SQL } from 'bun'
@@ -29,14 +30,57 @@ function freePort(): number {
   return port
 }
 
-let cluster: { url: string } | undefined
+let cluster: { url: string; stop(): void } | undefined
+
+/** Each cluster's directory names the test process that owns it. */
+const OWNER_FILE = 'owner.pid'
+const CLUSTER_PREFIX = 'lnk-pg-'
+
+function stopCluster(bin: string, dir: string, asPostgres: boolean) {
+  const data = join(dir, 'data')
+  const pgCtl = [join(bin, 'pg_ctl'), '-D', data, '-m', 'immediate', 'stop']
+  if (existsSync(join(data, 'postmaster.pid'))) spawnSync(asPostgres ? 'runuser' : pgCtl[0]!, asPostgres ? ['-u', 'postgres', '--', ...pgCtl] : pgCtl.slice(1), { timeout: 20_000 })
+  rmSync(dir, { recursive: true, force: true })
+}
+
+const alive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+/** Stops the clusters of test processes that are gone (killed before their afterAll ran). */
+function reapOrphans(bin: string, asPostgres: boolean) {
+  for (const name of readdirSync(tmpdir())) {
+    if (!name.startsWith(CLUSTER_PREFIX)) continue
+    const dir = join(tmpdir(), name)
+    let owner: number
+    try {
+      owner = Number(readFileSync(join(dir, OWNER_FILE), 'utf8'))
+    } catch {
+      continue
+    }
+    if (Number.isSafeInteger(owner) && owner > 0 && !alive(owner)) stopCluster(bin, dir, asPostgres)
+  }
+}
+
+/** Stops this process's private cluster, if it started one (the preload calls it after every test). */
+export function stopPrivateCluster() {
+  cluster?.stop()
+  cluster = undefined
+}
 
 /** The admin URL of the private cluster, started at the first call. */
 function privateCluster(): string {
   if (cluster) return cluster.url
   const bin = postgresBin()
   const asPostgres = process.getuid?.() === 0
-  const dir = mkdtempSync(join(tmpdir(), 'lnk-pg-'))
+  reapOrphans(bin, asPostgres)
+  const dir = mkdtempSync(join(tmpdir(), CLUSTER_PREFIX))
+  writeFileSync(join(dir, OWNER_FILE), String(process.pid))
   if (asPostgres) chownSync(dir, Number(run(['id', '-u', 'postgres'], false).trim()), Number(run(['id', '-g', 'postgres'], false).trim()))
   const data = join(dir, 'data')
   run([join(bin, 'initdb'), '-D', data, '-A', 'trust', '-U', 'lnk', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync'], asPostgres)
@@ -44,11 +88,7 @@ function privateCluster(): string {
   // fsync off: a test cluster lives and dies with the process; durability is not what the tests check.
   const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300`
   run([join(bin, 'pg_ctl'), '-D', data, '-o', options, '-l', join(dir, 'log'), '-w', '-t', '60', 'start'], asPostgres)
-  process.on('exit', () => {
-    spawnSync(asPostgres ? 'runuser' : join(bin, 'pg_ctl'), asPostgres ? ['-u', 'postgres', '--', join(bin, 'pg_ctl'), '-D', data, '-m', 'immediate', 'stop'] : ['-D', data, '-m', 'immediate', 'stop'], { timeout: 20_000 })
-    rmSync(dir, { recursive: true, force: true })
-  })
-  cluster = { url: `postgres://lnk@127.0.0.1:${port}/postgres` }
+  cluster = { url: `postgres://lnk@127.0.0.1:${port}/postgres`, stop: () => stopCluster(bin, dir, asPostgres) }
   return cluster.url
 }
 
