@@ -1,8 +1,9 @@
-// Test helpers: a real SQLite file per test file (temp dir), the app through app.handle(), and keys made
+// Test helpers: a real database per test file (a SQLite file in a temp dir, or a PostgreSQL database: ENGINE), the app through app.handle(), and keys made
 // by the same services the CLI uses.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { SQL } from 'bun'
 import { createApp } from '../src/app'
 import type { Clock } from '../src/platform/clock'
 import { loadConfig, type Config } from '../src/platform/config'
@@ -11,12 +12,24 @@ import { bootstrap, createKey } from '../src/modules/identity/service'
 import { createRuntime, openRuntime, type Runtime, type RuntimeOptions } from '../src/runtime'
 import { conformance, isLnkApiResponse } from './conformance'
 import { createTestDatabase, type TestDatabase } from './setup/postgres'
+import { eventsAfter, type StoredEvent } from '../src/events/repo-outbox'
+import { eventsAfterPg } from '../src/events/repo-outbox-pg'
 
 export const ROOT = join(import.meta.dir, '..')
 
 export function tempDir(prefix = 'lnk-test-') {
   return mkdtempSync(join(tmpdir(), prefix))
 }
+
+/**
+ * The engine the tests' databases are on: PostgreSQL when LNK_TEST_DATABASE_URL names a server (CI's second
+ * pass, issue 18), else a SQLite file per test file. Tests of SQLite storage itself skip on PostgreSQL
+ * (`describe.skipIf(ON_PG)`) and say so.
+ */
+export const ENGINE: 'sqlite' | 'pg' = process.env.LNK_TEST_DATABASE_URL ? 'pg' : 'sqlite'
+export const ON_PG = ENGINE === 'pg'
+/** ORDER BY this for rows in the order they were inserted (tables whose ids are random). */
+export const INSERTION_ORDER = ON_PG ? 'ctid' : 'rowid'
 
 export interface TestEnv {
   rt: Runtime
@@ -25,10 +38,19 @@ export interface TestEnv {
   config: Config
   /** Sends a request to the app; `path` is relative to the origin (e.g. /v1/me). */
   request(path: string, init?: RequestInit & { key?: string; json?: unknown }): Promise<Response>
-  cleanup(): void
+  /** Closes the runtime's connections and removes what setup made (PostgreSQL: drops the database). */
+  cleanup(): Promise<void>
 }
 
-export function setup(options: { env?: Record<string, string>; clock?: Clock; log?: Logger; worker?: RuntimeOptions['worker'] } = {}): TestEnv {
+type SetupOptions = { env?: Record<string, string>; clock?: Clock; log?: Logger; worker?: RuntimeOptions['worker'] }
+
+/** The app on a database of its own, on the engine the run is for (ENGINE). */
+export async function setup(options: SetupOptions = {}): Promise<TestEnv> {
+  return ON_PG ? setupPg(options) : setupSqlite(options)
+}
+
+/** setup() on SQLite whatever the run's engine: for tests of SQLite storage itself. */
+export function setupSqlite(options: SetupOptions = {}): TestEnv {
   const dir = tempDir()
   const config = loadConfig({ LNK_DATA_DIR: dir, LNK_BASE_URL: 'http://localhost:8080', LNK_LOG_LEVEL: 'silent', ...options.env })
   const rt = createRuntime(config, { clock: options.clock, log: options.log ?? silentLogger, worker: options.worker })
@@ -40,7 +62,7 @@ export function setup(options: { env?: Record<string, string>; clock?: Clock; lo
     dir,
     config,
     request: requester(app),
-    cleanup() {
+    async cleanup() {
       for (const handle of [rt.workerDb, rt.db]) {
         try {
           handle.close()
@@ -53,17 +75,15 @@ export function setup(options: { env?: Record<string, string>; clock?: Clock; lo
   }
 }
 
-export interface PgTestEnv extends Omit<TestEnv, 'cleanup'> {
+export interface PgTestEnv extends TestEnv {
   database: TestDatabase
-  /** Closes the runtime and drops the database. */
-  cleanup(): Promise<void>
 }
 
 /**
  * setup() on PostgreSQL: a database of its own (test/setup/postgres.ts), served by openRuntime. Pass
  * `database` to build a second node on the same database (it is then dropped by the first node's cleanup).
  */
-export async function setupPg(options: { env?: Record<string, string>; clock?: Clock; log?: Logger; worker?: RuntimeOptions['worker']; database?: TestDatabase } = {}): Promise<PgTestEnv> {
+export async function setupPg(options: SetupOptions & { database?: TestDatabase } = {}): Promise<PgTestEnv> {
   const dir = tempDir()
   const database = options.database ?? (await createTestDatabase())
   const config = loadConfig({ LNK_DATA_DIR: dir, LNK_DATABASE_URL: database.url, LNK_DATABASE_POOL_SIZE: '4', LNK_BASE_URL: 'http://localhost:8080', LNK_LOG_LEVEL: 'silent', ...options.env })
@@ -79,11 +99,63 @@ export async function setupPg(options: { env?: Record<string, string>; clock?: C
     database,
     request: requester(app),
     async cleanup() {
+      await closeRawReader(rt)
       await rt.close()
       if (owned) await database.drop()
       rmSync(dir, { recursive: true, force: true })
     },
   }
+}
+
+const rawReaders = new WeakMap<Runtime, SQL>()
+
+async function closeRawReader(rt: Runtime) {
+  const reader = rawReaders.get(rt)
+  rawReaders.delete(rt)
+  await reader?.close()
+}
+
+/**
+ * Storage itself, raw on purpose, on either engine: for checks of stored rows and columns no port shows
+ * (hashes, flags, counters). Write `?` placeholders; on PostgreSQL they become $1, $2…, and values come back
+ * as SQLite gives them (integers as numbers, booleans as 0/1, JSON as text), so one assertion serves both.
+ */
+export async function rawRows<T = any>(env: { rt: Runtime }, query: string, ...params: unknown[]): Promise<T[]> {
+  const { store } = env.rt
+  if (store.engine === 'sqlite') return store.db.sqlite.query(query).all(...(params as never[])) as T[]
+  let reader = rawReaders.get(env.rt)
+  if (!reader) {
+    // A connection of its own: bigint on, so integers never arrive as strings.
+    reader = new SQL(store.url, { max: 1, bigint: true })
+    rawReaders.set(env.rt, reader)
+  }
+  const rows = (await reader.unsafe(dollarPlaceholders(query), params as never[])) as Record<string, unknown>[]
+  return rows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, likeSqlite(v)]))) as T[]
+}
+
+function likeSqlite(v: unknown): unknown {
+  if (typeof v === 'bigint') return Number(v)
+  if (typeof v === 'boolean') return v ? 1 : 0
+  if (v !== null && typeof v === 'object' && !(v instanceof Uint8Array) && !(v instanceof Date)) return JSON.stringify(v)
+  return v
+}
+
+/** `?` → `$n`, outside quoted strings. */
+function dollarPlaceholders(query: string): string {
+  let n = 0
+  let quoted = false
+  let out = ''
+  for (const ch of query) {
+    if (ch === "'") quoted = !quoted
+    out += ch === '?' && !quoted ? `$${++n}` : ch
+  }
+  return out
+}
+
+/** The events stored in the outbox, oldest first, on either engine. */
+export async function storedEvents(env: { rt: Runtime }): Promise<StoredEvent[]> {
+  const { store } = env.rt
+  return store.engine === 'sqlite' ? eventsAfter(store.db.db, 0, Number.MAX_SAFE_INTEGER) : eventsAfterPg(store.db, 0, Number.MAX_SAFE_INTEGER)
 }
 
 /** Sends a request to the app; `path` is relative to the origin (e.g. /v1/me). */

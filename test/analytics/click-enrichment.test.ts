@@ -10,7 +10,7 @@ import { ManualClock } from '../../src/platform/clock'
 import { ConfigError, loadConfig } from '../../src/platform/config'
 import { silentLogger } from '../../src/platform/log'
 import { createRuntime, type Runtime } from '../../src/runtime'
-import { setup, tempDir, type TestEnv } from '../helpers'
+import { INSERTION_ORDER, ON_PG, setup, tempDir, type TestEnv } from '../helpers'
 import { account, clickedEvents, counters, CRAWLERS, listenEverywhere, sql, UA, visit, type Api } from '../redirect/_redirect'
 import { buildMmdb } from './_mmdb'
 
@@ -31,14 +31,14 @@ interface ClickRow {
 }
 
 const rowsOf = (env: { rt: TestEnv['rt'] }, linkId: string) =>
-  sql<ClickRow>(env, 'SELECT id, clicked_at, user_agent, referrer_host, country, city, device, browser, os, is_bot FROM clicks WHERE link_id = ? ORDER BY rowid', linkId)
+  sql<ClickRow>(env, `SELECT id, clicked_at, user_agent, referrer_host, country, city, device, browser, os, is_bot FROM clicks WHERE link_id = ? ORDER BY ${INSERTION_ORDER}`, linkId)
 const enrichment = (r: ClickRow) => ({ country: r.country, city: r.city, device: r.device, browser: r.browser, os: r.os, bot: r.is_bot })
 
 const clock = new ManualClock(Date.UTC(2026, 4, 12, 9, 0, 0))
 let env: TestEnv
 let api: Api
 beforeAll(async () => {
-  env = setup({ clock, env: { LNK_TRUST_PROXY: '1' } })
+  env = await setup({ clock, env: { LNK_TRUST_PROXY: '1' } })
   listenEverywhere(env.rt)
   api = await account(env)
 })
@@ -62,10 +62,10 @@ describe('each click is enriched when the buffer is flushed', () => {
       expect((await visit(env, link.slug, v)).status).toBe(302)
     }
     // Nothing is looked up or written on the redirect path.
-    expect(rowsOf(env, link.id)).toEqual([])
+    expect(await rowsOf(env, link.id)).toEqual([])
     await env.rt.modules.clicks.buffer.flush()
 
-    const rows = rowsOf(env, link.id)
+    const rows = await rowsOf(env, link.id)
     expect(rows).toHaveLength(visits.length)
     expect(rows.map(enrichment)).toEqual([
       { country: 'US', city: null, device: 'desktop', browser: 'Chrome', os: 'Linux', bot: 0 },
@@ -77,8 +77,8 @@ describe('each click is enriched when the buffer is flushed', () => {
       { country: null, city: null, device: 'desktop', browser: 'Chrome', os: 'Linux', bot: 0 },
     ] as never)
     expect(rows.map((r) => r.referrer_host)).toEqual(['news.example.org', null, 't.co', null, null, null, null])
-    expect(counters(env, link.id)).toEqual({ total_clicks: 7, unique_clicks: 7 })
-    expect(clickedEvents(env, link.id)).toHaveLength(7)
+    expect(await counters(env, link.id)).toEqual({ total_clicks: 7, unique_clicks: 7 })
+    expect(await clickedEvents(env, link.id)).toHaveLength(7)
   })
 
   test('raw addresses are still never stored: only the country they map to', async () => {
@@ -87,10 +87,10 @@ describe('each click is enriched when the buffer is flushed', () => {
     for (const ip of ips) expect((await visit(env, link.slug, { ip, ua: UA.firefox })).status).toBe(302)
     await visit(env, link.slug, { ip: '208.67.222.222', ua: GOOGLEBOT })
     await env.rt.modules.clicks.buffer.flush()
-    expect(rowsOf(env, link.id).filter((r) => r.country)).toHaveLength(5)
-    const tables = sql<{ name: string }>(env, "SELECT name FROM sqlite_master WHERE type = 'table'").map((t) => t.name)
+    expect((await rowsOf(env, link.id)).filter((r) => r.country)).toHaveLength(5)
+    const tables = (await sql<{ name: string }>(env, "SELECT name FROM sqlite_master WHERE type = 'table'")).map((t) => t.name)
     for (const table of tables) {
-      const dump = JSON.stringify(sql(env, `SELECT * FROM "${table}"`))
+      const dump = JSON.stringify(await sql(env, `SELECT * FROM "${table}"`))
       for (const ip of [...ips, '208.67.222.222']) expect({ table, ip, found: dump.includes(ip) }).toEqual({ table, ip, found: false })
     }
     for (const file of readdirSync(env.dir)) {
@@ -113,7 +113,7 @@ describe('bot hits: stored apart, counted nowhere', () => {
     await visit(env, link.slug, { ip: '8.8.8.8', ua: CRAWLERS.twitter!, method: 'HEAD' })
     await env.rt.modules.clicks.buffer.flush()
 
-    const rows = rowsOf(env, link.id)
+    const rows = await rowsOf(env, link.id)
     expect(rows.map(enrichment)).toEqual([
       { country: 'US', city: null, device: 'bot', browser: 'Googlebot', os: null, bot: 1 },
       { country: 'US', city: null, device: 'bot', browser: null, os: null, bot: 1 },
@@ -121,17 +121,17 @@ describe('bot hits: stored apart, counted nowhere', () => {
     ])
     for (const r of rows) expect(r.id).toMatch(/^clk_[0-9A-Za-z]{20}$/)
     expect(rows.map((r) => r.user_agent)).toEqual([GOOGLEBOT, 'curl/8.5.0', CRAWLERS.facebook!])
-    expect(counters(env, link.id)).toEqual({ total_clicks: 0, unique_clicks: 0 })
-    expect(sql(env, 'SELECT count(*) AS n FROM link_visitors WHERE link_id = ?', link.id)[0].n).toBe(0)
-    expect(clickedEvents(env, link.id)).toEqual([])
+    expect(await counters(env, link.id)).toEqual({ total_clicks: 0, unique_clicks: 0 })
+    expect((await sql(env, 'SELECT count(*) AS n FROM link_visitors WHERE link_id = ?', link.id))[0].n).toBe(0)
+    expect(await clickedEvents(env, link.id)).toEqual([])
 
     // A person afterwards is the first click and the first unique visitor.
     await visit(env, link.slug, { ip: '8.8.8.8', ua: UA.chrome })
     await env.rt.modules.clicks.buffer.flush()
-    expect(counters(env, link.id)).toEqual({ total_clicks: 1, unique_clicks: 1 })
-    expect(clickedEvents(env, link.id)).toHaveLength(1)
+    expect(await counters(env, link.id)).toEqual({ total_clicks: 1, unique_clicks: 1 })
+    expect(await clickedEvents(env, link.id)).toHaveLength(1)
     expect(await api.get(link.id)).toMatchObject({ totalClicks: 1, uniqueClicks: 1 })
-    expect(sql(env, 'SELECT count(*) AS n FROM clicks WHERE link_id = ? AND is_bot = 0', link.id)[0].n).toBe(1)
+    expect((await sql(env, 'SELECT count(*) AS n FROM clicks WHERE link_id = ? AND is_bot = 0', link.id))[0].n).toBe(1)
   })
 
   test('bot hits use up no clickLimit or uniqueIpLimit, buffered or written, also when the link is reloaded into the cache', async () => {
@@ -150,9 +150,9 @@ describe('bot hits: stored apart, counted nowhere', () => {
     expect((await visit(env, admits.slug, { ip: '9.9.9.9' })).headers.get('location')).toBe('https://example.com/admits')
     expect((await visit(env, admits.slug, { ip: '8.8.8.8' })).headers.get('location')).toBe('https://example.com/full')
     await env.rt.modules.clicks.buffer.flush()
-    expect(sql(env, 'SELECT count(*) AS n FROM link_addresses WHERE link_id = ?', admits.id)[0].n).toBe(1)
-    expect(counters(env, limited.id)).toEqual({ total_clicks: 2, unique_clicks: 2 })
-    expect(sql(env, 'SELECT is_bot, count(*) AS n FROM clicks WHERE link_id = ? GROUP BY is_bot ORDER BY is_bot', limited.id)).toEqual([
+    expect((await sql(env, 'SELECT count(*) AS n FROM link_addresses WHERE link_id = ?', admits.id))[0].n).toBe(1)
+    expect(await counters(env, limited.id)).toEqual({ total_clicks: 2, unique_clicks: 2 })
+    expect(await sql(env, 'SELECT is_bot, count(*) AS n FROM clicks WHERE link_id = ? GROUP BY is_bot ORDER BY is_bot', limited.id)).toEqual([
       { is_bot: 0, n: 2 },
       { is_bot: 1, n: 6 },
     ])
@@ -163,7 +163,7 @@ describe('bot hits: stored apart, counted nowhere', () => {
     expect((await visit(env, link.slug, { ip: '8.8.8.8', ua: GOOGLEBOT })).headers.get('location')).toBe('https://example.com/conv')
     const person = new URL((await visit(env, link.slug, { ip: '8.8.8.8' })).headers.get('location')!)
     await env.rt.modules.clicks.buffer.flush()
-    const rows = rowsOf(env, link.id)
+    const rows = await rowsOf(env, link.id)
     expect(rows.map((r) => r.is_bot)).toEqual([1, 0])
     expect(person.searchParams.get('lnk_cid')).toBe(rows[1]!.id)
   })
@@ -182,7 +182,7 @@ function envOf(rt: Runtime, app: ReturnType<typeof createApp>, dir: string): Tes
       if (init.json !== undefined) headers.set('content-type', 'application/json')
       return app.handle(new Request(`http://localhost:8080${path}`, { ...init, headers, body: init.json !== undefined ? JSON.stringify(init.json) : init.body }))
     },
-    cleanup() {},
+    async cleanup() {},
   }
 }
 
@@ -232,7 +232,8 @@ describe('LNK_GEOIP_DB', () => {
     expect(loadConfig({ LNK_GEOIP_DB: cityDb }).geoipDb).toBe(cityDb)
   })
 
-  test('a city database adds the city, written inline (tests) and by the writer thread (the server)', async () => {
+  // SQLite's two click writers; the PostgreSQL pass sees the enricher through the flush in the tests above.
+  test.skipIf(ON_PG)('a city database adds the city, written inline (tests) and by the writer thread (the server)', async () => {
     for (const clickWriter of ['inline', 'thread'] as const) {
       const data = tempDir()
       const config = loadConfig({ LNK_DATA_DIR: data, LNK_BASE_URL: 'http://localhost:8080', LNK_LOG_LEVEL: 'silent', LNK_TRUST_PROXY: '1', LNK_GEOIP_DB: cityDb })
@@ -243,7 +244,7 @@ describe('LNK_GEOIP_DB', () => {
         const link = await own.make({ destinationUrl: 'https://example.com/city' })
         for (const ip of ['8.8.8.8', '81.2.69.142', '1.1.1.1']) expect((await visit({ app }, link.slug, { ip, ua: UA.iphone })).status).toBe(302)
         await rt.modules.clicks.buffer.flush()
-        expect({ clickWriter, rows: rowsOf({ rt }, link.id).map((r) => [r.country, r.city, r.device]) }).toEqual({
+        expect({ clickWriter, rows: (await rowsOf({ rt }, link.id)).map((r) => [r.country, r.city, r.device]) }).toEqual({
           clickWriter,
           // 1.1.1.1 is not in this database: the embedded one is not consulted instead.
           rows: [

@@ -33,7 +33,7 @@ let gamma: any
 let testLink: any
 
 beforeAll(async () => {
-  env = setup({ clock, env: { LNK_TRUST_PROXY: '1' } })
+  env = await setup({ clock, env: { LNK_TRUST_PROXY: '1' } })
   api = await account(env)
   alpha = await api.make({ destinationUrl: 'https://example.com/alpha', slug: 'alpha', tags: ['spring'], conversionTracking: true, title: 'Alpha' })
   beta = await api.make({ destinationUrl: 'https://example.com/beta', slug: 'beta', tags: ['autumn'] })

@@ -26,7 +26,7 @@ async function clickAt(at: number, ip: string) {
 const overview = async (query: string) => (await body(await env.request(`/v1/analytics/overview?${query}`, { key: api.key }))).data.totals
 
 beforeAll(async () => {
-  env = setup({ clock, env: { LNK_TRUST_PROXY: '1', LNK_CLICK_RETENTION_DAYS: '30' } })
+  env = await setup({ clock, env: { LNK_TRUST_PROXY: '1', LNK_CLICK_RETENTION_DAYS: '30' } })
   api = await account(env)
   link = await api.make({ destinationUrl: 'https://example.com/kept' })
   // Three clicks (two visitors) on 10 January, two on 20 February.
@@ -45,7 +45,7 @@ describe('retention', () => {
     enqueue(env.rt.db.db, { type: PRUNE_CLICKS }, clock.now())
     expect(await env.rt.worker.runDue()).toBe(1)
     // Storage itself: retention is about rows leaving the clicks table.
-    const left = sql<{ clicked_at: number }>(env, 'SELECT clicked_at FROM clicks WHERE link_id = ? ORDER BY clicked_at', link.id)
+    const left = await sql<{ clicked_at: number }>(env, 'SELECT clicked_at FROM clicks WHERE link_id = ? ORDER BY clicked_at', link.id)
     expect(left.map((r) => r.clicked_at)).toEqual([T0 + 41 * DAY, T0 + 41 * DAY + 1_000])
   })
 
@@ -65,7 +65,7 @@ describe('backfill of clicks stored before rollups existed', () => {
   test('a restart rolls them up once, the same as the flush would have', async () => {
     // The raw clicks still here (February's) as an older version would have left them: no rollups, no mark.
     // Storage itself, in this whole test: the tables are set and read as an upgrade finds and leaves them.
-    const expected = sql(env, 'SELECT COUNT(*) AS n FROM clicks')[0].n
+    const expected = (await sql(env, 'SELECT COUNT(*) AS n FROM clicks'))[0].n
     expect(expected).toBe(2)
     env.rt.db.sqlite.run('DELETE FROM link_rollups')
     env.rt.db.sqlite.run('DELETE FROM workspace_rollups')
@@ -76,21 +76,21 @@ describe('backfill of clicks stored before rollups existed', () => {
     const rt = createRuntime(env.config, { clock, log: silentLogger })
     const reopened = { rt, app: createApp(rt) }
     const after = {
-      links: sql(reopened, 'SELECT link_id, grain, bucket, clicks, bots, hex(visitors) AS v, dims FROM link_rollups ORDER BY 1, 2, 3'),
-      workspaces: sql(reopened, 'SELECT workspace_id, grain, bucket, clicks, bots, hex(visitors) AS v, dims FROM workspace_rollups ORDER BY 1, 2, 3'),
+      links: await sql(reopened, 'SELECT link_id, grain, bucket, clicks, bots, hex(visitors) AS v, dims FROM link_rollups ORDER BY 1, 2, 3'),
+      workspaces: await sql(reopened, 'SELECT workspace_id, grain, bucket, clicks, bots, hex(visitors) AS v, dims FROM workspace_rollups ORDER BY 1, 2, 3'),
     }
     expect(after.links.map((r: any) => [r.grain, r.clicks])).toEqual([
       ['day', 2],
       ['hour', 2],
     ])
     expect(after.workspaces).toHaveLength(2)
-    expect(sql(reopened, "SELECT value FROM settings WHERE key = 'rollups_backfilled'")[0].value).toBe('2')
+    expect((await sql(reopened, "SELECT value FROM settings WHERE key = 'rollups_backfilled'"))[0].value).toBe('2')
     rt.workerDb.close()
     rt.db.close()
 
     // A second start adds nothing.
     const again = createRuntime(env.config, { clock, log: silentLogger })
-    expect(sql({ rt: again }, 'SELECT clicks FROM link_rollups ORDER BY grain').map((r: any) => r.clicks)).toEqual([2, 2])
+    expect((await sql({ rt: again }, 'SELECT clicks FROM link_rollups ORDER BY grain')).map((r: any) => r.clicks)).toEqual([2, 2])
     again.workerDb.close()
     again.db.close()
   })

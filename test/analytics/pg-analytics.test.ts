@@ -9,7 +9,7 @@ import { enqueuePg } from '../../src/jobs/repo-queue-pg'
 import { PRUNE_CLICKS, ROLL_MONTHS } from '../../src/modules/analytics'
 import { MINUTES_FROM, SECONDS_FROM } from '../../src/modules/analytics/repo'
 import { ManualClock } from '../../src/platform/clock'
-import { body, setup, setupPg, type PgTestEnv, type TestEnv } from '../helpers'
+import { body, setupPg, setupSqlite, type PgTestEnv, type TestEnv } from '../helpers'
 import { beacon } from '../conversions/_conversions'
 import { account, UA, visit, type Api } from '../redirect/_redirect'
 
@@ -123,7 +123,7 @@ let onSqlite: Awaited<ReturnType<typeof script>>
 let onPg: Awaited<ReturnType<typeof script>>
 beforeAll(async () => {
   const sqliteClock = new ManualClock(T0)
-  sqlite = setup({ clock: sqliteClock, env: ENV })
+  sqlite = setupSqlite({ clock: sqliteClock, env: ENV })
   onSqlite = await script(sqlite, sqliteClock)
   const pgClock = new ManualClock(T0)
   pg = await setupPg({ clock: pgClock, env: ENV })

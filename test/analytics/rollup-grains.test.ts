@@ -26,7 +26,7 @@ async function click(slug: string, at: number, ip: string, ua: string = UA.chrom
 const get = async (path: string, key = api.key) => (await body(await env.request(path, { key }))).data
 
 beforeAll(async () => {
-  env = setup({ clock, env: { LNK_TRUST_PROXY: '1' } })
+  env = await setup({ clock, env: { LNK_TRUST_PROXY: '1' } })
   api = await account(env)
   alpha = await api.make({ destinationUrl: 'https://example.com/a', slug: 'alpha', tags: ['all'] })
   beta = await api.make({ destinationUrl: 'https://example.com/b', slug: 'beta', tags: ['all'] })
@@ -51,7 +51,7 @@ afterAll(() => env.cleanup())
 describe("a workspace's minute rollups", () => {
   test('are written by the flush, and answer partial hours exactly as raw clicks do', async () => {
     // One per minute with clicks: the 40 of 20 January and the two in February.
-    expect(sql(env, "SELECT COUNT(*) AS n FROM workspace_rollups WHERE grain = 'minute'")[0].n).toBe(42)
+    expect((await sql(env, "SELECT COUNT(*) AS n FROM workspace_rollups WHERE grain = 'minute'"))[0].n).toBe(42)
     const ranges = [
       [T0 + 5 * MIN + 3_000, T0 + 31 * MIN + 8_000],
       [T0 - 2 * DAY, T0 + 17 * MIN + 7_600],
@@ -90,7 +90,7 @@ describe("links' month rollups", () => {
     enqueue(env.rt.db.db, { type: ROLL_MONTHS }, clock.now())
     expect(await env.rt.worker.runDue()).toBe(1)
     // January and February are over (and have been for a day); March is not.
-    const months = sql<{ bucket: number; clicks: number }>(env, "SELECT bucket, SUM(clicks) AS clicks FROM link_rollups WHERE grain = 'month' GROUP BY bucket ORDER BY bucket")
+    const months = await sql<{ bucket: number; clicks: number }>(env, "SELECT bucket, SUM(clicks) AS clicks FROM link_rollups WHERE grain = 'month' GROUP BY bucket ORDER BY bucket")
     expect(months).toEqual([
       { bucket: Date.UTC(2026, 0, 1), clicks: 120 },
       { bucket: Date.UTC(2026, 1, 1), clicks: 2 },
@@ -121,7 +121,7 @@ describe("links' quarter rollups", () => {
     enqueue(env.rt.db.db, { type: ROLL_MONTHS }, clock.now())
     expect(await env.rt.worker.runDue()).toBe(1)
     // The first quarter (January to March) is over; the second is not.
-    const quarters = sql<{ bucket: number; clicks: number }>(env, "SELECT bucket, SUM(clicks) AS clicks FROM link_rollups WHERE grain = 'quarter' GROUP BY bucket")
+    const quarters = await sql<{ bucket: number; clicks: number }>(env, "SELECT bucket, SUM(clicks) AS clicks FROM link_rollups WHERE grain = 'quarter' GROUP BY bucket")
     expect(quarters).toEqual([{ bucket: Date.UTC(2026, 0, 1), clicks: 123 }])
     const after = await Promise.all(questions.map(async (q) => [await get(q), await get(q, scoped)]))
     expect(after).toEqual(before)
@@ -138,7 +138,7 @@ describe("a workspace's second rollups", () => {
     for (let i = 0; i < 90; i++) await click(i % 3 ? 'alpha' : 'beta', at(i), `7.7.${i % 11}.${i % 4}`, i % 13 === 0 ? UA.iphone : UA.chrome)
     await env.rt.modules.clicks.buffer.flush()
     // 12:30:12, 13, 14 and 15.
-    expect(sql(env, "SELECT COUNT(*) AS n FROM workspace_rollups WHERE grain = 'second' AND bucket >= ?", T1)[0].n).toBe(4)
+    expect((await sql(env, "SELECT COUNT(*) AS n FROM workspace_rollups WHERE grain = 'second' AND bucket >= ?", T1))[0].n).toBe(4)
     clock.set(T1 + 20 * MIN)
     // From 12:30:12.500 to 12:30:14.100: clicks 14 to 56, the whole second 13 from its rollup.
     const d = await get(`/v1/analytics/overview?from=${new Date(T1 + 12_500).toISOString()}&to=${new Date(T1 + 14_100).toISOString()}`)
@@ -165,8 +165,8 @@ describe("a workspace's second rollups", () => {
     clock.set(T1 + 2 * DAY)
     enqueue(env.rt.db.db, { type: PRUNE_CLICKS }, clock.now())
     expect(await env.rt.worker.runDue()).toBe(1)
-    expect(sql(env, "SELECT COUNT(*) AS n FROM workspace_rollups WHERE grain = 'second'")[0].n).toBe(0)
-    expect(sql(env, "SELECT COUNT(*) AS n FROM workspace_rollups WHERE grain = 'minute' AND bucket >= ?", T1)[0].n).toBe(1)
+    expect((await sql(env, "SELECT COUNT(*) AS n FROM workspace_rollups WHERE grain = 'second'"))[0].n).toBe(0)
+    expect((await sql(env, "SELECT COUNT(*) AS n FROM workspace_rollups WHERE grain = 'minute' AND bucket >= ?", T1))[0].n).toBe(1)
     await expectSameAsRaw(T1)
   })
 

@@ -5,7 +5,7 @@ import { body, bootstrapAccount, makeKey, setup, type TestEnv } from '../helpers
 let env: TestEnv
 let acct: Awaited<ReturnType<typeof bootstrapAccount>>
 beforeAll(async () => {
-  env = setup()
+  env = await setup()
   acct = await bootstrapAccount(env.rt)
 })
 afterAll(() => env.cleanup())

@@ -13,7 +13,7 @@ let acct: Awaited<ReturnType<typeof bootstrapAccount>>
 let admin: string
 
 beforeAll(async () => {
-  env = setup({ clock, env: { LNK_TRUST_PROXY: '1' } })
+  env = await setup({ clock, env: { LNK_TRUST_PROXY: '1' } })
   acct = await bootstrapAccount(env.rt, 'Manage')
   admin = acct.apiKey.key
 })

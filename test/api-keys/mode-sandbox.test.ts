@@ -21,7 +21,7 @@ const get = (key: string, path: string) => call(env, key, path)
 const slugs = (links: { slug: string }[]) => links.map((l) => l.slug).sort()
 
 beforeAll(async () => {
-  env = setup({ clock, env: { LNK_TRUST_PROXY: '1' } })
+  env = await setup({ clock, env: { LNK_TRUST_PROXY: '1' } })
   const acct = await bootstrapAccount(env.rt, 'Sandbox')
   live = acct.apiKey.key
   sandbox = (await makeKey(env.rt, acct.workspace.slug, '*', 'test')).key

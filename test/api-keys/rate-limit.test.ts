@@ -14,7 +14,7 @@ let env: TestEnv
 let admin: string
 
 beforeAll(async () => {
-  env = setup({ clock, env: { LNK_TRUST_PROXY: '1' } })
+  env = await setup({ clock, env: { LNK_TRUST_PROXY: '1' } })
   admin = (await bootstrapAccount(env.rt, 'Rates')).apiKey.key
 })
 afterAll(() => env.cleanup())

@@ -19,15 +19,15 @@ let admin: string
 const extraRuntimes: Runtime[] = []
 
 beforeAll(async () => {
-  env = setup({ clock, env: { LNK_TRUST_PROXY: '1' } })
+  env = await setup({ clock, env: { LNK_TRUST_PROXY: '1' } })
   admin = (await bootstrapAccount(env.rt, 'Restrictions')).apiKey.key
 })
-afterAll(() => {
+afterAll(async () => {
   for (const rt of extraRuntimes) {
     rt.workerDb.close()
     rt.db.close()
   }
-  env.cleanup()
+  await env.cleanup()
 })
 // Each test starts at a fresh minute so the admin key's rate window never carries over.
 let minute = 0
@@ -156,7 +156,7 @@ describe('403 ip_not_allowed', () => {
 
 describe('X-Forwarded-For without LNK_TRUST_PROXY', () => {
   test('the header is ignored: a key with allowedIps is refused through app.handle, lastUsedIp is not taken from it', async () => {
-    const plain = setup({ clock })
+    const plain = await setup({ clock })
     try {
       const acct = await bootstrapAccount(plain.rt, 'No Proxy')
       const limited = await createKey(plain, acct.apiKey.key, { allowedIps: ['192.0.2.5'] })
@@ -168,7 +168,7 @@ describe('X-Forwarded-For without LNK_TRUST_PROXY', () => {
       expect(view.lastUsedAt).toBe(new Date(clock.now()).toISOString())
       expect(view.lastUsedIp).toBeNull()
     } finally {
-      plain.cleanup()
+      await plain.cleanup()
     }
   })
 })

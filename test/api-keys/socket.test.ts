@@ -11,7 +11,7 @@ interface Live {
 }
 
 async function start(extra: Record<string, string> = {}): Promise<Live> {
-  const env = setup({ env: { LNK_PORT: '0', LNK_HOST: '127.0.0.1', ...extra } })
+  const env = await setup({ env: { LNK_PORT: '0', LNK_HOST: '127.0.0.1', ...extra } })
   const server = startServer(env.rt)
   const admin = (await bootstrapAccount(env.rt, `Socket ${extra.LNK_TRUST_PROXY ?? 'direct'}`)).apiKey.key
   return { env, server, admin }
@@ -20,7 +20,7 @@ async function start(extra: Record<string, string> = {}): Promise<Live> {
 async function stop(live: Live | undefined) {
   if (!live) return
   await live.server.shutdown('test over')
-  live.env.cleanup()
+  await live.env.cleanup()
 }
 
 function send(live: Live, key: string, path: string, init: { json?: unknown; xff?: string } = {}) {

@@ -38,7 +38,7 @@ async function freshPg() {
 /** A SQLite data directory filled through the API the way a running service would, closed. */
 async function seed(): Promise<string> {
   const rx = receiver()
-  const env = setup({ env: { ...LOOPBACK_ENV, LNK_TRUST_PROXY: '1' } })
+  const env = await setup({ env: { ...LOOPBACK_ENV, LNK_TRUST_PROXY: '1' } })
   const dataDir = env.dir
   try {
     const { apiKey } = await bootstrapAccount(env.rt, 'Transfer Ünïcode')

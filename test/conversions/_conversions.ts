@@ -2,9 +2,8 @@
 // through the API, real redirects that hand out real click ids (lnk_cid), beacons sent like a browser
 // sends them, and readers of what was stored.
 import { expect } from 'bun:test'
-import { eventsAfter } from '../../src/events/repo-outbox'
 import type { Clock } from '../../src/platform/clock'
-import { setup, type TestEnv } from '../helpers'
+import { setup, storedEvents, type TestEnv } from '../helpers'
 import { account, sql, UA, visit, type Api } from '../redirect/_redirect'
 
 export { account, sql, UA, visit, type Api }
@@ -17,7 +16,7 @@ export const CONVERSION_ID = /^cnv_[0-9A-Za-z]{20}$/
 export const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 
 /** Visitors' and beacons' addresses come from X-Forwarded-For (one trusted proxy). */
-export function conversionsEnv(options: { clock?: Clock } = {}): TestEnv {
+export function conversionsEnv(options: { clock?: Clock } = {}): Promise<TestEnv> {
   return setup({ clock: options.clock, env: { LNK_TRUST_PROXY: '1' } })
 }
 
@@ -88,19 +87,19 @@ export interface ConversionRow {
  * Ids are random within a millisecond, so ties on created_at are broken by the outbox order of each
  * conversion's conversion.created event (written in the same transaction).
  */
-export function conversionRows(env: TestEnv): ConversionRow[] {
-  const written = new Map(conversionEvents(env).map((e) => [e.data.conversion.id as string, e.seq]))
+export async function conversionRows(env: TestEnv): Promise<ConversionRow[]> {
+  const written = new Map((await conversionEvents(env)).map((e) => [e.data.conversion.id as string, e.seq]))
   const order = (r: ConversionRow) => written.get(r.id) ?? Number.MAX_SAFE_INTEGER
-  return sql<ConversionRow>(env, 'SELECT * FROM conversions').sort((a, b) => a.created_at - b.created_at || order(a) - order(b) || a.id.localeCompare(b.id))
+  return (await sql<ConversionRow>(env, 'SELECT * FROM conversions')).sort((a, b) => a.created_at - b.created_at || order(a) - order(b) || a.id.localeCompare(b.id))
 }
 
-export const conversionEvents = (env: TestEnv) =>
-  eventsAfter(env.rt.db.db, 0, Number.MAX_SAFE_INTEGER)
+export const conversionEvents = async (env: TestEnv) =>
+  (await storedEvents(env))
     .filter((e) => e.type === 'conversion.created')
     .map((e) => ({ seq: e.seq, id: e.id, type: e.type, mode: e.mode as string, workspace_id: e.workspaceId, data: e.data as any, created_at: e.createdAt }))
 
 /** How much the beacon left behind: conversions and their events. */
-export const written = (env: TestEnv) => ({ conversions: conversionRows(env).length, events: conversionEvents(env).length })
+export const written = async (env: TestEnv) => ({ conversions: (await conversionRows(env)).length, events: (await conversionEvents(env)).length })
 
 /** The error code and the paths of the issues of an error answer. */
 export async function refusal(res: Response): Promise<{ status: number; code: string; paths: string[]; message: string; cors: string | null }> {

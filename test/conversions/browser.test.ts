@@ -49,7 +49,7 @@ afterAll(async () => {
 /** Waits until the conversion named `eventName` is stored (beacons are sent in the background). */
 async function stored(eventName: string) {
   for (let i = 0; i < 200; i++) {
-    const row = conversionRows(lnk.env).find((r) => r.event_name === eventName)
+    const row = (await conversionRows(lnk.env)).find((r) => r.event_name === eventName)
     if (row) return row
     await Bun.sleep(25)
   }
@@ -99,8 +99,8 @@ test('the documented snippet records conversions from a destination page in Chro
     // A visitor who did not come through a tracked link sends nothing.
     expect(await page.evaluate("sessionStorage.removeItem('lnk_cid'); lnkConvert('nobody')")).toBe(false)
   })
-  const rows = conversionRows(lnk.env)
+  const rows = await conversionRows(lnk.env)
   expect(rows.map((r) => r.event_name).sort()).toEqual(['fallback', 'json', 'purchase', 'signup'])
   // One click, the one the redirect counted, carries all of them.
-  expect(sql(lnk.env, 'SELECT count(*) AS n FROM clicks WHERE link_id = ? AND is_bot = 0', link.id)).toEqual([{ n: 1 }])
+  expect(await sql(lnk.env, 'SELECT count(*) AS n FROM clicks WHERE link_id = ? AND is_bot = 0', link.id)).toEqual([{ n: 1 }])
 }, 90_000)

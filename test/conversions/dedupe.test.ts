@@ -11,7 +11,7 @@ const clock = new ManualClock(Date.UTC(2026, 2, 1, 9, 0, 0))
 let env: TestEnv
 let api: Api
 beforeAll(async () => {
-  env = conversionsEnv({ clock })
+  env = await conversionsEnv({ clock })
   api = await account(env)
 })
 afterAll(() => env.cleanup())
@@ -28,7 +28,7 @@ describe('a resent beacon', () => {
     const first = await send(beaconBody)
     expect(first.status).toBe(201)
     expect(first.data.duplicate).toBe(false)
-    const before = written(env)
+    const before = await written(env)
 
     clock.advance(HOUR)
     // The same beacon, again as text/plain, then as application/json, with its metadata keys in another order.
@@ -39,7 +39,7 @@ describe('a resent beacon', () => {
       expect(dup.status).toBe(200)
       expect(dup.data).toEqual({ ...first.data, duplicate: true })
     }
-    expect(written(env)).toEqual(before)
+    expect(await written(env)).toEqual(before)
   })
 
   test('that differs in any of the five fields is another conversion', async () => {
@@ -80,13 +80,13 @@ describe('a resent beacon', () => {
     clock.advance(24 * HOUR - 1)
     expect(await send(beaconBody)).toEqual({ status: 200, data: { ...first.data, duplicate: true } })
 
-    const before = written(env)
+    const before = await written(env)
     clock.advance(1)
     const second = await send(beaconBody)
     expect(second.status).toBe(201)
     expect(second.data.id).not.toBe(first.data.id)
     expect(Date.parse(second.data.createdAt) - Date.parse(first.data.createdAt)).toBe(24 * HOUR)
-    expect(written(env)).toEqual({ conversions: before.conversions + 1, events: before.events + 1 })
+    expect(await written(env)).toEqual({ conversions: before.conversions + 1, events: before.events + 1 })
 
     clock.advance(23 * HOUR)
     expect(await send(beaconBody)).toEqual({ status: 200, data: { ...second.data, duplicate: true } })
@@ -95,11 +95,11 @@ describe('a resent beacon', () => {
   test('many identical beacons at once record one conversion and one event', async () => {
     const clickId = await clickOn(env, await trackedLink(api))
     await env.rt.modules.clicks.buffer.flush()
-    const before = written(env)
+    const before = await written(env)
     const answers = await Promise.all(Array.from({ length: 20 }, () => send({ clickId, eventName: 'burst', value: 1, currency: 'CHF' })))
     expect(answers.filter((a) => a.status === 201)).toHaveLength(1)
     expect(answers.filter((a) => a.status === 200)).toHaveLength(19)
     expect(new Set(answers.map((a) => a.data.id)).size).toBe(1)
-    expect(written(env)).toEqual({ conversions: before.conversions + 1, events: before.events + 1 })
+    expect(await written(env)).toEqual({ conversions: before.conversions + 1, events: before.events + 1 })
   })
 })

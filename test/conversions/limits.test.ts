@@ -12,7 +12,7 @@ let env: TestEnv
 let api: Api
 let clickId: string
 beforeAll(async () => {
-  env = conversionsEnv({ clock })
+  env = await conversionsEnv({ clock })
   api = await account(env)
   clickId = await clickOn(env, await trackedLink(api))
   await env.rt.modules.clicks.buffer.flush()
@@ -75,18 +75,18 @@ describe('16 KiB body limit', () => {
 
   test('a text/plain body of exactly 16384 bytes is read; one byte more is 413 payload_too_large', async () => {
     expect((await beacon(env, null, { raw: padded('at-limit', CONVERSION_BODY_LIMIT) })).status).toBe(201)
-    const before = written(env)
+    const before = await written(env)
     const r = await refusal(await beacon(env, null, { raw: padded('over-limit', CONVERSION_BODY_LIMIT + 1) }))
     expect(r).toMatchObject({ status: 413, code: 'payload_too_large', cors: '*' })
     expect(r.message).toContain('16384 bytes')
-    expect(written(env)).toEqual(before)
+    expect(await written(env)).toEqual(before)
   })
 
   test('an application/json body without Content-Length is measured too', async () => {
-    const before = written(env)
+    const before = await written(env)
     const r = await refusal(await beacon(env, { clickId, eventName: 'big', metadata: { pad: 'x'.repeat(CONVERSION_BODY_LIMIT) } }, { type: 'application/json' }))
     expect(r).toMatchObject({ status: 413, code: 'payload_too_large', cors: '*' })
-    expect(written(env)).toEqual(before)
+    expect(await written(env)).toEqual(before)
   })
 
   test('a declared Content-Length over the limit is refused before the body is read', async () => {
@@ -141,7 +141,7 @@ describe('rate limit per client address', () => {
         expect(res.headers.get('ratelimit-remaining')).toBe(String(CONVERSIONS_PER_MINUTE - 1))
       }
     }
-    const before = written(env)
+    const before = await written(env)
     const limited = await beacon(env, { clickId, eventName: 'one-too-many' }, { ip })
     expect(limited.status).toBe(429)
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThan(0)
@@ -149,7 +149,7 @@ describe('rate limit per client address', () => {
     const r = await refusal(limited)
     expect(r).toMatchObject({ code: 'rate_limited', cors: '*' })
     expect(r.message).toContain(`at most ${CONVERSIONS_PER_MINUTE} a minute`)
-    expect(written(env)).toEqual(before)
+    expect(await written(env)).toEqual(before)
 
     // Another address still gets through; the preflight is never limited.
     expect((await beacon(env, { clickId, eventName: 'other-address' }, { ip: '198.51.100.78' })).status).toBe(201)

@@ -24,7 +24,7 @@ import {
 let env: TestEnv
 let api: Api
 beforeAll(async () => {
-  env = conversionsEnv()
+  env = await conversionsEnv()
   api = await account(env)
 })
 afterAll(() => env.cleanup())
@@ -52,7 +52,7 @@ describe('an accepted beacon', () => {
     })
     // The public answer names neither the link nor the workspace.
     expect(Object.keys(data).sort()).toEqual(['clickId', 'createdAt', 'currency', 'duplicate', 'eventName', 'id', 'metadata', 'value'])
-    const row = conversionRows(env).find((r) => r.id === data.id)!
+    const row = (await conversionRows(env)).find((r) => r.id === data.id)!
     expect(row).toMatchObject({ click_id: clickId, link_id: link.id, workspace_id: api.workspaceId, event_name: 'purchase', value: 19.99, currency: 'EUR' })
     expect(JSON.parse(row.metadata!)).toEqual({ orderId: 'A-1001', items: [1, 2] })
     expect(new Date(row.created_at).toISOString()).toBe(data.createdAt)
@@ -69,7 +69,7 @@ describe('an accepted beacon', () => {
       expect({ type, status: res.status }).toEqual({ type, status: 201 })
       expect((await body(res)).data).toMatchObject({ clickId, eventName: `step-${i}`, value: null, currency: null, metadata: null })
     }
-    expect(conversionRows(env).filter((r) => r.click_id === clickId).map((r) => r.event_name)).toEqual(['step-0', 'step-1', 'step-2', 'step-3'])
+    expect((await conversionRows(env)).filter((r) => r.click_id === clickId).map((r) => r.event_name)).toEqual(['step-0', 'step-1', 'step-2', 'step-3'])
   })
 
   test('the least a conversion needs is clickId and eventName; the rest is stored as SQL NULL', async () => {
@@ -78,7 +78,7 @@ describe('an accepted beacon', () => {
     const res = await beacon(env, { clickId, eventName: 'signup' })
     expect(res.status).toBe(201)
     const { data } = await body(res)
-    expect(sql(env, 'SELECT value, currency, metadata FROM conversions WHERE id = ?', data.id)).toEqual([{ value: null, currency: null, metadata: null }])
+    expect(await sql(env, 'SELECT value, currency, metadata FROM conversions WHERE id = ?', data.id)).toEqual([{ value: null, currency: null, metadata: null }])
     // null in an optional field is the same as leaving it out.
     const again = await beacon(env, { clickId, eventName: 'signup', value: null, currency: null, metadata: null })
     expect(again.status).toBe(200)
@@ -110,10 +110,10 @@ describe('an accepted beacon', () => {
     const link = await trackedLink(api)
     const clickId = await clickOn(env, link)
     expect(env.rt.modules.clicks.buffer.size).toBeGreaterThan(0)
-    expect(sql(env, 'SELECT id FROM clicks WHERE id = ?', clickId)).toEqual([])
+    expect(await sql(env, 'SELECT id FROM clicks WHERE id = ?', clickId)).toEqual([])
     const res = await beacon(env, { clickId, eventName: 'instant' })
     expect(res.status).toBe(201)
-    expect(sql(env, 'SELECT id, is_bot FROM clicks WHERE id = ?', clickId)).toEqual([{ id: clickId, is_bot: 0 }])
+    expect(await sql(env, 'SELECT id, is_bot FROM clicks WHERE id = ?', clickId)).toEqual([{ id: clickId, is_bot: 0 }])
   })
 
   test('a click of a link paused or archived since still converts', async () => {
@@ -133,15 +133,15 @@ describe('attribution and the event', () => {
     const myClick = await clickOn(env, mine)
     const theirClick = await clickOn(env, theirs)
     await env.rt.modules.clicks.buffer.flush()
-    const before = conversionEvents(env).length
+    const before = (await conversionEvents(env)).length
     const a = (await body(await beacon(env, { clickId: myClick, eventName: 'signup' }))).data
     const b = (await body(await beacon(env, { clickId: theirClick, eventName: 'purchase', value: 5, currency: 'GBP', metadata: { sku: 'X' } }))).data
 
-    const rows = Object.fromEntries(conversionRows(env).map((r) => [r.id, r]))
+    const rows = Object.fromEntries((await conversionRows(env)).map((r) => [r.id, r]))
     expect(rows[a.id]).toMatchObject({ link_id: mine.id, workspace_id: api.workspaceId, click_id: myClick })
     expect(rows[b.id]).toMatchObject({ link_id: theirs.id, workspace_id: other.workspaceId, click_id: theirClick })
 
-    const events = conversionEvents(env).slice(before)
+    const events = (await conversionEvents(env)).slice(before)
     expect(events).toHaveLength(2)
     expect(events.map((e) => [e.workspace_id, e.mode])).toEqual([
       [api.workspaceId, 'live'],
@@ -164,7 +164,7 @@ describe('attribution and the event', () => {
     await env.rt.modules.clicks.buffer.flush()
     // Raw on purpose: a temporary trigger makes one of the two writes fail inside the database.
     const sqlite = env.rt.db.sqlite
-    const before = written(env)
+    const before = await written(env)
 
     sqlite.exec("CREATE TEMP TRIGGER fail_event BEFORE INSERT ON outbox WHEN NEW.type = 'conversion.created' BEGIN SELECT RAISE(ABORT, 'outbox unavailable'); END")
     try {
@@ -173,7 +173,7 @@ describe('attribution and the event', () => {
     } finally {
       sqlite.exec('DROP TRIGGER fail_event')
     }
-    expect(written(env)).toEqual(before)
+    expect(await written(env)).toEqual(before)
 
     sqlite.exec("CREATE TEMP TRIGGER fail_conversion AFTER INSERT ON conversions BEGIN SELECT RAISE(ABORT, 'disk full'); END")
     try {
@@ -181,12 +181,12 @@ describe('attribution and the event', () => {
     } finally {
       sqlite.exec('DROP TRIGGER fail_conversion')
     }
-    expect(written(env)).toEqual(before)
+    expect(await written(env)).toEqual(before)
 
     // Nothing half-written was left to count as a duplicate: the same beacon now records normally.
     const res = await beacon(env, { clickId, eventName: 'atomic' })
     expect(res.status).toBe(201)
-    expect(written(env)).toEqual({ conversions: before.conversions + 1, events: before.events + 1 })
+    expect(await written(env)).toEqual({ conversions: before.conversions + 1, events: before.events + 1 })
   })
 })
 

@@ -8,7 +8,7 @@ let env: TestEnv
 let api: Api
 let clickId: string
 beforeAll(async () => {
-  env = conversionsEnv()
+  env = await conversionsEnv()
   api = await account(env)
   clickId = await clickOn(env, await trackedLink(api))
   await env.rt.modules.clicks.buffer.flush()
@@ -17,9 +17,9 @@ afterAll(() => env.cleanup())
 
 /** Sends the beacon and answers its refusal, checking that nothing was written. */
 async function refused(json: unknown, o: Parameters<typeof beacon>[2] = {}) {
-  const before = written(env)
+  const before = await written(env)
   const r = await refusal(await beacon(env, json, o))
-  expect(written(env)).toEqual(before)
+  expect(await written(env)).toEqual(before)
   expect(r.cors).toBe('*')
   return r
 }
@@ -136,7 +136,7 @@ describe('the click', () => {
     expect(res.status).toBe(302)
     expect(new URL(res.headers.get('location')!).searchParams.has('lnk_cid')).toBe(false)
     await env.rt.modules.clicks.buffer.flush()
-    const [hit] = sql<{ id: string; is_bot: number }>(env, 'SELECT id, is_bot FROM clicks WHERE link_id = ?', link.id)
+    const [hit] = await sql<{ id: string; is_bot: number }>(env, 'SELECT id, is_bot FROM clicks WHERE link_id = ?', link.id)
     expect(hit).toMatchObject({ is_bot: 1 })
     const r = await refused({ clickId: hit!.id, eventName: 'signup' })
     expect(r).toMatchObject({ status: 404, code: 'not_found' })
@@ -149,7 +149,7 @@ describe('the click', () => {
     expect(res.status).toBe(200)
     expect(await res.text()).not.toContain('lnk_cid')
     await env.rt.modules.clicks.buffer.flush()
-    expect(sql(env, 'SELECT id FROM clicks WHERE link_id = ?', link.id)).toEqual([])
+    expect(await sql(env, 'SELECT id FROM clicks WHERE link_id = ?', link.id)).toEqual([])
   })
 
   test('a click of a link without conversionTracking is 400 validation_failed at clickId', async () => {
@@ -157,7 +157,7 @@ describe('the click', () => {
     const res = await visit(env, link.slug, { ua: UA.chrome, ip: '203.0.113.201' })
     expect(new URL(res.headers.get('location')!).searchParams.has('lnk_cid')).toBe(false)
     await env.rt.modules.clicks.buffer.flush()
-    const [click] = sql<{ id: string }>(env, 'SELECT id FROM clicks WHERE link_id = ?', link.id)
+    const [click] = await sql<{ id: string }>(env, 'SELECT id FROM clicks WHERE link_id = ?', link.id)
     const r = await refused({ clickId: click!.id, eventName: 'signup' })
     expect(r).toMatchObject({ status: 400, code: 'validation_failed', paths: ['clickId'] })
     expect(r.message).toContain('does not track conversions')
@@ -177,9 +177,9 @@ describe('the click', () => {
     const link = await trackedLink(api)
     const id = await clickOn(env, link)
     expect((await beacon(env, { clickId: id, eventName: 'before' })).status).toBe(201)
-    expect(sql(env, 'SELECT count(*) AS n FROM conversions WHERE link_id = ?', link.id)).toEqual([{ n: 1 }])
+    expect(await sql(env, 'SELECT count(*) AS n FROM conversions WHERE link_id = ?', link.id)).toEqual([{ n: 1 }])
     expect((await api.del(link.id)).status).toBe(200)
-    expect(sql(env, 'SELECT count(*) AS n FROM conversions WHERE link_id = ?', link.id)).toEqual([{ n: 0 }])
+    expect(await sql(env, 'SELECT count(*) AS n FROM conversions WHERE link_id = ?', link.id)).toEqual([{ n: 0 }])
     expect(await refused({ clickId: id, eventName: 'after' })).toMatchObject({ status: 404, code: 'not_found' })
   })
 

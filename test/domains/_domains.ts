@@ -47,7 +47,7 @@ export async function domainsEnv(env: Record<string, string> = {}, clock = new M
     point: (domain) => pointRecords(dns, domain),
     async close() {
       await dns.close()
-      e.cleanup()
+      await e.cleanup()
     },
   }
 }

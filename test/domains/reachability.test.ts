@@ -68,7 +68,7 @@ describe('the HTTP check', () => {
 
   test('private addresses are not dialled without the operator\'s opt-in', async () => {
     const { setup } = await import('../helpers')
-    const other = setup({ env: { LNK_DNS_SERVERS: dns.address, LNK_DOMAIN_CHECK_PORT: String(proxy.port) } })
+    const other = await setup({ env: { LNK_DNS_SERVERS: dns.address, LNK_DOMAIN_CHECK_PORT: String(proxy.port) } })
     try {
       const account = await bootstrapAccount(other.rt)
       const res = await other.request('/v1/domains', { method: 'POST', key: account.apiKey.key, json: { domain: 'private.example.test' } })
@@ -79,7 +79,7 @@ describe('the HTTP check', () => {
       expect(checked.httpCheck.reached).toBe(false)
       expect(checked.httpCheck.detail).toStartWith('refused:')
     } finally {
-      other.cleanup()
+      await other.cleanup()
     }
   })
 

@@ -14,7 +14,7 @@ let env: TestEnv
 let acct: Awaited<ReturnType<typeof bootstrapAccount>>
 
 beforeAll(async () => {
-  env = setup({ clock })
+  env = await setup({ clock })
   acct = await bootstrapAccount(env.rt, 'Acme')
 })
 afterAll(() => env.cleanup())
@@ -73,7 +73,7 @@ describe('401 unauthorized', () => {
   })
 
   test('on the wire: a Unicode space after the key is 401, SP and HTAB padding still works', async () => {
-    const live = setup({ env: { LNK_PORT: '0', LNK_HOST: '127.0.0.1' } })
+    const live = await setup({ env: { LNK_PORT: '0', LNK_HOST: '127.0.0.1' } })
     const server = startServer(live.rt)
     try {
       const owner = await bootstrapAccount(live.rt, 'Wire')
@@ -99,7 +99,7 @@ describe('401 unauthorized', () => {
       }
     } finally {
       await server.shutdown('test over')
-      live.cleanup()
+      await live.cleanup()
     }
   })
 

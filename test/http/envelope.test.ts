@@ -8,7 +8,7 @@ let key: string
 const logLines: string[] = []
 
 beforeAll(async () => {
-  env = setup({ log: createLogger('info', (line) => logLines.push(line)) })
+  env = await setup({ log: createLogger('info', (line) => logLines.push(line)) })
   key = (await bootstrapAccount(env.rt)).apiKey.key
 })
 afterAll(() => env.cleanup())
@@ -98,7 +98,7 @@ describe('error envelope', () => {
   })
 
   test('a crash is 500 internal_error naming the request id, and is logged', async () => {
-    const crashEnv = setup({ log: createLogger('error', (line) => logLines.push(line)) })
+    const crashEnv = await setup({ log: createLogger('error', (line) => logLines.push(line)) })
     const crashKey = (await bootstrapAccount(crashEnv.rt)).apiKey.key
     // Raw on purpose: a table taken away makes the request fail inside the database.
     crashEnv.rt.db.sqlite.exec('DROP TABLE api_key_usage')
@@ -111,7 +111,7 @@ describe('error envelope', () => {
     expect(json.error.message).toContain(id)
     expect(json.error.message).not.toContain('api_key_usage')
     expect(logLines.some((l) => l.includes('unhandled error') && l.includes(id) && l.includes('api_key_usage'))).toBe(true)
-    crashEnv.cleanup()
+    await crashEnv.cleanup()
   })
 })
 
@@ -155,11 +155,11 @@ describe('operations endpoints', () => {
   test('/healthz and /readyz answer; /readyz is 503 when the database is gone', async () => {
     expect(await body(await env.request('/healthz'))).toEqual({ status: 'ok' })
     expect(await body(await env.request('/readyz'))).toEqual({ status: 'ready' })
-    const other = setup()
+    const other = await setup()
     other.rt.db.close()
     const res = await other.request('/readyz')
     expect(res.status).toBe(503)
     expect((await body(res)).status).toBe('unavailable')
-    other.cleanup()
+    await other.cleanup()
   })
 })

@@ -13,7 +13,7 @@ let key: string
 const doc = conformance().doc as any
 
 beforeAll(async () => {
-  env = setup()
+  env = await setup()
   key = (await bootstrapAccount(env.rt)).apiKey.key
 })
 afterAll(() => env.cleanup())
@@ -144,13 +144,13 @@ describe('oversized bodies through the real listener', () => {
   let live: TestEnv
   let liveKey: string
   beforeAll(async () => {
-    live = setup({ env: { LNK_PORT: '0', LNK_HOST: '127.0.0.1' } })
+    live = await setup({ env: { LNK_PORT: '0', LNK_HOST: '127.0.0.1' } })
     liveKey = (await bootstrapAccount(live.rt)).apiKey.key
     server = startServer(live.rt)
   })
   afterAll(async () => {
     await server.shutdown('test over')
-    live.cleanup()
+    await live.cleanup()
   })
 
   const big = JSON.stringify({ destinationUrl: 'https://a.example', title: 'x'.repeat(2 * 1024 * 1024) })

@@ -8,7 +8,7 @@ const clock = new ManualClock(Date.UTC(2026, 10, 22, 9, 0, 0))
 let env: TestEnv
 let key: string
 beforeAll(async () => {
-  env = setup({ clock })
+  env = await setup({ clock })
   key = (await bootstrapAccount(env.rt)).apiKey.key
 })
 afterAll(() => env.cleanup())

@@ -6,7 +6,7 @@ import { body, bootstrapAccount, setup, type TestEnv } from '../helpers'
 let env: TestEnv
 let key: string
 beforeAll(async () => {
-  env = setup()
+  env = await setup()
   key = (await bootstrapAccount(env.rt)).apiKey.key
 })
 afterAll(() => env.cleanup())

@@ -7,8 +7,8 @@ import { account, BASE62_7, countLinks, expectedFromFull, expectLinkShape, fullB
 
 const clock = new ManualClock(Date.UTC(2026, 8, 15, 9, 30, 0))
 let env: TestEnv
-beforeAll(() => {
-  env = setup({ clock })
+beforeAll(async () => {
+  env = await setup({ clock })
 })
 afterAll(() => env.cleanup())
 

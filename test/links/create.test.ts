@@ -10,7 +10,7 @@ const clock = new ManualClock(NOW)
 let env: TestEnv
 let api: Awaited<ReturnType<typeof account>>
 beforeAll(async () => {
-  env = setup({ clock })
+  env = await setup({ clock })
   api = await account(env)
 })
 afterAll(() => env.cleanup())
@@ -113,7 +113,7 @@ describe('passwords', () => {
     expect(text).not.toContain('open sesame 42')
     const link = JSON.parse(text).data
     expect(link.hasPassword).toBe(true)
-    const [row] = sql<{ password_hash: string }>(env, 'SELECT password_hash FROM links WHERE id = ?', link.id)
+    const [row] = await sql<{ password_hash: string }>(env, 'SELECT password_hash FROM links WHERE id = ?', link.id)
     expect(row!.password_hash.startsWith('$argon2id$')).toBe(true)
     expect(await Bun.password.verify('open sesame 42', row!.password_hash)).toBe(true)
     expect(await Bun.password.verify('open sesame 43', row!.password_hash)).toBe(false)
@@ -366,7 +366,7 @@ describe('other domains in the pool', () => {
   let multi: TestEnv
   let m: Awaited<ReturnType<typeof account>>
   beforeAll(async () => {
-    multi = setup({ clock, env: { LNK_SHORT_DOMAINS: 'go.example,Lnk.Example:8443' } })
+    multi = await setup({ clock, env: { LNK_SHORT_DOMAINS: 'go.example,Lnk.Example:8443' } })
     m = await account(multi)
   })
   afterAll(() => multi.cleanup())

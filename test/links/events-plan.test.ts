@@ -7,8 +7,8 @@ import { account, countLinks, expectLinkShape, fullBody, outboxOf, sql } from '.
 
 const clock = new ManualClock(Date.UTC(2026, 4, 20, 12, 0, 0))
 let env: TestEnv
-beforeAll(() => {
-  env = setup({ clock, env: { LNK_PLAN_LINKS_PER_MONTH: '3' } })
+beforeAll(async () => {
+  env = await setup({ clock, env: { LNK_PLAN_LINKS_PER_MONTH: '3' } })
 })
 afterAll(() => env.cleanup())
 
@@ -28,7 +28,7 @@ describe('events', () => {
     expect(event!.data).toEqual(link)
     expectLinkShape(event!.data)
     // Storage itself: the event's text as stored.
-    const raw = sql<{ data: string }>(env, 'SELECT data FROM outbox WHERE workspace_id = ?', api.workspaceId)[0]!.data
+    const raw = (await sql<{ data: string }>(env, 'SELECT data FROM outbox WHERE workspace_id = ?', api.workspaceId))[0]!.data
     expect(raw).not.toContain('correct horse battery staple')
     expect(raw).not.toContain('$argon2id$')
   })
@@ -161,7 +161,7 @@ describe('plan allowance (LNK_PLAN_LINKS_PER_MONTH=3)', () => {
     expect(countLinks(env, api.workspaceId)).toBe(3)
     expect(outboxOf(env, api.workspaceId)).toHaveLength(3)
     // The slug asked for was not taken by the refused create.
-    expect(sql(env, "SELECT id FROM links WHERE slug = 'fourth'")).toEqual([])
+    expect(await sql(env, "SELECT id FROM links WHERE slug = 'fourth'")).toEqual([])
   })
 
   test('test links never count: five after the allowance is used, and five before it', async () => {
@@ -241,7 +241,7 @@ describe('plan allowance (LNK_PLAN_LINKS_PER_MONTH=3)', () => {
     expect(data.failed).toBe(3)
     expect(countLinks(env, api.workspaceId)).toBe(3)
     expect(outboxOf(env, api.workspaceId, 'link.created')).toHaveLength(3)
-    expect(sql(env, "SELECT id FROM links WHERE slug = 'over-limit'")).toEqual([])
+    expect(await sql(env, "SELECT id FROM links WHERE slug = 'over-limit'")).toEqual([])
 
     const testKey = (await makeKey(env.rt, api.workspaceSlug, '*', 'test')).key
     const sandbox = await api.bulk({ links: Array.from({ length: 5 }, (_, i) => ({ destinationUrl: url(`sb-${i}`) })) }, testKey)

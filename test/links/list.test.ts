@@ -6,8 +6,8 @@ import { account, expectLinkShape } from './_links'
 
 const clock = new ManualClock(Date.UTC(2026, 2, 1, 8, 0, 0))
 let env: TestEnv
-beforeAll(() => {
-  env = setup({ clock, env: { LNK_SHORT_DOMAINS: 'localhost:8080,go.example' } })
+beforeAll(async () => {
+  env = await setup({ clock, env: { LNK_SHORT_DOMAINS: 'localhost:8080,go.example' } })
 })
 afterAll(() => env.cleanup())
 

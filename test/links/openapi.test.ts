@@ -7,7 +7,7 @@ import { CREATE_FIELDS, SPEC_LINK_FIELDS } from './_links'
 let env: TestEnv
 let doc: any
 beforeAll(async () => {
-  env = setup()
+  env = await setup()
   const res = await env.request('/v1/openapi.json')
   expect(res.status).toBe(200)
   doc = await res.json()

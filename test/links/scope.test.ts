@@ -8,7 +8,7 @@ let scoped: string
 const ids: Record<string, string> = {}
 
 beforeAll(async () => {
-  env = setup({ env: { LNK_SHORT_DOMAINS: 'go.example,lnk.example' } })
+  env = await setup({ env: { LNK_SHORT_DOMAINS: 'go.example,lnk.example' } })
   const acct = await bootstrapAccount(env.rt)
   owner = acct.apiKey.key
   const k = await makeKey(env.rt, acct.workspace.slug, 'links:read,links:write')

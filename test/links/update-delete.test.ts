@@ -14,7 +14,7 @@ let env: TestEnv
 let api: Awaited<ReturnType<typeof account>>
 let other: Awaited<ReturnType<typeof account>>
 beforeAll(async () => {
-  env = setup({ clock, env: { LNK_SHORT_DOMAINS: 'localhost:8080,go.example' } })
+  env = await setup({ clock, env: { LNK_SHORT_DOMAINS: 'localhost:8080,go.example' } })
   api = await account(env)
   other = await account(env)
 })
@@ -118,7 +118,7 @@ describe('PATCH /v1/links/{id}', () => {
     }
     const after = await patch(before.id, { ...nulls, password: null })
     expect(after).toEqual({ ...before, ...nulls, hasPassword: false, updatedAt: iso(clock.now()) })
-    const [row] = sql<{ password_hash: string | null }>(env, 'SELECT password_hash FROM links WHERE id = ?', before.id)
+    const [row] = await sql<{ password_hash: string | null }>(env, 'SELECT password_hash FROM links WHERE id = ?', before.id)
     expect(row!.password_hash).toBeNull()
   })
 
@@ -130,15 +130,15 @@ describe('PATCH /v1/links/{id}', () => {
     expect(res.status).toBe(200)
     expect(text).not.toContain('first secret')
     expect(JSON.parse(text).data.hasPassword).toBe(true)
-    const hash = () => sql<{ password_hash: string }>(env, 'SELECT password_hash FROM links WHERE id = ?', link.id)[0]!.password_hash
-    expect(hash().startsWith('$argon2id$')).toBe(true)
-    expect(await Bun.password.verify('first secret', hash())).toBe(true)
+    const hash = async () => (await sql<{ password_hash: string }>(env, 'SELECT password_hash FROM links WHERE id = ?', link.id))[0]!.password_hash
+    expect((await hash()).startsWith('$argon2id$')).toBe(true)
+    expect(await Bun.password.verify('first secret', await hash())).toBe(true)
     await patch(link.id, { password: 'second secret' })
-    expect(await Bun.password.verify('second secret', hash())).toBe(true)
-    expect(await Bun.password.verify('first secret', hash())).toBe(false)
+    expect(await Bun.password.verify('second secret', await hash())).toBe(true)
+    expect(await Bun.password.verify('first secret', await hash())).toBe(false)
     // A PATCH that does not mention the password keeps it.
     await patch(link.id, { title: 'still protected' })
-    expect(await Bun.password.verify('second secret', hash())).toBe(true)
+    expect(await Bun.password.verify('second secret', await hash())).toBe(true)
     expect((await read(link.id)).hasPassword).toBe(true)
   })
 
@@ -278,7 +278,7 @@ describe('PATCH /v1/links/{id}', () => {
         qr: { svg: '<svg/>', png: 'http://elsewhere.example/qr.png' },
       })
       expect(data).toEqual({ ...before, updatedAt: iso(clock.now()) })
-      expect(sql(env, 'SELECT is_test, password_hash IS NOT NULL AS p FROM links WHERE id = ?', before.id)).toEqual([{ is_test: 0, p: 1 }])
+      expect(await sql(env, 'SELECT is_test, password_hash IS NOT NULL AS p FROM links WHERE id = ?', before.id)).toEqual([{ is_test: 0, p: 1 }])
     })
 
     test('an expiry that has passed since, sent back unchanged, is no change; a new past one is still 400', async () => {
@@ -371,6 +371,6 @@ describe('DELETE /v1/links/{id}', () => {
   test('the full link is removed, password hash included', async () => {
     const link = await fullLink()
     expect((await api.del(link.id)).status).toBe(200)
-    expect(sql(env, 'SELECT id FROM links WHERE id = ?', link.id)).toEqual([])
+    expect(await sql(env, 'SELECT id FROM links WHERE id = ?', link.id)).toEqual([])
   })
 })

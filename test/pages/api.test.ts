@@ -12,7 +12,7 @@ let key: string
 let workspaceId: string
 
 beforeAll(async () => {
-  env = setup()
+  env = await setup()
   const account = await bootstrapAccount(env.rt)
   key = account.apiKey.key
   workspaceId = account.workspace.id

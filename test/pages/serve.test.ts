@@ -10,7 +10,7 @@ let key: string
 let testKey: string
 
 beforeAll(async () => {
-  env = setup()
+  env = await setup()
   const account = await bootstrapAccount(env.rt)
   key = account.apiKey.key
   testKey = (await makeKey(env.rt, account.workspace.id, '*', 'test')).key

@@ -9,7 +9,7 @@ let env: TestEnv
 let link: Record<string, unknown>
 
 beforeAll(async () => {
-  env = setup()
+  env = await setup()
   const key = (await bootstrapAccount(env.rt)).apiKey.key
   link = (await body(await env.request('/v1/links', { method: 'POST', key, json: { destinationUrl: 'https://a.example/' } }))).data
 })

@@ -11,8 +11,8 @@ const CHROMIUM_TIMEOUT_MS = 45_000
 
 let env: TestEnv
 
-beforeAll(() => {
-  env = setup()
+beforeAll(async () => {
+  env = await setup()
 })
 afterAll(() => env.cleanup())
 

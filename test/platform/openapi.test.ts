@@ -20,7 +20,7 @@ let env: TestEnv
 let doc: any
 
 beforeAll(async () => {
-  env = setup()
+  env = await setup()
   const res = await env.request(SPEC_PATH)
   expect(res.status).toBe(200)
   doc = await res.json()
@@ -198,12 +198,12 @@ describe('what generated clients and validators read', () => {
       if (['/healthz', '/readyz', '/metrics', '/.well-known/lnk/{token}', '/internal/tls/ask'].includes(path)) expect(item.servers).toEqual([{ url: 'http://localhost:8080' }])
       else expect(item.servers).toBeUndefined()
     }
-    const other = setup({ env: { LNK_BASE_URL: 'https://api.example.com' } })
+    const other = await setup({ env: { LNK_BASE_URL: 'https://api.example.com' } })
     try {
       const served = (await (await other.request(SPEC_PATH)).json()) as any
       expect(served.servers[0].url).toBe('https://api.example.com/v1')
     } finally {
-      other.cleanup()
+      await other.cleanup()
     }
   })
 

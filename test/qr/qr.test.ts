@@ -24,7 +24,7 @@ let link: { id: string; slug: string; shortUrl: string; qr: { svg: string; png: 
 let foreignLink: { id: string }
 
 beforeAll(async () => {
-  env = setup({ env: { LNK_SHORT_DOMAINS: 'localhost:8080,go.example' } })
+  env = await setup({ env: { LNK_SHORT_DOMAINS: 'localhost:8080,go.example' } })
   key = (await bootstrapAccount(env.rt, 'QR owner')).apiKey.key
   otherKey = (await bootstrapAccount(env.rt, 'QR other')).apiKey.key
   const res = await env.request('/v1/links', { method: 'POST', key, json: { destinationUrl: 'https://example.com/landing', slug: 'qr-demo', include: ['qr'] } })

@@ -2,10 +2,9 @@
 // through app.handle() with a browser-like User-Agent and a client address in X-Forwarded-For, cookies,
 // database readers and the ALTCHA solver a browser would run.
 import { createHash, createHmac } from 'node:crypto'
-import { eventsAfter } from '../../src/events/repo-outbox'
 import type { Clock } from '../../src/platform/clock'
 import type { Runtime } from '../../src/runtime'
-import { body, bootstrapAccount, makeKey, setup, type TestEnv } from '../helpers'
+import { body, bootstrapAccount, INSERTION_ORDER, makeKey, rawRows, setup, storedEvents, type TestEnv } from '../helpers'
 
 export const ORIGIN = 'http://localhost:8080'
 
@@ -30,8 +29,8 @@ export const CRAWLERS: Record<string, string> = {
 }
 
 /** A test environment whose visitors' addresses come from X-Forwarded-For (one trusted proxy). */
-export function redirectEnv(options: { clock?: Clock; env?: Record<string, string> } = {}): TestEnv {
-  const env = setup({ clock: options.clock, env: { LNK_TRUST_PROXY: '1', ...options.env } })
+export async function redirectEnv(options: { clock?: Clock; env?: Record<string, string> } = {}): Promise<TestEnv> {
+  const env = await setup({ clock: options.clock, env: { LNK_TRUST_PROXY: '1', ...options.env } })
   listenEverywhere(env.rt)
   return env
 }
@@ -118,26 +117,24 @@ export function setCookie(res: Response): { pair: string; name: string; value: s
 }
 
 /** Storage itself, raw on purpose: for checks of stored rows and columns no port shows (hashes, flags). */
-export function sql<T = any>(env: { rt: Runtime }, query: string, ...params: any[]): T[] {
-  return env.rt.db.sqlite.query(query).all(...params) as T[]
-}
+export const sql = rawRows
 
 /** Storage itself: the stored click rows, hashes and all, in the order they were written. */
 export function clicksOf(env: { rt: Runtime }, linkId: string) {
   return sql<{ id: string; link_id: string; workspace_id: string; clicked_at: number; visitor_hash: string; user_agent: string | null; referrer: string | null; referrer_host: string | null; is_bot: number }>(
     env,
-    'SELECT * FROM clicks WHERE link_id = ? ORDER BY rowid',
+    `SELECT * FROM clicks WHERE link_id = ? ORDER BY ${INSERTION_ORDER}`,
     linkId,
   )
 }
 
 /** Raw on purpose: no port reads a link by its id alone (the links port wants its workspace). */
-export function counters(env: { rt: Runtime }, linkId: string) {
-  return sql<{ total_clicks: number; unique_clicks: number }>(env, 'SELECT total_clicks, unique_clicks FROM links WHERE id = ?', linkId)[0]
+export async function counters(env: { rt: Runtime }, linkId: string) {
+  return (await sql<{ total_clicks: number; unique_clicks: number }>(env, 'SELECT total_clicks, unique_clicks FROM links WHERE id = ?', linkId))[0]
 }
 
-export function clickedEvents(env: { rt: Runtime }, linkId: string) {
-  return eventsAfter(env.rt.db.db, 0, Number.MAX_SAFE_INTEGER)
+export async function clickedEvents(env: { rt: Runtime }, linkId: string) {
+  return (await storedEvents(env))
     .filter((e) => e.type === 'link.clicked')
     .map((e) => ({ data: e.data as any, workspace_id: e.workspaceId, mode: e.mode as string }))
     .filter((r) => r.data.link?.id === linkId)

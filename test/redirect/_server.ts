@@ -25,7 +25,7 @@ export async function startLnk(extraEnv: Record<string, string> = {}): Promise<L
   for (let attempt = 0; attempt < 5; attempt++) {
     const port = freePort()
     const origin = `http://127.0.0.1:${port}`
-    const env = setup({ env: { LNK_PORT: String(port), LNK_HOST: '127.0.0.1', LNK_BASE_URL: origin, ...extraEnv } })
+    const env = await setup({ env: { LNK_PORT: String(port), LNK_HOST: '127.0.0.1', LNK_BASE_URL: origin, ...extraEnv } })
     try {
       const server = startServer(env.rt)
       return {
@@ -34,13 +34,13 @@ export async function startLnk(extraEnv: Record<string, string> = {}): Promise<L
         origin,
         async stop() {
           await server.shutdown('test over')
-          env.cleanup()
+          await env.cleanup()
         },
       }
     } catch (err) {
       // Someone took the port between the probe and the listen: try another.
       lastError = err
-      env.cleanup()
+      await env.cleanup()
     }
   }
   throw lastError

@@ -43,7 +43,7 @@ describe('captcha in a browser', () => {
     const hits = receiver.hits.slice(before)
     expect(hits).toEqual([{ method: 'GET', path: '/landed?from=lnk&ref=browser', userAgent: UA.chrome }])
     await lnk.env.rt.modules.clicks.buffer.flush()
-    const clicks = clicksOf(lnk.env, link.id)
+    const clicks = await clicksOf(lnk.env, link.id)
     expect(clicks).toHaveLength(1)
     expect(clicks[0]!.user_agent).toBe(UA.chrome)
   }, 90_000)
@@ -64,7 +64,7 @@ describe('captcha in a browser', () => {
     expect(inkOf(file).ink).toBeGreaterThan(0.004)
     expect(receiver.hits.slice(before)).toEqual([])
     await lnk.env.rt.modules.clicks.buffer.flush()
-    expect(clicksOf(lnk.env, link.id)).toHaveLength(0)
+    expect(await clicksOf(lnk.env, link.id)).toHaveLength(0)
   }, 90_000)
 })
 
@@ -88,7 +88,7 @@ describe('the password and consent forms in a browser', () => {
     })
     expect(receiver.hits.slice(before).map((h) => h.path)).toEqual(['/pw-landed?ref=form', '/pw-landed'])
     await lnk.env.rt.modules.clicks.buffer.flush()
-    expect(clicksOf(lnk.env, link.id)).toHaveLength(2)
+    expect(await clicksOf(lnk.env, link.id)).toHaveLength(2)
   }, 60_000)
 
   test('Continue on the consent page ends at the destination; Go back returns to the previous page', async () => {

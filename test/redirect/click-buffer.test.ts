@@ -13,7 +13,7 @@ import { account, counters, redirectEnv, sql, type Api } from './_redirect'
 let env: TestEnv
 let api: Api
 beforeAll(async () => {
-  env = redirectEnv()
+  env = await redirectEnv()
   api = await account(env)
 })
 afterAll(() => env.cleanup())
@@ -73,11 +73,11 @@ test('past maxQueued clicks are kept as counts: totals exact, detail shed and co
   // Chunks of at most four clicks; the counts travel with a chunk once.
   expect(gated.writes.every((w) => w.clicks <= 4)).toBe(true)
   expect(gated.writes.reduce((s, w) => s + w.counts, 0)).toBe(25)
-  const stored = sql<{ n: number; bots: number }>(env, 'SELECT count(*) AS n, coalesce(sum(is_bot), 0) AS bots FROM clicks WHERE link_id = ?', link.id)[0]!
+  const stored = (await sql<{ n: number; bots: number }>(env, 'SELECT count(*) AS n, coalesce(sum(is_bot), 0) AS bots FROM clicks WHERE link_id = ?', link.id))[0]!
   expect(stored).toEqual({ n: 11, bots: 0 })
   // 31 people's clicks counted; only the 11 kept in full were unique visitors (distinct addresses).
-  expect(counters(env, link.id)).toEqual({ total_clicks: 31, unique_clicks: 11 })
-  expect(sql(env, 'SELECT ip_hash FROM link_addresses WHERE link_id = ?', link.id)).toEqual([{ ip_hash: 'addr-hash-1' }])
+  expect(await counters(env, link.id)).toEqual({ total_clicks: 31, unique_clicks: 11 })
+  expect(await sql(env, 'SELECT ip_hash FROM link_addresses WHERE link_id = ?', link.id)).toEqual([{ ip_hash: 'addr-hash-1' }])
 
   // Room again: the next click is kept in full, and the end of the episode is logged with its count.
   buffer.add(click(link.id, api.workspaceId))
@@ -103,7 +103,7 @@ test('a failed write keeps its chunk and the counts for the next flush; nothing 
   fail = false
   await buffer.flush()
   expect(buffer.size).toBe(0)
-  expect(counters(env, link.id)).toEqual({ total_clicks: 8, unique_clicks: 5 })
+  expect(await counters(env, link.id)).toEqual({ total_clicks: 8, unique_clicks: 5 })
 })
 
 test('/metrics exposes the clicks kept as counts only', async () => {

@@ -11,12 +11,12 @@ let api: Api
 const hook = receiver()
 
 beforeAll(async () => {
-  env = setup({ env: { LNK_TRUST_PROXY: '1', ...LOOPBACK_ENV } })
+  env = await setup({ env: { LNK_TRUST_PROXY: '1', ...LOOPBACK_ENV } })
   api = await account(env)
 })
-afterAll(() => {
+afterAll(async () => {
   hook.stop()
-  env.cleanup()
+  await env.cleanup()
 })
 
 async function endpoint(key: string, events: string[]) {
@@ -34,8 +34,8 @@ describe('link.clicked is written only where someone listens', () => {
   test('no endpoint in the workspace: clicks and counters are written, no event', async () => {
     const link = await api.make({ destinationUrl: 'https://example.com/quiet' })
     await clicks(link.slug, 3)
-    expect(counters(env, link.id)).toEqual({ total_clicks: 3, unique_clicks: 3 })
-    expect(clickedEvents(env, link.id)).toHaveLength(0)
+    expect(await counters(env, link.id)).toEqual({ total_clicks: 3, unique_clicks: 3 })
+    expect(await clickedEvents(env, link.id)).toHaveLength(0)
   })
 
   test('an endpoint for other events, a test-mode endpoint and another workspace’s endpoint do not listen', async () => {
@@ -45,8 +45,8 @@ describe('link.clicked is written only where someone listens', () => {
     await endpoint(other.key, ['*'])
     const link = await api.make({ destinationUrl: 'https://example.com/others' })
     await clicks(link.slug, 2)
-    expect(counters(env, link.id)).toEqual({ total_clicks: 2, unique_clicks: 2 })
-    expect(clickedEvents(env, link.id)).toHaveLength(0)
+    expect(await counters(env, link.id)).toEqual({ total_clicks: 2, unique_clicks: 2 })
+    expect(await clickedEvents(env, link.id)).toHaveLength(0)
   })
 
   test('from the moment an endpoint subscribes (by name or pattern), every click writes its event; paused, none', async () => {
@@ -54,14 +54,14 @@ describe('link.clicked is written only where someone listens', () => {
     await clicks(link.slug, 1)
     const id = await endpoint(api.key, ['link.*'])
     await clicks(link.slug, 4)
-    const events = clickedEvents(env, link.id)
+    const events = await clickedEvents(env, link.id)
     expect(events).toHaveLength(4)
     expect(events[0]!.data.link).toEqual({ id: link.id, slug: link.slug, domain: link.domain, shortUrl: link.shortUrl, destinationUrl: 'https://example.com/heard' })
 
     expect((await env.request(`/v1/webhooks/${id}`, { method: 'PATCH', key: api.key, json: { isActive: false } })).status).toBe(200)
     await clicks(link.slug, 2)
-    expect(clickedEvents(env, link.id)).toHaveLength(4)
-    expect(counters(env, link.id)).toEqual({ total_clicks: 7, unique_clicks: 7 })
+    expect(await clickedEvents(env, link.id)).toHaveLength(4)
+    expect(await counters(env, link.id)).toEqual({ total_clicks: 7, unique_clicks: 7 })
   })
 
   test('a subscribed endpoint receives the clicks as deliveries', async () => {

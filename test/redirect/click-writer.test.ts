@@ -7,7 +7,7 @@ import { inlineClickWriter, threadClickWriter, type ClickWriter } from '../../sr
 import { eventsAfter } from '../../src/events/repo-outbox'
 import { bootstrapAccount, setup } from '../helpers'
 
-const env = setup()
+const env = await setup()
 afterAll(() => env.cleanup())
 
 async function linkId() {
@@ -60,7 +60,7 @@ test('the thread writes each batch on its own connection, counters and events in
   await writer.close()
   expect(await clicksStored(ws, link.id)).toBe(500)
   expect(await counters(ws, link.id)).toEqual({ t: 500, u: 2 })
-  expect(clickedEvents(link.id)).toBe(500)
+  expect(await clickedEvents(link.id)).toBe(500)
   // The address is hashed, never stored.
   expect(count('SELECT count(*) AS n FROM clicks WHERE visitor_hash LIKE ?', '%203.0.113.7%')).toBe(0)
 })

@@ -17,10 +17,10 @@ let env: TestEnv
 let api: Api
 const extraRuntimes: Runtime[] = []
 beforeAll(async () => {
-  env = redirectEnv({ clock })
+  env = await redirectEnv({ clock })
   api = await account(env)
 })
-afterAll(() => {
+afterAll(async () => {
   for (const rt of extraRuntimes) {
     try {
       rt.db.close()
@@ -28,7 +28,7 @@ afterAll(() => {
       /* closed */
     }
   }
-  env.cleanup()
+  await env.cleanup()
 })
 
 const DEST = 'https://example.com/limited'
@@ -67,11 +67,11 @@ describe('click capture', () => {
       expect((await visit(env, link.slug, v)).headers.get('location')).toBe('https://example.com/captured')
     }
     // Nothing is written before the flush: the redirect never waits on the database.
-    expect(clicksOf(env, link.id)).toEqual([])
+    expect(await clicksOf(env, link.id)).toEqual([])
     expect(env.rt.modules.clicks.buffer.size).toBeGreaterThanOrEqual(4)
     await env.rt.modules.clicks.buffer.flush()
 
-    const rows = clicksOf(env, link.id)
+    const rows = await clicksOf(env, link.id)
     expect(rows).toHaveLength(4)
     for (const [i, row] of rows.entries()) {
       expect(row.id).toMatch(/^clk_[0-9A-Za-z]{20}$/)
@@ -92,10 +92,10 @@ describe('click capture', () => {
     // Same address and agent twice: one visitor. Another agent or another address: another visitor.
     expect(rows[0]!.visitor_hash).toBe(rows[1]!.visitor_hash)
     expect(new Set(rows.map((r) => r.visitor_hash)).size).toBe(3)
-    expect(counters(env, link.id)).toEqual({ total_clicks: 4, unique_clicks: 3 })
-    expect(sql(env, 'SELECT count(*) AS n FROM link_visitors WHERE link_id = ?', link.id)[0].n).toBe(3)
+    expect(await counters(env, link.id)).toEqual({ total_clicks: 4, unique_clicks: 3 })
+    expect((await sql(env, 'SELECT count(*) AS n FROM link_visitors WHERE link_id = ?', link.id))[0].n).toBe(3)
 
-    const events = clickedEvents(env, link.id)
+    const events = await clickedEvents(env, link.id)
     expect(events.map((e) => e.data.click.id)).toEqual(rows.map((r) => r.id))
     expect(events.map((e) => e.data.click.unique)).toEqual([true, false, true, true])
     for (const [i, e] of events.entries()) {
@@ -112,8 +112,8 @@ describe('click capture', () => {
     await visit(env, link.slug, visits[0]!)
     await visit(env, link.slug, { ip: nextIp(), ua: UA.chromeMac })
     await env.rt.modules.clicks.buffer.flush()
-    expect(counters(env, link.id)).toEqual({ total_clicks: 6, unique_clicks: 4 })
-    expect(clickedEvents(env, link.id)).toHaveLength(6)
+    expect(await counters(env, link.id)).toEqual({ total_clicks: 6, unique_clicks: 4 })
+    expect(await clickedEvents(env, link.id)).toHaveLength(6)
   })
 
   test('no raw client address is stored anywhere: no table, no database or WAL file holds it', async () => {
@@ -127,13 +127,13 @@ describe('click capture', () => {
       expect(res.status).toBe(302)
     }
     await env.rt.modules.clicks.buffer.flush()
-    expect(clicksOf(env, link.id)).toHaveLength(3)
-    expect(sql(env, 'SELECT count(*) AS n FROM link_addresses WHERE link_id = ?', link.id)[0].n).toBe(3)
+    expect(await clicksOf(env, link.id)).toHaveLength(3)
+    expect((await sql(env, 'SELECT count(*) AS n FROM link_addresses WHERE link_id = ?', link.id))[0].n).toBe(3)
 
-    const tables = sql<{ name: string }>(env, "SELECT name FROM sqlite_master WHERE type = 'table'").map((t) => t.name)
+    const tables = (await sql<{ name: string }>(env, "SELECT name FROM sqlite_master WHERE type = 'table'")).map((t) => t.name)
     expect(tables).toEqual(expect.arrayContaining(['clicks', 'links', 'link_visitors', 'link_addresses', 'outbox']))
     for (const table of tables) {
-      const dump = JSON.stringify(sql(env, `SELECT * FROM "${table}"`))
+      const dump = JSON.stringify(await sql(env, `SELECT * FROM "${table}"`))
       for (const ip of ips) expect({ table, ip, found: dump.includes(ip) }).toEqual({ table, ip, found: false })
     }
     for (const file of readdirSync(env.dir)) {
@@ -151,8 +151,8 @@ describe('click capture', () => {
     await visit(env, link.slug, { ip })
     await visit(env, link.slug, { ip })
     await env.rt.modules.clicks.buffer.flush()
-    expect(counters(env, link.id)).toEqual({ total_clicks: 2, unique_clicks: 1 })
-    expect(clickedEvents(env, link.id)).toHaveLength(2)
+    expect(await counters(env, link.id)).toEqual({ total_clicks: 2, unique_clicks: 1 })
+    expect(await clickedEvents(env, link.id)).toHaveLength(2)
   })
 })
 
@@ -165,9 +165,9 @@ describe('clickLimit under concurrency', () => {
     const results = await pool(25, ips.map((ip) => () => visit(env, link.slug, { ip }).then(outcome)))
     expect(tally(results)).toEqual({ dest: 10, fallback: 40 })
     await env.rt.modules.clicks.buffer.flush()
-    expect(counters(env, link.id)).toEqual({ total_clicks: 10, unique_clicks: 10 })
-    expect(clicksOf(env, link.id)).toHaveLength(10)
-    expect(clickedEvents(env, link.id)).toHaveLength(10)
+    expect(await counters(env, link.id)).toEqual({ total_clicks: 10, unique_clicks: 10 })
+    expect(await clicksOf(env, link.id)).toHaveLength(10)
+    expect(await clickedEvents(env, link.id)).toHaveLength(10)
     expect(outcome(await visit(env, link.slug, { ip: nextIp() }))).toBe('fallback')
   })
 
@@ -185,7 +185,7 @@ describe('clickLimit under concurrency', () => {
     })
     expect(tally(await pool(16, tasks))).toEqual({ dest: 10, fallback: 40 })
     await env.rt.modules.clicks.buffer.flush()
-    expect(counters(env, link.id)).toEqual({ total_clicks: 10, unique_clicks: 10 })
+    expect(await counters(env, link.id)).toEqual({ total_clicks: 10, unique_clicks: 10 })
   })
 
   test('PATCHes in the middle (cache dropped and reloaded) change nothing, with or without a flush before them', async () => {
@@ -198,7 +198,7 @@ describe('clickLimit under concurrency', () => {
     })
     expect(tally(await pool(16, tasks))).toEqual({ dest: 10, fallback: 40 })
     await env.rt.modules.clicks.buffer.flush()
-    expect(counters(env, link.id)).toEqual({ total_clicks: 10, unique_clicks: 10 })
+    expect(await counters(env, link.id)).toEqual({ total_clicks: 10, unique_clicks: 10 })
   })
 
   test('raising the limit by PATCH admits exactly the difference', async () => {
@@ -207,7 +207,7 @@ describe('clickLimit under concurrency', () => {
     expect((await api.patch(link.id, { clickLimit: 8 })).status).toBe(200)
     expect(tally(await pool(10, visitors(10).map((ip) => () => visit(env, link.slug, { ip }).then(outcome))))).toEqual({ dest: 5, fallback: 5 })
     await env.rt.modules.clicks.buffer.flush()
-    expect(counters(env, link.id)).toEqual({ total_clicks: 8, unique_clicks: 8 })
+    expect(await counters(env, link.id)).toEqual({ total_clicks: 8, unique_clicks: 8 })
   })
 })
 
@@ -234,15 +234,15 @@ describe('uniqueIpLimit under concurrency', () => {
     await env.rt.modules.clicks.buffer.flush()
     await round(env)
     await env.rt.modules.clicks.buffer.flush()
-    expect(sql(env, 'SELECT count(*) AS n FROM link_addresses WHERE link_id = ?', link.id)[0].n).toBe(3)
+    expect((await sql(env, 'SELECT count(*) AS n FROM link_addresses WHERE link_id = ?', link.id))[0].n).toBe(3)
     // 3 first visits + 2 rounds of 6 admitted visits.
-    expect(counters(env, link.id)).toEqual({ total_clicks: 15, unique_clicks: 6 })
+    expect(await counters(env, link.id)).toEqual({ total_clicks: 15, unique_clicks: 6 })
 
     const second = restart()
     await round(second)
     expect(outcome(await visit(second, link.slug, { ip: nextIp() }))).toBe('fallback')
     await second.rt.modules.clicks.buffer.flush()
-    expect(counters(env, link.id)).toEqual({ total_clicks: 21, unique_clicks: 6 })
+    expect(await counters(env, link.id)).toEqual({ total_clicks: 21, unique_clicks: 6 })
   })
 
   test('20 distinct addresses all at once: exactly 3 are admitted, and only they, also after a restart', async () => {
@@ -278,7 +278,7 @@ describe('uniqueIpLimit under concurrency', () => {
     expect(tally(results)).toEqual({ dest: 1, fallback: 17 })
     for (const ip of ips.slice(0, 2)) expect(outcome(await visit(env, link.slug, { ip }))).toBe('dest')
     await env.rt.modules.clicks.buffer.flush()
-    expect(sql(env, 'SELECT count(*) AS n FROM link_addresses WHERE link_id = ?', link.id)[0].n).toBe(3)
+    expect((await sql(env, 'SELECT count(*) AS n FROM link_addresses WHERE link_id = ?', link.id))[0].n).toBe(3)
   })
 
   test('clickLimit holds across a restart too', async () => {

@@ -38,7 +38,7 @@ describe('links on a custom domain', () => {
   let api: Api
   const clock = new ManualClock(Date.UTC(2026, 2, 1))
   beforeAll(async () => {
-    env = redirectEnv({ clock })
+    env = await redirectEnv({ clock })
     api = await account(env)
     serve(env, api, DOMAIN)
     serve(env, api, 'other.customer.test', { notFoundUrl: 'https://other.customer.test.example/missing' })
@@ -132,7 +132,7 @@ describe("a custom domain's fallback URLs", () => {
   let env: TestEnv
   let api: Api
   beforeAll(async () => {
-    env = redirectEnv()
+    env = await redirectEnv()
     api = await account(env)
     serve(env, api, DOMAIN, {
       rootRedirectUrl: 'https://www.customer.test/?from={DOMAIN}&path={ORIGINAL_PATH}',
@@ -188,7 +188,7 @@ describe('domain.changed', () => {
   let env: TestEnv
   let api: Api
   beforeAll(async () => {
-    env = redirectEnv()
+    env = await redirectEnv()
     api = await account(env)
     serve(env, api, DOMAIN)
   })
@@ -215,7 +215,7 @@ describe('domain.changed', () => {
 
 describe('loopback aliases of a localhost pool', () => {
   test('with the default configuration, 127.0.0.1:PORT and [::1]:PORT answer the short links of localhost:PORT', async () => {
-    const env = redirectEnv()
+    const env = await redirectEnv()
     try {
       const api = await account(env)
       const link = await api.make({ destinationUrl: 'https://example.com/alias' })
@@ -228,31 +228,31 @@ describe('loopback aliases of a localhost pool', () => {
       // Another port is another host.
       await expectPage(await onHost(env, '127.0.0.1:9090', `/${link.slug}`), 404, NOT_FOUND)
     } finally {
-      env.cleanup()
+      await env.cleanup()
     }
   })
 
   test('a localhost pool domain without a port: the bare loopback addresses', async () => {
-    const env = redirectEnv({ env: { LNK_BASE_URL: 'http://localhost' } })
+    const env = await redirectEnv({ env: { LNK_BASE_URL: 'http://localhost' } })
     try {
       const api = await account(env)
       const link = await api.make({ destinationUrl: 'https://example.com/bare' })
       expect(link.domain).toBe('localhost')
       for (const host of ['127.0.0.1', '[::1]']) expect((await onHost(env, host, `/${link.slug}`)).headers.get('location')).toBe('https://example.com/bare')
     } finally {
-      env.cleanup()
+      await env.cleanup()
     }
   })
 
   test('not when LNK_SHORT_DOMAINS names other hosts', async () => {
-    const env = redirectEnv({ env: { LNK_SHORT_DOMAINS: 'go.example' } })
+    const env = await redirectEnv({ env: { LNK_SHORT_DOMAINS: 'go.example' } })
     try {
       const api = await account(env)
       const link = await api.make({ destinationUrl: 'https://example.com/pool' })
       for (const host of ['127.0.0.1:8080', '[::1]:8080']) await expectPage(await onHost(env, host, `/${link.slug}`), 404, NOT_FOUND)
       expect((await onHost(env, 'go.example', `/${link.slug}`)).headers.get('location')).toBe('https://example.com/pool')
     } finally {
-      env.cleanup()
+      await env.cleanup()
     }
   })
 })
@@ -260,7 +260,7 @@ describe('loopback aliases of a localhost pool', () => {
 describe('sawHttps', () => {
   /** Runs `visits` against a served domain and answers the hostnames sawHttps was told. */
   async function seen(tlsMode: 'caddy' | 'external', visits: (env: TestEnv, slug: string) => Promise<unknown>) {
-    const env = redirectEnv({ env: { LNK_TLS_MODE: tlsMode } })
+    const env = await redirectEnv({ env: { LNK_TLS_MODE: tlsMode } })
     try {
       const api = await account(env)
       serve(env, api, DOMAIN)
@@ -275,7 +275,7 @@ describe('sawHttps', () => {
       await visits(env, link.slug)
       return told
     } finally {
-      env.cleanup()
+      await env.cleanup()
     }
   }
   const https = { 'x-forwarded-proto': 'https' }

@@ -8,7 +8,7 @@ import { account, clickedEvents, clicksOf, nextIp, ORIGIN, redirectEnv, UA, visi
 let env: TestEnv
 let api: Api
 beforeAll(async () => {
-  env = redirectEnv()
+  env = await redirectEnv()
   api = await account(env)
 })
 afterAll(() => env.cleanup())
@@ -79,7 +79,7 @@ describe('query parameters', () => {
     }
     expect(new Set(ids).size).toBe(3)
     await env.rt.modules.clicks.buffer.flush()
-    expect(clicksOf(env, link.id).map((c) => c.id)).toEqual(ids)
+    expect((await clicksOf(env, link.id)).map((c) => c.id)).toEqual(ids)
   })
 
   test('a visitor-supplied lnk_cid is never passed through, with or without conversion tracking', async () => {
@@ -178,8 +178,8 @@ describe('writes are seen by the very next visit', () => {
     expect(gone.headers.get('location')).toBeNull()
     await env.rt.modules.clicks.buffer.flush()
     expect(env.rt.modules.clicks.buffer.size).toBe(0)
-    expect(clicksOf(env, link.id)).toEqual([])
-    expect(clickedEvents(env, link.id).length).toBe(0)
+    expect(await clicksOf(env, link.id)).toEqual([])
+    expect((await clickedEvents(env, link.id)).length).toBe(0)
     // A new link may take the slug, and is served at once.
     await api.make({ slug: link.slug, destinationUrl: 'https://example.com/reborn' })
     expect(await locationOf(link.slug)).toBe('https://example.com/reborn')

@@ -11,7 +11,7 @@ const clock = new ManualClock(NOW)
 let env: TestEnv
 let api: Api
 beforeAll(async () => {
-  env = redirectEnv({ clock })
+  env = await redirectEnv({ clock })
   api = await account(env)
 })
 afterAll(() => env.cleanup())
@@ -72,7 +72,7 @@ describe('password', () => {
     // Without the cookie: the form again.
     expect((await visit(env, link.slug, { ip })).status).toBe(200)
     await env.rt.modules.clicks.buffer.flush()
-    expect(clicksOf(env, link.id)).toHaveLength(1)
+    expect(await clicksOf(env, link.id)).toHaveLength(1)
   })
 
   test('the cookie of one link does not open another, even under the other link cookie name', async () => {
@@ -183,7 +183,7 @@ describe('consent', () => {
     const through = await visit(env, link.slug, { cookie: cookie.pair })
     expect({ status: through.status, location: through.headers.get('location') }).toEqual({ status: 302, location: 'https://example.com/leave?a=1&b=2&utm_source=lnk' })
     await env.rt.modules.clicks.buffer.flush()
-    expect(clicksOf(env, link.id)).toHaveLength(1)
+    expect(await clicksOf(env, link.id)).toHaveLength(1)
   })
 
   test('a POST without the consent field, or for a gate the link does not have, sets no cookie', async () => {
@@ -226,7 +226,7 @@ describe('captcha (ALTCHA proof of work)', () => {
   let cenv: TestEnv
   let capi: Api
   beforeAll(async () => {
-    cenv = redirectEnv({ clock: capClock })
+    cenv = await redirectEnv({ clock: capClock })
     capi = await account(cenv)
   })
   afterAll(() => cenv.cleanup())

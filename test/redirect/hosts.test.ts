@@ -19,7 +19,7 @@ describe('a host that is neither a short host nor the API host', () => {
   let env: TestEnv
   let api: Api
   beforeAll(async () => {
-    env = redirectEnv()
+    env = await redirectEnv()
     api = await account(env)
   })
   afterAll(() => env.cleanup())
@@ -52,7 +52,7 @@ describe('an API host that is not a short host', () => {
   let env: TestEnv
   let api: Api
   beforeAll(async () => {
-    env = redirectEnv({ env: { LNK_SHORT_DOMAINS: 'go.example' } })
+    env = await redirectEnv({ env: { LNK_SHORT_DOMAINS: 'go.example' } })
     api = await account(env)
   })
   afterAll(() => env.cleanup())

@@ -36,13 +36,13 @@ describe('no proxy trusted', () => {
     expect({ status: head.status, location: head.headers.get('location') }).toEqual({ status: 302, location: 'https://example.com/over-http?x=1&utm_source=http' })
 
     await lnk.env.rt.modules.clicks.buffer.flush()
-    const rows = clicksOf(lnk.env, link.id)
+    const rows = await clicksOf(lnk.env, link.id)
     expect(rows).toHaveLength(2)
     const socketVisitor = keyed(lnk.env.rt, `v|127.0.0.1|${UA.chrome}`)
     expect(rows.map((r) => r.visitor_hash)).toEqual([socketVisitor, socketVisitor])
     expect(rows[0]!.visitor_hash).not.toBe(keyed(lnk.env.rt, `v|203.0.113.99|${UA.chrome}`))
     expect(rows[0]).toMatchObject({ referrer: 'https://ref.example.net/page', referrer_host: 'ref.example.net', user_agent: UA.chrome })
-    expect(counters(lnk.env, link.id)).toEqual({ total_clicks: 2, unique_clicks: 1 })
+    expect(await counters(lnk.env, link.id)).toEqual({ total_clicks: 2, unique_clicks: 1 })
   })
 
   test('X-Forwarded-For cannot fake new addresses past a uniqueIpLimit', async () => {
@@ -52,7 +52,7 @@ describe('no proxy trusted', () => {
       expect(res.headers.get('location')).toBe('https://example.com/one-visitor')
     }
     await lnk.env.rt.modules.clicks.buffer.flush()
-    expect(counters(lnk.env, link.id)).toEqual({ total_clicks: 3, unique_clicks: 1 })
+    expect(await counters(lnk.env, link.id)).toEqual({ total_clicks: 3, unique_clicks: 1 })
   })
 
   test('clickLimit 10 with 50 concurrent requests over sockets, flushes and PATCHes in between: exactly 10 redirects', async () => {
@@ -67,7 +67,7 @@ describe('no proxy trusted', () => {
     expect(locations.filter((l) => l === 'https://example.com/limited')).toHaveLength(10)
     expect(locations.filter((l) => l === 'https://example.com/full')).toHaveLength(40)
     await lnk.env.rt.modules.clicks.buffer.flush()
-    expect(counters(lnk.env, link.id)).toEqual({ total_clicks: 10, unique_clicks: 1 })
+    expect(await counters(lnk.env, link.id)).toEqual({ total_clicks: 10, unique_clicks: 1 })
   })
 
   test('the pages over HTTP: 404 for an unknown slug, and API paths are not short links', async () => {
@@ -97,7 +97,7 @@ describe('one proxy trusted', () => {
     await get(link.shortUrl, { headers: { 'user-agent': UA.chrome, 'x-forwarded-for': '198.51.100.7, 203.0.113.5' } })
     await get(link.shortUrl, { headers: { 'user-agent': UA.chrome } })
     await lnk.env.rt.modules.clicks.buffer.flush()
-    expect(clicksOf(lnk.env, link.id).map((r) => r.visitor_hash)).toEqual([keyed(lnk.env.rt, `v|203.0.113.5|${UA.chrome}`), keyed(lnk.env.rt, `v|127.0.0.1|${UA.chrome}`)])
+    expect((await clicksOf(lnk.env, link.id)).map((r) => r.visitor_hash)).toEqual([keyed(lnk.env.rt, `v|203.0.113.5|${UA.chrome}`), keyed(lnk.env.rt, `v|127.0.0.1|${UA.chrome}`)])
   })
 
   test('uniqueIpLimit 3 with 20 forwarded addresses at once, flushes and PATCHes in between: exactly 3 admitted, and they stay admitted', async () => {

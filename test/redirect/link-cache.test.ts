@@ -12,7 +12,7 @@ let api: Api
 const made: { id: string; slug: string; domain: string }[] = []
 
 beforeAll(async () => {
-  env = redirectEnv()
+  env = await redirectEnv()
   api = await account(env)
   for (let i = 0; i < 12; i++) made.push(await api.make({ destinationUrl: `https://example.com/fill/${i}` }))
 })
@@ -54,5 +54,5 @@ test('a prefilled link takes the clicks still in the buffer into its count, and 
   const res = await visit(env, link.slug, { ua: UA.chrome, ip: nextIp() })
   expect(res.headers.get('location')).toBe('https://example.com/patched')
   await env.rt.modules.clicks.buffer.flush()
-  expect(counters(env, link.id)).toEqual({ total_clicks: 2, unique_clicks: 2 })
+  expect(await counters(env, link.id)).toEqual({ total_clicks: 2, unique_clicks: 2 })
 })

@@ -11,7 +11,7 @@ const clock = new ManualClock(NOW)
 let env: TestEnv
 let api: Api
 beforeAll(async () => {
-  env = redirectEnv({ clock })
+  env = await redirectEnv({ clock })
   api = await account(env)
 })
 afterAll(() => env.cleanup())
@@ -38,8 +38,8 @@ function expectRedirect(res: Response, status: number, location: string) {
 /** After a flush: click rows of people, rows of bots' hits (is_bot = 1, counted apart), counters and events. */
 async function settledClicks(linkId: string) {
   await env.rt.modules.clicks.buffer.flush()
-  const rows = clicksOf(env, linkId)
-  return { rows: rows.filter((r) => !r.is_bot).length, bots: rows.filter((r) => r.is_bot).length, ...counters(env, linkId), events: clickedEvents(env, linkId).length }
+  const rows = await clicksOf(env, linkId)
+  return { rows: rows.filter((r) => !r.is_bot).length, bots: rows.filter((r) => r.is_bot).length, ...(await counters(env, linkId)), events: (await clickedEvents(env, linkId)).length }
 }
 
 describe('unknown and inactive links', () => {

@@ -16,12 +16,12 @@ const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.co
 const HOSTILE = '"><script>alert(1)</script>'
 
 const envs: TestEnv[] = []
-afterAll(() => {
-  for (const env of envs) env.cleanup()
+afterAll(async () => {
+  for (const env of envs) await env.cleanup()
 })
 
-function fresh(clock?: ManualClock) {
-  const env = redirectEnv({ clock })
+async function fresh(clock?: ManualClock) {
+  const env = await redirectEnv({ clock })
   envs.push(env)
   return env
 }
@@ -45,7 +45,7 @@ const isoDay = (ms: number) => new Date(ms).toISOString().slice(0, 10)
 
 describe('gating', () => {
   test('404 without publicStatsEnabled, 200 with it, 404 again right after PATCH false (the page cache follows the link)', async () => {
-    const env = fresh()
+    const env = await fresh()
     const api = await account(env)
     const link = await api.make({ destinationUrl: 'https://example.com/gated', title: 'Gated' })
     expect(link.publicStatsEnabled).toBe(false)
@@ -82,7 +82,7 @@ describe('gating', () => {
   })
 
   test('unknown slugs, inactive links and test links have no stats page', async () => {
-    const env = fresh()
+    const env = await fresh()
     const api = await account(env)
     expect((await statsOf(env, 'no-such-link')).status).toBe(404)
     const sandbox = await api.make({ destinationUrl: 'https://example.com/sandbox', publicStatsEnabled: true }, api.testKey)
@@ -101,7 +101,7 @@ describe('figures', () => {
   test('totals, clicks per UTC day over 30 days, top countries and referrers; bots left out; a minute of cache', async () => {
     const today = Date.UTC(2026, 2, 10)
     const clock = new ManualClock(today - 40 * DAY)
-    const env = fresh(clock)
+    const env = await fresh(clock)
     const api = await account(env)
     const link = await api.make({ destinationUrl: 'https://example.com/figures?campaign=private-token', publicStatsEnabled: true })
     const go = async (at: number, ip: string, o: { ua?: string; referer?: string } = {}) => {
@@ -124,17 +124,17 @@ describe('figures', () => {
     await go(today + 8 * 3_600_000, '9.9.9.9', { ua: GOOGLEBOT, referer: 'https://bots.example/' })
     await go(today + 8 * 3_600_000, '9.9.9.9', { ua: 'curl/8.5.0', referer: 'https://bots.example/' })
     await env.rt.modules.clicks.buffer.flush()
-    expect(clicksOf(env, link.id).filter((c) => c.is_bot)).toHaveLength(2)
+    expect((await clicksOf(env, link.id)).filter((c) => c.is_bot)).toHaveLength(2)
 
     clock.set(today + 12 * 3_600_000)
     const res = await statsOf(env, link.slug)
     expect(res.status).toBe(200)
     const html = await res.text()
     const f = figures(html)
-    const countryOf = (ip: string) => sql<{ country: string | null }>(env, 'SELECT country FROM clicks WHERE link_id = ? AND is_bot = 0 ORDER BY clicked_at', link.id)[
+    const countryOf = async (ip: string) => (await sql<{ country: string | null }>(env, 'SELECT country FROM clicks WHERE link_id = ? AND is_bot = 0 ORDER BY clicked_at', link.id))[
       ['8.8.8.8', '8.8.4.4', '1.1.1.1', '8.8.8.8', '8.8.8.8', '203.0.113.20', '10.0.0.7'].indexOf(ip)
     ]!.country
-    expect(countryOf('8.8.8.8')).toBe('US')
+    expect(await countryOf('8.8.8.8')).toBe('US')
 
     expect(f.total).toBe(7)
     expect(f.unique).toBe(5)
@@ -151,7 +151,7 @@ describe('figures', () => {
 
     // In the window: 8.8.4.4, 1.1.1.1 and three from 8.8.8.8 minus the old one => US 3 (+1 when 1.1.1.1 is
     // placed in the US), two without a country (documentation and private addresses).
-    const oneOne = countryOf('1.1.1.1')
+    const oneOne = await countryOf('1.1.1.1')
     const counted = new Map<string, number>([['United States (US)', 3], ['Unknown', 2]])
     if (oneOne === 'US') counted.set('United States (US)', 4)
     else if (oneOne) counted.set(new Intl.DisplayNames(['en'], { type: 'region' }).of(oneOne) + ` (${oneOne})`, 1)
@@ -176,7 +176,7 @@ describe('figures', () => {
     // Nothing private: no destination, no visitor hashes, no user agents, no addresses.
     expect(html).not.toContain('private-token')
     expect(html).not.toContain('example.com/figures')
-    for (const c of clicksOf(env, link.id)) expect(html).not.toContain(c.visitor_hash)
+    for (const c of await clicksOf(env, link.id)) expect(html).not.toContain(c.visitor_hash)
     expect(html).not.toContain('Mozilla')
     expect(html).not.toContain('8.8.')
 
@@ -201,17 +201,17 @@ describe('figures', () => {
   })
 
   test('a hostile title and referrer hosts are escaped; the page carries no script', async () => {
-    const env = fresh()
+    const env = await fresh()
     const api = await account(env)
     const link = await api.make({ destinationUrl: 'https://example.com/x', title: HOSTILE, publicStatsEnabled: true })
     // Quotes and ampersands survive URL parsing into a referrer host.
     expect((await visit(env, link.slug, { ip: '203.0.113.30', referer: `http://evil"'&x.example/` })).status).toBe(302)
     await env.rt.modules.clicks.buffer.flush()
-    expect(clicksOf(env, link.id)[0]!.referrer_host).toBe(`evil"'&x.example`)
+    expect((await clicksOf(env, link.id))[0]!.referrer_host).toBe(`evil"'&x.example`)
     // A stored host or country no browser could send (an import, another writer): escaped all the same.
     // The page reads the link's day rollups, so that is where such values are planted.
     const dims = JSON.stringify({ country: { '<b>': 1 }, referrer: { [HOSTILE]: 1, [`evil"'&x.example`]: 1 } })
-    sql(env, "UPDATE link_rollups SET dims = ?, clicks = 2 WHERE link_id = ? AND grain = 'day'", dims, link.id)
+    await sql(env, "UPDATE link_rollups SET dims = ?, clicks = 2 WHERE link_id = ? AND grain = 'day'", dims, link.id)
     const html = await (await statsOf(env, link.slug)).text()
     expect(html).not.toContain('<script')
     expect(html).not.toContain('<b>')
@@ -242,10 +242,10 @@ describe('in a browser', () => {
       for (let d = 0; d < 30; d++) {
         const perDay = Math.round(4 + 3 * Math.sin(d / 3) + d / 3)
         for (let i = 0; i < perDay; i++, n++) {
-          sql(lnk.env, 'INSERT INTO clicks (id, link_id, workspace_id, clicked_at, visitor_hash, referrer_host, country, is_bot) VALUES (?, ?, ?, ?, ?, ?, ?, 0)', `clk_seed${n}`, link.id, api.workspaceId, now - d * DAY - i * 1000, `v${n % 40}`, hosts[n % 3 === 0 ? 0 : (n * 7) % hosts.length] ?? null, countries[n % 2 === 0 ? 0 : (n * 5) % countries.length])
+          await sql(lnk.env, 'INSERT INTO clicks (id, link_id, workspace_id, clicked_at, visitor_hash, referrer_host, country, is_bot) VALUES (?, ?, ?, ?, ?, ?, ?, 0)', `clk_seed${n}`, link.id, api.workspaceId, now - d * DAY - i * 1000, `v${n % 40}`, hosts[n % 3 === 0 ? 0 : (n * 7) % hosts.length] ?? null, countries[n % 2 === 0 ? 0 : (n * 5) % countries.length])
         }
       }
-      sql(lnk.env, 'UPDATE links SET total_clicks = total_clicks + ?, unique_clicks = unique_clicks + 40 WHERE id = ?', n, link.id)
+      await sql(lnk.env, 'UPDATE links SET total_clicks = total_clicks + ?, unique_clicks = unique_clicks + 40 WHERE id = ?', n, link.id)
 
       const url = `${link.shortUrl}+`
       const html = await (await fetch(url, { headers: { 'user-agent': UA.iphone } })).text()

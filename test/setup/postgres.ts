@@ -75,21 +75,34 @@ export function stopPrivateCluster() {
 
 /** The admin URL of the private cluster, started at the first call. */
 function privateCluster(): string {
-  if (cluster) return cluster.url
+  cluster ??= startCluster(process.pid)
+  return cluster.url
+}
+
+/**
+ * Starts a cluster on a free 127.0.0.1 port, owned by the process `owner` (a later run stops it once that
+ * process is gone). The private cluster of a test process, and CI's second pass (test/setup/cluster.ts).
+ */
+export function startCluster(owner: number): { url: string; dir: string; stop(): void } {
   const bin = postgresBin()
   const asPostgres = process.getuid?.() === 0
   reapOrphans(bin, asPostgres)
   const dir = mkdtempSync(join(tmpdir(), CLUSTER_PREFIX))
-  writeFileSync(join(dir, OWNER_FILE), String(process.pid))
+  writeFileSync(join(dir, OWNER_FILE), String(owner))
   if (asPostgres) chownSync(dir, Number(run(['id', '-u', 'postgres'], false).trim()), Number(run(['id', '-g', 'postgres'], false).trim()))
   const data = join(dir, 'data')
   run([join(bin, 'initdb'), '-D', data, '-A', 'trust', '-U', 'lnk', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync'], asPostgres)
   const port = freePort()
-  // fsync off: a test cluster lives and dies with the process; durability is not what the tests check.
-  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300`
+  // fsync off: a test cluster lives and dies with its owner; durability is not what the tests check.
+  const options = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=500`
   run([join(bin, 'pg_ctl'), '-D', data, '-o', options, '-l', join(dir, 'log'), '-w', '-t', '60', 'start'], asPostgres)
-  cluster = { url: `postgres://lnk@127.0.0.1:${port}/postgres`, stop: () => stopCluster(bin, dir, asPostgres) }
-  return cluster.url
+  return { url: `postgres://lnk@127.0.0.1:${port}/postgres`, dir, stop: () => stopCluster(bin, dir, asPostgres) }
+}
+
+/** Stops the cluster startCluster made in `dir`. */
+export function stopClusterIn(dir: string) {
+  if (!dir.startsWith(join(tmpdir(), CLUSTER_PREFIX))) throw new Error(`${dir} is not a test cluster's directory`)
+  stopCluster(postgresBin(), dir, process.getuid?.() === 0)
 }
 
 export interface TestDatabase {

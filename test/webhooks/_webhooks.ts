@@ -100,7 +100,7 @@ type SetupOptions = NonNullable<Parameters<typeof setup>[0]>
 
 export async function webhooksEnv(options: { env?: Record<string, string>; clock?: ManualClock; worker?: SetupOptions['worker']; log?: SetupOptions['log'] } = {}): Promise<Env> {
   const clock = options.clock ?? new ManualClock(Date.now())
-  const e = setup({ clock, env: { ...LOOPBACK_ENV, ...options.env }, worker: options.worker, log: options.log })
+  const e = await setup({ clock, env: { ...LOOPBACK_ENV, ...options.env }, worker: options.worker, log: options.log })
   const account = await bootstrapAccount(e.rt)
   const key = account.apiKey.key
   const workspaceId = account.workspace.id
@@ -198,9 +198,9 @@ export function sharedWorld(use: (world: { env: Env; rx: Receiver }) => void, op
     world = { env: await webhooksEnv(options), rx: receiver() }
     use(world)
   })
-  afterAll(() => {
+  afterAll(async () => {
     world.rx.stop()
-    world.env.cleanup()
+    await world.env.cleanup()
   })
   afterEach(() => {
     world.rx.received.length = 0

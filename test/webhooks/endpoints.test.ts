@@ -128,7 +128,7 @@ describe('create and read', () => {
       const res = await env.api(`/webhooks/${ep.id}`)
       expect(res.status).toBe(404)
     } finally {
-      other.cleanup()
+      await other.cleanup()
     }
   })
 })
@@ -217,7 +217,7 @@ describe('validation', () => {
       // PATCH checks the URL the same way.
       await expectIssues(await strict.api(`/webhooks/${ok.id}`, { method: 'PATCH', json: { url: 'https://127.0.0.1/x' } }), ['url'])
     } finally {
-      strict.cleanup()
+      await strict.cleanup()
     }
   })
 
@@ -227,7 +227,7 @@ describe('validation', () => {
       await expectIssues(await lan.api('/webhooks', { method: 'POST', json: { url: 'http://169.254.169.254/x', events: ['*'] } }), ['url'])
       expect((await lan.createEndpoint({ url: 'http://169.254.10.10/x', events: ['*'] })).url).toBe('http://169.254.10.10/x')
     } finally {
-      lan.cleanup()
+      await lan.cleanup()
     }
   })
 })
@@ -276,7 +276,7 @@ describe('what the document says of the bodies', () => {
       const odd = 'http://bücher.example:9/hook path?q=a|b'
       expect((await pinned.createEndpoint({ url: odd, events: ['*'] })).url).toBe(odd)
     } finally {
-      pinned.cleanup()
+      await pinned.cleanup()
     }
     const post = (json: Record<string, unknown>) => env.api('/webhooks', { method: 'POST', json: { events: ['*'], ...json } })
     for (const url of [5, null, '', 'x'.repeat(2049), { href: 'http://127.0.0.1:9/x' }]) await expectIssues(await post({ url }), ['url'])
@@ -475,7 +475,7 @@ describe('info and types', () => {
       expect(data.egressIps).toEqual(['203.0.113.7', '2001:db8::7'])
       expect(data.egressIpsConfigured).toBe(true)
     } finally {
-      pinned.cleanup()
+      await pinned.cleanup()
     }
   })
 

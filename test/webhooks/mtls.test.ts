@@ -32,9 +32,9 @@ beforeAll(async () => {
   env = await webhooksEnv({ env: { LNK_WEBHOOK_CLIENT_CERT: pki.clientCert, LNK_WEBHOOK_CLIENT_KEY: pki.clientKey, LNK_WEBHOOK_CA_FILE: pki.caCert } })
 })
 
-afterAll(() => {
+afterAll(async () => {
   server.stop(true)
-  env.cleanup()
+  await env.cleanup()
   rmSync(pki.dir, { recursive: true, force: true })
 })
 

@@ -23,6 +23,6 @@ test('deliveryById and endpointById answer the rows as drizzle decodes them', as
     expect(await repo.deliveryById('dlv_missing')).toBeUndefined()
     expect(await repo.endpointById('whe_missing')).toBeUndefined()
   } finally {
-    env.cleanup()
+    await env.cleanup()
   }
 })

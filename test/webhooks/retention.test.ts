@@ -36,6 +36,6 @@ test('finished deliveries go after the retention with their attempts; retrying o
     expect(count('webhook_attempts')).toBeGreaterThanOrEqual(1)
     expect(env.rt.db.sqlite.query('SELECT COUNT(*) AS n FROM webhook_attempts WHERE delivery_id = ?').get(before.find((d: any) => d.status === 'success').id)).toEqual({ n: 0 })
   } finally {
-    env.cleanup()
+    await env.cleanup()
   }
 })
