@@ -3,11 +3,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createApp } from '../../src/app'
 import { ManualClock } from '../../src/platform/clock'
-import { enqueue } from '../../src/jobs/queue'
 import { ANALYTICS_PERIODIC as PERIODIC_TASKS, PRUNE_CLICKS } from '../../src/modules/analytics'
 import { silentLogger } from '../../src/platform/log'
 import { createRuntime } from '../../src/runtime'
-import { body, setup, type TestEnv } from '../helpers'
+import { body, enqueueJob, setup, type TestEnv } from '../helpers'
 import { account, sql, UA, visit, type Api } from '../redirect/_redirect'
 
 const DAY = 86_400_000
@@ -42,7 +41,7 @@ describe('retention', () => {
   test('the prune job is scheduled hourly and removes only clicks past the retention', async () => {
     expect(PERIODIC_TASKS.find((t) => t.jobType === PRUNE_CLICKS)?.pattern).toBe('29 * * * *')
     clock.set(T0 + 45 * DAY)
-    enqueue(env.rt.db.db, { type: PRUNE_CLICKS }, clock.now())
+    await enqueueJob(env.rt, { type: PRUNE_CLICKS })
     expect(await env.rt.worker.runDue()).toBe(1)
     // Storage itself: retention is about rows leaving the clicks table.
     const left = await sql<{ clicked_at: number }>(env, 'SELECT clicked_at FROM clicks WHERE link_id = ? ORDER BY clicked_at', link.id)

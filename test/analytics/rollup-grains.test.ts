@@ -3,9 +3,8 @@
 // key), and links' month sums written by the hourly job (against the answers before it ran).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { ManualClock } from '../../src/platform/clock'
-import { enqueue } from '../../src/jobs/queue'
 import { ANALYTICS_PERIODIC, PRUNE_CLICKS, ROLL_MONTHS } from '../../src/modules/analytics'
-import { body, type TestEnv, setup } from '../helpers'
+import { body, enqueueJob, setup, type TestEnv } from '../helpers'
 import { account, sql, UA, visit, type Api } from '../redirect/_redirect'
 
 const MIN = 60_000
@@ -87,7 +86,7 @@ describe("links' month rollups", () => {
     ]
     clock.set(Date.UTC(2026, 2, 20))
     const before = await Promise.all(questions.map(async (q) => [await get(q), await get(q, scoped)]))
-    enqueue(env.rt.db.db, { type: ROLL_MONTHS }, clock.now())
+    await enqueueJob(env.rt, { type: ROLL_MONTHS })
     expect(await env.rt.worker.runDue()).toBe(1)
     // January and February are over (and have been for a day); March is not.
     const months = await sql<{ bucket: number; clicks: number }>(env, "SELECT bucket, SUM(clicks) AS clicks FROM link_rollups WHERE grain = 'month' GROUP BY bucket ORDER BY bucket")
@@ -118,7 +117,7 @@ describe("links' quarter rollups", () => {
     await env.rt.modules.clicks.buffer.flush()
     clock.set(Date.UTC(2026, 3, 5))
     const before = await Promise.all(questions.map(async (q) => [await get(q), await get(q, scoped)]))
-    enqueue(env.rt.db.db, { type: ROLL_MONTHS }, clock.now())
+    await enqueueJob(env.rt, { type: ROLL_MONTHS })
     expect(await env.rt.worker.runDue()).toBe(1)
     // The first quarter (January to March) is over; the second is not.
     const quarters = await sql<{ bucket: number; clicks: number }>(env, "SELECT bucket, SUM(clicks) AS clicks FROM link_rollups WHERE grain = 'quarter' GROUP BY bucket")
@@ -163,7 +162,7 @@ describe("a workspace's second rollups", () => {
 
   test('are kept a day: older ones are pruned, and their partial minutes read raw clicks again', async () => {
     clock.set(T1 + 2 * DAY)
-    enqueue(env.rt.db.db, { type: PRUNE_CLICKS }, clock.now())
+    await enqueueJob(env.rt, { type: PRUNE_CLICKS })
     expect(await env.rt.worker.runDue()).toBe(1)
     expect((await sql(env, "SELECT COUNT(*) AS n FROM workspace_rollups WHERE grain = 'second'"))[0].n).toBe(0)
     expect((await sql(env, "SELECT COUNT(*) AS n FROM workspace_rollups WHERE grain = 'minute' AND bucket >= ?", T1))[0].n).toBe(1)

@@ -114,13 +114,13 @@ describe('real events', () => {
   test('events no endpoint took come from the outbox, merged with delivered ones, newest first, no repeats', async () => {
     await world()
     env.clock.advance(1000)
-    const early = env.emit('link.created', { id: 'l-early', slug: 'early' })
+    const early = await env.emit('link.created', { id: 'l-early', slug: 'early' })
     await env.run() // dispatched to nobody: only the outbox holds it
     await env.createEndpoint({ url: rx.url(), events: ['link.created'] })
     await createLink('sent')
     const [sent] = await delivered(1)
     env.clock.advance(1000)
-    const pending = env.emit('link.created', { id: 'l-pending', slug: 'pending' }) // not dispatched yet
+    const pending = await env.emit('link.created', { id: 'l-pending', slug: 'pending' }) // not dispatched yet
 
     const data = await samples('?event=link.created')
     expect(data.map((s) => s.id)).toEqual([pending, sent.id, early])
@@ -174,7 +174,7 @@ describe('real events', () => {
     await createLink('mine')
     const [mine] = await delivered(1)
     env.clock.advance(1000)
-    env.emit('link.created', { id: 'l-outbox', slug: 'outbox-only' })
+    await env.emit('link.created', { id: 'l-outbox', slug: 'outbox-only' })
 
     const other = await bootstrapAccount(env.rt)
     const theirs = await samples('?event=link.created', other.apiKey.key)

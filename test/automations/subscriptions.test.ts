@@ -120,9 +120,9 @@ describe('calls to the hook', () => {
   test('each event of the type is POSTed as its envelope, signed in both schemes with a webhook-id of its own', async () => {
     const { env, rx } = await world(undefined, {}, Date.now())
     const sub = await subscribeOk(env, { event: 'link.created', hookUrl: rx.url() })
-    const first = env.emit('link.created')
-    env.emit('link.updated')
-    const second = env.emit('link.created')
+    const first = await env.emit('link.created')
+    await env.emit('link.updated')
+    const second = await env.emit('link.created')
     await env.run()
     expect(rx.received.length).toBe(2)
     const bodies = await Promise.all(rx.received.map((r) => verifyBoth(r, sub.secret))) as any[]
@@ -146,7 +146,7 @@ describe('calls to the hook', () => {
     const { env, rx } = await world()
     const types = ['domain.created', 'domain.verified', 'bridge_page.created', 'bridge_page.deleted', 'conversion.created']
     for (const event of types) await subscribeOk(env, { event, hookUrl: rx.url(`/${event}`) })
-    for (const event of types) env.emit(event, { id: event })
+    for (const event of types) await env.emit(event, { id: event })
     await env.run()
     expect(rx.received.map((r) => r.path).sort()).toEqual(types.map((t) => `/${t}`).sort())
     for (const r of rx.received) expect(JSON.parse(r.body).type).toBe(r.path.slice(1))
@@ -170,7 +170,7 @@ describe('calls to the hook', () => {
     let fail = true
     const { env, rx } = await world(() => ({ status: fail ? 503 : 200 }))
     const sub = await subscribeOk(env, { event: 'link.created', hookUrl: rx.url() })
-    env.emit('link.created')
+    await env.emit('link.created')
     await env.run()
     let [d] = await hookDeliveries(env, sub.id)
     expect(d).toMatchObject({ status: 'failed', attempt: 1, responseStatus: 503 })
@@ -202,7 +202,7 @@ describe('unsubscribing and removal', () => {
     expect(unknown.status).toBe(404)
     expect((await body(unknown)).error.code).toBe('not_found')
     expect((await subscriptions(env)).map((s) => s.id)).toEqual([keep.id])
-    env.emit('link.created')
+    await env.emit('link.created')
     await env.run()
     expect(rx.received.map((r) => r.path)).toEqual(['/keep'])
     // The removed subscription's history stays readable.
@@ -212,7 +212,7 @@ describe('unsubscribing and removal', () => {
   test('unsubscribing drops the calls still waiting: their deliveries become dead at once', async () => {
     const { env, rx } = await world(() => ({ status: 500 }))
     const sub = await subscribeOk(env, { event: 'link.created', hookUrl: rx.url() })
-    env.emit('link.created')
+    await env.emit('link.created')
     await env.run()
     expect((await hookDeliveries(env, sub.id))[0].status).toBe('failed')
     expect((await env.api(`/zapier/subscriptions/${sub.id}`, { method: 'DELETE' })).status).toBe(204)
@@ -228,7 +228,7 @@ describe('unsubscribing and removal', () => {
     const { env, rx } = await world((req) => ({ status: req.path === '/gone' ? 410 : 500 }))
     const sub = await subscribeOk(env, { event: 'link.created', hookUrl: rx.url('/flaky') })
     const gone = await subscribeOk(env, { event: 'link.created', hookUrl: rx.url('/gone') })
-    env.emit('link.created')
+    await env.emit('link.created')
     await env.run()
     // First event: the flaky one failed and waits for a retry; the gone one answered 410 and is removed.
     expect((await subscriptions(env)).map((s) => s.id)).toEqual([sub.id])
@@ -236,7 +236,7 @@ describe('unsubscribing and removal', () => {
     expect(g).toMatchObject({ status: 'dead', responseStatus: 410, nextAttemptAt: null })
     expect(g.errorMessage).toContain('410')
     expect((await env.api(`/zapier/subscriptions/${gone.id}`, { method: 'DELETE' })).status).toBe(204)
-    env.emit('link.created')
+    await env.emit('link.created')
     await env.run()
     expect(rx.received.filter((r) => r.path === '/gone').length).toBe(1)
   })
@@ -245,10 +245,10 @@ describe('unsubscribing and removal', () => {
     let status = 500
     const { env, rx } = await world(() => ({ status }))
     const sub = await subscribeOk(env, { event: 'link.created', hookUrl: rx.url() })
-    env.emit('link.created')
+    await env.emit('link.created')
     await env.run()
     status = 410
-    env.emit('link.created')
+    await env.emit('link.created')
     await env.run()
     const all = await hookDeliveries(env, sub.id)
     expect(all.map((d) => d.status)).toEqual(['dead', 'dead'])
@@ -269,11 +269,11 @@ describe('test keys', () => {
     expect((await subscriptions(env, testKey)).map((s) => s.id)).toEqual([sandboxed.id])
     expect((await subscriptions(env)).map((s) => s.id)).toEqual([live.id])
     expect((await env.api(`/zapier/subscriptions/${live.id}`, { method: 'DELETE', key: testKey })).status).toBe(404)
-    env.emit('link.created', undefined, 'test')
+    await env.emit('link.created', undefined, 'test')
     await env.run()
     expect(rx.received.map((r) => r.path)).toEqual(['/test'])
     expect(JSON.parse(rx.received[0]!.body).mode).toBe('test')
-    env.emit('link.created', undefined, 'live')
+    await env.emit('link.created', undefined, 'live')
     await env.run()
     expect(rx.received.map((r) => r.path)).toEqual(['/test', '/live'])
   })

@@ -48,8 +48,8 @@ describe('sessions', () => {
 
   test('a poll takes what waits, signed with the session secret; a second poll never repeats it', async () => {
     const s = await open({ events: ['link.created'] })
-    env.emit('link.created', sampleLink({ slug: 'first' }))
-    env.emit('link.deleted', sampleLink({ slug: 'not-asked-for' }))
+    await env.emit('link.created', sampleLink({ slug: 'first' }))
+    await env.emit('link.deleted', sampleLink({ slug: 'not-asked-for' }))
     await env.run()
     const events = await poll(s.id)
     expect(events.map((e) => e.type)).toEqual(['link.created'])
@@ -65,7 +65,7 @@ describe('sessions', () => {
     const waiting = poll(s.id, 'wait=25')
     await Bun.sleep(100)
     expect(env.rt.modules.forwarding.waiters.size).toBe(1)
-    env.emit('link.created', sampleLink({ slug: 'woken' }))
+    await env.emit('link.created', sampleLink({ slug: 'woken' }))
     await env.run()
     const events = await waiting
     expect(events.map((e) => JSON.parse(e.body).data.slug)).toEqual(['woken'])
@@ -78,7 +78,7 @@ describe('sessions', () => {
     const s = await open()
     const older = poll(s.id, 'wait=20')
     await Bun.sleep(50)
-    env.emit('link.created', sampleLink({ slug: 'for-the-newer' }))
+    await env.emit('link.created', sampleLink({ slug: 'for-the-newer' }))
     const newer = poll(s.id, 'wait=20')
     expect(await older).toEqual([])
     await env.run()
@@ -110,8 +110,8 @@ describe('isolation and limits', () => {
     const test = await open({}, testKey)
     const elsewhere = await bootstrapAccount(env.rt)
     const foreign = await open({}, elsewhere.apiKey.key)
-    env.emit('link.created', sampleLink({ slug: 'live-one' }), 'live')
-    env.emit('link.created', sampleLink({ slug: 'test-one' }), 'test')
+    await env.emit('link.created', sampleLink({ slug: 'live-one' }), 'live')
+    await env.emit('link.created', sampleLink({ slug: 'test-one' }), 'test')
     await env.run()
     expect((await poll(live.id)).map((e) => JSON.parse(e.body).data.slug)).toEqual(['live-one'])
     expect((await poll(foreign.id, 'wait=0', elsewhere.apiKey.key))).toEqual([])
@@ -121,7 +121,7 @@ describe('isolation and limits', () => {
 
   test('the queue holds 500 events; the rest are counted as dropped', async () => {
     const s = await open({ events: ['webhook.test'] })
-    for (let i = 0; i < 510; i++) env.emit('webhook.test', { endpointId: `we_${i}`, message: 'm' })
+    for (let i = 0; i < 510; i++) await env.emit('webhook.test', { endpointId: `we_${i}`, message: 'm' })
     for (let i = 0; i < 10 && (await env.run()) > 0; i++) {
       /* dispatch in rounds of 200 */
     }

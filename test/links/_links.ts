@@ -1,8 +1,7 @@
 // Shared helpers of the links tests (not a test file itself): the Link shape of spec 2.2, and small readers
 // of the database the tests check side effects with.
 import { expect } from 'bun:test'
-import { eventsAfter } from '../../src/events/repo-outbox'
-import { body, bootstrapAccount, type TestEnv } from '../helpers'
+import { body, bootstrapAccount, rawRows, storedEvents, type TestEnv } from '../helpers'
 
 export const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/
 export const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
@@ -89,16 +88,12 @@ export function expectedFromFull(b: ReturnType<typeof fullBody>) {
 }
 
 /** Storage itself, raw on purpose: for checks of stored rows and columns no port shows (hashes, flags). */
-export function sql<T = any>(env: TestEnv, query: string, ...params: any[]): T[] {
-  return env.rt.db.sqlite.query(query).all(...params) as T[]
-}
+export const sql = rawRows
 
 /** Raw on purpose: a refused write must leave no row in any workspace, and no port counts across them. */
-export function countLinks(env: TestEnv, workspaceId?: string): number {
-  const row = workspaceId
-    ? (env.rt.db.sqlite.query('SELECT count(*) AS n FROM links WHERE workspace_id = ?').get(workspaceId) as { n: number })
-    : (env.rt.db.sqlite.query('SELECT count(*) AS n FROM links').get() as { n: number })
-  return row.n
+export async function countLinks(env: TestEnv, workspaceId?: string): Promise<number> {
+  const [row] = workspaceId ? await sql<{ n: number }>(env, 'SELECT count(*) AS n FROM links WHERE workspace_id = ?', workspaceId) : await sql<{ n: number }>(env, 'SELECT count(*) AS n FROM links')
+  return row!.n
 }
 
 export interface OutboxRow {
@@ -109,8 +104,8 @@ export interface OutboxRow {
 }
 
 /** Outbox rows of a workspace (oldest first), with data parsed. */
-export function outboxOf(env: TestEnv, workspaceId: string, type?: string): OutboxRow[] {
-  return eventsAfter(env.rt.db.db, 0, Number.MAX_SAFE_INTEGER)
+export async function outboxOf(env: TestEnv, workspaceId: string, type?: string): Promise<OutboxRow[]> {
+  return (await storedEvents(env))
     .filter((e) => e.workspaceId === workspaceId && (!type || e.type === type))
     .map((e) => ({ type: e.type, mode: e.mode, workspace_id: e.workspaceId, data: e.data }))
 }

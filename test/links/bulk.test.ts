@@ -40,8 +40,8 @@ describe('size limits', () => {
       const payload = await body(res)
       expect(payload.success).toBe(false)
       expect(payload.error.code).toBe('validation_failed')
-      expect(countLinks(env, api.workspaceId)).toBe(0)
-      expect(outboxOf(env, api.workspaceId)).toEqual([])
+      expect(await countLinks(env, api.workspaceId)).toBe(0)
+      expect(await outboxOf(env, api.workspaceId)).toEqual([])
     })
   }
 
@@ -59,8 +59,8 @@ describe('size limits', () => {
     })
     expect(new Set(data.results.map((r) => r.link.slug)).size).toBe(1000)
     expect(new Set(data.results.map((r) => r.link.id)).size).toBe(1000)
-    expect(countLinks(env, api.workspaceId)).toBe(1000)
-    const events = outboxOf(env, api.workspaceId, 'link.created')
+    expect(await countLinks(env, api.workspaceId)).toBe(1000)
+    const events = await outboxOf(env, api.workspaceId, 'link.created')
     expect(events).toHaveLength(1000)
     expect(new Set(events.map((e) => e.data.id))).toEqual(new Set(data.results.map((r) => r.link.id)))
     const listed = await body(await api.list('?perPage=1'))
@@ -81,8 +81,8 @@ describe('mixed batches', () => {
     await api.make({ slug: 'already-taken' })
     const other = await account(env)
     await other.make({ slug: 'taken-elsewhere' })
-    const linksBefore = countLinks(env, api.workspaceId)
-    const eventsBefore = outboxOf(env, api.workspaceId, 'link.created').length
+    const linksBefore = await countLinks(env, api.workspaceId)
+    const eventsBefore = (await outboxOf(env, api.workspaceId, 'link.created')).length
 
     const inputs: unknown[] = [
       { destinationUrl: url('first'), slug: 'bulk-first' }, // 0 ok
@@ -137,8 +137,8 @@ describe('mixed batches', () => {
     const created = expected.filter((e) => e === true).length
     expect(data.created).toBe(created)
     expect(data.failed).toBe(inputs.length - created)
-    expect(countLinks(env, api.workspaceId)).toBe(linksBefore + created)
-    const events = outboxOf(env, api.workspaceId, 'link.created').slice(eventsBefore)
+    expect(await countLinks(env, api.workspaceId)).toBe(linksBefore + created)
+    const events = (await outboxOf(env, api.workspaceId, 'link.created')).slice(eventsBefore)
     expect(events.map((e) => e.data.id)).toEqual(data.results.filter((r) => r.ok).map((r) => r.link.id))
     // The links read back as answered.
     for (const r of data.results.filter((x) => x.ok)) {
@@ -162,8 +162,8 @@ describe('mixed batches', () => {
     const api = await account(env)
     const { data } = await bulk(api, [1, 'x', { slug: 'qr', destinationUrl: url(1) }])
     expect(data).toMatchObject({ created: 0, failed: 3 })
-    expect(countLinks(env, api.workspaceId)).toBe(0)
-    expect(outboxOf(env, api.workspaceId)).toEqual([])
+    expect(await countLinks(env, api.workspaceId)).toBe(0)
+    expect(await outboxOf(env, api.workspaceId)).toEqual([])
   })
 
   test('every create field is accepted and stored in a bulk item', async () => {
@@ -189,7 +189,7 @@ describe('mixed batches', () => {
     expect(res.status).toBe(200)
     const data = (await body(res)).data
     expect(data.results.map((r: any) => r.link.isTest)).toEqual([true, true])
-    expect(outboxOf(env, api.workspaceId, 'link.created').map((e) => e.mode)).toEqual(['test', 'test'])
+    expect((await outboxOf(env, api.workspaceId, 'link.created')).map((e) => e.mode)).toEqual(['test', 'test'])
   })
 })
 
@@ -201,16 +201,16 @@ describe('Idempotency-Key', () => {
     expect(first.status).toBe(200)
     expect(first.headers.get('idempotent-replayed')).toBeNull()
     const firstJson = await body(first)
-    const linkCount = countLinks(env, api.workspaceId)
-    const eventCount = outboxOf(env, api.workspaceId).length
+    const linkCount = await countLinks(env, api.workspaceId)
+    const eventCount = (await outboxOf(env, api.workspaceId)).length
     expect(linkCount).toBe(2)
 
     const again = await api.bulk({ links }, api.key, { 'idempotency-key': 'bulk-1' })
     expect(again.status).toBe(200)
     expect(again.headers.get('idempotent-replayed')).toBe('true')
     expect(await body(again)).toEqual(firstJson)
-    expect(countLinks(env, api.workspaceId)).toBe(linkCount)
-    expect(outboxOf(env, api.workspaceId).length).toBe(eventCount)
+    expect(await countLinks(env, api.workspaceId)).toBe(linkCount)
+    expect((await outboxOf(env, api.workspaceId)).length).toBe(eventCount)
   })
 
   test('the same key with another body is 409 conflict', async () => {
@@ -219,7 +219,7 @@ describe('Idempotency-Key', () => {
     const res = await api.bulk({ links: [{ destinationUrl: url(2) }] }, api.key, { 'idempotency-key': 'bulk-2' })
     expect(res.status).toBe(409)
     expect((await body(res)).error.code).toBe('conflict')
-    expect(countLinks(env, api.workspaceId)).toBe(1)
+    expect(await countLinks(env, api.workspaceId)).toBe(1)
   })
 
   test('the same key on POST /v1/links is another request: no replay across paths', async () => {

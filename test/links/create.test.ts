@@ -150,9 +150,9 @@ describe('include', () => {
 
   for (const include of [['svg'], ['qr', 'pdf'], ['QR'], 'qr', [1], { qr: true }]) {
     test(`include ${JSON.stringify(include)} is 400 and creates nothing`, async () => {
-      const before = countLinks(env)
+      const before = await countLinks(env)
       await expectValidation(await api.create({ destinationUrl: 'https://example.com/', include }), 'include')
-      expect(countLinks(env)).toBe(before)
+      expect(await countLinks(env)).toBe(before)
     })
   }
 })
@@ -168,9 +168,9 @@ describe('slugs', () => {
 
   for (const slug of ['b'.repeat(65), 'a b', 'ä', '', 'a/b', 'a.b', 'a?b', 'emoji😀', ' lead']) {
     test(`slug ${JSON.stringify(slug)} is 400 validation_failed naming slug`, async () => {
-      const before = countLinks(env)
+      const before = await countLinks(env)
       await expectValidation(await api.create({ destinationUrl: 'https://example.com/', slug }), 'slug')
-      expect(countLinks(env)).toBe(before)
+      expect(await countLinks(env)).toBe(before)
     })
   }
 
@@ -182,13 +182,13 @@ describe('slugs', () => {
 
   test('a taken slug is 409 slug_taken and creates nothing', async () => {
     await api.make({ slug: 'taken-one' })
-    const before = countLinks(env)
+    const before = await countLinks(env)
     const res = await api.create({ destinationUrl: 'https://example.com/other', slug: 'taken-one' })
     expect(res.status).toBe(409)
     const payload = await body(res)
     expect(payload.success).toBe(false)
     expect(payload.error.code).toBe('slug_taken')
-    expect(countLinks(env)).toBe(before)
+    expect(await countLinks(env)).toBe(before)
   })
 
   test('a slug taken by another workspace on the same domain is 409 too', async () => {
@@ -309,11 +309,11 @@ describe('other fields', () => {
     ['shortUrl', { shortUrl: 'http://localhost:8080/x' }],
   ] as const) {
     test(`${name} in the body is 400`, async () => {
-      const before = countLinks(env)
+      const before = await countLinks(env)
       const res = await api.create({ destinationUrl: 'https://example.com/', ...extra })
       expect(res.status).toBe(400)
       expect((await body(res)).error.code).toBe('validation_failed')
-      expect(countLinks(env)).toBe(before)
+      expect(await countLinks(env)).toBe(before)
     })
   }
 

@@ -19,7 +19,7 @@ describe('events', () => {
   test('link.created carries the Link (no secret) in live mode for the workspace', async () => {
     const api = await account(env)
     const link = await api.make(fullBody('evt-created'))
-    const events = outboxOf(env, api.workspaceId)
+    const events = await outboxOf(env, api.workspaceId)
     expect(events).toHaveLength(1)
     const [event] = events
     expect(event!.type).toBe('link.created')
@@ -37,7 +37,7 @@ describe('events', () => {
     const api = await account(env)
     const link = await api.make({ include: ['qr'] })
     expect(link.qr).toBeDefined()
-    const [event] = outboxOf(env, api.workspaceId, 'link.created')
+    const [event] = await outboxOf(env, api.workspaceId, 'link.created')
     expect(event!.data).not.toHaveProperty('qr')
     expect(event!.data.id).toBe(link.id)
   })
@@ -49,7 +49,7 @@ describe('events', () => {
     const res = await api.patch(link.id, { title: 'new', tags: ['t'], expiresAt: null })
     expect(res.status).toBe(200)
     const updated = (await body(res)).data
-    const events = outboxOf(env, api.workspaceId, 'link.updated')
+    const events = await outboxOf(env, api.workspaceId, 'link.updated')
     expect(events).toHaveLength(1)
     const { changes, ...data } = events[0]!.data
     expect([...changes].sort()).toEqual(['expiresAt', 'tags', 'title'])
@@ -62,7 +62,7 @@ describe('events', () => {
     const api = await account(env)
     const link = await api.make({ slug: 'evt-pw' })
     expect((await api.patch(link.id, { password: 'hunter2-hunter2' })).status).toBe(200)
-    const [event] = outboxOf(env, api.workspaceId, 'link.updated')
+    const [event] = await outboxOf(env, api.workspaceId, 'link.updated')
     expect(event!.data.changes).toEqual(['password'])
     expect(event!.data.hasPassword).toBe(true)
     const raw = JSON.stringify(event!.data)
@@ -74,7 +74,7 @@ describe('events', () => {
     const api = await account(env)
     const link = await api.make({ slug: 'evt-del' })
     expect((await api.del(link.id)).status).toBe(200)
-    const events = outboxOf(env, api.workspaceId)
+    const events = await outboxOf(env, api.workspaceId)
     expect(events.map((e) => e.type)).toEqual(['link.created', 'link.deleted'])
     expect(events[1]!.mode).toBe('live')
     expect(events[1]!.data).toEqual({ id: link.id, slug: 'evt-del', domain: 'localhost:8080', shortUrl: link.shortUrl, destinationUrl: link.destinationUrl })
@@ -86,7 +86,7 @@ describe('events', () => {
     const link = await api.make({ slug: 'evt-test' }, testKey)
     expect((await api.patch(link.id, { title: 'x' }, testKey)).status).toBe(200)
     expect((await api.del(link.id, testKey)).status).toBe(200)
-    const events = outboxOf(env, api.workspaceId)
+    const events = await outboxOf(env, api.workspaceId)
     expect(events.map((e) => [e.type, e.mode])).toEqual([
       ['link.created', 'test'],
       ['link.updated', 'test'],
@@ -100,25 +100,25 @@ describe('events', () => {
     const link = await api.make({ slug: 'evt-test-live' }, testKey)
     expect((await api.patch(link.id, { title: 'x' })).status).toBe(200)
     expect((await api.del(link.id)).status).toBe(200)
-    expect(outboxOf(env, api.workspaceId).map((e) => e.mode)).toEqual(['test', 'test', 'test'])
+    expect((await outboxOf(env, api.workspaceId)).map((e) => e.mode)).toEqual(['test', 'test', 'test'])
   })
 
   test('a refused create (slug_taken) writes no link and no event', async () => {
     const api = await account(env)
     await api.make({ slug: 'evt-taken' })
-    const links = countLinks(env)
-    const events = outboxOf(env, api.workspaceId).length
+    const links = await countLinks(env)
+    const events = (await outboxOf(env, api.workspaceId)).length
     const res = await api.create({ destinationUrl: url(1), slug: 'evt-taken' })
     expect(res.status).toBe(409)
-    expect(countLinks(env)).toBe(links)
-    expect(outboxOf(env, api.workspaceId).length).toBe(events)
+    expect(await countLinks(env)).toBe(links)
+    expect((await outboxOf(env, api.workspaceId)).length).toBe(events)
   })
 
   test('a refused create (validation) writes no link and no event', async () => {
     const api = await account(env)
     expect((await api.create({ destinationUrl: 'ftp://x', slug: 'evt-invalid' })).status).toBe(400)
-    expect(countLinks(env, api.workspaceId)).toBe(0)
-    expect(outboxOf(env, api.workspaceId)).toEqual([])
+    expect(await countLinks(env, api.workspaceId)).toBe(0)
+    expect(await outboxOf(env, api.workspaceId)).toEqual([])
   })
 
   test('a refused PATCH (slug_taken or validation) writes no event', async () => {
@@ -129,7 +129,7 @@ describe('events', () => {
     expect((await api.patch(link.id, { slug: 'v1' })).status).toBe(400)
     expect((await api.patch(link.id, { include: ['svg'] })).status).toBe(400)
     expect((await api.patch(link.id, { colour: 'red' })).status).toBe(400)
-    expect(outboxOf(env, api.workspaceId, 'link.updated')).toEqual([])
+    expect(await outboxOf(env, api.workspaceId, 'link.updated')).toEqual([])
   })
 
   test('a refused DELETE writes no event', async () => {
@@ -138,8 +138,8 @@ describe('events', () => {
     const theirs = await other.make({ slug: 'evt-theirs' })
     expect((await api.del(theirs.id)).status).toBe(404)
     expect((await api.del('00000000-0000-4000-8000-000000000000')).status).toBe(404)
-    expect(outboxOf(env, api.workspaceId)).toEqual([])
-    expect(outboxOf(env, other.workspaceId, 'link.deleted')).toEqual([])
+    expect(await outboxOf(env, api.workspaceId)).toEqual([])
+    expect(await outboxOf(env, other.workspaceId, 'link.deleted')).toEqual([])
   })
 })
 
@@ -158,8 +158,8 @@ describe('plan allowance (LNK_PLAN_LINKS_PER_MONTH=3)', () => {
     expect(payload.success).toBe(false)
     expect(payload.error.code).toBe('plan_limit_reached')
     expect(typeof payload.error.message).toBe('string')
-    expect(countLinks(env, api.workspaceId)).toBe(3)
-    expect(outboxOf(env, api.workspaceId)).toHaveLength(3)
+    expect(await countLinks(env, api.workspaceId)).toBe(3)
+    expect(await outboxOf(env, api.workspaceId)).toHaveLength(3)
     // The slug asked for was not taken by the refused create.
     expect(await sql(env, "SELECT id FROM links WHERE slug = 'fourth'")).toEqual([])
   })
@@ -176,7 +176,7 @@ describe('plan allowance (LNK_PLAN_LINKS_PER_MONTH=3)', () => {
       expect(res.status).toBe(201)
       expect((await body(res)).data.isTest).toBe(true)
     }
-    expect(countLinks(env, api.workspaceId)).toBe(13)
+    expect(await countLinks(env, api.workspaceId)).toBe(13)
   })
 
   test('the allowance is per workspace', async () => {
@@ -239,8 +239,8 @@ describe('plan allowance (LNK_PLAN_LINKS_PER_MONTH=3)', () => {
     expect(data.results.map((r: any) => (r.ok ? 'ok' : r.error.code))).toEqual(['ok', 'validation_failed', 'ok', 'plan_limit_reached', 'plan_limit_reached'])
     expect(data.created).toBe(2)
     expect(data.failed).toBe(3)
-    expect(countLinks(env, api.workspaceId)).toBe(3)
-    expect(outboxOf(env, api.workspaceId, 'link.created')).toHaveLength(3)
+    expect(await countLinks(env, api.workspaceId)).toBe(3)
+    expect(await outboxOf(env, api.workspaceId, 'link.created')).toHaveLength(3)
     expect(await sql(env, "SELECT id FROM links WHERE slug = 'over-limit'")).toEqual([])
 
     const testKey = (await makeKey(env.rt, api.workspaceSlug, '*', 'test')).key
@@ -264,8 +264,8 @@ describe('plan allowance (LNK_PLAN_LINKS_PER_MONTH=3)', () => {
     const results = await Promise.all(Array.from({ length: 10 }, (_, i) => api.create({ destinationUrl: url(`race-${i}`) })))
     const statuses = results.map((r) => r.status).sort()
     expect(statuses).toEqual([201, 201, 201, 403, 403, 403, 403, 403, 403, 403])
-    expect(countLinks(env, api.workspaceId)).toBe(3)
-    expect(outboxOf(env, api.workspaceId, 'link.created')).toHaveLength(3)
+    expect(await countLinks(env, api.workspaceId)).toBe(3)
+    expect(await outboxOf(env, api.workspaceId, 'link.created')).toHaveLength(3)
   })
 
   test('concurrent bulks never exceed the allowance either', async () => {
@@ -274,7 +274,7 @@ describe('plan allowance (LNK_PLAN_LINKS_PER_MONTH=3)', () => {
     const results = await Promise.all(Array.from({ length: 4 }, (_, b) => api.bulk({ links: [{ destinationUrl: url(`b${b}-1`) }, { destinationUrl: url(`b${b}-2`) }] })))
     const created = (await Promise.all(results.map((r) => body(r)))).reduce((sum, p) => sum + p.data.created, 0)
     expect(created).toBe(3)
-    expect(countLinks(env, api.workspaceId)).toBe(3)
+    expect(await countLinks(env, api.workspaceId)).toBe(3)
   })
 })
 
@@ -291,8 +291,8 @@ describe('Idempotency-Key on POST /v1/links', () => {
     expect(again.status).toBe(201)
     expect(again.headers.get('idempotent-replayed')).toBe('true')
     expect(await body(again)).toEqual(firstJson)
-    expect(countLinks(env, api.workspaceId)).toBe(1)
-    expect(outboxOf(env, api.workspaceId)).toHaveLength(1)
+    expect(await countLinks(env, api.workspaceId)).toBe(1)
+    expect(await outboxOf(env, api.workspaceId)).toHaveLength(1)
   })
 
   test('a replay does not use the allowance again', async () => {
@@ -303,7 +303,7 @@ describe('Idempotency-Key on POST /v1/links', () => {
     }
     expect((await api.create({ destinationUrl: url('two') })).status).toBe(201)
     expect((await api.create({ destinationUrl: url('three') })).status).toBe(201)
-    expect(countLinks(env, api.workspaceId)).toBe(3)
+    expect(await countLinks(env, api.workspaceId)).toBe(3)
   })
 
   test('the same key with another body is 409 conflict and creates nothing', async () => {
@@ -314,7 +314,7 @@ describe('Idempotency-Key on POST /v1/links', () => {
     expect(res.status).toBe(409)
     const payload = await body(res)
     expect(payload.error.code).toBe('conflict')
-    expect(countLinks(env, api.workspaceId)).toBe(1)
+    expect(await countLinks(env, api.workspaceId)).toBe(1)
   })
 
   test('a refused create is not stored: the key may be used again once the problem is fixed', async () => {
@@ -335,7 +335,7 @@ describe('Idempotency-Key on POST /v1/links', () => {
     const api = await account(env)
     await api.make({ destinationUrl: url('twice') })
     await api.make({ destinationUrl: url('twice') })
-    expect(countLinks(env, api.workspaceId)).toBe(2)
+    expect(await countLinks(env, api.workspaceId)).toBe(2)
   })
 })
 
@@ -357,7 +357,7 @@ describe('permissions', () => {
   })
 
   test('a links:read key gets 403 forbidden on every write, and nothing changes', async () => {
-    const events = outboxOf(env, api.workspaceId).length
+    const events = (await outboxOf(env, api.workspaceId)).length
     const writes = [
       await api.create({ destinationUrl: url('ro') }, readOnly),
       await api.bulk({ links: [{ destinationUrl: url('ro') }] }, readOnly),
@@ -370,9 +370,9 @@ describe('permissions', () => {
       expect(payload.success).toBe(false)
       expect(payload.error.code).toBe('forbidden')
     }
-    expect(countLinks(env, api.workspaceId)).toBe(1)
+    expect(await countLinks(env, api.workspaceId)).toBe(1)
     expect((await body(await api.get(link.id))).data).toEqual(link)
-    expect(outboxOf(env, api.workspaceId).length).toBe(events)
+    expect((await outboxOf(env, api.workspaceId)).length).toBe(events)
   })
 
   test('a key without links permissions cannot read links either', async () => {
@@ -401,7 +401,7 @@ describe('permissions', () => {
         expect(payload.error.code).toBe('unauthorized')
       }
     }
-    expect(countLinks(env, api.workspaceId)).toBe(1)
+    expect(await countLinks(env, api.workspaceId)).toBe(1)
   })
 
   test('a request without a key learns nothing about the body: 401 even for an invalid one', async () => {

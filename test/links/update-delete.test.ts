@@ -313,7 +313,7 @@ describe('PATCH /v1/links/{id}', () => {
       const fetched = await read(before.id)
       await patch(before.id, { include: ['qr'], id: before.id, totalClicks: 5, isTest: false, title: 'evented' })
       await patch(before.id, { ...fetched, title: 'evented again' })
-      const events = outboxOf(env, api.workspaceId, 'link.updated').filter((e) => e.data.id === before.id)
+      const events = (await outboxOf(env, api.workspaceId, 'link.updated')).filter((e) => e.data.id === before.id)
       expect(events.map((e) => e.data.changes)).toEqual([
         ['title'],
         Object.keys(fetched).filter((f) => !['id', 'shortUrl', 'hasPassword', 'totalClicks', 'uniqueClicks', 'isTest', 'createdAt', 'updatedAt'].includes(f)),
@@ -342,11 +342,11 @@ describe('PATCH /v1/links/{id}', () => {
 describe('DELETE /v1/links/{id}', () => {
   test('answers {id, deleted: true}; then GET is 404 and the slug can be reused', async () => {
     const link = await api.make({ slug: 'to-delete' })
-    const before = countLinks(env)
+    const before = await countLinks(env)
     const res = await api.del(link.id)
     expect(res.status).toBe(200)
     expect(await body(res)).toEqual({ success: true, data: { id: link.id, deleted: true } })
-    expect(countLinks(env)).toBe(before - 1)
+    expect(await countLinks(env)).toBe(before - 1)
     const gone = await api.get(link.id)
     expect(gone.status).toBe(404)
     expect((await body(gone)).error.code).toBe('not_found')

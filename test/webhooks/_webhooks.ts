@@ -5,8 +5,7 @@ import { afterAll, afterEach, beforeAll, expect } from 'bun:test'
 import { Webhook } from 'standardwebhooks'
 import Stripe from 'stripe'
 import { ManualClock } from '../../src/platform/clock'
-import { publish } from '../../src/events/outbox'
-import { body, bootstrapAccount, makeKey, setup, type TestEnv } from '../helpers'
+import { body, bootstrapAccount, makeKey, publishEvent, setup, type TestEnv } from '../helpers'
 
 export const LOOPBACK_ENV = { LNK_WEBHOOK_ALLOW_HTTP: 'true', LNK_WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8' }
 
@@ -91,7 +90,7 @@ export interface Env extends TestEnv {
   /** Creates an endpoint and answers the created body (with secret). */
   createEndpoint(input: Record<string, unknown>, key?: string): Promise<any>
   /** Publishes an event the way an area does (in a transaction of the main connection). */
-  emit(type: string, data?: Record<string, unknown>, mode?: 'live' | 'test'): string
+  emit(type: string, data?: Record<string, unknown>, mode?: 'live' | 'test'): Promise<string>
   /** Dispatches the outbox and runs every job due now. */
   run(): Promise<number>
 }
@@ -117,7 +116,7 @@ export async function webhooksEnv(options: { env?: Record<string, string>; clock
       return payload.data
     },
     emit(type, data = sampleLink(), mode = 'live') {
-      return e.rt.db.db.transaction((tx) => publish(tx, { type, workspaceId, mode, data }, clock.now())).id
+      return publishEvent(e.rt, { type, workspaceId, mode, data })
     },
     run: () => e.rt.worker.runDue(),
   }

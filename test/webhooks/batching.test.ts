@@ -12,11 +12,11 @@ describe('batching', () => {
   test('events within the window go as one signed delivery at the window end', async () => {
     const ep = await env.createEndpoint({ url: rx.url('/window'), events: ['link.created'], batchEnabled: true, batchWindowSeconds: 30 })
     const start = env.clock.now()
-    const ids = [env.emit('link.created', { slug: 'a' })]
+    const ids = [await env.emit('link.created', { slug: 'a' })]
     await env.run()
     env.clock.advance(10_000)
-    ids.push(env.emit('link.created', { slug: 'b' }))
-    ids.push(env.emit('link.created', { slug: 'c' }))
+    ids.push(await env.emit('link.created', { slug: 'b' }))
+    ids.push(await env.emit('link.created', { slug: 'c' }))
     await env.run()
     expect(rx.received).toHaveLength(0)
     let [d] = await deliveries(env, ep.id)
@@ -42,7 +42,7 @@ describe('batching', () => {
     expect((await delivery(env, ep.id, d.id)).payload).toEqual(sent)
 
     // The next event opens a new batch.
-    env.emit('link.created', { slug: 'd' })
+    await env.emit('link.created', { slug: 'd' })
     await env.run()
     const list = await deliveries(env, ep.id)
     expect(list).toHaveLength(2)
@@ -56,7 +56,7 @@ describe('batching', () => {
 
   test('100 events flush at once; the window-end job then finds nothing to do', async () => {
     const ep = await env.createEndpoint({ url: rx.url('/cap'), events: ['link.*'], batchEnabled: true, batchWindowSeconds: 300 })
-    for (let i = 0; i < 104; i++) env.emit(i % 2 ? 'link.updated' : 'link.created', { slug: `e${i}` })
+    for (let i = 0; i < 104; i++) await env.emit(i % 2 ? 'link.updated' : 'link.created', { slug: `e${i}` })
     await env.run()
     expect(rx.received).toHaveLength(1)
     const first = JSON.parse(rx.received[0]!.body)
@@ -78,8 +78,8 @@ describe('batching', () => {
   test('a failed batch is retried whole with the same webhook-id; it can be replayed', async () => {
     rx.answer = () => ({ status: 500 })
     const ep = await env.createEndpoint({ url: rx.url('/retry'), events: ['link.created'], batchEnabled: true, batchWindowSeconds: 5 })
-    env.emit('link.created', { slug: 'x' })
-    env.emit('link.created', { slug: 'y' })
+    await env.emit('link.created', { slug: 'x' })
+    await env.emit('link.created', { slug: 'y' })
     await env.run()
     env.clock.advance(5000)
     await env.run()
@@ -103,8 +103,8 @@ describe('batching', () => {
   test('an endpoint without batching is unaffected by another one batching', async () => {
     const batched = await env.createEndpoint({ url: rx.url('/b'), events: ['link.created'], batchEnabled: true, batchWindowSeconds: 60 })
     const direct = await env.createEndpoint({ url: rx.url('/d'), events: ['link.created'] })
-    env.emit('link.created', { slug: 'one' })
-    env.emit('link.created', { slug: 'two' })
+    await env.emit('link.created', { slug: 'one' })
+    await env.emit('link.created', { slug: 'two' })
     await env.run()
     expect(rx.received.filter((r) => r.path === '/d')).toHaveLength(2)
     expect(rx.received.filter((r) => r.path === '/b')).toHaveLength(0)

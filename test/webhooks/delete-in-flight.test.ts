@@ -38,7 +38,7 @@ describe('deleting an endpoint while a request to it is in flight', () => {
   for (const status of [200, 503]) {
     test(`a delivery answered ${status} after the delete ends cleanly: nothing recorded, no job failure, no retry`, async () => {
       const { env, rx, ep, lines } = await world(status)
-      env.emit('link.created')
+      await env.emit('link.created')
       const running = env.run()
       await rx.arrived
       const res = await env.api(`/webhooks/${ep.id}`, { method: 'DELETE' })

@@ -13,7 +13,7 @@ sharedWorld((w) => ({ env, rx } = w))
 describe('a delivery', () => {
   test('is signed so both receiver libraries verify it, with the envelope as body and the contract headers', async () => {
     const ep = await env.createEndpoint({ url: rx.url('/plain'), events: ['link.created'], customHeaders: [{ name: 'Authorization', value: 'Bearer receiver-token-9876' }] })
-    const eventId = env.emit('link.created')
+    const eventId = await env.emit('link.created')
     expect(await env.run()).toBeGreaterThan(0)
     expect(rx.received).toHaveLength(1)
     const req = rx.received[0]!
@@ -62,8 +62,8 @@ describe('a delivery', () => {
     const sandbox = await env.createEndpoint({ url: rx.url('/test'), events: ['*'] }, testKey)
     const paused = await env.createEndpoint({ url: rx.url('/paused'), events: ['*'], isActive: false })
     const other = await env.createEndpoint({ url: rx.url('/other'), events: ['conversion.created'] })
-    env.emit('link.deleted', { id: 'x', slug: 's', domain: 'd', shortUrl: 'u', destinationUrl: 'https://e.example' }, 'test')
-    env.emit('link.updated', { id: 'y', changes: ['title'] }, 'live')
+    await env.emit('link.deleted', { id: 'x', slug: 's', domain: 'd', shortUrl: 'u', destinationUrl: 'https://e.example' }, 'test')
+    await env.emit('link.updated', { id: 'y', changes: ['title'] }, 'live')
     await env.run()
     const paths = rx.received.map((r) => `${r.path} ${r.headers['x-service-event']}`).sort()
     expect(paths).toEqual(expect.arrayContaining(['/live link.updated', '/test link.deleted']))
@@ -77,7 +77,7 @@ describe('a delivery', () => {
   })
 
   test('an event published before an endpoint existed is not delivered to it', async () => {
-    env.emit('link.created')
+    await env.emit('link.created')
     await env.run()
     const ep = await env.createEndpoint({ url: rx.url('/late'), events: ['*'] })
     await env.run()
@@ -87,7 +87,7 @@ describe('a delivery', () => {
   test('redirects are failures and are not followed', async () => {
     rx.answer = (r) => (r.path === '/moved' ? { status: 302, headers: { location: rx.url('/target') } } : { status: 200 })
     const ep = await env.createEndpoint({ url: rx.url('/moved'), events: ['link.created'] })
-    env.emit('link.created')
+    await env.emit('link.created')
     await env.run()
     expect(rx.received.filter((r) => r.path === '/moved')).toHaveLength(1)
     expect(rx.received.filter((r) => r.path === '/target')).toHaveLength(0)
@@ -101,7 +101,7 @@ describe('a delivery', () => {
   test('the response body is stored up to 16 KiB', async () => {
     rx.answer = () => ({ status: 500, body: 'x'.repeat(40_000), headers: { 'x-trace': 'abc' } })
     const ep = await env.createEndpoint({ url: rx.url('/big'), events: ['link.created'] })
-    env.emit('link.created')
+    await env.emit('link.created')
     await env.run()
     const [d] = await deliveries(env, ep.id)
     const detail = await delivery(env, ep.id, d.id)
@@ -125,10 +125,10 @@ describe('filters and templates, end to end', () => {
       events: ['*'],
       filters: { match: 'any', events: ['link.created'], rules: [{ field: 'data.tags', op: 'contains', value: 'vip' }, { field: 'data.title', op: 'not_exists' }] },
     })
-    env.emit('link.created', { domain: 'lnk.example', totalClicks: 12, tags: [], title: 'T' }) // all yes, any no
-    env.emit('link.created', { domain: 'other.example', totalClicks: 50, tags: ['vip'], title: 'T' }) // all no, any yes
-    env.emit('link.created', { domain: 'lnk.example', totalClicks: 3 }) // all no, any yes (no title)
-    env.emit('link.updated', { domain: 'lnk.example', totalClicks: 99, tags: ['vip'] }) // all yes, any no (filters.events)
+    await env.emit('link.created', { domain: 'lnk.example', totalClicks: 12, tags: [], title: 'T' }) // all yes, any no
+    await env.emit('link.created', { domain: 'other.example', totalClicks: 50, tags: ['vip'], title: 'T' }) // all no, any yes
+    await env.emit('link.created', { domain: 'lnk.example', totalClicks: 3 }) // all no, any yes (no title)
+    await env.emit('link.updated', { domain: 'lnk.example', totalClicks: 99, tags: ['vip'] }) // all yes, any no (filters.events)
     await env.run()
     const byPath = (p: string) => rx.received.filter((r) => r.path === p).map((r) => JSON.parse(r.body).data)
     expect(byPath('/all').sort((a, b) => a.totalClicks - b.totalClicks)).toEqual([
@@ -148,7 +148,7 @@ describe('filters and templates, end to end', () => {
       events: ['link.created'],
       transform: { kind: 'template', template: { text: 'New link {{ data.shortUrl }} ({{data.totalClicks}} clicks)', clicks: '{{data.totalClicks}}', tags: '{{ data.tags }}', missing: '{{data.nope}}', fixed: true } },
     })
-    env.emit('link.created')
+    await env.emit('link.created')
     await env.run()
     const req = rx.received.find((r) => r.path === '/tpl')!
     expect(await verifyBoth(req, ep.secret)).toEqual({ text: 'New link https://lnk.example/launch (3 clicks)', clicks: 3, tags: ['spring'], missing: null, fixed: true })
@@ -163,7 +163,7 @@ describe('filters and templates, end to end', () => {
   test('Slack and Discord endpoints get a message of that service, signed like any delivery', async () => {
     const slack = await env.createEndpoint({ url: rx.url('/slack'), events: ['link.created'], format: 'slack' })
     const discord = await env.createEndpoint({ url: rx.url('/discord'), events: ['link.created'], format: 'discord' })
-    env.emit('link.created', { slug: 'launch', shortUrl: 'https://lnk.example/launch', title: '@everyone look' })
+    await env.emit('link.created', { slug: 'launch', shortUrl: 'https://lnk.example/launch', title: '@everyone look' })
     await env.run()
     const s = (await verifyBoth(rx.received.find((r) => r.path === '/slack')!, slack.secret)) as any
     expect(typeof s.text).toBe('string')
@@ -182,7 +182,7 @@ describe('secret rotation as receivers see it', () => {
   test('during the grace both secrets verify; after grace false only the new one', async () => {
     const ep = await env.createEndpoint({ url: rx.url('/rot'), events: ['link.created'] })
     const rotated = (await body(await env.api(`/webhooks/${ep.id}/rotate-secret`, { method: 'POST', json: {} }))).data
-    env.emit('link.created')
+    await env.emit('link.created')
     await env.run()
     let req = rx.received.filter((r) => r.path === '/rot').at(-1)!
     await verifyBoth(req, ep.secret)
@@ -191,7 +191,7 @@ describe('secret rotation as receivers see it', () => {
     expect(req.headers['x-service-signature']!.split(',')).toHaveLength(3)
 
     const hard = (await body(await env.api(`/webhooks/${ep.id}/rotate-secret`, { method: 'POST', json: { grace: false } }))).data
-    env.emit('link.created')
+    await env.emit('link.created')
     await env.run()
     req = rx.received.filter((r) => r.path === '/rot').at(-1)!
     await verifyBoth(req, hard.secret)
@@ -205,7 +205,7 @@ describe('secret rotation as receivers see it', () => {
     const ep = await env.createEndpoint({ url: rx.url('/rot2'), events: ['link.created'] })
     const rotated = (await body(await env.api(`/webhooks/${ep.id}/rotate-secret`, { method: 'POST' }))).data
     env.clock.advance(24 * 3_600_000 + 1)
-    env.emit('link.created')
+    await env.emit('link.created')
     await env.run()
     const req = rx.received.filter((r) => r.path === '/rot2').at(-1)!
     // Verified here by the Stripe package with a tolerance matching the moved clock (standardwebhooks
@@ -223,13 +223,13 @@ describe('listing deliveries', () => {
     rx.answer = (r) => (JSON.parse(r.body).data?.slug === 'bad' ? { status: 500 } : { status: 200 })
     const ep = await env.createEndpoint({ url: rx.url('/list'), events: ['link.created', 'link.deleted'] })
     const t0 = env.clock.now()
-    env.emit('link.created', { slug: 'one' })
+    await env.emit('link.created', { slug: 'one' })
     await env.run()
     env.clock.advance(1000)
-    env.emit('link.deleted', { slug: 'two' })
+    await env.emit('link.deleted', { slug: 'two' })
     await env.run()
     env.clock.advance(1000)
-    const badId = env.emit('link.created', { slug: 'bad' })
+    const badId = await env.emit('link.created', { slug: 'bad' })
     await env.run()
     const all = await deliveries(env, ep.id)
     expect(all.map((d) => d.event)).toEqual(['link.created', 'link.deleted', 'link.created'])

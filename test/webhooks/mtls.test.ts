@@ -45,7 +45,7 @@ describe('mutual TLS', () => {
     expect((await body(await env.api('/webhooks/info'))).data.mtlsConfigured).toBe(true)
     const ep = await env.createEndpoint({ url: url('/mtls'), events: ['link.created'], mtlsEnabled: true })
     expect(ep.mtlsEnabled).toBe(true)
-    env.emit('link.created')
+    await env.emit('link.created')
     await env.run()
     const got = received.filter((r) => r.path === '/mtls')
     expect(got).toHaveLength(1)
@@ -63,7 +63,7 @@ describe('mutual TLS', () => {
 
   test('without mtlsEnabled no certificate is presented and the receiver refuses the handshake', async () => {
     const ep = await env.createEndpoint({ url: url('/plain'), events: ['link.created'] })
-    env.emit('link.created')
+    await env.emit('link.created')
     await env.run()
     expect(received.filter((r) => r.path === '/plain')).toHaveLength(0)
     const [d] = await deliveries(env, ep.id)

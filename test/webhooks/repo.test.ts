@@ -13,7 +13,7 @@ test('deliveryById and endpointById answer the rows as drizzle decodes them', as
       filters: { match: 'any', events: null, rules: [{ field: 'data.slug', op: 'exists' }] },
       transform: { kind: 'template', template: { text: '{{ data.slug }}' } },
     })
-    env.emit('link.created')
+    await env.emit('link.created')
     await env.rt.worker.runDue()
     const repo = env.rt.modules.webhooks.ctx.webhooks
     const [listed] = await repo.listDeliveries({ endpointId: ep.id, limit: 1 })

@@ -2,7 +2,7 @@
 // periodic job; a delivery still retrying stays whatever its age.
 import { afterAll, expect, test } from 'bun:test'
 import { ManualClock } from '../../src/platform/clock'
-import { enqueue } from '../../src/jobs/queue'
+import { enqueueJob } from '../helpers'
 import { PRUNE_DELIVERIES, WEBHOOKS_PERIODIC as PERIODIC_TASKS } from '../../src/modules/webhooks'
 import { deliveries, receiver, webhooksEnv } from './_webhooks'
 
@@ -15,8 +15,8 @@ test('finished deliveries go after the retention with their attempts; retrying o
   const env = await webhooksEnv({ clock: new ManualClock(Date.UTC(2026, 2, 1, 12)), env: { LNK_WEBHOOK_RETENTION_DAYS: '7' } })
   try {
     const ep = await env.createEndpoint({ url: rx.url(), events: ['link.created'] })
-    env.emit('link.created')
-    env.emit('link.created', { slug: 'retry-me' })
+    await env.emit('link.created')
+    await env.emit('link.created', { slug: 'retry-me' })
     await env.run()
     const before = await deliveries(env, ep.id)
     expect(before.map((d: any) => d.status).sort()).toEqual(['failed', 'success'])
@@ -27,7 +27,7 @@ test('finished deliveries go after the retention with their attempts; retrying o
     // Six days on nothing goes; eight days on the success (and its attempt) does, the retrying one stays.
     for (const [days, left] of [[6, 2], [8, 1]] as const) {
       env.clock.set(Date.UTC(2026, 2, 1, 12) + days * DAY)
-      enqueue(env.rt.db.db, { type: PRUNE_DELIVERIES }, env.clock.now())
+      await enqueueJob(env.rt, { type: PRUNE_DELIVERIES })
       await env.rt.worker.runDue()
       expect((await deliveries(env, ep.id)).length).toBe(left)
     }

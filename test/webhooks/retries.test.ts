@@ -78,7 +78,7 @@ describe('retries end to end', () => {
   test('a live delivery is tried 10 times on the schedule with the same webhook-id, then dead', async () => {
     const { env, rx } = await world()
     const ep = await env.createEndpoint({ url: rx.url(), events: ['link.created'] })
-    env.emit('link.created')
+    await env.emit('link.created')
     await env.run()
     expect(rx.received).toHaveLength(1)
     for (let attempt = 1; attempt <= 9; attempt++) {
@@ -115,7 +115,7 @@ describe('retries end to end', () => {
   test('a test-mode delivery gets 4 attempts (5 s, 5 min, 30 min)', async () => {
     const { env, rx } = await world()
     const ep = await env.createEndpoint({ url: rx.url(), events: ['link.created'], mode: 'test' })
-    env.emit('link.created', undefined, 'test')
+    await env.emit('link.created', undefined, 'test')
     await env.run()
     for (let i = 0; i < 3; i++) await nextAttempt(env, ep.id)
     const [d] = await deliveries(env, ep.id)
@@ -126,7 +126,7 @@ describe('retries end to end', () => {
   test('a success after failures: success, deliveredAt, failureCount back to 0', async () => {
     const { env, rx } = await world((_, n) => ({ status: n < 3 ? 503 : 204 }))
     const ep = await env.createEndpoint({ url: rx.url(), events: ['link.created'] })
-    env.emit('link.created')
+    await env.emit('link.created')
     await env.run()
     await nextAttempt(env, ep.id)
     expect((await endpoint(env, ep.id)).failureCount).toBe(2)
@@ -156,7 +156,7 @@ describe('retries end to end', () => {
     let answer: { status: number; headers?: Record<string, string> } = { status: 429, headers: { 'retry-after': '120' } }
     const { env, rx } = await world(() => answer)
     const ep = await env.createEndpoint({ url: rx.url(), events: ['link.created'] })
-    env.emit('link.created')
+    await env.emit('link.created')
     await env.run()
     let [d] = await deliveries(env, ep.id)
     expect(Date.parse(d.nextAttemptAt)).toBe(T0 + 120_000)
@@ -173,9 +173,9 @@ describe('retries end to end', () => {
   test('410 Gone disables the endpoint; its other pending deliveries are not sent and wait for replay-all', async () => {
     const { env, rx } = await world((r) => ({ status: JSON.parse(r.body).data.slug === 'gone' ? 410 : 500 }))
     const ep = await env.createEndpoint({ url: rx.url(), events: ['link.created'] })
-    env.emit('link.created', { slug: 'first' })
+    await env.emit('link.created', { slug: 'first' })
     await env.run()
-    env.emit('link.created', { slug: 'gone' })
+    await env.emit('link.created', { slug: 'gone' })
     await env.run()
     const ep2 = await endpoint(env, ep.id)
     expect(ep2).toMatchObject({ isActive: false, disabledReason: 'The endpoint answered 410 Gone' })
@@ -189,7 +189,7 @@ describe('retries end to end', () => {
     expect(first).toMatchObject({ status: 'dead', attempt: 1, replayable: true })
     expect(first.errorMessage).toContain('disabled')
     // New events are not delivered to a disabled endpoint.
-    env.emit('link.created', { slug: 'later' })
+    await env.emit('link.created', { slug: 'later' })
     await env.run()
     expect(await deliveries(env, ep.id)).toHaveLength(2)
   })
@@ -197,19 +197,19 @@ describe('retries end to end', () => {
   test('auto-disable: 20 consecutive failed attempts and no success for 5 days', async () => {
     const { env, rx } = await world()
     const ep = await env.createEndpoint({ url: rx.url(), events: ['link.created'], mode: 'test' })
-    for (let i = 0; i < 6; i++) env.emit('link.created', { slug: `s${i}` }, 'test')
+    for (let i = 0; i < 6; i++) await env.emit('link.created', { slug: `s${i}` }, 'test')
     // Every delivery runs its 4 attempts within the hour: 24 failed attempts, none 5 days old.
     await drain(env, 60, 60_000)
     let e = await endpoint(env, ep.id)
     expect(e).toMatchObject({ failureCount: 24, isActive: true })
     env.clock.set(T0 + 5 * 24 * 3_600_000 - 60_000)
-    env.emit('link.created', { slug: 'late' }, 'test')
+    await env.emit('link.created', { slug: 'late' }, 'test')
     await env.run()
     e = await endpoint(env, ep.id)
     expect(e).toMatchObject({ failureCount: 25, isActive: true })
     env.clock.set(T0 + 5 * 24 * 3_600_000)
     await drain(env, 1, 0)
-    env.emit('link.created', { slug: 'five-days' }, 'test')
+    await env.emit('link.created', { slug: 'five-days' }, 'test')
     await env.run()
     e = await endpoint(env, ep.id)
     expect(e.isActive).toBe(false)
@@ -222,14 +222,14 @@ describe('retries end to end', () => {
   test('a success restarts the count: failures after it are judged from their own start', async () => {
     const { env, rx } = await world((r) => ({ status: JSON.parse(r.body).data.slug === 'ok' ? 200 : 500 }))
     const ep = await env.createEndpoint({ url: rx.url(), events: ['link.created'], mode: 'test' })
-    for (let i = 0; i < 6; i++) env.emit('link.created', { slug: `bad${i}` }, 'test')
+    for (let i = 0; i < 6; i++) await env.emit('link.created', { slug: `bad${i}` }, 'test')
     await drain(env, 60, 60_000)
     expect((await endpoint(env, ep.id)).failureCount).toBe(24)
-    env.emit('link.created', { slug: 'ok' }, 'test')
+    await env.emit('link.created', { slug: 'ok' }, 'test')
     await env.run()
     expect((await endpoint(env, ep.id)).failureCount).toBe(0)
     env.clock.set(T0 + 6 * 24 * 3_600_000)
-    for (let i = 0; i < 6; i++) env.emit('link.created', { slug: `again${i}` }, 'test')
+    for (let i = 0; i < 6; i++) await env.emit('link.created', { slug: `again${i}` }, 'test')
     await drain(env, 60, 60_000)
     const e = await endpoint(env, ep.id)
     expect(e).toMatchObject({ failureCount: 24, isActive: true })
@@ -238,7 +238,7 @@ describe('retries end to end', () => {
   test('a paused endpoint sends nothing; its due deliveries become dead and replayable', async () => {
     const { env, rx } = await world()
     const ep = await env.createEndpoint({ url: rx.url(), events: ['link.created'] })
-    env.emit('link.created')
+    await env.emit('link.created')
     await env.run()
     await env.api(`/webhooks/${ep.id}`, { method: 'PATCH', json: { isActive: false } })
     await nextAttempt(env, ep.id)
@@ -250,7 +250,7 @@ describe('retries end to end', () => {
   test('maxConcurrent bounds the requests in flight to one endpoint; the rest follow', async () => {
     const { env, rx } = await world(() => ({ status: 200, delayMs: 30 }))
     const ep = await env.createEndpoint({ url: rx.url(), events: ['link.created'], maxConcurrent: 2 })
-    for (let i = 0; i < 7; i++) env.emit('link.created', { slug: `c${i}` })
+    for (let i = 0; i < 7; i++) await env.emit('link.created', { slug: `c${i}` })
     for (let i = 0; i < 10 && rx.received.length < 7; i++) {
       await env.run()
       env.clock.advance(1000)
@@ -267,7 +267,7 @@ describe('global cap and endpoint changes', () => {
     const { env, rx } = await world(() => ({ status: 200, delayMs: 20 }), { LNK_WEBHOOK_MAX_IN_FLIGHT: '1' })
     await env.createEndpoint({ url: rx.url('/a'), events: ['link.created'] })
     await env.createEndpoint({ url: rx.url('/b'), events: ['link.created'] })
-    for (let i = 0; i < 3; i++) env.emit('link.created', { slug: `g${i}` })
+    for (let i = 0; i < 3; i++) await env.emit('link.created', { slug: `g${i}` })
     await drain(env, 10, 1000)
     expect(rx.received).toHaveLength(6)
     expect(rx.maxInFlight).toBe(1)
@@ -276,15 +276,15 @@ describe('global cap and endpoint changes', () => {
   test('a change to an endpoint applies to the next event at once (no stale fan-out cache)', async () => {
     const { env, rx } = await world(() => ({ status: 200 }))
     const ep = await env.createEndpoint({ url: rx.url(), events: ['link.created'] })
-    env.emit('link.created')
+    await env.emit('link.created')
     await env.run()
     await env.api(`/webhooks/${ep.id}`, { method: 'PATCH', json: { events: ['link.deleted'] } })
-    env.emit('link.created')
-    env.emit('link.deleted', { slug: 'gone' })
+    await env.emit('link.created')
+    await env.emit('link.deleted', { slug: 'gone' })
     await env.run()
     expect(rx.received.map((r) => r.headers['x-service-event'])).toEqual(['link.created', 'link.deleted'])
     await env.api(`/webhooks/${ep.id}`, { method: 'DELETE' })
-    env.emit('link.deleted', { slug: 'after' })
+    await env.emit('link.deleted', { slug: 'after' })
     await env.run()
     expect(rx.received).toHaveLength(2)
   })
@@ -294,7 +294,7 @@ describe('restart', () => {
   test('a retry scheduled before a restart is delivered after it (same database file)', async () => {
     const { env, rx } = await world()
     const ep = await env.createEndpoint({ url: rx.url(), events: ['link.created'] })
-    env.emit('link.created')
+    await env.emit('link.created')
     await env.run()
     const [d] = await deliveries(env, ep.id)
     expect(d.status).toBe('failed')
@@ -322,7 +322,7 @@ describe('replay', () => {
   test('a new delivery with replayOfId and a new idempotency key; the original is no longer replayable', async () => {
     const { env, rx } = await world((_, n) => ({ status: n === 1 ? 500 : 200 }), {})
     const ep = await env.createEndpoint({ url: rx.url(), events: ['link.created'], mode: 'test' })
-    env.emit('link.created', undefined, 'test')
+    await env.emit('link.created', undefined, 'test')
     await env.run()
     for (let i = 0; i < 3 && (await deliveries(env, ep.id))[0].status !== 'dead'; i++) {
       rx.answer = () => ({ status: 500 })
@@ -359,7 +359,7 @@ describe('replay', () => {
   test('replaying a delivery that is still retrying supersedes it', async () => {
     const { env, rx } = await world()
     const ep = await env.createEndpoint({ url: rx.url(), events: ['link.created'] })
-    env.emit('link.created')
+    await env.emit('link.created')
     await env.run()
     const [original] = await deliveries(env, ep.id)
     expect(original.status).toBe('failed')
@@ -377,7 +377,7 @@ describe('replay', () => {
   test('replay-all: at most 200 dead, oldest first, in one go; answers what remains', async () => {
     const { env, rx } = await world(() => ({ status: 200 }))
     const ep = await env.createEndpoint({ url: rx.url(), events: ['link.created'] })
-    for (let i = 0; i < 205; i++) env.emit('link.created', { slug: `r${i}` })
+    for (let i = 0; i < 205; i++) await env.emit('link.created', { slug: `r${i}` })
     // Fan out without sending, then pause: every delivery's job finds the endpoint paused (dead, replayable).
     const fanout = createFanout(env.rt.workerDb.db, state(env))
     for (let pass = 0; pass < 5; pass++) env.rt.workerDb.db.transaction((tx) => dispatchOutbox(tx, [fanout], env.clock.now()))
@@ -470,7 +470,7 @@ describe('SSRF at send', () => {
     state(env).resolver = async () => ['93.184.215.14']
     const ep = await env.createEndpoint({ url: `http://hooks.example:${rx.server.port}/x`, events: ['link.created'] })
     state(env).resolver = async () => ['127.0.0.1']
-    env.emit('link.created')
+    await env.emit('link.created')
     await env.run()
     expect(rx.received).toHaveLength(0)
     const [d] = await deliveries(env, ep.id)

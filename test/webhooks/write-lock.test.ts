@@ -44,7 +44,7 @@ const deliveryOf = async (env: Env, endpointId: string) => {
 describe('recording an attempt while another connection holds the write lock', () => {
   test('waits with timers, not by blocking the thread, and records the attempt once the lock is free; one request', async () => {
     const { env, rx, ep, lock, recorder } = await world()
-    env.emit('link.created')
+    await env.emit('link.created')
     const running = env.run()
     await rx.arrived
     lock.take()
@@ -76,7 +76,7 @@ describe('recording an attempt while another connection holds the write lock', (
   test('past its patience the recording gives up; the job is tried again later and sends again with the same webhook-id', async () => {
     const { env, rx, ep, lock, recorder, lines } = await world()
     recorder.patience = { firstPauseMs: 1, maxPauseMs: 2, giveUpAfterMs: 10 }
-    env.emit('link.created')
+    await env.emit('link.created')
     const running = env.run()
     await rx.arrived
     lock.take()
