@@ -144,7 +144,8 @@ async function createPgPlatform(config: Config, url: string, options: RuntimeOpt
           // The lock's connection first: the pool's close() waits for it.
           await sweepLock.close()
           await heard.close()
-          await sql.close()
+          // Bounded: a connection still reserved (a database gone away mid-release) must not hold the exit.
+          await sql.close({ timeout: config.shutdownTimeoutSeconds })
         },
       },
     }
@@ -274,10 +275,19 @@ function assemble(platform: Platform, parts: EngineParts, options: RuntimeOption
     close() {
       closing ??= (async () => {
         periodic?.stop()
+        // Each step runs whatever the one before met (a database gone away, say), so the connections are
+        // still closed and the process can end; what failed is logged.
+        const step = async (what: string, run: () => Promise<void> | void) => {
+          try {
+            await run()
+          } catch (err) {
+            platform.log.error('shutdown step failed', { step: what, error: err instanceof Error ? err.message : String(err) })
+          }
+        }
         // Modules first (the click buffer writes what it holds), then the worker finishes its jobs.
-        for (const m of [...list].reverse()) await m.close?.()
-        if (started) await platform.worker.stop(config.shutdownTimeoutSeconds * 1000)
-        await parts.close()
+        for (const m of [...list].reverse()) await step(`module ${m.name}`, () => m.close?.())
+        if (started) await step('worker', () => platform.worker.stop(config.shutdownTimeoutSeconds * 1000))
+        await step('connections', () => parts.close())
       })()
       return closing
     },

@@ -2,6 +2,8 @@
 // LISTEN/NOTIFY, never their own twice; writes that publish events do not clear every cache; /readyz asks
 // the database; the periodic sweeps run on one node only.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { rmSync } from 'node:fs'
+import { SQL } from 'bun'
 import { bootstrapAccount, setupPg, type PgTestEnv } from '../helpers'
 
 let a: PgTestEnv
@@ -72,4 +74,27 @@ describe('the runtime on PostgreSQL', () => {
     expect(() => a.rt.db).toThrow(/PostgreSQL/)
     expect(a.rt.store.engine).toBe('pg')
   })
+})
+
+describe('shutdown when the database went away', () => {
+  test('close() still ends, closing every connection, and logs the step that failed', async () => {
+    const lines: string[] = []
+    const { createLogger } = await import('../../src/platform/log')
+    const node = await setupPg({ log: createLogger('error', (line) => lines.push(line)) })
+    const name = new URL(node.database.url).pathname.slice(1)
+    const admin = new SQL(node.database.url.replace(`/${name}`, '/postgres'), { max: 1 })
+    try {
+      await admin.unsafe(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '${name}'`)
+      // Bounded: a close that never ends fails here instead of holding the run.
+      const outcome = await Promise.race([node.rt.close().then(() => 'closed'), Bun.sleep(15_000).then(() => 'still closing after 15 s')])
+      expect(outcome).toBe('closed')
+      expect(lines.some((l) => l.includes('shutdown step failed'))).toBe(true)
+      const [left] = await admin.unsafe(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = '${name}'`)
+      expect(left.n).toBe(0)
+    } finally {
+      await admin.close()
+      await node.database.drop()
+      rmSync(node.dir, { recursive: true, force: true })
+    }
+  }, 30_000)
 })
