@@ -11,7 +11,7 @@ import { ConfigError, loadConfig } from '../../src/platform/config'
 import { silentLogger } from '../../src/platform/log'
 import { createRuntime, type Runtime } from '../../src/runtime'
 import { INSERTION_ORDER, ON_PG, setup, tempDir, type TestEnv } from '../helpers'
-import { account, clickedEvents, counters, CRAWLERS, listenEverywhere, sql, UA, visit, type Api } from '../redirect/_redirect'
+import { account, clickedEvents, counters, CRAWLERS, listenEverywhere, sql, storedTables, UA, visit, type Api } from '../redirect/_redirect'
 import { buildMmdb } from './_mmdb'
 
 const IPAD = 'Mozilla/5.0 (iPad; CPU OS 17_4 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.4 Mobile/15E148 Safari/604.1'
@@ -88,7 +88,8 @@ describe('each click is enriched when the buffer is flushed', () => {
     await visit(env, link.slug, { ip: '208.67.222.222', ua: GOOGLEBOT })
     await env.rt.modules.clicks.buffer.flush()
     expect((await rowsOf(env, link.id)).filter((r) => r.country)).toHaveLength(5)
-    const tables = (await sql<{ name: string }>(env, "SELECT name FROM sqlite_master WHERE type = 'table'")).map((t) => t.name)
+    const tables = await storedTables(env)
+    expect(tables).toContain('clicks')
     for (const table of tables) {
       const dump = JSON.stringify(await sql(env, `SELECT * FROM "${table}"`))
       for (const ip of [...ips, '208.67.222.222']) expect({ table, ip, found: dump.includes(ip) }).toEqual({ table, ip, found: false })
@@ -131,7 +132,7 @@ describe('bot hits: stored apart, counted nowhere', () => {
     expect(await counters(env, link.id)).toEqual({ total_clicks: 1, unique_clicks: 1 })
     expect(await clickedEvents(env, link.id)).toHaveLength(1)
     expect(await api.get(link.id)).toMatchObject({ totalClicks: 1, uniqueClicks: 1 })
-    expect((await sql(env, 'SELECT count(*) AS n FROM clicks WHERE link_id = ? AND is_bot = 0', link.id))[0].n).toBe(1)
+    expect((await sql(env, 'SELECT count(*) AS n FROM clicks WHERE link_id = ? AND NOT is_bot', link.id))[0].n).toBe(1)
   })
 
   test('bot hits use up no clickLimit or uniqueIpLimit, buffered or written, also when the link is reloaded into the cache', async () => {
@@ -139,7 +140,9 @@ describe('bot hits: stored apart, counted nowhere', () => {
     expect((await visit(env, limited.slug, { ip: '8.8.8.8' })).status).toBe(302)
     for (let i = 0; i < 5; i++) expect((await visit(env, limited.slug, { ip: `9.9.9.${i + 1}`, ua: GOOGLEBOT })).status).toBe(302)
     expect((await visit(env, limited.slug, { ua: CRAWLERS.slack! })).status).toBe(200)
-    expect(env.rt.modules.clicks.buffer.pendingClicks(limited.id)).toBe(1)
+    // SQLite counts a limited link's clicks in the buffer to the flush; PostgreSQL in the link's row at once.
+    if (ON_PG) expect((await counters(env, limited.id))!.total_clicks).toBe(1)
+    else expect(env.rt.modules.clicks.buffer.pendingClicks(limited.id)).toBe(1)
     // A reload from the database adds what the buffer holds: the bots' hits must not be part of it.
     env.rt.modules.redirect.cache.clear()
     expect((await visit(env, limited.slug, { ip: '8.8.4.4' })).status).toBe(302)

@@ -119,6 +119,15 @@ export function setCookie(res: Response): { pair: string; name: string; value: s
 /** Storage itself, raw on purpose: for checks of stored rows and columns no port shows (hashes, flags). */
 export const sql = rawRows
 
+/** Storage itself: the name of every table the database holds, on either engine (for scans of all stored text). */
+export async function storedTables(env: { rt: Runtime }): Promise<string[]> {
+  const query =
+    env.rt.store.engine === 'sqlite'
+      ? "SELECT name FROM sqlite_master WHERE type = 'table'"
+      : "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'"
+  return (await sql<{ name: string }>(env, query)).map((t) => t.name)
+}
+
 /** Storage itself: the stored click rows, hashes and all, in the order they were written. */
 export function clicksOf(env: { rt: Runtime }, linkId: string) {
   return sql<{ id: string; link_id: string; workspace_id: string; clicked_at: number; visitor_hash: string; user_agent: string | null; referrer: string | null; referrer_host: string | null; is_bot: number }>(

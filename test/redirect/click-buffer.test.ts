@@ -73,7 +73,7 @@ test('past maxQueued clicks are kept as counts: totals exact, detail shed and co
   // Chunks of at most four clicks; the counts travel with a chunk once.
   expect(gated.writes.every((w) => w.clicks <= 4)).toBe(true)
   expect(gated.writes.reduce((s, w) => s + w.counts, 0)).toBe(25)
-  const stored = (await sql<{ n: number; bots: number }>(env, 'SELECT count(*) AS n, coalesce(sum(is_bot), 0) AS bots FROM clicks WHERE link_id = ?', link.id))[0]!
+  const stored = (await sql<{ n: number; bots: number }>(env, 'SELECT count(*) AS n, coalesce(sum(CASE WHEN is_bot THEN 1 ELSE 0 END), 0) AS bots FROM clicks WHERE link_id = ?', link.id))[0]!
   expect(stored).toEqual({ n: 11, bots: 0 })
   // 31 people's clicks counted; only the 11 kept in full were unique visitors (distinct addresses).
   expect(await counters(env, link.id)).toEqual({ total_clicks: 31, unique_clicks: 11 })

@@ -22,9 +22,18 @@ afterAll(() => env.cleanup())
 function countingRepo() {
   const repo = env.rt.modules.links.repo
   const counted = { misses: 0, repo: { ...repo } as Port<LinksRepo> }
-  counted.repo.findRedirectSync = (domain, slug) => {
-    counted.misses++
-    return repo.findRedirectSync!(domain, slug)
+  // SQLite's repo reads synchronously, PostgreSQL's asynchronously: the cache uses whichever the repo has.
+  const { findRedirectSync } = repo
+  if (findRedirectSync) {
+    counted.repo.findRedirectSync = (domain, slug) => {
+      counted.misses++
+      return findRedirectSync(domain, slug)
+    }
+  } else {
+    counted.repo.findRedirect = (domain, slug) => {
+      counted.misses++
+      return repo.findRedirect(domain, slug)
+    }
   }
   return counted
 }
@@ -55,4 +64,36 @@ test('a prefilled link takes the clicks still in the buffer into its count, and 
   expect(res.headers.get('location')).toBe('https://example.com/patched')
   await env.rt.modules.clicks.buffer.flush()
   expect(await counters(env, link.id)).toEqual({ total_clicks: 2, unique_clicks: 2 })
+})
+
+test('domain.changed on PostgreSQL: until the slugs are read, each of the domain’s links is read again on its first visit; then not again', async () => {
+  // A repo as PostgreSQL's reads it (asynchronously), serving whichever destination is current.
+  let destination = 'https://example.com/old'
+  let reads = 0
+  const repo = {
+    findRedirect: async (domain: string, slug: string) => {
+      reads++
+      return { id: `lnk_${slug}`, domain, slug, destinationUrl: destination, totalClicks: 0 }
+    },
+  } as unknown as Port<LinksRepo>
+  const cache = new LinkCache(repo, async () => [], { pendingClicks: () => 0, pendingAddresses: () => [] })
+  const at = async (domain: string, slug: string) => (await cache.get(domain, slug))?.row.destinationUrl
+  expect(await at('go.example', 'a')).toBe('https://example.com/old')
+  expect(await at('other.example', 'a')).toBe('https://example.com/old')
+  // A read under way when the domain changes is not kept either.
+  const inFlight = cache.get('go.example', 'b')
+  destination = 'https://example.com/new'
+  const slugs = Promise.withResolvers<string[]>()
+  const dropped = cache.invalidateDomainOnceRead('go.example', slugs.promise)
+  expect(await at('go.example', 'a')).toBe('https://example.com/new')
+  expect(await inFlight).toBeDefined()
+  expect(await at('go.example', 'b')).toBe('https://example.com/new')
+  // Another domain's links stay as cached.
+  expect(await at('other.example', 'a')).toBe('https://example.com/old')
+  const readsBefore = reads
+  slugs.resolve(['a', 'b', 'c'])
+  await dropped
+  // Read since the change: kept.
+  expect(await at('go.example', 'a')).toBe('https://example.com/new')
+  expect(reads).toBe(readsBefore)
 })

@@ -131,7 +131,7 @@ describe('figures', () => {
     expect(res.status).toBe(200)
     const html = await res.text()
     const f = figures(html)
-    const countryOf = async (ip: string) => (await sql<{ country: string | null }>(env, 'SELECT country FROM clicks WHERE link_id = ? AND is_bot = 0 ORDER BY clicked_at', link.id))[
+    const countryOf = async (ip: string) => (await sql<{ country: string | null }>(env, 'SELECT country FROM clicks WHERE link_id = ? AND NOT is_bot ORDER BY clicked_at', link.id))[
       ['8.8.8.8', '8.8.4.4', '1.1.1.1', '8.8.8.8', '8.8.8.8', '203.0.113.20', '10.0.0.7'].indexOf(ip)
     ]!.country
     expect(await countryOf('8.8.8.8')).toBe('US')
@@ -242,7 +242,7 @@ describe('in a browser', () => {
       for (let d = 0; d < 30; d++) {
         const perDay = Math.round(4 + 3 * Math.sin(d / 3) + d / 3)
         for (let i = 0; i < perDay; i++, n++) {
-          await sql(lnk.env, 'INSERT INTO clicks (id, link_id, workspace_id, clicked_at, visitor_hash, referrer_host, country, is_bot) VALUES (?, ?, ?, ?, ?, ?, ?, 0)', `clk_seed${n}`, link.id, api.workspaceId, now - d * DAY - i * 1000, `v${n % 40}`, hosts[n % 3 === 0 ? 0 : (n * 7) % hosts.length] ?? null, countries[n % 2 === 0 ? 0 : (n * 5) % countries.length])
+          await sql(lnk.env, 'INSERT INTO clicks (id, link_id, workspace_id, clicked_at, visitor_hash, referrer_host, country, is_bot) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', `clk_seed${n}`, link.id, api.workspaceId, now - d * DAY - i * 1000, `v${n % 40}`, hosts[n % 3 === 0 ? 0 : (n * 7) % hosts.length] ?? null, countries[n % 2 === 0 ? 0 : (n * 5) % countries.length], false)
         }
       }
       await sql(lnk.env, 'UPDATE links SET total_clicks = total_clicks + ?, unique_clicks = unique_clicks + 40 WHERE id = ?', n, link.id)

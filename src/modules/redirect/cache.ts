@@ -49,6 +49,11 @@ export class LinkCache {
    */
   private carry = new Map<string, Pick<CachedLink, 'served' | 'admitted'>>()
   private loading = new Map<string, Loading>()
+  /**
+   * Domains whose links changed while their slugs are still being read (PostgreSQL), each with the slugs
+   * visited since: a key of such a domain is dropped on its first visit, so none is served stale meanwhile.
+   */
+  private readonly changing = new Map<string, Set<string>>()
   private readonly ttlMs: number
   private readonly clock: Pick<Clock, 'now'>
 
@@ -66,6 +71,13 @@ export class LinkCache {
   /** The link (or null), synchronously on a hit and on SQLite; a Promise on a PostgreSQL miss. */
   get(domain: string, slug: string): CachedLink | null | Promise<CachedLink | null> {
     const key = `${domain}/${slug}`
+    if (this.changing.size) {
+      const visited = this.changing.get(domain)
+      if (visited && !visited.has(slug)) {
+        visited.add(slug)
+        this.invalidate(domain, slug)
+      }
+    }
     // peek: the hot path only reads; entries are forgotten in the order they were loaded.
     const hit = this.entries.peek(key)
     if (hit !== undefined && (hit.until === Infinity || hit.until > this.clock.now())) return hit.link
@@ -168,6 +180,21 @@ export class LinkCache {
   /** Drops the cached links of a domain whose links may all have changed at once (archived with it). */
   invalidateDomain(domain: string, slugs: Iterable<string>) {
     for (const slug of slugs) this.invalidate(domain, slug)
+  }
+
+  /**
+   * invalidateDomain() once the domain's slugs are read (PostgreSQL reads them asynchronously). From now on
+   * each of its links is read again on its first visit; the slugs then drop the others, not those.
+   */
+  async invalidateDomainOnceRead(domain: string, slugs: Promise<Iterable<string>>): Promise<void> {
+    const visited = new Set<string>()
+    // A read under way meanwhile is dropped like a cached link: the first visit invalidates its key.
+    this.changing.set(domain, visited)
+    try {
+      for (const slug of await slugs) if (!visited.has(slug)) this.invalidate(domain, slug)
+    } finally {
+      if (this.changing.get(domain) === visited) this.changing.delete(domain)
+    }
   }
 
   clear() {

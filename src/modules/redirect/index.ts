@@ -38,9 +38,8 @@ export function createRedirectModule(platform: Platform, links: LinksModule, cli
   bus.on('link.changed', ({ domain, slug }) => cache.invalidate(domain, slug))
   bus.on('domain.changed', ({ domain }) => {
     if (domainSlugs.slugsSync) return cache.invalidateDomain(domain, domainSlugs.slugsSync(domain))
-    domainSlugs
-      .slugs(domain)
-      .then((slugs) => cache.invalidateDomain(domain, slugs))
+    cache
+      .invalidateDomainOnceRead(domain, domainSlugs.slugs(domain))
       // Nothing better to drop: the whole cache goes rather than a domain's links served stale.
       .catch((err) => {
         log.error('reading a changed domain’s links failed; link cache cleared', { domain, error: (err as Error).message })

@@ -5,10 +5,11 @@ import { LruCache } from '../../platform/lru'
 import { MINUTE_MS } from '../../platform/time'
 
 /**
- * Rendered stats pages by link id, each kept `ttlMs` (60 s). An entry counts only for the very row it was
- * rendered from: every write to a link drops it from the link cache, the next request loads a new row
- * object, and the page is rendered afresh (title, slug or the switch itself changed). At most `max`
- * entries; the oldest eighth is dropped when full.
+ * Rendered stats pages by link id, each kept `ttlMs` (60 s). An entry counts only while the link's row
+ * shows what the page was rendered from: every write to a link drops it from the link cache, the next
+ * request loads a new row, and a changed title, domain or slug renders the page afresh (the switch itself
+ * is checked before the page is looked up). A reload of an unchanged row (PostgreSQL's link cache trusts a
+ * row 30 s) keeps the page. At most `max` entries; the oldest eighth is dropped when full.
  */
 export class StatsPageCache {
   private readonly entries: LruCache<{ row: RedirectLink; until: number; page: Response }>
@@ -25,7 +26,7 @@ export class StatsPageCache {
     // peek: entries are forgotten in the order they were rendered, used or not.
     const hit = this.entries.peek(row.id)
     if (!hit) return null
-    if (hit.row !== row || hit.until <= now) {
+    if (!showsTheSame(hit.row, row) || hit.until <= now) {
       this.entries.delete(row.id)
       return null
     }
@@ -46,4 +47,9 @@ export class StatsPageCache {
   get size() {
     return this.entries.size
   }
+}
+
+/** Whether a page rendered from `a` is the page `b` would give: the figures come from the stats reads. */
+function showsTheSame(a: RedirectLink, b: RedirectLink): boolean {
+  return a === b || (a.title === b.title && a.domain === b.domain && a.slug === b.slug)
 }
