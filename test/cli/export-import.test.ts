@@ -16,7 +16,7 @@ import { SCHEMA_TAG } from '../../src/db/transfer'
 import { sqliteSource } from '../../src/db/transfer-sqlite'
 import { TRANSFER_TABLES, type TransferSource } from '../../src/db/transfer-tables'
 import { canonicalJson } from '../../src/platform/canonical-json'
-import { body, bootstrapAccount, setup, tempDir } from '../helpers'
+import { body, bootstrapAccount, setupSqlite, tempDir } from '../helpers'
 import { UA, visit } from '../redirect/_redirect'
 import { createTestDatabase, type TestDatabase } from '../setup/postgres'
 import { LOOPBACK_ENV, receiver } from '../webhooks/_webhooks'
@@ -38,7 +38,8 @@ async function freshPg() {
 /** A SQLite data directory filled through the API the way a running service would, closed. */
 async function seed(): Promise<string> {
   const rx = receiver()
-  const env = await setup({ env: { ...LOOPBACK_ENV, LNK_TRUST_PROXY: '1' } })
+  // SQLite on either pass: the round trip below goes through PostgreSQL (and exports from it) itself.
+  const env = setupSqlite({ env: { ...LOOPBACK_ENV, LNK_TRUST_PROXY: '1' } })
   const dataDir = env.dir
   try {
     const { apiKey } = await bootstrapAccount(env.rt, 'Transfer Ünïcode')

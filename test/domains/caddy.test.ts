@@ -4,7 +4,7 @@
 // trusts only that root; everything listens on 127.0.0.1 (test/domains/_caddy.ts says what the test changes
 // in the shipped config and why).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { bootstrapAccount } from '../helpers'
+import { bootstrapAccount, within1s } from '../helpers'
 import { freePort, startLnk, type Lnk } from '../redirect/_server'
 import { httpsGet, requireCaddy, startCaddy, type Caddy } from './_caddy'
 import { startDnsServer, type DnsServer } from './_dns'
@@ -105,9 +105,14 @@ describe('a verified custom domain served over HTTPS by Caddy on demand', () => 
   })
 
   test('after a request that came through Caddy over TLS, the domain reads sslStatus active', async () => {
-    const res = await api(`/v1/domains/${domainId}`)
-    expect(res.status).toBe(200)
-    expect(((await res.json()) as any).data).toMatchObject({ domain: DOMAIN, verificationStatus: 'verified', sslStatus: 'active' })
+    const read = async () => {
+      const res = await api(`/v1/domains/${domainId}`)
+      expect(res.status).toBe(200)
+      return ((await res.json()) as any).data
+    }
+    // Recorded beside the redirect, not before its answer: on PostgreSQL the write may land a moment later.
+    expect(await within1s(async () => (await read()).sslStatus, 'active')).toBe('active')
+    expect(await read()).toMatchObject({ domain: DOMAIN, verificationStatus: 'verified', sslStatus: 'active' })
   })
 
   test('HTTPS on a hostname lnk does not serve: the handshake fails and no certificate is issued', async () => {

@@ -7,7 +7,7 @@ import { startServer } from '../../src/server'
 import { hashKey } from '../../src/modules/identity/keys'
 import { revokeApiKey } from '../../src/modules/api-keys/service'
 import { addMember, createWorkspace } from '../../src/modules/identity/service'
-import { body, bootstrapAccount, makeKey, setup, type TestEnv } from '../helpers'
+import { body, bootstrapAccount, makeKey, rawRows, setup, type TestEnv } from '../helpers'
 
 const clock = new ManualClock(Date.UTC(2026, 10, 22, 12, 0, 0))
 let env: TestEnv
@@ -123,7 +123,7 @@ describe('401 unauthorized', () => {
   test('only the SHA-256 of a key is stored', async () => {
     const k = await makeKey(env.rt, acct.workspace.slug)
     // Storage itself is what this checks: every stored column of every key.
-    const dump = JSON.stringify(env.rt.db.sqlite.query('SELECT * FROM api_keys').all())
+    const dump = JSON.stringify(await rawRows(env, 'SELECT * FROM api_keys'))
     expect(dump).not.toContain(k.key)
     expect(dump).toContain(hashKey(k.key))
   })

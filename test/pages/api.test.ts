@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { BLOCK_TYPES } from '../../src/modules/pages/blocks'
 import { BUILTIN_TEMPLATES } from '../../src/modules/pages/templates'
-import { body, bootstrapAccount, makeKey, setup, type TestEnv } from '../helpers'
+import { body, bootstrapAccount, makeKey, setup, storedEvents, type TestEnv } from '../helpers'
 
 let env: TestEnv
 let key: string
@@ -36,9 +36,8 @@ async function refusal(res: Response) {
   return { status: res.status, code: payload.error?.code as string, paths: (payload.error?.details?.issues ?? []).map((i: { path: string }) => i.path) as string[], message: payload.error?.message as string }
 }
 
-const outboxOf = (type: string) =>
-  // Storage itself: which events were published, in order.
-  env.rt.db.sqlite.query<{ data: string }, [string]>('SELECT data FROM outbox WHERE type = ? ORDER BY seq').all(type).map((r) => JSON.parse(r.data))
+/** The data of the events of `type` published so far, in order. */
+const outboxOf = async (type: string) => (await storedEvents(env)).filter((e) => e.type === type).map((e) => e.data)
 
 describe('pages', () => {
   test('an empty page: slug from the title, default theme, the public URL, version 1, no sections', async () => {
@@ -89,13 +88,13 @@ describe('pages', () => {
     expect((await body(await patch(`/bridge-pages/${page.id}`, { description: null }))).data.description).toBeNull()
     expect((await body(await del(`/bridge-pages/${page.id}`))).data).toEqual({ id: page.id, deleted: true })
     expect((await api(`/bridge-pages/${page.id}`)).status).toBe(404)
-    const events = outboxOf('bridge_page.updated').filter((e) => e.id === page.id)
+    const events = (await outboxOf('bridge_page.updated')).filter((e) => e.id === page.id)
     expect(events.map((e) => [e.version, e.changes])).toEqual([
       [2, ['title', 'description', 'lang']],
       [3, ['description']],
     ])
-    expect(outboxOf('bridge_page.deleted').map((e) => e.id)).toContain(page.id)
-    expect(outboxOf('bridge_page.created').map((e) => e.id)).toContain(page.id)
+    expect((await outboxOf('bridge_page.deleted')).map((e) => e.id)).toContain(page.id)
+    expect((await outboxOf('bridge_page.created')).map((e) => e.id)).toContain(page.id)
   })
 })
 
