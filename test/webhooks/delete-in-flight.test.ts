@@ -4,12 +4,12 @@
 // request open until the endpoint is gone.
 import { afterEach, describe, expect, test } from 'bun:test'
 import { createLogger } from '../../src/platform/log'
-import { body } from '../helpers'
+import { body, rawRows } from '../helpers'
 import { holdingReceiver, webhooksEnv, type Env } from './_webhooks'
 
-const cleanups: (() => void)[] = []
-afterEach(() => {
-  for (const c of cleanups.splice(0)) c()
+const cleanups: (() => void | Promise<void>)[] = []
+afterEach(async () => {
+  for (const c of cleanups.splice(0)) await c()
 })
 
 async function world(status: number) {
@@ -24,13 +24,14 @@ async function world(status: number) {
 /** Warnings and errors logged (a failed job logs "job failed …" as a warning; a 500 logs an error). */
 const trouble = (lines: string[]) => lines.filter((l) => /^\S+ (warn|error) /.test(l))
 
-function leftovers(env: Env, endpointId: string) {
+async function leftovers(env: Env, endpointId: string) {
   // Storage itself: whatever a deleted endpoint's delivery may have left in any table, seen by no API.
-  const sqlite = env.rt.db.sqlite
+  const [deliveries] = await rawRows<{ n: number }>(env, 'SELECT count(*) AS n FROM webhook_deliveries WHERE endpoint_id = ?', endpointId)
+  const [attempts] = await rawRows<{ n: number }>(env, 'SELECT count(*) AS n FROM webhook_attempts')
   return {
-    jobs: sqlite.query("SELECT type, status, attempts, last_error AS lastError FROM jobs WHERE type = 'webhook.deliver' OR last_error IS NOT NULL").all(),
-    deliveries: (sqlite.query('SELECT count(*) AS n FROM webhook_deliveries WHERE endpoint_id = ?').get(endpointId) as { n: number }).n,
-    attempts: (sqlite.query('SELECT count(*) AS n FROM webhook_attempts').get() as { n: number }).n,
+    jobs: await rawRows(env, "SELECT type, status, attempts, last_error AS \"lastError\" FROM jobs WHERE type = 'webhook.deliver' OR last_error IS NOT NULL"),
+    deliveries: deliveries!.n,
+    attempts: attempts!.n,
   }
 }
 
@@ -46,7 +47,7 @@ describe('deleting an endpoint while a request to it is in flight', () => {
       rx.release()
       await running
       expect(trouble(lines)).toEqual([])
-      expect(leftovers(env, ep.id)).toEqual({ jobs: [], deliveries: 0, attempts: 0 })
+      expect(await leftovers(env, ep.id)).toEqual({ jobs: [], deliveries: 0, attempts: 0 })
       // Nothing comes due later either (a failed job would be retried after its backoff).
       env.clock.advance(3_600_000)
       expect(await env.run()).toBe(0)
@@ -66,6 +67,6 @@ describe('deleting an endpoint while a request to it is in flight', () => {
     expect(json.error.code).toBe('not_found')
     expect(json.error.message).toContain('deleted while the ping was being sent')
     expect(trouble(lines)).toEqual([])
-    expect(leftovers(env, ep.id)).toEqual({ jobs: [], deliveries: 0, attempts: 0 })
+    expect(await leftovers(env, ep.id)).toEqual({ jobs: [], deliveries: 0, attempts: 0 })
   })
 })

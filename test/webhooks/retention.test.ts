@@ -2,7 +2,7 @@
 // periodic job; a delivery still retrying stays whatever its age.
 import { afterAll, expect, test } from 'bun:test'
 import { ManualClock } from '../../src/platform/clock'
-import { enqueueJob } from '../helpers'
+import { enqueueJob, rawRows } from '../helpers'
 import { PRUNE_DELIVERIES, WEBHOOKS_PERIODIC as PERIODIC_TASKS } from '../../src/modules/webhooks'
 import { deliveries, receiver, webhooksEnv } from './_webhooks'
 
@@ -21,8 +21,8 @@ test('finished deliveries go after the retention with their attempts; retrying o
     const before = await deliveries(env, ep.id)
     expect(before.map((d: any) => d.status).sort()).toEqual(['failed', 'success'])
     // Storage itself, here and below: retention is about rows leaving the tables.
-    const count = (table: string) => (env.rt.db.sqlite.query(`SELECT COUNT(*) AS n FROM ${table}`).get() as { n: number }).n
-    expect(count('webhook_attempts')).toBe(2)
+    const count = async (table: string) => (await rawRows<{ n: number }>(env, `SELECT COUNT(*) AS n FROM ${table}`))[0]!.n
+    expect(await count('webhook_attempts')).toBe(2)
 
     // Six days on nothing goes; eight days on the success (and its attempt) does, the retrying one stays.
     for (const [days, left] of [[6, 2], [8, 1]] as const) {
@@ -33,8 +33,8 @@ test('finished deliveries go after the retention with their attempts; retrying o
     }
     const [kept] = await deliveries(env, ep.id)
     expect(kept.status).toBe('failed')
-    expect(count('webhook_attempts')).toBeGreaterThanOrEqual(1)
-    expect(env.rt.db.sqlite.query('SELECT COUNT(*) AS n FROM webhook_attempts WHERE delivery_id = ?').get(before.find((d: any) => d.status === 'success').id)).toEqual({ n: 0 })
+    expect(await count('webhook_attempts')).toBeGreaterThanOrEqual(1)
+    expect(await rawRows(env, 'SELECT COUNT(*) AS n FROM webhook_attempts WHERE delivery_id = ?', before.find((d: any) => d.status === 'success').id)).toEqual([{ n: 0 }])
   } finally {
     await env.cleanup()
   }

@@ -3,19 +3,19 @@
 // restart-resume, replay, replay-all, test pings and SSRF refusal at send.
 import { afterEach, describe, expect, test } from 'bun:test'
 import { ManualClock } from '../../src/platform/clock'
-import { dispatchOutbox } from '../../src/events/outbox'
+import { sqliteOutbox } from '../../src/events/outbox'
+import { pgOutbox } from '../../src/events/outbox-pg'
 import { createApp } from '../../src/app'
 import { silentLogger } from '../../src/platform/log'
-import { createFanout } from '../../src/modules/webhooks/fanout'
 import { nextAttemptAt, parseRetryAfter, retryDelay, RETRY_DELAYS_MS } from '../../src/modules/webhooks/schedule'
-import { createRuntime } from '../../src/runtime'
+import { openRuntime } from '../../src/runtime'
 import { body } from '../helpers'
 import { deliveries, delivery, endpoint, receiver, state, webhooksEnv, type Env } from './_webhooks'
 
 const T0 = Date.UTC(2026, 2, 1, 12, 0, 0)
-const cleanups: (() => void)[] = []
-afterEach(() => {
-  for (const c of cleanups.splice(0)) c()
+const cleanups: (() => void | Promise<void>)[] = []
+afterEach(async () => {
+  for (const c of cleanups.splice(0)) await c()
 })
 
 async function world(answer: Parameters<typeof receiver>[0] = () => ({ status: 500 }), env: Record<string, string> = {}) {
@@ -23,6 +23,14 @@ async function world(answer: Parameters<typeof receiver>[0] = () => ({ status: 5
   const rx = receiver(answer)
   cleanups.push(() => rx.stop(), () => e.cleanup())
   return { env: e, rx }
+}
+
+/** Dispatches the outbox to the webhooks fan-out alone: the deliveries are made and queued, none is sent. */
+async function fanOutOnly(env: Env) {
+  const { store, clock, modules } = env.rt
+  const now = () => clock.now()
+  const outbox = store.engine === 'sqlite' ? sqliteOutbox(store.workerDb.db, [...(modules.webhooks.consumers ?? [])], now) : pgOutbox(store.db, modules.webhooks.consumersPg ?? [], now)
+  await outbox.drain()
 }
 
 /** Runs what is due `times` times, moving the clock by `stepMs` after each (deferred and retried attempts follow). */
@@ -299,16 +307,12 @@ describe('restart', () => {
     const [d] = await deliveries(env, ep.id)
     expect(d.status).toBe('failed')
     // Stop: the runtime's connections close, nothing in memory survives.
-    env.rt.workerDb.close()
-    env.rt.db.close()
+    await env.rt.close()
 
     rx.answer = () => ({ status: 200 })
     const clock = new ManualClock(Date.parse(d.nextAttemptAt))
-    const rt = createRuntime(env.config, { clock, log: silentLogger })
-    cleanups.unshift(() => {
-      rt.workerDb.close()
-      rt.db.close()
-    })
+    const rt = await openRuntime(env.config, { clock, log: silentLogger })
+    cleanups.unshift(() => rt.close())
     const app = createApp(rt)
     await rt.worker.runDue()
     expect(rx.received).toHaveLength(2)
@@ -379,8 +383,7 @@ describe('replay', () => {
     const ep = await env.createEndpoint({ url: rx.url(), events: ['link.created'] })
     for (let i = 0; i < 205; i++) await env.emit('link.created', { slug: `r${i}` })
     // Fan out without sending, then pause: every delivery's job finds the endpoint paused (dead, replayable).
-    const fanout = createFanout(env.rt.workerDb.db, state(env))
-    for (let pass = 0; pass < 5; pass++) env.rt.workerDb.db.transaction((tx) => dispatchOutbox(tx, [fanout], env.clock.now()))
+    await fanOutOnly(env)
     await env.api(`/webhooks/${ep.id}`, { method: 'PATCH', json: { isActive: false } })
     await env.run()
     expect(rx.received).toHaveLength(0)
