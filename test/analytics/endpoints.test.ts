@@ -3,7 +3,7 @@
 // key scope filters, and day buckets around New York's 2026 DST change.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { ManualClock } from '../../src/platform/clock'
-import { body, makeKey, setup, type TestEnv } from '../helpers'
+import { body, makeKey, rawRows, setup, type TestEnv } from '../helpers'
 import { beacon } from '../conversions/_conversions'
 import { account, UA, visit, type Api } from '../redirect/_redirect'
 
@@ -111,9 +111,7 @@ describe('overview', () => {
     const sum = (rows: { clicks: number }[]) => rows.reduce((n, r) => n + r.clicks, 0)
     for (const k of ['countries', 'referrers', 'browsers', 'os', 'devices']) expect(sum(top[k])).toBe(10)
     // Ground truth: what the flush stored for each click (storage itself, read raw on purpose).
-    const rows = env.rt.db.sqlite
-      .query("SELECT COALESCE(country, '') AS c, COUNT(*) AS n FROM clicks WHERE is_bot = 0 GROUP BY 1 ORDER BY n DESC, c")
-      .all() as { c: string; n: number }[]
+    const rows = await rawRows<{ c: string; n: number }>(env, "SELECT COALESCE(country, '') AS c, COUNT(*) AS n FROM clicks WHERE NOT is_bot GROUP BY 1 ORDER BY n DESC, c")
     expect(top.countries).toEqual(rows.map((r) => ({ value: r.c || null, clicks: r.n })))
     expect(top.devices).toContainEqual({ value: 'mobile', clicks: 2 })
     expect(top.devices).toContainEqual({ value: 'desktop', clicks: 8 })

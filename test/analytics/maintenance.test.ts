@@ -1,12 +1,11 @@
 // Raw clicks pruned after LNK_CLICK_RETENTION_DAYS by the periodic job while rollups keep the figures,
 // and clicks stored before rollups existed rolled up once when the runtime starts.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { createApp } from '../../src/app'
 import { ManualClock } from '../../src/platform/clock'
 import { ANALYTICS_PERIODIC as PERIODIC_TASKS, PRUNE_CLICKS } from '../../src/modules/analytics'
 import { silentLogger } from '../../src/platform/log'
-import { createRuntime } from '../../src/runtime'
-import { body, enqueueJob, setup, type TestEnv } from '../helpers'
+import { openRuntime, type Runtime } from '../../src/runtime'
+import { body, enqueueJob, ON_PG, setup, type TestEnv } from '../helpers'
 import { account, sql, UA, visit, type Api } from '../redirect/_redirect'
 
 const DAY = 86_400_000
@@ -66,31 +65,30 @@ describe('backfill of clicks stored before rollups existed', () => {
     // Storage itself, in this whole test: the tables are set and read as an upgrade finds and leaves them.
     const expected = (await sql(env, 'SELECT COUNT(*) AS n FROM clicks'))[0].n
     expect(expected).toBe(2)
-    env.rt.db.sqlite.run('DELETE FROM link_rollups')
-    env.rt.db.sqlite.run('DELETE FROM workspace_rollups')
-    env.rt.db.sqlite.run("DELETE FROM settings WHERE key = 'rollups_backfilled'")
-    env.rt.workerDb.close()
-    env.rt.db.close()
+    await sql(env, 'DELETE FROM link_rollups')
+    await sql(env, 'DELETE FROM workspace_rollups')
+    await sql(env, "DELETE FROM settings WHERE key = 'rollups_backfilled'")
+    await env.rt.close()
+    // Reads go through a connection of the restarted runtime's own on SQLite; on PostgreSQL env's raw
+    // reader is a connection apart from the closed runtime's and reads the same database.
+    const reader = (rt: Runtime) => (ON_PG ? env : { rt })
 
-    const rt = createRuntime(env.config, { clock, log: silentLogger })
-    const reopened = { rt, app: createApp(rt) }
+    const rt = await openRuntime(env.config, { clock, log: silentLogger })
     const after = {
-      links: await sql(reopened, 'SELECT link_id, grain, bucket, clicks, bots, hex(visitors) AS v, dims FROM link_rollups ORDER BY 1, 2, 3'),
-      workspaces: await sql(reopened, 'SELECT workspace_id, grain, bucket, clicks, bots, hex(visitors) AS v, dims FROM workspace_rollups ORDER BY 1, 2, 3'),
+      links: await sql(reader(rt), 'SELECT link_id, grain, bucket, clicks, bots FROM link_rollups ORDER BY 1, 2, 3'),
+      workspaces: await sql(reader(rt), 'SELECT workspace_id, grain, bucket, clicks, bots FROM workspace_rollups ORDER BY 1, 2, 3'),
     }
     expect(after.links.map((r: any) => [r.grain, r.clicks])).toEqual([
       ['day', 2],
       ['hour', 2],
     ])
     expect(after.workspaces).toHaveLength(2)
-    expect((await sql(reopened, "SELECT value FROM settings WHERE key = 'rollups_backfilled'"))[0].value).toBe('2')
-    rt.workerDb.close()
-    rt.db.close()
+    expect((await sql(reader(rt), "SELECT value FROM settings WHERE key = 'rollups_backfilled'"))[0].value).toBe('2')
+    await rt.close()
 
     // A second start adds nothing.
-    const again = createRuntime(env.config, { clock, log: silentLogger })
-    expect((await sql({ rt: again }, 'SELECT clicks FROM link_rollups ORDER BY grain')).map((r: any) => r.clicks)).toEqual([2, 2])
-    again.workerDb.close()
-    again.db.close()
+    const again = await openRuntime(env.config, { clock, log: silentLogger })
+    expect((await sql(reader(again), 'SELECT clicks FROM link_rollups ORDER BY grain')).map((r: any) => r.clicks)).toEqual([2, 2])
+    await again.close()
   })
 })

@@ -88,8 +88,9 @@ describe("links' month rollups", () => {
     const before = await Promise.all(questions.map(async (q) => [await get(q), await get(q, scoped)]))
     await enqueueJob(env.rt, { type: ROLL_MONTHS })
     expect(await env.rt.worker.runDue()).toBe(1)
-    // January and February are over (and have been for a day); March is not.
-    const months = await sql<{ bucket: number; clicks: number }>(env, "SELECT bucket, SUM(clicks) AS clicks FROM link_rollups WHERE grain = 'month' GROUP BY bucket ORDER BY bucket")
+    // January and February are over (and have been for a day); March is not. (The cast: PostgreSQL's SUM of
+    // a bigint column is numeric, which arrives as a string.)
+    const months = await sql<{ bucket: number; clicks: number }>(env, "SELECT bucket, CAST(SUM(clicks) AS BIGINT) AS clicks FROM link_rollups WHERE grain = 'month' GROUP BY bucket ORDER BY bucket")
     expect(months).toEqual([
       { bucket: Date.UTC(2026, 0, 1), clicks: 120 },
       { bucket: Date.UTC(2026, 1, 1), clicks: 2 },
@@ -120,7 +121,7 @@ describe("links' quarter rollups", () => {
     await enqueueJob(env.rt, { type: ROLL_MONTHS })
     expect(await env.rt.worker.runDue()).toBe(1)
     // The first quarter (January to March) is over; the second is not.
-    const quarters = await sql<{ bucket: number; clicks: number }>(env, "SELECT bucket, SUM(clicks) AS clicks FROM link_rollups WHERE grain = 'quarter' GROUP BY bucket")
+    const quarters = await sql<{ bucket: number; clicks: number }>(env, "SELECT bucket, CAST(SUM(clicks) AS BIGINT) AS clicks FROM link_rollups WHERE grain = 'quarter' GROUP BY bucket")
     expect(quarters).toEqual([{ bucket: Date.UTC(2026, 0, 1), clicks: 123 }])
     const after = await Promise.all(questions.map(async (q) => [await get(q), await get(q, scoped)]))
     expect(after).toEqual(before)

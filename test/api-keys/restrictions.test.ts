@@ -7,7 +7,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:tes
 import { createApp } from '../../src/app'
 import { ManualClock } from '../../src/platform/clock'
 import { silentLogger } from '../../src/platform/log'
-import { createRuntime, type Runtime } from '../../src/runtime'
+import { openRuntime, type Runtime } from '../../src/runtime'
 import { body, bootstrapAccount, setup, type TestEnv } from '../helpers'
 import { call, createKey, expectError, expectOk, outcome, type Target } from './_keys'
 
@@ -23,10 +23,7 @@ beforeAll(async () => {
   admin = (await bootstrapAccount(env.rt, 'Restrictions')).apiKey.key
 })
 afterAll(async () => {
-  for (const rt of extraRuntimes) {
-    rt.workerDb.close()
-    rt.db.close()
-  }
+  for (const rt of extraRuntimes) await rt.close()
   await env.cleanup()
 })
 // Each test starts at a fresh minute so the admin key's rate window never carries over.
@@ -342,7 +339,7 @@ describe('429 monthly_cap_exceeded', () => {
     const k = await createKey(env, admin, { monthlyCallCap: 4 })
     expect([await outcome(await me(k.key)), await outcome(await me(k.key))]).toEqual(['ok', 'ok'])
 
-    const rt = createRuntime(env.config, { clock, log: silentLogger })
+    const rt = await openRuntime(env.config, { clock, log: silentLogger })
     extraRuntimes.push(rt)
     const app = createApp(rt)
     const second: Target = {

@@ -102,5 +102,5 @@ test('the documented snippet records conversions from a destination page in Chro
   const rows = await conversionRows(lnk.env)
   expect(rows.map((r) => r.event_name).sort()).toEqual(['fallback', 'json', 'purchase', 'signup'])
   // One click, the one the redirect counted, carries all of them.
-  expect(await sql(lnk.env, 'SELECT count(*) AS n FROM clicks WHERE link_id = ? AND is_bot = 0', link.id)).toEqual([{ n: 1 }])
+  expect(await sql(lnk.env, 'SELECT count(*) AS n FROM clicks WHERE link_id = ? AND NOT is_bot', link.id)).toEqual([{ n: 1 }])
 }, 90_000)

@@ -4,7 +4,7 @@
 import { Value } from '@sinclair/typebox/value'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { EVENT_CATALOGUE } from '../../src/events/catalogue'
-import { body, type TestEnv } from '../helpers'
+import { body, ON_PG, type TestEnv } from '../helpers'
 import {
   account,
   beacon,
@@ -162,24 +162,22 @@ describe('attribution and the event', () => {
     const link = await trackedLink(api)
     const clickId = await clickOn(env, link)
     await env.rt.modules.clicks.buffer.flush()
-    // Raw on purpose: a temporary trigger makes one of the two writes fail inside the database.
-    const sqlite = env.rt.db.sqlite
     const before = await written(env)
 
-    sqlite.exec("CREATE TEMP TRIGGER fail_event BEFORE INSERT ON outbox WHEN NEW.type = 'conversion.created' BEGIN SELECT RAISE(ABORT, 'outbox unavailable'); END")
+    let removeTrigger = await failingTrigger('fail_event', { before: true, table: 'outbox', when: "NEW.type = 'conversion.created'" }, 'outbox unavailable')
     try {
       const res = await beacon(env, { clickId, eventName: 'atomic' })
       expect(await refusal(res)).toMatchObject({ status: 500, code: 'internal_error', cors: '*' })
     } finally {
-      sqlite.exec('DROP TRIGGER fail_event')
+      await removeTrigger()
     }
     expect(await written(env)).toEqual(before)
 
-    sqlite.exec("CREATE TEMP TRIGGER fail_conversion AFTER INSERT ON conversions BEGIN SELECT RAISE(ABORT, 'disk full'); END")
+    removeTrigger = await failingTrigger('fail_conversion', { before: false, table: 'conversions' }, 'disk full')
     try {
       expect((await beacon(env, { clickId, eventName: 'atomic' })).status).toBe(500)
     } finally {
-      sqlite.exec('DROP TRIGGER fail_conversion')
+      await removeTrigger()
     }
     expect(await written(env)).toEqual(before)
 
@@ -189,6 +187,22 @@ describe('attribution and the event', () => {
     expect(await written(env)).toEqual({ conversions: before.conversions + 1, events: before.events + 1 })
   })
 })
+
+/**
+ * Raw on purpose: a trigger that makes an insert into `table` fail inside the database; answers what removes
+ * it. SQLite: a temporary one on the app's connection; PostgreSQL: a function and its trigger.
+ */
+async function failingTrigger(name: string, on: { before: boolean; table: string; when?: string }, message: string): Promise<() => Promise<void>> {
+  const event = `${on.before ? 'BEFORE' : 'AFTER'} INSERT ON ${on.table}`
+  const when = on.when ? ` WHEN (${on.when})` : ''
+  if (!ON_PG) {
+    await sql(env, `CREATE TEMP TRIGGER ${name} ${event}${when} BEGIN SELECT RAISE(ABORT, '${message}'); END`)
+    return async () => void (await sql(env, `DROP TRIGGER ${name}`))
+  }
+  await sql(env, `CREATE FUNCTION ${name}() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION '${message}'; END $$`)
+  await sql(env, `CREATE TRIGGER ${name} ${event} FOR EACH ROW${when} EXECUTE FUNCTION ${name}()`)
+  return async () => void (await sql(env, `DROP FUNCTION ${name}() CASCADE`))
+}
 
 describe('OpenAPI', () => {
   test('documents POST /v1/conversions as a public operation with its body and answers, and leaves the preflight out', async () => {

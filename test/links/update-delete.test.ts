@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { createApp } from '../../src/app'
 import { iso, ManualClock } from '../../src/platform/clock'
 import { silentLogger } from '../../src/platform/log'
-import { createRuntime } from '../../src/runtime'
+import { openRuntime } from '../../src/runtime'
 import { body, setup, type TestEnv } from '../helpers'
 import { account, countLinks, expectLinkShape, expectValidation, fullBody, outboxOf, sql } from './_links'
 
@@ -292,7 +292,7 @@ describe('PATCH /v1/links/{id}', () => {
     test('a domain dropped from LNK_SHORT_DOMAINS since, sent back unchanged, is no change; moving to it is 400', async () => {
       const link = await api.make({ slug: `moved-${++n}`, domain: 'go.example' })
       // The same data, served by an instance whose pool no longer has go.example.
-      const rt = createRuntime({ ...env.config, shortDomains: ['localhost:8080'] }, { clock, log: silentLogger })
+      const rt = await openRuntime({ ...env.config, shortDomains: ['localhost:8080'] }, { clock, log: silentLogger })
       try {
         const app = createApp(rt)
         const send = (id: string, json: unknown) =>
@@ -303,8 +303,7 @@ describe('PATCH /v1/links/{id}', () => {
         const other = await api.make({ slug: `stays-${n}` })
         await expectValidation(await send(other.id, { domain: 'go.example' }), 'domain')
       } finally {
-        rt.workerDb.close()
-        rt.db.close()
+        await rt.close()
       }
     })
 
