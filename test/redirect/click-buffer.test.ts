@@ -60,6 +60,8 @@ test('past maxQueued clicks are kept as counts: totals exact, detail shed and co
   buffer.add(click(link.id, api.workspaceId, { newAddress: 'addr-hash-1' }))
   expect(buffer.shed).toBe(25)
   expect(buffer.size).toBe(4 + 1 + 25)
+  // Not yet committed: those waiting and the six at the gate.
+  expect(buffer.unwritten).toBe(6 + 4 + 1 + 25)
   // Limits read what is pending: every person's click, shed or not (bots are never counted).
   expect(buffer.pendingClicks(link.id)).toBe(6 + 4 + 20 + 1)
   expect(buffer.pendingAddresses(link.id)).toEqual(['addr-hash-1'])
@@ -69,6 +71,7 @@ test('past maxQueued clicks are kept as counts: totals exact, detail shed and co
   await first
   await buffer.flush()
   expect(buffer.size).toBe(0)
+  expect(buffer.unwritten).toBe(0)
   expect(buffer.pendingClicks(link.id)).toBe(0)
   // Chunks of at most four clicks; the counts travel with a chunk once.
   expect(gated.writes.every((w) => w.clicks <= 4)).toBe(true)
@@ -99,6 +102,7 @@ test('a failed write keeps its chunk and the counts for the next flush; nothing 
   for (let i = 0; i < 8; i++) buffer.add(click(link.id, api.workspaceId))
   await buffer.flush()
   expect(buffer.size).toBe(8)
+  expect(buffer.unwritten).toBe(8)
   expect(buffer.pendingClicks(link.id)).toBe(8)
   fail = false
   await buffer.flush()
@@ -106,7 +110,9 @@ test('a failed write keeps its chunk and the counts for the next flush; nothing 
   expect(await counters(env, link.id)).toEqual({ total_clicks: 8, unique_clicks: 5 })
 })
 
-test('/metrics exposes the clicks kept as counts only', async () => {
+test('/metrics exposes the clicks kept as counts only, and those not yet committed', async () => {
   const res = await env.request('/metrics')
-  expect(await res.text()).toMatch(/# TYPE lnk_clicks_shed_total counter\nlnk_clicks_shed_total \d+/)
+  const text = await res.text()
+  expect(text).toMatch(/# TYPE lnk_clicks_shed_total counter\nlnk_clicks_shed_total \d+/)
+  expect(text).toMatch(/# TYPE lnk_clicks_unwritten gauge\nlnk_clicks_unwritten \d+/)
 })

@@ -47,6 +47,8 @@ export class ClickBuffer implements PendingCounts {
   private queue: ClickRecord[] = []
   /** Clicks handed to the writer and not yet confirmed: they hold memory as much as the queue does. */
   private writing = 0
+  /** Shed clicks handed to the writer as counts and not yet confirmed (they take no room in the queue). */
+  private writingCounts = 0
   /** Clicks kept as counts only, by link and hour. */
   private counts = new Map<string, ClickCounts>()
   /** Per link, what is queued, counted or being written, until the writer confirms it. */
@@ -69,9 +71,12 @@ export class ClickBuffer implements PendingCounts {
 
   /** Clicks waiting in full, plus those kept as counts. */
   get size() {
-    let n = this.queue.length
-    for (const c of this.counts.values()) n += c.clicks + c.bots
-    return n
+    return this.queue.length + countsIn(this.counts.values())
+  }
+
+  /** Every click not yet in the database: waiting, kept as counts, or being written. */
+  get unwritten() {
+    return this.size + this.writing + this.writingCounts
   }
 
   /** Takes the record as it is (no copy); sets whether its event is to be written. */
@@ -156,6 +161,7 @@ export class ClickBuffer implements PendingCounts {
     this.writing = waiting.length
     const counts = [...this.counts.values()]
     this.counts.clear()
+    this.writingCounts = countsIn(counts)
     const chunks: ClickBatch[] = []
     for (let at = 0; at < waiting.length || (at === 0 && counts.length); at += this.options.chunk) {
       chunks.push({ clicks: waiting.slice(at, at + this.options.chunk), counts: at === 0 ? counts : [] })
@@ -173,6 +179,7 @@ export class ClickBuffer implements PendingCounts {
           this.written(batch.clicks, batch.counts)
         } catch (err) {
           this.writing -= batch.clicks.length
+          this.writingCounts -= countsIn(batch.counts)
           failed.push(i)
           this.log.error('click flush failed; will retry', { clicks: batch.clicks.length, error: (err as Error).message })
         }
@@ -213,6 +220,7 @@ export class ClickBuffer implements PendingCounts {
       const p = this.pending.get(c.linkId)
       if (p) p.clicks -= c.clicks
     }
+    this.writingCounts -= countsIn(counts)
   }
 
   /**
@@ -228,4 +236,10 @@ export class ClickBuffer implements PendingCounts {
     for (const [id, p] of this.pending) if (p.clicks > 0 || p.addresses?.length) kept.set(id, p)
     this.pending = kept
   }
+}
+
+function countsIn(counts: Iterable<ClickCounts>): number {
+  let n = 0
+  for (const c of counts) n += c.clicks + c.bots
+  return n
 }

@@ -38,6 +38,8 @@ export function createClicksModule(platform: Platform, writerKind: ClickWriterKi
   )
   const buffer = new ClickBuffer(writer, clock, log, (workspaceId) => platform.interest.wants('link.clicked', workspaceId, 'live'))
   metrics.gauge('lnk_click_buffer', 'Clicks waiting in memory for the next flush.', () => buffer.size)
+  // What a node would lose if killed now: the waiting clicks and those in a write not yet committed.
+  metrics.gauge('lnk_clicks_unwritten', 'Clicks in memory and not yet committed: waiting, kept as counts, or being written.', () => buffer.unwritten)
   metrics.counter('lnk_clicks_shed_total', 'Clicks kept as counts only, their detail shed, because the click writer was behind.', () => buffer.shed)
   return defineModule({
     name: 'clicks',
