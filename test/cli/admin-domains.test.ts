@@ -1,40 +1,47 @@
 // Custom domains from the command line: add-domain, verify-domain and list-domains run as the real `lnk`
 // against a temporary data directory and a loopback DNS server standing in for the customer's provider.
-import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import { rmSync } from 'node:fs'
-import { DB_FILE, openDatabase } from '../../src/db/client'
-import { createDomainsRepo } from '../../src/modules/domains/repo'
 import { VERIFY_EVERY_MS } from '../../src/modules/domains/verdict'
+import { loadConfig } from '../../src/platform/config'
+import { silentLogger } from '../../src/platform/log'
+import { openRuntime } from '../../src/runtime'
 import { startDnsServer, type DnsServer } from '../domains/_dns'
 import { tempDir } from '../helpers'
-import { runJson, runLnk } from './lnk-process'
+import { dropTestDatabases, onTestEngine, runJson, runLnk } from './lnk-process'
+
+// Each test runs several lnk processes one after another; a loaded machine makes each slow to start.
+setDefaultTimeout(60_000)
 
 const CNAME_TARGET = 'cname.lnk-test.example'
 const dir = tempDir('lnk-cli-domains-')
 let dns: DnsServer
 let env: Record<string, string>
+let databaseUrl: string | null
 const lnk = (args: string[]) => runLnk(['admin', ...args], { dataDir: dir, env })
 const lnkJson = <T = any>(args: string[]) => runJson<T>(['admin', ...args, '--json'], { dataDir: dir, env })
 
 beforeAll(async () => {
   dns = await startDnsServer()
+  databaseUrl = await onTestEngine(dir)
   env = { LNK_DNS_SERVERS: dns.address, LNK_DOMAIN_CNAME_TARGET: CNAME_TARGET }
   await lnkJson(['bootstrap', '--email', 'ops@example.com', '--workspace', 'Ops'])
   await lnkJson(['create-workspace', '--name', 'Other', '--owner', 'ops@example.com'])
 })
 afterAll(async () => {
   await dns?.close()
+  await dropTestDatabases()
   rmSync(dir, { recursive: true, force: true })
 })
 
 /** What time passing would do: the domain's last check lies VERIFY_EVERY_MS back, so it may be checked again. */
-function forgetLastCheck(id: string) {
-  const handle = openDatabase(`${dir}/${DB_FILE}`)
+async function forgetLastCheck(id: string) {
+  // The database the commands use, on either engine, as another process would open it.
+  const rt = await openRuntime(loadConfig({ LNK_DATA_DIR: dir, ...(databaseUrl ? { LNK_DATABASE_URL: databaseUrl } : {}) }), { log: silentLogger })
   try {
-    const repo = createDomainsRepo(handle.db, () => Date.now())
-    return repo.update(id, { lastCheckedAt: Date.now() - VERIFY_EVERY_MS })
+    expect(await rt.modules.domains.ctx.domains.update(id, { lastCheckedAt: Date.now() - VERIFY_EVERY_MS })).toBeDefined()
   } finally {
-    handle.close()
+    await rt.close()
   }
 }
 

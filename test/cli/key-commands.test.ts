@@ -1,14 +1,21 @@
 // Key management from the command line: update-key, pause-key, resume-key, rotate-key (the operator is
 // bound by no key's restrictions), checked against the API the keys are used on.
-import { afterAll, beforeAll, expect, test } from 'bun:test'
+import { afterAll, beforeAll, expect, setDefaultTimeout, test } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { tempDir } from '../helpers'
-import { runJson, runLnk } from './lnk-process'
+import { dropTestDatabases, onTestEngine, runJson, runLnk } from './lnk-process'
+
+// Each test runs several lnk processes one after another; a loaded machine makes each slow to start.
+setDefaultTimeout(60_000)
 
 const dir = tempDir('lnk-cli-keys-')
 let key: { id: string; key: string }
-afterAll(() => rmSync(dir, { recursive: true, force: true }))
+afterAll(async () => {
+  await dropTestDatabases()
+  rmSync(dir, { recursive: true, force: true })
+})
 beforeAll(async () => {
+  await onTestEngine(dir)
   key = (await runJson(['admin', 'bootstrap', '--email', 'ops@example.com', '--workspace', 'Ops', '--json'], { dataDir: dir })).apiKey
 })
 

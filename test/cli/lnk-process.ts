@@ -1,8 +1,61 @@
 // Runs the real entry point (`bun run src/main.ts …`) as a subprocess, each bounded in time, with a clean
-// environment (no LNK_* leaking in from the shell) and its own data directory. Used by test/cli and
-// test/server; not a test file itself.
-import type { Subprocess } from 'bun'
-import { ROOT } from '../helpers'
+// environment (no LNK_* leaking in from the shell) and its own data directory. On the PostgreSQL pass a data
+// directory given to onTestEngine() also gets a database of its own, which its processes are pointed at.
+// Used by test/cli and test/server; not a test file itself.
+import { Database } from 'bun:sqlite'
+import { SQL, type Subprocess } from 'bun'
+import { join } from 'node:path'
+import { ON_PG, ROOT } from '../helpers'
+import { createTestDatabase, type TestDatabase } from '../setup/postgres'
+
+const databases = new Map<string, TestDatabase>()
+
+/**
+ * The engine of the run for the processes on `dataDir`: on the PostgreSQL pass (ON_PG) a fresh database,
+ * handed to every runLnk/startServe on that directory as LNK_DATABASE_URL (returned); on SQLite nothing
+ * (null), so they keep <dataDir>/lnk.db. dropTestDatabases() drops what this made.
+ */
+export async function onTestEngine(dataDir: string): Promise<string | null> {
+  if (!ON_PG) return null
+  let database = databases.get(dataDir)
+  if (!database) {
+    database = await createTestDatabase()
+    databases.set(dataDir, database)
+  }
+  return database.url
+}
+
+/** Drops every database onTestEngine made (a test file's afterAll). */
+export async function dropTestDatabases() {
+  const all = [...databases.values()]
+  databases.clear()
+  for (const database of all) await database.drop()
+}
+
+/**
+ * Storage itself, read-only, where the processes on `dataDir` keep it: its PostgreSQL database when
+ * onTestEngine gave it one, else <dataDir>/lnk.db (opened read-only: opening it as lnk does would write).
+ * `?` placeholders; integers come back as numbers on both engines.
+ */
+export async function storedRows<T = Record<string, unknown>>(dataDir: string, query: string, ...params: (string | number | null)[]): Promise<T[]> {
+  const database = databases.get(dataDir)
+  if (!database) {
+    const db = new Database(join(dataDir, 'lnk.db'), { readonly: true })
+    try {
+      return db.query(query).all(...params) as T[]
+    } finally {
+      db.close()
+    }
+  }
+  let n = 0
+  const sql = new SQL(database.url, { max: 1, bigint: true })
+  try {
+    const rows = (await sql.unsafe(query.replaceAll('?', () => `$${++n}`), params)) as Record<string, unknown>[]
+    return rows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : v]))) as T[]
+  } finally {
+    await sql.close()
+  }
+}
 
 export interface RunResult {
   code: number
@@ -10,11 +63,12 @@ export interface RunResult {
   stderr: string
 }
 
-/** process.env without any LNK_* variable, plus LNK_DATA_DIR and the extras given. */
+/** process.env without any LNK_* variable, plus LNK_DATA_DIR, the directory's database (onTestEngine) and the extras given. */
 export function lnkEnv(dataDir: string, extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {}
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('LNK_')) env[k] = v
-  return { ...env, LNK_DATA_DIR: dataDir, ...extra }
+  const database = databases.get(dataDir)
+  return { ...env, LNK_DATA_DIR: dataDir, ...(database ? { LNK_DATABASE_URL: database.url } : {}), ...extra }
 }
 
 /** A port nobody listens on right now (port 0 cannot be handed to a subprocess). */
@@ -32,7 +86,7 @@ function describe(args: string[], r: { code: number | null; stdout: string; stde
 
 /** Runs `lnk ARGS` to completion; throws if it is still running after timeoutMs (and kills it). */
 export async function runLnk(args: string[], opts: { dataDir: string; env?: Record<string, string>; timeoutMs?: number }): Promise<RunResult> {
-  const timeoutMs = opts.timeoutMs ?? 10_000
+  const timeoutMs = opts.timeoutMs ?? 20_000
   const proc = Bun.spawn(['bun', 'run', 'src/main.ts', ...args], {
     cwd: ROOT,
     env: lnkEnv(opts.dataDir, opts.env),
@@ -52,7 +106,7 @@ export async function runLnk(args: string[], opts: { dataDir: string; env?: Reco
 }
 
 /** Runs `lnk ARGS --json`-style commands that must succeed, and parses their one line of JSON. */
-export async function runJson<T = any>(args: string[], opts: { dataDir: string; env?: Record<string, string> }): Promise<T> {
+export async function runJson<T = any>(args: string[], opts: { dataDir: string; env?: Record<string, string>; timeoutMs?: number }): Promise<T> {
   const r = await runLnk(args, opts)
   if (r.code !== 0) throw new Error(`expected exit 0: ${describe(args, r)}`)
   const lines = r.stdout.split('\n').filter((l) => l !== '')
@@ -86,7 +140,7 @@ async function collect(stream: ReadableStream<Uint8Array>, sink: { text: string 
  * Starts `lnk serve` on 127.0.0.1 and a free port, and waits (bounded) until /readyz answers 200.
  * Retries with another port if the first one was taken between probing and binding.
  */
-export async function startServe(dataDir: string, env: Record<string, string> = {}, readyTimeoutMs = 10_000): Promise<ServerProcess> {
+export async function startServe(dataDir: string, env: Record<string, string> = {}, readyTimeoutMs = 20_000): Promise<ServerProcess> {
   let lastFailure = ''
   for (let attempt = 0; attempt < 3; attempt++) {
     const port = freePort()
@@ -107,7 +161,7 @@ export async function startServe(dataDir: string, env: Record<string, string> = 
       url,
       stdout: () => out.text,
       stderr: () => err.text,
-      async waitForLine(re, timeoutMs = 5_000) {
+      async waitForLine(re, timeoutMs = 10_000) {
         const deadline = Date.now() + timeoutMs
         for (;;) {
           const line = out.text.split('\n').find((l) => re.test(l))

@@ -1,11 +1,14 @@
 // `lnk admin backup FILE` while `lnk serve` is taking writes: a consistent, complete copy, and the writers
-// never notice.
-import { afterAll, afterEach, expect, test } from 'bun:test'
+// never notice. On PostgreSQL it names pg_dump instead, and the server carries on.
+import { afterAll, afterEach, expect, setDefaultTimeout, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
-import { readFileSync, rmSync, statSync } from 'node:fs'
+import { existsSync, readFileSync, rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { tempDir } from '../helpers'
-import { runJson, runLnk, startServe, type ServerProcess } from '../cli/lnk-process'
+import { ON_PG, tempDir } from '../helpers'
+import { dropTestDatabases, onTestEngine, runJson, runLnk, startServe, type ServerProcess } from '../cli/lnk-process'
+
+// A server and several lnk processes per test; a loaded machine makes each slow to start.
+setDefaultTimeout(60_000)
 
 const dirs: string[] = []
 const servers: ServerProcess[] = []
@@ -14,14 +17,16 @@ afterEach(() => {
   for (const s of servers.splice(0)) s.kill()
 })
 
-afterAll(() => {
+afterAll(async () => {
+  await dropTestDatabases()
   for (const dir of dirs) rmSync(dir, { recursive: true, force: true })
 })
 
 const MAX_WRITES = 300
 const MAX_WRITE_MS = 10_000
 
-test('admin backup while the server takes writes: consistent, complete, and never over an existing file', async () => {
+// The SQLite file itself, copied; on PostgreSQL: 'admin backup on PostgreSQL names pg_dump …' below.
+test.skipIf(ON_PG)('admin backup while the server takes writes: consistent, complete, and never over an existing file', async () => {
   const dir = tempDir('lnk-backup-')
   dirs.push(dir)
   const target = join(dir, 'backup.db')
@@ -43,7 +48,7 @@ test('admin backup while the server takes writes: consistent, complete, and neve
           method: 'POST',
           headers: { authorization: `Bearer ${boot.apiKey.key}`, 'content-type': 'application/json' },
           body: JSON.stringify({ name: `k${i}`, permissions: ['links:read'] }),
-          signal: AbortSignal.timeout(5_000),
+          signal: AbortSignal.timeout(15_000),
         })
         const text = await res.text()
         if (res.status !== 201) failures.push(`k${i}: ${res.status} ${text.slice(0, 200)}`)
@@ -126,7 +131,8 @@ test('admin backup while the server takes writes: consistent, complete, and neve
   }
 })
 
-test('admin backup refuses a missing directory, and a data dir without a database', async () => {
+// Where the SQLite file is (or is not); PostgreSQL's refusal is the test below.
+test.skipIf(ON_PG)('admin backup refuses a missing directory, and a data dir without a database', async () => {
   const dir = tempDir('lnk-backup-')
   dirs.push(dir)
   const noDb = await runLnk(['admin', 'backup', join(dir, 'b.db')], { dataDir: join(dir, 'empty') })
@@ -136,4 +142,28 @@ test('admin backup refuses a missing directory, and a data dir without a databas
   const noParent = await runLnk(['admin', 'backup', join(dir, 'missing', 'b.db')], { dataDir: dir })
   expect(noParent.code).toBe(1)
   expect(noParent.stderr).toContain('does not exist')
+})
+
+test.if(ON_PG)('admin backup on PostgreSQL names pg_dump for the database, writes nothing, and the server carries on', async () => {
+  const dir = tempDir('lnk-backup-')
+  dirs.push(dir)
+  const url = new URL((await onTestEngine(dir))!)
+  const target = join(dir, 'backup.dump')
+  const boot = await runJson<{ apiKey: { key: string } }>(['admin', 'bootstrap', '--email', 'ops@example.com', '--workspace', 'Backups', '--json'], { dataDir: dir })
+  const server = await startServe(dir, { LNK_LOG_LEVEL: 'warn' })
+  servers.push(server)
+
+  const r = await runLnk(['admin', 'backup', target, '--json'], { dataDir: dir })
+  expect(r.code).toBe(1)
+  expect(r.stdout).toBe('')
+  const lines = r.stderr.split('\n').filter(Boolean)
+  expect(lines).toHaveLength(1)
+  expect(lines[0]).toContain(`pg_dump --format=custom --file=${target} --host=${url.hostname} --port=${url.port} --username=${url.username} --dbname=${url.pathname.slice(1)}`)
+  expect(lines[0]).toContain(`lnk admin export ${target}`)
+  expect(existsSync(target)).toBe(false)
+  expect(existsSync(join(dir, 'lnk.db'))).toBe(false)
+
+  const res = await fetch(`${server.url}/v1/me`, { headers: { authorization: `Bearer ${boot.apiKey.key}` }, signal: AbortSignal.timeout(15_000) })
+  expect(res.status).toBe(200)
+  expect(await server.stop('SIGTERM')).toMatchObject({ code: 0, signal: null })
 })
