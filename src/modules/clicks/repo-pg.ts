@@ -13,7 +13,7 @@
 // - the rollups lock the buckets they merge (rollup-writer-pg.ts).
 import { eq, sql } from 'drizzle-orm'
 import type { PgDb, PgTx } from '../../db/pg/client'
-import { linkAddresses, links } from '../../db/pg/schema.generated'
+import { linkAddresses } from '../../db/pg/schema.generated'
 import type { AsyncPort } from '../../db/rows'
 import { notifyOutboxIn } from '../../events/repo-outbox-pg'
 import { sortableId } from '../../platform/random'
@@ -50,15 +50,20 @@ const CLICK_COLUMNS = [
 /** Rolls a reservation back: its address was refused after its click had been added. */
 class AddressRefused extends Error {}
 
-/** Locks the batch's links (id order) and answers those that still exist, as their events name them. */
+/**
+ * Locks the batch's links (id order) and answers those that still exist, as their events name them. A join,
+ * not `id = any($1)`: a row another flush updated meanwhile is rechecked against the query's condition, and
+ * against an array parameter that recheck scans the whole array, so locking n contended rows cost n² string
+ * comparisons (20,000 links took two minutes after a saturating load, docs/performance.md); the join's
+ * recheck is one comparison.
+ */
 async function lockLinks(tx: PgTx, ids: string[], urls: { config: { baseUrl: string } }): Promise<Map<string, LinkTotals>> {
-  const rows = await tx
-    .select({ id: links.id, slug: links.slug, domain: links.domain, destinationUrl: links.destinationUrl })
-    .from(links)
-    .where(sql`${links.id} = any(${param(ids)}::text[])`)
-    .orderBy(links.id)
-    .for('no key update')
-  return new Map(rows.map((r) => [r.id, { clicks: 0, unique: 0, ref: { id: r.id, slug: r.slug, domain: r.domain, shortUrl: shortUrl(urls, r), destinationUrl: r.destinationUrl } }]))
+  const rows = (await tx.execute(sql`SELECT l.id, l.slug, l.domain, l.destination_url FROM links l
+    JOIN unnest(${param(ids)}::text[]) AS v(id) ON l.id = v.id
+    ORDER BY l.id FOR NO KEY UPDATE OF l`)) as unknown as { id: string; slug: string; domain: string; destination_url: string }[]
+  return new Map(
+    rows.map((r) => [r.id, { clicks: 0, unique: 0, ref: { id: r.id, slug: r.slug, domain: r.domain, shortUrl: shortUrl(urls, r), destinationUrl: r.destination_url } }]),
+  )
 }
 
 /** Inserts the pairs not stored yet (in key order, the same on every node) and answers which were new. */
