@@ -60,8 +60,8 @@ Commands:
   import FILE [--database-url URL] [--json]
       Load an export into an empty database (SQLite under --data-dir, or PostgreSQL), in one transaction.
 
-Every command also takes --data-dir (LNK_DATA_DIR, default ./data), --base-url (LNK_BASE_URL, the origin shown in
-examples) and --log-level (LNK_LOG_LEVEL); backup, export and import also --database-url (LNK_DATABASE_URL).
+Every command also takes --data-dir (LNK_DATA_DIR, default ./data) or --database-url (LNK_DATABASE_URL, a
+PostgreSQL database), --base-url (LNK_BASE_URL, the origin shown in examples) and --log-level (LNK_LOG_LEVEL).
 Run 'lnk admin <command> --help' for details.`
 
 const ADMIN_COMMANDS: Record<string, Pick<Command, 'help' | 'options' | 'positionals'>> = {
@@ -246,17 +246,15 @@ With --json prints {"file","schema","tables":{name:rows},"rows"}.`,
   },
 }
 
-/** The server settings admin commands read: which database, the origin their examples show, how much to log. */
-const ADMIN_SETTINGS = ['data-dir', 'base-url', 'log-level']
-/** The commands that work on the database itself, on either engine. */
-const ENGINE_COMMANDS = new Set(['backup', 'export', 'import'])
+/** The server settings admin commands read: which database (either engine), the origin their examples show, how much to log. */
+const ADMIN_SETTINGS = ['data-dir', 'database-url', 'base-url', 'log-level']
 
 export const admin: CommandGroup = {
   help: ADMIN_HELP,
   commands: Object.fromEntries(
     Object.entries(ADMIN_COMMANDS).map(([name, spec]): [string, Command] => [
       name,
-      { ...spec, settings: ENGINE_COMMANDS.has(name) ? [...ADMIN_SETTINGS, 'database-url'] : ADMIN_SETTINGS, run: (invocation, out) => runFromCommandLine(name, invocation, out) },
+      { ...spec, settings: ADMIN_SETTINGS, run: (invocation, out) => runFromCommandLine(name, invocation, out) },
     ]),
   ),
 }

@@ -3,7 +3,8 @@
 // setting and never the password, and `lnk serve` serves from it.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { SQL } from 'bun'
-import { rmSync } from 'node:fs'
+import { existsSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
 import { EMBEDDED_PG_MIGRATIONS } from '../../src/db/pg/migrations.generated'
 import { tempDir } from '../helpers'
 import { createTestDatabase, type TestDatabase } from '../setup/postgres'
@@ -19,6 +20,36 @@ afterAll(async () => {
   await pg.drop()
   rmSync(dataDir, { recursive: true, force: true })
 })
+
+describe('lnk admin on PostgreSQL', () => {
+  test('--database-url is taken by every admin command, not only export and import', async () => {
+    const own = await createTestDatabase()
+    try {
+      await adminOn(own)
+    } finally {
+      await own.drop()
+    }
+  })
+})
+
+/** Bootstrap, then list keys, each with --database-url alone. */
+async function adminOn(pg: TestDatabase) {
+  const boot = await runLnk(['admin', 'bootstrap', '--email', 'flag@example.com', '--workspace', 'Flag', '--json', '--database-url', pg.url], { dataDir, timeoutMs: 30_000 })
+  expect(boot.code).toBe(0)
+  const { workspace } = JSON.parse(boot.stdout) as { workspace: { slug: string } }
+  const listed = await runLnk(['admin', 'list-keys', '--workspace', workspace.slug, '--json', '--database-url', pg.url], { dataDir, timeoutMs: 30_000 })
+  expect(listed.code).toBe(0)
+  expect(JSON.stringify(JSON.parse(listed.stdout))).toContain('Bootstrap key')
+  // The rows are in PostgreSQL, and no SQLite file was made in the data directory.
+  const sql = new SQL(pg.url, { max: 1 })
+  try {
+    const [{ n }] = await sql`SELECT count(*)::int AS n FROM users WHERE email = 'flag@example.com'`
+    expect(n).toBe(1)
+  } finally {
+    await sql.close()
+  }
+  expect(existsSync(join(dataDir, 'lnk.db'))).toBe(false)
+}
 
 describe('lnk migrate on PostgreSQL', () => {
   test('applies the embedded migrations once, then has nothing to apply', async () => {
