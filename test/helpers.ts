@@ -132,6 +132,11 @@ export async function rawRows<T = any>(env: { rt: Runtime }, query: string, ...p
     reader = new SQL(store.url, { max: 1, bigint: true })
     rawReaders.set(env.rt, reader)
   }
+  return pgRowsLikeSqlite<T>(reader, query, params)
+}
+
+/** A raw read on PostgreSQL as rawRows gives it: `?` placeholders, values as SQLite gives them. Needs a client with `bigint: true`. */
+export async function pgRowsLikeSqlite<T>(reader: SQL, query: string, params: unknown[]): Promise<T[]> {
   const rows = (await reader.unsafe(dollarPlaceholders(query), params as never[])) as Record<string, unknown>[]
   return rows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, likeSqlite(v)]))) as T[]
 }

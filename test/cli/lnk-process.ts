@@ -5,7 +5,7 @@
 import { Database } from 'bun:sqlite'
 import { SQL, type Subprocess } from 'bun'
 import { join } from 'node:path'
-import { ON_PG, ROOT } from '../helpers'
+import { ON_PG, pgRowsLikeSqlite, ROOT } from '../helpers'
 import { createTestDatabase, type TestDatabase } from '../setup/postgres'
 
 const databases = new Map<string, TestDatabase>()
@@ -35,7 +35,7 @@ export async function dropTestDatabases() {
 /**
  * Storage itself, read-only, where the processes on `dataDir` keep it: its PostgreSQL database when
  * onTestEngine gave it one, else <dataDir>/lnk.db (opened read-only: opening it as lnk does would write).
- * `?` placeholders; integers come back as numbers on both engines.
+ * `?` placeholders; values come back as SQLite gives them on both engines (helpers.ts rawRows).
  */
 export async function storedRows<T = Record<string, unknown>>(dataDir: string, query: string, ...params: (string | number | null)[]): Promise<T[]> {
   const database = databases.get(dataDir)
@@ -47,11 +47,9 @@ export async function storedRows<T = Record<string, unknown>>(dataDir: string, q
       db.close()
     }
   }
-  let n = 0
   const sql = new SQL(database.url, { max: 1, bigint: true })
   try {
-    const rows = (await sql.unsafe(query.replaceAll('?', () => `$${++n}`), params)) as Record<string, unknown>[]
-    return rows.map((row) => Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typeof v === 'bigint' ? Number(v) : v]))) as T[]
+    return await pgRowsLikeSqlite<T>(sql, query, params)
   } finally {
     await sql.close()
   }
