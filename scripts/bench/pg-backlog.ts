@@ -45,7 +45,7 @@ try {
   const slugs: string[] = []
   for (let off = 0; off < LINKS; off += 1000) {
     const res = await fetch(`http://127.0.0.1:${port}/v1/links/bulk`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ links: Array.from({ length: 1000 }, (_, i) => ({ destinationUrl: `https://example.com/p/${off + i}` })) }) })
-    const { data } = (await res.json()) as any
+    const { data } = (await res.json()) as { data: { results: { link: { slug: string } }[] } }
     for (const r of data.results) slugs.push(r.link.slug)
   }
   console.log('seeded', slugs.length)
@@ -54,29 +54,29 @@ try {
   const probe = new SQL(url, { max: 1 })
   const metrics = async () => {
     const t = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
-    const g = (n: string) => /^(\S+) (\d+)/m.exec(t.split('\n').filter((l) => l.startsWith(n + ' ')).join('\n'))?.[2]
+    const g = (name: string) => new RegExp(`^${name} (\\d+)$`, 'm').exec(t)?.[1]
     return { buffer: g('lnk_click_buffer'), unwritten: g('lnk_clicks_unwritten'), shed: g('lnk_clicks_shed_total') }
   }
-  const activity = async () => (await probe.unsafe(`SELECT pid, state, wait_event_type, wait_event, extract(epoch from now() - xact_start)::int AS xact_s, left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS q FROM pg_stat_activity WHERE datname = 'repro' AND pid <> pg_backend_pid()`)) as any[]
+  type Session = { state: string; wait_event: string | null; xact_s: number | null; q: string }
+  const activity = async () =>
+    (await probe.unsafe(`SELECT state, wait_event, extract(epoch from now() - xact_start)::int AS xact_s, left(regexp_replace(query, '\\s+', ' ', 'g'), 90) AS q
+      FROM pg_stat_activity WHERE datname = 'repro' AND pid <> pg_backend_pid()`)) as Session[]
+  const dbTotal = async () => ((await probe.unsafe('SELECT sum(total_clicks)::int8 AS total FROM links')) as { total: string | null }[])[0]!.total
   const t0 = Date.now()
   const wrk = spawn(['wrk', '-t1', '-c64', `-d${LOAD_S}s`, '-H', `User-Agent: ${CHROME_UA}`, '-H', 'Host: bench.lnk', '-s', script, `http://127.0.0.1:${port}`], { stdout: 'pipe' })
   await wrk.exited
   console.log((await new Response(wrk.stdout).text()).split('\n').filter((l) => /Requests\/sec|requests in/.test(l)).join(' | '))
-  let last = ''
   for (let s = 0; s < WATCH_S; s += 2) {
     const m = await metrics()
-    const [{ total }] = (await probe.unsafe('SELECT sum(total_clicks)::int8 AS total FROM links')) as any[]
+    const total = await dbTotal()
     const a = await activity()
-    const line = `t+${Math.round((Date.now() - t0) / 1000)}s buffer=${m.buffer} unwritten=${m.unwritten} shed=${m.shed} db_total=${total} conns=${a.length} active=${a.filter((r) => r.state !== 'idle').map((r) => `${r.state}/${r.wait_event ?? '-'}/${r.xact_s}s:${r.q}`).join(' ; ')}`
-    console.log(line)
+    console.log(`t+${Math.round((Date.now() - t0) / 1000)}s buffer=${m.buffer} unwritten=${m.unwritten} shed=${m.shed} db_total=${total} conns=${a.length} active=${a.filter((r) => r.state !== 'idle').map((r) => `${r.state}/${r.wait_event ?? '-'}/${r.xact_s}s:${r.q}`).join(' ; ')}`)
     if (m.unwritten === '0') break
-    last = line
     await Bun.sleep(2000)
   }
   node.kill('SIGTERM')
   await node.exited
-  const [{ total }] = (await probe.unsafe('SELECT sum(total_clicks)::int8 AS total FROM links')) as any[]
-  console.log('after SIGTERM db_total', total)
+  console.log('after SIGTERM db_total', await dbTotal())
   await probe.close()
 } finally {
   spawnSync(['cp', join(dir, 'log'), process.env.BENCH_PG_LOG ?? join(tmpdir(), 'lnk-pg-backlog.log')])
