@@ -318,6 +318,12 @@ else
   ok "the click writer thread ran inside the binary (no fallback to the main thread)"
 fi
 
+if grep -Eq "checkpoint (thread )?failed" server.log 2>/dev/null; then
+  not_ok "the checkpoint thread ran inside the binary ($(grep -Em1 'checkpoint (thread )?failed' server.log | cut -c1-200))"
+else
+  ok "the checkpoint thread ran inside the binary"
+fi
+
 if ((failed > 0)); then
   echo "# server log (last 30 lines):"
   tail -n 30 server.log 2>/dev/null | sed 's/^/#   /'

@@ -1,7 +1,8 @@
 // The one wiring place. A runtime is the platform (configuration, clock, log, the database connections, the
 // job worker, the event bus, metrics) plus the feature modules, built in dependency order, plus one close().
 // The server, the CLI and the tests all build it here, the same way.
-import { openDatabase, prepareDataDir, type DbHandle } from './db/client'
+import { startCheckpointer } from './db/checkpointer'
+import { openDatabase, prepareDataDir, type CheckpointMode, type DbHandle } from './db/client'
 import { migrate } from './db/migrate'
 import { pgDrizzle } from './db/pg/client'
 import { openPostgres } from './db/pg/connect'
@@ -71,7 +72,9 @@ function basics(config: Config, options: RuntimeOptions) {
 function createSqlitePlatform(config: Config, options: RuntimeOptions): { platform: Platform; parts: EngineParts } {
   const base = basics(config, options)
   const { clock, log } = base
-  const db = openDatabase(prepareDataDir(config.dataDir), { cacheMb: 16 })
+  // The server (its clicks written by a thread) checkpoints on a thread too; tools and tests as they commit.
+  const checkpoints: CheckpointMode = options.clickWriter === 'thread' ? 'background' : 'auto'
+  const db = openDatabase(prepareDataDir(config.dataDir), { cacheMb: 16, checkpoints })
   try {
     const { applied } = migrate(db.sqlite)
     if (applied.length) log.info('migrations applied', { count: applied.length, latest: applied.at(-1) })
@@ -81,11 +84,12 @@ function createSqlitePlatform(config: Config, options: RuntimeOptions): { platfo
   }
   // The worker claims jobs and dispatches the outbox on a connection of its own that never waits for the
   // write lock, so background work cannot stall requests while the click writer holds it.
-  const workerDb = openDatabase(db.path, { busyTimeoutMs: 0, cacheMb: 8 })
+  const workerDb = openDatabase(db.path, { busyTimeoutMs: 0, cacheMb: 8, checkpoints })
+  const checkpointer = checkpoints === 'background' ? startCheckpointer(db.path, log) : null
   const outbox = sqliteOutbox(workerDb.db, [], () => clock.now())
   const platform: Platform = {
     ...base,
-    store: { engine: 'sqlite', db, workerDb },
+    store: { engine: 'sqlite', db, workerDb, checkpoints },
     settings: createSettingsRepo(db.db),
     queue: createJobQueue(db.db),
     worker: new Worker({ queue: createJobQueue(workerDb.db), clock, log, outbox }, workerOptions(config, options)),
@@ -97,6 +101,8 @@ function createSqlitePlatform(config: Config, options: RuntimeOptions): { platfo
       addConsumers: (modules) => modules.flatMap((m) => m.consumers ?? []).forEach((c) => outbox.consume(c)),
       startPeriodic: (tasks, onError) => startPeriodic(db.db, tasks, () => clock.now(), () => platform.worker.notify(), onError),
       async close() {
+        // Before the last connection's closing checkpoint, which would otherwise find this one under way.
+        await checkpointer?.close()
         workerDb.close()
         db.close()
       },

@@ -3,7 +3,7 @@
 // write lock. PostgreSQL (LNK_DATABASE_URL): one pool shared by requests and the worker, since
 // PostgreSQL's writers do not exclude each other. Module factories pick their repos by `engine`.
 import type { SQL } from 'bun'
-import type { DbHandle } from './client'
+import type { CheckpointMode, DbHandle } from './client'
 import type { PgDb } from './pg/client'
 
 export interface SqliteStore {
@@ -12,6 +12,8 @@ export interface SqliteStore {
   db: DbHandle
   /** The background worker's own connection, which never waits for the write lock. */
   workerDb: DbHandle
+  /** How the connections of this process checkpoint; a connection of its own opened elsewhere follows it. */
+  checkpoints: CheckpointMode
 }
 
 export interface PgStore {

@@ -1,6 +1,6 @@
 // The click-writer thread: its own SQLite connection and enricher, writing the batches the main thread posts.
 import type { LogLevel } from '../../platform/config'
-import { openDatabase, type DbHandle } from '../../db/client'
+import { openDatabase, type CheckpointMode, type DbHandle } from '../../db/client'
 import { createLogger } from '../../platform/log'
 import { createEnricher } from '../analytics/enrich'
 import { createClicksRepo, type ClicksRepo } from './repo'
@@ -8,7 +8,7 @@ import { createClicksRepo, type ClicksRepo } from './repo'
 declare const self: Worker
 
 type Message =
-  | { type: 'init'; dbPath: string; visitorKey: string; baseUrl: string; geoipPath: string | null; logLevel: LogLevel }
+  | { type: 'init'; dbPath: string; visitorKey: string; baseUrl: string; geoipPath: string | null; logLevel: LogLevel; checkpoints: CheckpointMode }
   | { type: 'batch'; id: number; json: string; now: number }
   | { type: 'close'; id: number }
 
@@ -18,7 +18,7 @@ let repo: ClicksRepo | null = null
 self.onmessage = async (e: MessageEvent<Message>) => {
   const msg = e.data
   if (msg.type === 'init') {
-    handle = openDatabase(msg.dbPath)
+    handle = openDatabase(msg.dbPath, { checkpoints: msg.checkpoints })
     const log = createLogger(msg.logLevel)
     const enricher = createEnricher({ geoipPath: msg.geoipPath, onError: (message) => log.error(message) })
     repo = createClicksRepo(handle.db, Buffer.from(msg.visitorKey, 'base64'), enricher, msg.baseUrl)

@@ -1,7 +1,9 @@
 // Where flushed clicks are written: inline on the calling thread (tests, tools), or on a thread of their
 // own with its own SQLite connection (the server), so click writes never hold up redirects.
+import type { CheckpointMode } from '../../db/client'
 import type { LogLevel } from '../../platform/config'
 import type { Logger } from '../../platform/log'
+import { threadEntry } from '../../platform/thread-entry'
 import type { ClickBatch, ClicksRepo } from './repo'
 
 export interface ClickWriter {
@@ -14,17 +16,6 @@ export const inlineClickWriter = (repo: Pick<ClicksRepo, 'writeBatch'>): ClickWr
   close: async () => {},
 })
 
-/**
- * Where the thread's module is. From source, beside this file. In the executable (`bun build --compile`
- * with this entry point added, see scripts/build) every bundled module's import.meta.url is the executable
- * at the root of its embedded file system (/$bunfs/root/lnk; B:/~BUN/root on Windows), and the thread's
- * entry point sits under its path from src/.
- */
-function threadEntry(): string {
-  const compiled = import.meta.url.includes('/$bunfs/') || import.meta.url.includes('~BUN/')
-  return new URL(compiled ? './modules/clicks/click-writer-thread.ts' : './click-writer-thread.ts', import.meta.url).href
-}
-
 type Reply = { id: number; ok: true } | { id: number; ok: false; error: string }
 
 /**
@@ -36,9 +27,9 @@ export function threadClickWriter(
   visitorKey: Buffer,
   fallback: ClickWriter,
   log: Logger,
-  options: { baseUrl: string; geoipPath?: string | null; logLevel?: LogLevel },
+  options: { baseUrl: string; geoipPath?: string | null; logLevel?: LogLevel; checkpoints?: CheckpointMode },
 ): ClickWriter {
-  const worker = new Worker(threadEntry())
+  const worker = new Worker(threadEntry('modules/clicks/click-writer-thread.ts'))
   const pending = new Map<number, { resolve: () => void; reject: (e: Error) => void }>()
   let next = 0
   let broken: Error | null = null
@@ -59,7 +50,7 @@ export function threadClickWriter(
   })
   worker.addEventListener('error', (e) => failAll(new Error((e as ErrorEvent).message || 'worker error')))
   // The thread builds its own enricher (IP database, caches) from the same settings as the main thread's.
-  worker.postMessage({ type: 'init', dbPath, visitorKey: visitorKey.toString('base64'), baseUrl: options.baseUrl, geoipPath: options.geoipPath ?? null, logLevel: options.logLevel ?? 'info' })
+  worker.postMessage({ type: 'init', dbPath, visitorKey: visitorKey.toString('base64'), baseUrl: options.baseUrl, geoipPath: options.geoipPath ?? null, logLevel: options.logLevel ?? 'info', checkpoints: options.checkpoints ?? 'auto' })
 
   return {
     write(batch, now) {

@@ -25,7 +25,7 @@ export function createClicksModule(platform: Platform, writerKind: ClickWriterKi
       const repo = withAsync(createClicksRepo(s.db.db, visitorKey, enricher, config.baseUrl))
       const inline = inlineClickWriter(repo)
       const writer =
-        writerKind === 'thread' ? threadClickWriter(s.db.path, visitorKey, inline, log, { baseUrl: config.baseUrl, geoipPath: config.geoipDb, logLevel: config.logLevel }) : inline
+        writerKind === 'thread' ? threadClickWriter(s.db.path, visitorKey, inline, log, { baseUrl: config.baseUrl, geoipPath: config.geoipDb, logLevel: config.logLevel, checkpoints: s.checkpoints }) : inline
       // SQLite's one process sees every click: the limits are counted in memory (redirect/count.ts).
       return { repo: repo as Port<ClicksRepo>, writer, reservations: null as ClickReservations | null }
     },

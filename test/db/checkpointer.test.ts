@@ -1,0 +1,62 @@
+// The server's checkpoints run on a thread of their own (src/db/checkpointer.ts): what its connections
+// commit reaches lnk.db without any of them checkpointing, and a tool's or test's runtime still
+// checkpoints as it commits.
+import { afterAll, expect, test } from 'bun:test'
+import { rmSync, statSync } from 'node:fs'
+import { join } from 'node:path'
+import { openDatabase } from '../../src/db/client'
+import { loadConfig } from '../../src/platform/config'
+import { silentLogger } from '../../src/platform/log'
+import { createRuntime } from '../../src/runtime'
+import { ON_PG, tempDir } from '../helpers'
+
+const dirs: string[] = []
+afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })))
+
+const autoCheckpoint = (path: string, checkpoints: 'auto' | 'background') => {
+  const h = openDatabase(path, { checkpoints })
+  try {
+    return (h.sqlite.query('PRAGMA wal_autocheckpoint').get() as { wal_autocheckpoint: number }).wal_autocheckpoint
+  } finally {
+    h.sqlite.close(true)
+  }
+}
+
+/** Writes ~2 MB in one commit on the runtime's connection: far below either connection's own threshold. */
+function writeSomePages(rt: ReturnType<typeof createRuntime>) {
+  const { sqlite } = rt.db
+  sqlite.exec('CREATE TABLE IF NOT EXISTS filler (x BLOB)')
+  const insert = sqlite.prepare('INSERT INTO filler (x) VALUES (?)')
+  sqlite.transaction(() => {
+    for (let i = 0; i < 500; i++) insert.run(new Uint8Array(4096).fill(i & 255))
+  })()
+}
+
+// SQLite storage itself: PostgreSQL has no WAL of lnk's to fold.
+test.skipIf(ON_PG)("a server's commits reach the database file through the checkpoint thread", async () => {
+  const dir = tempDir('lnk-checkpointer-')
+  dirs.push(dir)
+  const rt = createRuntime(loadConfig({ LNK_DATA_DIR: dir }), { log: silentLogger, clickWriter: 'thread' })
+  const file = join(dir, 'lnk.db')
+  expect(autoCheckpoint(file, 'background')).toBeGreaterThan(autoCheckpoint(file, 'auto'))
+  const before = statSync(file).size
+  writeSomePages(rt)
+  // The pages are in the WAL until someone copies them back; nothing but the thread does at this size.
+  const deadline = Date.now() + 5_000
+  while (statSync(file).size < before + 2_000_000 && Date.now() < deadline) await Bun.sleep(50)
+  expect(statSync(file).size).toBeGreaterThanOrEqual(before + 2_000_000)
+  await rt.close()
+})
+
+test.skipIf(ON_PG)("a tool's runtime has no checkpoint thread: its pages stay in the WAL until it closes", async () => {
+  const dir = tempDir('lnk-checkpointer-')
+  dirs.push(dir)
+  const rt = createRuntime(loadConfig({ LNK_DATA_DIR: dir }), { log: silentLogger })
+  const file = join(dir, 'lnk.db')
+  const before = statSync(file).size
+  writeSomePages(rt)
+  await Bun.sleep(600)
+  expect(statSync(file).size).toBe(before)
+  await rt.close()
+  expect(statSync(file).size).toBeGreaterThanOrEqual(before + 2_000_000)
+})
