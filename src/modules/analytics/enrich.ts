@@ -99,6 +99,9 @@ export interface LocalEnricher extends Enricher {
 export function createEnricher(options: EnricherOptions = {}): LocalEnricher {
   const path = options.geoipPath || EMBEDDED_GEOIP_DB
   const size = Math.max(1, options.cacheSize ?? 10_000)
+  // Each cache forgets in the order entries were stored (peek, never get): refreshing an entry on every hit is
+  // a Map delete and insert per lookup, several per click, while whatever is forgotten too early (a popular
+  // agent, a decoded record) costs one more parse or decode when it comes back.
   const places = new LruCache<Place>(size)
   const blocks = new LruCache<Place>(size)
   const agents = new LruCache<Agent>(size)
@@ -112,7 +115,8 @@ export function createEnricher(options: EnricherOptions = {}): LocalEnricher {
       try {
         // Decoded records by their offset in the file: a country database has a few hundred, shared by
         // millions of networks, so most lookups decode nothing.
-        reader = openGeoDb(path, { cache: new LruCache<unknown, string | number>(4_096) })
+        const records = new LruCache<unknown, string | number>(4_096)
+        reader = openGeoDb(path, { cache: { get: (offset: string | number) => records.peek(offset), set: (offset: string | number, r: unknown) => records.set(offset, r) } })
       } catch (err) {
         reader = null
         options.onError?.(`IP database ${path} ${(err as Error).message}; clicks are recorded without a country`)
@@ -129,12 +133,12 @@ export function createEnricher(options: EnricherOptions = {}): LocalEnricher {
 
   function place(rawIp: string): Place {
     const ip = unmapIp(rawIp)
-    let hit = places.get(ip)
+    let hit = places.peek(ip)
     if (hit) return hit
     const family = isIP(ip)
     if (!family || isUnroutable(ip)) return NO_PLACE
     const block = blockOf(ip, family)
-    hit = block === null ? undefined : blocks.get(block)
+    hit = block === null ? undefined : blocks.peek(block)
     if (!hit) {
       let rec: GeoRecord | null = null
       let prefix = 0
@@ -153,7 +157,7 @@ export function createEnricher(options: EnricherOptions = {}): LocalEnricher {
 
   function agent(userAgent: string | null): Agent {
     const ua = userAgent ?? ''
-    let hit = agents.get(ua)
+    let hit = agents.peek(ua)
     if (!hit) {
       try {
         hit = agentOf(ua)

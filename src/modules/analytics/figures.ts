@@ -102,8 +102,9 @@ export class Figures {
    * The dimensions as stored, compact: one line per dimension (country, referrer, browser, OS, device),
    * each `value<TAB>clicks` pairs joined by tabs. A third of the JSON's bytes, and no JSON to write or parse:
    * the flush rewrites this for every bucket it touches, and the bytes of link rows are most of its I/O.
-   * No value holds a tab or a line break (URL parsing drops them from hosts; the others are fixed names),
-   * and a row that starts with `{` is the JSON form of earlier versions, still read.
+   * No value holds a tab or a line break: countries are two capital letters, browsers, systems and devices
+   * names the parser knows, and URL parsing drops them from hosts, though a host is still checked, being
+   * the one value a visitor writes. A row that starts with `{` is the JSON form of earlier versions, still read.
    */
   dimsText(): string {
     if (!this.dims) return ''
@@ -111,8 +112,9 @@ export class Figures {
     for (let i = 0; i < DIMENSIONS.length; i++) {
       if (i) out += '\n'
       let first = true
+      const check = DIMENSIONS[i] === 'referrer'
       for (const [value, n] of this.dims[DIMENSIONS[i]!]) {
-        const k = SEPARATOR.test(value) ? value.replace(SEPARATORS, ' ') : value
+        const k = check && SEPARATOR.test(value) ? value.replace(SEPARATORS, ' ') : value
         out += first ? `${k}\t${n}` : `\t${k}\t${n}`
         first = false
       }

