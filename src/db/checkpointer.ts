@@ -10,8 +10,7 @@
 // the committing connection checkpoints itself (little is left to copy by then), and the WAL starts over.
 import type { Logger } from '../platform/log'
 import { threadEntry } from '../platform/thread-entry'
-
-const INTERVAL_MS = 250
+import { AUTO_CHECKPOINT_PAGES } from './client'
 
 export interface Checkpointer {
   close(): Promise<void>
@@ -19,7 +18,8 @@ export interface Checkpointer {
 
 type Reply = { type: 'error'; message: string } | { type: 'closed'; id: number }
 
-export function startCheckpointer(path: string, log: Logger, intervalMs = INTERVAL_MS): Checkpointer {
+/** Checkpoint once this many pages (4 KiB) wait, and at least every `everyMs` while any do. */
+export function startCheckpointer(path: string, log: Logger, options: { pages?: number; everyMs?: number } = {}): Checkpointer {
   const worker = new Worker(threadEntry('db/checkpointer-thread.ts'))
   let failing = false
   let dead = false
@@ -36,7 +36,7 @@ export function startCheckpointer(path: string, log: Logger, intervalMs = INTERV
     log.error('checkpoint thread failed; connections checkpoint as they commit past the backstop', { error: (e as ErrorEvent).message || 'worker error' })
     closed?.()
   })
-  worker.postMessage({ type: 'init', path, intervalMs })
+  worker.postMessage({ type: 'init', path, pages: options.pages ?? AUTO_CHECKPOINT_PAGES, everyMs: options.everyMs ?? 1_000 })
   return {
     close() {
       closing ??= new Promise<void>((resolve) => {

@@ -47,7 +47,7 @@ export type CheckpointMode = 'auto' | 'background'
 // Every ~40 MB of WAL instead of SQLite's 4 MB: the click flush rewrites the same hot pages (this hour's
 // rollups, the ends of the click indexes) many times a second, and each checkpoint copies them back to
 // the database file; fewer checkpoints copy them fewer times (15-35 % more clicks/s here).
-const AUTO_CHECKPOINT_PAGES = 10_000
+export const AUTO_CHECKPOINT_PAGES = 10_000
 const BACKSTOP_CHECKPOINT_PAGES = 40_000
 
 /**

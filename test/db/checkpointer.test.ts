@@ -4,6 +4,7 @@
 import { afterAll, expect, test } from 'bun:test'
 import { rmSync, statSync } from 'node:fs'
 import { join } from 'node:path'
+import { startCheckpointer } from '../../src/db/checkpointer'
 import { openDatabase } from '../../src/db/client'
 import { loadConfig } from '../../src/platform/config'
 import { silentLogger } from '../../src/platform/log'
@@ -59,4 +60,42 @@ test.skipIf(ON_PG)("a tool's runtime has no checkpoint thread: its pages stay in
   expect(statSync(file).size).toBe(before)
   await rt.close()
   expect(statSync(file).size).toBeGreaterThanOrEqual(before + 2_000_000)
+})
+
+// The thread checkpoints once `pages` wait (read from the WAL index), or once `everyMs` has passed.
+test.skipIf(ON_PG)('the thread checkpoints once enough pages wait, and waits for the interval below that', async () => {
+  const dir = tempDir('lnk-checkpointer-')
+  dirs.push(dir)
+  const file = join(dir, 'lnk.db')
+  const db = openDatabase(file, { checkpoints: 'background' })
+  const fill = (rows: number) => {
+    db.sqlite.exec('CREATE TABLE IF NOT EXISTS filler (x BLOB)')
+    const insert = db.sqlite.prepare('INSERT INTO filler (x) VALUES (?)')
+    db.sqlite.transaction(() => {
+      for (let i = 0; i < rows; i++) insert.run(new Uint8Array(4096).fill(i & 255))
+    })()
+  }
+  const grows = async (from: number, withinMs: number) => {
+    const deadline = Date.now() + withinMs
+    while (statSync(file).size <= from && Date.now() < deadline) await Bun.sleep(25)
+    return statSync(file).size > from
+  }
+  const few = startCheckpointer(file, silentLogger, { pages: 1_000_000, everyMs: 60_000 })
+  let size = statSync(file).size
+  fill(300)
+  expect(await grows(size, 700)).toBe(false)
+  await few.close()
+
+  const many = startCheckpointer(file, silentLogger, { pages: 200, everyMs: 60_000 })
+  expect(await grows(size, 2_000)).toBe(true)
+  size = statSync(file).size
+  fill(40)
+  // Some 80-90 pages wait now (a row of 4 KiB spills onto a second page): below 200, so nothing is copied.
+  expect(await grows(size, 700)).toBe(false)
+  await many.close()
+
+  const timed = startCheckpointer(file, silentLogger, { pages: 1_000_000, everyMs: 300 })
+  expect(await grows(size, 2_000)).toBe(true)
+  await timed.close()
+  db.close()
 })
