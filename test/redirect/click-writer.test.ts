@@ -102,3 +102,15 @@ test('the same repo writes inline when used directly', async () => {
   await inlineClickWriter(repo).write(records(link, ws, 3), Date.now())
   expect(await clicksStored(ws, link.id)).toBe(3)
 })
+
+// Stored visitor hashes decide unique counts across versions: the hash must stay byte for byte what
+// earlier versions (node:crypto's HMAC) stored, or every returning visitor would count as new once.
+test('visitor hashes are the keyed HMAC-SHA256 earlier versions stored', async () => {
+  const { createHmac } = await import('node:crypto')
+  const { visitorHash } = await import('../../src/modules/clicks/repo')
+  const key = Buffer.from('lnk-test-visitor-key-0123456789ab')
+  expect(visitorHash(key, '203.0.113.7', 'Mozilla/5.0 test')).toBe('hOh3jZcLrQzmHeDZI1N_BQtJYE_4CUZF')
+  for (const [ip, ua] of [['2001:db8::1', null], ['198.51.100.2', 'Agent ünïcode ✓'], ['::ffff:192.0.2.1', '']] as const) {
+    expect(visitorHash(key, ip, ua)).toBe(createHmac('sha256', key).update(`v|${ip}|${ua ?? ''}`).digest('base64url').slice(0, 32))
+  }
+})
