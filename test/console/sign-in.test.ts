@@ -37,6 +37,25 @@ describe('sign-in', () => {
     })
   }
 
+  // The start page is chosen a frame after the first signed-in render; an address chosen in between (here
+  // the instant the navigation appears, before that frame) is where the tab must stay.
+  test('a route chosen as the console opens is kept, not sent to the start page', async () => {
+    await withConsole(server, DESKTOP, async (page) => {
+      await page.open()
+      await page.fill('API key', server.api.key)
+      await page.evaluate(`new MutationObserver((_, observer) => {
+        if (!document.querySelector('nav.main-nav')) return
+        observer.disconnect()
+        location.hash = '#/keys'
+      }).observe(document.body, { childList: true, subtree: true })`)
+      await page.press('Sign in')
+      await page.waitFor(`location.hash === '#/keys' && document.querySelector('main h1')?.textContent === 'API keys'`, 4_000)
+      // Long enough for the start page's effect to have run, had it been going to.
+      await page.evaluate(`new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(done, 200))))`)
+      expect(await page.evaluate<string>('location.hash')).toBe('#/keys')
+    })
+  })
+
   test('a reload keeps the tab signed in; a key revoked meanwhile signs it out', async () => {
     const made = await call(server, 'POST', '/api-keys', { name: 'console revoke test', permissions: ['*'] })
     await withConsole(server, DESKTOP, async (page) => {

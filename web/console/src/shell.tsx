@@ -1,7 +1,7 @@
 // The signed-in frame: header with the workspace, the key and sign-out, the navigation the key's
 // permissions allow, and the current screen. Focus moves to the screen's heading on every route change.
 import { useEffect, useRef } from 'preact/hooks'
-import { href, match, useRoute } from './router'
+import { currentRoute, href, match, useRoute } from './router'
 import { SCREENS } from './screens'
 import { useSession } from './session'
 import { Empty } from './ui/states'
@@ -30,7 +30,9 @@ export function Shell() {
   const home = !screen && route.path === '/' ? nav[0]?.path : undefined
   useEffect(() => {
     // After the first render, when useRoute listens: the start page is the first area the key may read.
-    if (home) location.replace(href(home))
+    // Only while the address is still the bare console: the effect runs a frame later, and a route
+    // chosen meanwhile (a link followed, an address typed) must not be sent back to the start page.
+    if (home && currentRoute().path === '/') location.replace(href(home))
   }, [home])
 
   const { me } = session
