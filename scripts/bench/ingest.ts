@@ -12,17 +12,15 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createApp } from '../../src/app'
-import type { ClickRecord } from '../../src/modules/clicks/repo'
 import { bootstrap } from '../../src/modules/identity/service'
 import { loadConfig } from '../../src/platform/config'
 import { silentLogger } from '../../src/platform/log'
-import { sortableId } from '../../src/platform/random'
 import { createRuntime } from '../../src/runtime'
+import { feedClicks } from './kit'
 import { zipfSampler } from './zipf'
 
 const LINK_COUNTS = (process.env.BENCH_LINKS ?? '1000,100000').split(',').map(Number)
 const CLICKS = Number(process.env.BENCH_CLICKS ?? 300_000)
-const WAITING_MAX = 20_000
 const UAS = [
   'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
   'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1',
@@ -63,27 +61,7 @@ async function run(links: number, distribution: 'uniform' | 'zipf') {
   buffer.start()
   const cpu0 = process.cpuUsage()
   const t0 = performance.now()
-  for (let i = 0; i < CLICKS; ) {
-    while (buffer.size > WAITING_MAX) await Bun.sleep(2)
-    for (let j = 0; j < 1000 && i < CLICKS; j++, i++) {
-      const now = Date.now()
-      const c: ClickRecord = {
-        id: sortableId('clk', now),
-        linkId: ids[pick()]!,
-        workspaceId,
-        clickedAt: now,
-        ip: `${1 + Math.floor(rand() * 223)}.${Math.floor(rand() * 256)}.${Math.floor(rand() * 256)}.${Math.floor(rand() * 256)}`,
-        userAgent: UAS[i % UAS.length]!,
-        referrer: 'https://news.ycombinator.com/item?id=1',
-        referrerHost: 'news.ycombinator.com',
-        newAddress: null,
-        isBot: false,
-        announce: false,
-      }
-      buffer.add(c)
-    }
-    await Bun.sleep(0)
-  }
+  await feedClicks(buffer, CLICKS, { linkId: () => ids[pick()]!, workspaceId, userAgent: (i) => UAS[i % UAS.length]!, rand })
   await buffer.stop()
   const seconds = (performance.now() - t0) / 1000
   const cpu = process.cpuUsage(cpu0)

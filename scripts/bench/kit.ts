@@ -1,6 +1,9 @@
-// What the HTTP benchmarks (redirect.ts, scale-out.ts) share: free loopback ports, readiness, CPU and memory
-// of a process read from /proc, and wrk's output read into numbers.
+// What the benchmarks share: free loopback ports, readiness, CPU and memory of a process read from /proc,
+// wrk's output read into numbers, and the synthetic clicks the ingestion runs hand to the click buffer.
 import { readFileSync } from 'node:fs'
+import type { ClickBuffer } from '../../src/modules/clicks/click-buffer'
+import type { ClickRecord } from '../../src/modules/clicks/repo'
+import { sortableId } from '../../src/platform/random'
 
 /** A desktop Chrome user agent: every visit with it is a counted click (not a bot, not a preview). */
 export const CHROME_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36'
@@ -49,3 +52,42 @@ export function parseWrk(out: string) {
 }
 
 export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+
+/**
+ * Hands `count` clicks to the buffer as redirects would (a public address, a referrer, nothing announced
+ * here: the buffer asks who listens), a thousand at a time, keeping at most 20,000 waiting: with as many
+ * being written that stays under the buffer's cap of 50,000, so no click is kept as counts only and the
+ * figure is what the writer sustains. Bounded: throws if the writer has not kept up within 10 minutes.
+ */
+export async function feedClicks(
+  buffer: Pick<ClickBuffer, 'add' | 'size'>,
+  count: number,
+  click: { linkId: () => string; workspaceId: string; userAgent: (i: number) => string; rand: () => number },
+) {
+  const { rand } = click
+  const deadline = Date.now() + 600_000
+  for (let i = 0; i < count; ) {
+    while (buffer.size > 20_000) {
+      if (Date.now() > deadline) throw new Error('ingestion: the writer did not keep up within 10 minutes')
+      await Bun.sleep(2)
+    }
+    for (let j = 0; j < 1000 && i < count; j++, i++) {
+      const now = Date.now()
+      const record: ClickRecord = {
+        id: sortableId('clk', now),
+        linkId: click.linkId(),
+        workspaceId: click.workspaceId,
+        clickedAt: now,
+        ip: `${1 + Math.floor(rand() * 223)}.${Math.floor(rand() * 256)}.${Math.floor(rand() * 256)}.${Math.floor(rand() * 256)}`,
+        userAgent: click.userAgent(i),
+        referrer: 'https://news.ycombinator.com/item?id=1',
+        referrerHost: 'news.ycombinator.com',
+        newAddress: null,
+        isBot: false,
+        announce: false,
+      }
+      buffer.add(record)
+    }
+    await Bun.sleep(0)
+  }
+}

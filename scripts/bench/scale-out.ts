@@ -29,13 +29,11 @@ import { chownSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createApp } from '../../src/app'
-import type { ClickRecord } from '../../src/modules/clicks/repo'
 import { bootstrap } from '../../src/modules/identity/service'
 import { loadConfig } from '../../src/platform/config'
 import { silentLogger } from '../../src/platform/log'
-import { sortableId } from '../../src/platform/random'
 import { openRuntime } from '../../src/runtime'
-import { CHROME_UA, cpuSeconds, freePort, median, parseWrk, procStatus, waitReady } from './kit'
+import { CHROME_UA, cpuSeconds, feedClicks, freePort, median, parseWrk, procStatus, waitReady } from './kit'
 
 const LINKS = Number(process.env.BENCH_LINKS ?? 20_000)
 const DURATION = process.env.BENCH_DURATION ?? '10s'
@@ -372,33 +370,7 @@ async function ingest(databaseUrl: string | null) {
   const pg0 = clusterCpu(postmaster)
   const cpu0 = process.cpuUsage()
   const t0 = performance.now()
-  const deadline = Date.now() + 600_000
-  for (let i = 0; i < CLICKS; ) {
-    // At most 20,000 waiting: with as many being written that stays under the buffer's cap of 50,000, so no
-    // click is kept as counts only and the figure is what the writer sustains.
-    while (buffer.size > 20_000) {
-      if (Date.now() > deadline) throw new Error('ingestion: the writer did not keep up within 10 minutes')
-      await Bun.sleep(2)
-    }
-    for (let j = 0; j < 1000 && i < CLICKS; j++, i++) {
-      const now = Date.now()
-      const click: ClickRecord = {
-        id: sortableId('clk', now),
-        linkId: ids[Math.floor(rand() * ids.length)]!,
-        workspaceId: account.workspace.id,
-        clickedAt: now,
-        ip: `${1 + Math.floor(rand() * 223)}.${Math.floor(rand() * 256)}.${Math.floor(rand() * 256)}.${Math.floor(rand() * 256)}`,
-        userAgent: CHROME_UA,
-        referrer: 'https://news.ycombinator.com/item?id=1',
-        referrerHost: 'news.ycombinator.com',
-        newAddress: null,
-        isBot: false,
-        announce: false,
-      }
-      buffer.add(click)
-    }
-    await Bun.sleep(0)
-  }
+  await feedClicks(buffer, CLICKS, { linkId: () => ids[Math.floor(rand() * ids.length)]!, workspaceId: account.workspace.id, userAgent: () => CHROME_UA, rand })
   await buffer.stop()
   const seconds = (performance.now() - t0) / 1000
   const cpu = process.cpuUsage(cpu0)

@@ -108,7 +108,7 @@ describe('a verified custom domain served over HTTPS by Caddy on demand', () => 
     const read = async () => {
       const res = await api(`/v1/domains/${domainId}`)
       expect(res.status).toBe(200)
-      return ((await res.json()) as any).data
+      return ((await res.json()) as { data: { domain: string; verificationStatus: string; sslStatus: string } }).data
     }
     // Recorded beside the redirect, not before its answer: on PostgreSQL the write may land a moment later.
     expect(await within1s(async () => (await read()).sslStatus, 'active')).toBe('active')
