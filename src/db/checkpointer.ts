@@ -27,7 +27,7 @@ export function startCheckpointer(path: string, log: Logger, options: { pages?: 
   let closed: (() => void) | undefined
   worker.addEventListener('message', (e: MessageEvent<Reply>) => {
     if (e.data.type === 'closed') return closed?.()
-    // Logged once per run of failures: a locked or vanished file fails every interval.
+    // Logged once: a locked or vanished file would fail at every check.
     if (!failing) log.error('checkpoint failed; connections checkpoint as they commit past the backstop', { error: e.data.message })
     failing = true
   })
