@@ -23,6 +23,7 @@ import { silentLogger } from '../../src/platform/log'
 import { rollMonths } from '../../src/modules/analytics/maintenance'
 import { createRollupWriter, type RollupClick } from '../../src/modules/analytics/rollup-writer'
 import { bootstrap } from '../../src/modules/identity/service'
+import { seededRandom } from './random'
 import { zipfSampler } from './zipf'
 import { createRuntime, type Runtime } from '../../src/runtime'
 import { sortableId } from '../../src/platform/random'
@@ -42,14 +43,7 @@ const reuse = keep !== undefined && existsSync(seedFile)
 // Proxy trusted: the burst's visitors come as X-Forwarded-For addresses.
 const config = loadConfig({ LNK_DATA_DIR: dir, LNK_BASE_URL: origin, LNK_LOG_LEVEL: 'warn', LNK_TRUST_PROXY: '1' })
 
-// A fixed-seed generator (mulberry32): the same data every run.
-let seed = 42
-const rand = () => {
-  seed = (seed + 0x6d2b79f5) | 0
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed)
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t
-  return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296
-}
+const rand = seededRandom(42)
 const pick = <T>(xs: readonly T[]) => xs[Math.floor(rand() * rand() * xs.length)]!
 
 const COUNTRIES = ['US', 'DE', 'GB', 'FR', 'IN', 'BR', 'JP', 'CA', 'NL', 'ES', 'IT', 'PL', 'SE', 'AU', 'MX', 'KR', 'TR', 'ID', 'AR', 'ZA', null]

@@ -34,6 +34,7 @@ import { loadConfig } from '../../src/platform/config'
 import { silentLogger } from '../../src/platform/log'
 import { openRuntime } from '../../src/runtime'
 import { CHROME_UA, cpuSeconds, feedClicks, freePort, median, parseWrk, procStatus, waitReady } from './kit'
+import { seededRandom } from './random'
 
 const LINKS = Number(process.env.BENCH_LINKS ?? 20_000)
 const DURATION = process.env.BENCH_DURATION ?? '10s'
@@ -335,11 +336,7 @@ async function scenario(name: string, on: Node[], postmaster: number | null, key
 const countedAll = (s: Scenario) => s.counted >= s.requests - s.bad && s.counted <= s.requests + CONNECTIONS * (ROUNDS + 1)
 
 // --- click ingestion, in-process ------------------------------------------------------------------------------
-let seed = 42
-const rand = () => {
-  seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31
-  return seed / 2 ** 31
-}
+const rand = seededRandom(42)
 
 async function ingest(databaseUrl: string | null) {
   const config = loadConfig({
