@@ -18,7 +18,7 @@
 // RSS of each lnk process, and whether every redirect was counted (the links' totalClicks read through the
 // API against wrk's responses).
 //
-// Then click ingestion in-process, as scripts/bench/ingest.ts measures it (the click buffer and its writer,
+// Then click ingestion in-process (BENCH_ONLY=ingest: only this part), as scripts/bench/ingest.ts measures it (the click buffer and its writer,
 // enrichment, visitors, rollups and link.clicked events on), for SQLite's writer thread against PostgreSQL's
 // click repo: BENCH_CLICKS clicks (100,000) uniform over the same number of links.
 //
@@ -401,7 +401,11 @@ async function main() {
   const dbUrl = await createDatabase(admin, `lnk_bench_${process.pid}`)
   const postmaster = await postmasterOf(dbUrl)
   console.log(`PostgreSQL ${process.env.BENCH_DATABASE_URL ? 'from BENCH_DATABASE_URL' : 'private cluster'}; cluster CPU ${postmaster === null ? 'not measured (server not on this machine)' : `from postmaster ${postmaster} and its children`}; nproc ${navigator.hardwareConcurrency}`)
+  if (process.env.BENCH_ONLY !== 'ingest') await redirects(dbUrl, postmaster)
+  await ingestion(admin)
+}
 
+async function redirects(dbUrl: string, postmaster: number | null) {
   // Seed through a PostgreSQL node's API (it migrates the database), then copy to SQLite.
   const seeder = await startNode(dbUrl)
   const { apiKey } = JSON.parse(lnkCommand(['admin', 'bootstrap', '--email', 'bench@example.com', '--workspace', 'Bench', '--json'], lnkEnv(join(work, 'cli'), dbUrl))) as { apiKey: { key: string } }
@@ -454,7 +458,9 @@ async function main() {
   }
   const pgResponses = results[1]!.requests + results[2]!.requests
   console.log(`\nPostgreSQL after every node stopped: ${inDb} clicks in links.total_clicks against ${pgResponses} responses of both PostgreSQL scenarios (${inDb - pgResponses >= 0 ? '+' : ''}${inDb - pgResponses})`)
+}
 
+async function ingestion(admin: string) {
   console.log(`\n## Click ingestion in-process: ${CLICKS} clicks uniform over ${LINKS} links, everything on\n`)
   console.log('| engine | clicks/s | CPU µs/click: process + PostgreSQL | clicks counted and events written |\n|---|---|---|---|')
   const sqlite = await ingest(null)
