@@ -97,6 +97,25 @@ describe('visitor sketch form', () => {
     }
   })
 
+  test('rows merged with their table sized up front, then raw visitors, keep the same form and count', () => {
+    // Figures.addRows reserves room for every entry to come (duplicates included, so more than the union):
+    // the form must still follow the union alone.
+    for (const total of [1_000, 1_024, 1_025, 1_100]) {
+      const rows = Array.from({ length: 6 }, (_, k) => ({ clicks: 0, bots: 0, visitors: sketchOf(Math.floor((k * total) / 8), Math.floor(((k + 3) * total) / 8)) }))
+      const raw = Array.from({ length: total }, (_, i) => visitor((i * 5) % total).slice(0, 11)).slice(Math.floor(total / 2))
+      const f = new Figures(false)
+      f.addRows(rows, raw.length)
+      f.visitors.addPackedVisitors(raw.join(''))
+      const one = new Sketch()
+      for (let i = 0; i < total; i++) one.addVisitor(visitor(i))
+      expect(f.visitors.encode()[0]).toBe(total > 1_024 ? 1 : 0)
+      expect(f.visitors.estimate()).toBe(one.estimate())
+      const [a, b] = [entriesOf(f.visitors.encode()), entriesOf(one.encode())]
+      if (a) expect(a).toEqual(b!)
+      else expect(f.visitors.encode()).toEqual(one.encode())
+    }
+  })
+
   test('packed visitors (11-character prefixes) count as the visitors themselves', () => {
     const byOne = new Sketch()
     const packed = new Sketch()

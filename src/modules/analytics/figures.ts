@@ -68,10 +68,17 @@ export class Figures {
   /**
    * Adds stored buckets, their sketches in the order that merges fastest: dense ones first, then the
    * largest sparse ones, so fewer entries pass through the sparse form (the result is the same in any order).
+   * With no dense one, the sparse table is sized once for every entry to come, `more` (added by the caller
+   * afterwards) included.
    */
-  addRows(rows: { clicks: number; bots: number; visitors: Uint8Array | null; dims?: string | null }[]) {
+  addRows(rows: { clicks: number; bots: number; visitors: Uint8Array | null; dims?: string | null }[], more = 0) {
     const weight = (v: Uint8Array | null) => (Sketch.isDense(v) ? Number.POSITIVE_INFINITY : (v?.length ?? 0))
     rows.sort((a, b) => weight(b.visitors) - weight(a.visitors))
+    if (!Sketch.isDense(rows[0]?.visitors)) {
+      let entries = more
+      for (const row of rows) entries += Sketch.sparseEntries(row.visitors)
+      this.visitors.reserve(entries)
+    }
     for (const row of rows) this.addRow(row)
   }
 

@@ -118,6 +118,15 @@ export class Sketch {
     if (insert(this.table!, entry) && ++this.size * 2 > this.table!.length) this.grow(this.size)
   }
 
+  /**
+   * Room for `entries` more sparse entries (an upper bound: duplicates count), at most half full and never
+   * past what the sparse form may hold, so merging many blobs allocates once instead of doubling and
+   * rehashing on the way. The form and the count do not change.
+   */
+  reserve(entries: number) {
+    if (this.table && (this.size + entries) * 2 > this.table.length) this.grow(Math.min(this.size + entries, SPARSE_LIMIT))
+  }
+
   /** Dense past SPARSE_LIMIT entries, else room for `entries` at most half full (doubling at least). */
   private grow(entries: number) {
     if (this.size > SPARSE_LIMIT) return this.toDense()
@@ -181,6 +190,11 @@ export class Sketch {
       const r = denseRank(entry)
       if (regs[i]! < r) regs[i] = r
     }
+  }
+
+  /** How many sparse entries an encoded sketch holds (0 when dense or empty). */
+  static sparseEntries(blob: Uint8Array | null | undefined): number {
+    return blob && blob.length > 0 && blob[0] === 0 ? (blob.length - 1) >>> 2 : 0
   }
 
   /** Whether an encoded sketch is dense (sketches merge fastest dense first: see Figures.addRows). */
