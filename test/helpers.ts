@@ -1,5 +1,5 @@
-// Test helpers: a real database per test file (a SQLite file in a temp dir, or a PostgreSQL database: ENGINE), the app through app.handle(), and keys made
-// by the same services the CLI uses.
+// Test helpers: a real database per test file (a SQLite file in a temp dir, or a PostgreSQL database:
+// ENGINE), the app through app.handle(), and keys made by the same services the CLI uses.
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'

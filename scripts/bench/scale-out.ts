@@ -18,9 +18,10 @@
 // RSS of each lnk process, and whether every redirect was counted (the links' totalClicks read through the
 // API against wrk's responses).
 //
-// Then click ingestion in-process (BENCH_ONLY=ingest: only this part), as scripts/bench/ingest.ts measures it (the click buffer and its writer,
+// Then click ingestion in-process, as scripts/bench/ingest.ts measures it (the click buffer and its writer,
 // enrichment, visitors, rollups and link.clicked events on), for SQLite's writer thread against PostgreSQL's
-// click repo: BENCH_CLICKS clicks (100,000) uniform over the same number of links.
+// click repo: BENCH_CLICKS clicks (100,000) uniform over the same number of links. BENCH_ONLY=ingest runs
+// only this part.
 //
 // Everything stays on 127.0.0.1, every phase is bounded, and the nodes, the database and the cluster are
 // removed at the end, also on an error or Ctrl-C.

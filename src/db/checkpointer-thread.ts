@@ -14,7 +14,7 @@ import { endianness } from 'node:os'
 
 declare const self: Worker
 
-type Message = { type: 'init'; path: string; pages: number; everyMs: number } | { type: 'close'; id: number }
+type Message = { type: 'init'; path: string; pages: number; everyMs: number } | { type: 'close' }
 
 const PROBE_MS = 100
 const LE = endianness() === 'LE'
@@ -66,5 +66,5 @@ self.onmessage = (e: MessageEvent<Message>) => {
   if (shm !== null) closeSync(shm)
   sqlite?.close(true)
   sqlite = null
-  postMessage({ type: 'closed', id: msg.id })
+  postMessage({ type: 'closed' })
 }

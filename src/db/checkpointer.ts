@@ -16,7 +16,7 @@ export interface Checkpointer {
   close(): Promise<void>
 }
 
-type Reply = { type: 'error'; message: string } | { type: 'closed'; id: number }
+type Reply = { type: 'error'; message: string } | { type: 'closed' }
 
 /** Checkpoint once this many pages (4 KiB) wait, and at least every `everyMs` while any do. */
 export function startCheckpointer(path: string, log: Logger, options: { pages?: number; everyMs?: number } = {}): Checkpointer {
@@ -42,7 +42,7 @@ export function startCheckpointer(path: string, log: Logger, options: { pages?: 
       closing ??= new Promise<void>((resolve) => {
         if (dead) return resolve()
         closed = resolve
-        worker.postMessage({ type: 'close', id: 1 })
+        worker.postMessage({ type: 'close' })
       }).then(() => worker.terminate())
       return closing
     },
