@@ -224,6 +224,31 @@ else
     json_check overview.out 'j.success && j.data.totals.clicks === 3 && j.data.totals.uniqueVisitors === 1 && j.data.top.browsers[0].value === "Chrome"'
 fi
 
+# Top links by unique visitors over 40 links, visited by one to three browsers each: enough links that
+# half of them are measured on the uniques thread, which must run inside the binary.
+top_out=$(BASE="$base" KEY="$key" js '
+  const h = { authorization: "Bearer " + process.env.KEY, "content-type": "application/json" }
+  const ua = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"
+  const t = { signal: AbortSignal.timeout(5000) }
+  ;(async () => {
+    for (let i = 0; i < 40; i++) {
+      const j = await (await fetch(process.env.BASE + "/v1/links", { method: "POST", headers: h, body: JSON.stringify({ destinationUrl: "https://example.com/top/" + i }), ...t })).json()
+      for (let v = 0; v <= i % 3; v++) {
+        await fetch(process.env.BASE + "/" + j.data.slug, { redirect: "manual", headers: { "user-agent": ua + " Smoke/" + v }, ...t })
+      }
+    }
+    await new Promise((r) => setTimeout(r, 1000)) // clicks are written every 250 ms
+    const top = await (await fetch(process.env.BASE + "/v1/analytics/top-links?sort=uniqueClicks&limit=100", { headers: h, ...t })).json()
+    const mine = top.data.links.filter((l) => l.destinationUrl.startsWith("https://example.com/top/"))
+    const wrong = mine.filter((l) => l.uniqueClicks !== 1 + (Number(l.destinationUrl.split("/").pop()) % 3))
+    console.log(mine.length + " " + wrong.length)
+  })().catch((e) => console.log("error " + e))')
+if [[ $top_out == "40 0" ]]; then
+  ok "GET /v1/analytics/top-links by uniqueClicks measures 40 links (1-3 visitors each, all right)"
+else
+  not_ok "GET /v1/analytics/top-links by uniqueClicks measures 40 links ($top_out)"
+fi
+
 # A custom domain: added with the DNS records to create; not served (so Caddy's TLS ask is refused) until verified.
 domain_out=$(URL="$base/v1/domains" KEY="$key" js '
   fetch(process.env.URL, { method: "POST", headers: { authorization: "Bearer " + process.env.KEY, "content-type": "application/json" },
@@ -322,6 +347,14 @@ if grep -Eq "checkpoint (thread )?failed" server.log 2>/dev/null; then
   not_ok "the checkpoint thread ran inside the binary ($(grep -Em1 'checkpoint (thread )?failed' server.log | cut -c1-200))"
 else
   ok "the checkpoint thread ran inside the binary"
+fi
+
+if grep -q "uniques thread failed" server.log 2>/dev/null; then
+  not_ok "the uniques thread ran inside the binary ($(grep -m1 'uniques thread failed' server.log | cut -c1-200))"
+elif grep -q "uniques thread started" server.log 2>/dev/null; then
+  ok "the uniques thread ran inside the binary"
+else
+  not_ok "the uniques thread ran inside the binary (it never started)"
 fi
 
 if ((failed > 0)); then

@@ -171,8 +171,7 @@ const call = async (path: string) => {
 // Cold: a new runtime (fresh SQLite connection and page cache) for every query's first call.
 const cold: Record<string, number> = {}
 for (const [name, path] of QUERIES) {
-  rt.workerDb.close()
-  rt.db.close()
+  await rt.close()
   rt = createRuntime(config, { log: silentLogger })
   app = createApp(rt)
   cold[name] = await call(path)
@@ -229,8 +228,7 @@ for (const [name, path] of BURST_QUERIES) {
 
 const check = (await (await app.handle(new Request(`${origin}/v1/analytics/overview?${year}`, { headers: { authorization: `Bearer ${key}` } }))).json()) as any
 
-rt.workerDb.close()
-rt.db.close()
+await rt.close()
 
 console.log(`\n## Analytics benchmark (${CLICKS.toLocaleString()} clicks, ${LINKS} links, one year)\n`)
 console.log(`${reuse ? 'reused the seeded database' : `seeded in ${seedSeconds.toFixed(0)} s`}; database ${(dbBytes / 1e9).toFixed(2)} GB; overview check: ${check.data.totals.clicks.toLocaleString()} clicks, ${check.data.totals.uniqueVisitors.toLocaleString()} visitors (of ${VISITORS.toLocaleString()}), ${check.data.totals.botHits.toLocaleString()} bot hits\n`)

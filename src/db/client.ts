@@ -51,6 +51,17 @@ export const AUTO_CHECKPOINT_PAGES = 10_000
 const BACKSTOP_CHECKPOINT_PAGES = 40_000
 
 /**
+ * A read-only connection for a thread that only reads (the uniques thread): none of the pragmas that write,
+ * and no checkpoint when it closes.
+ */
+export function openReader(path: string, cacheMb: number): Database {
+  const sqlite = new Database(path, { readonly: true, strict: true })
+  sqlite.exec('PRAGMA busy_timeout = 5000')
+  sqlite.exec(`PRAGMA cache_size = -${Math.max(1, Math.floor(cacheMb)) * 1024}`)
+  return sqlite
+}
+
+/**
  * busyTimeoutMs: how long a write waits for another connection's write lock (default 5 s). A connection
  * on the thread that answers requests and only does background work may use 0: it gives up at once and
  * tries again later rather than stall requests.

@@ -122,7 +122,7 @@ const allClicks = [
 
 beforeAll(async () => {
   e = await openEngines()
-  lite = createAnalyticsRepo(e.sqlite.db)
+  lite = createAnalyticsRepo(e.sqlite.sqlite)
   pg = createAnalyticsRepoPg(e.pg)
   await seed(e, 'workspaces', [
     { id: 'ws_1', slug: 'one', name: 'One', createdAt: H - 60 * DAY },

@@ -12,6 +12,10 @@ import { createMaintenanceRepoPg } from './repo-maintenance-pg'
 import { createAnalyticsRepoPg } from './repo-pg'
 import { analyticsRoutes } from './routes'
 import type { AnalyticsCtx } from './service'
+import { uniquesThread } from './uniques-helper'
+
+/** The uniques thread's page cache, as the request connection's. */
+const UNIQUES_CACHE_MB = 16
 
 export const PRUNE_CLICKS = 'clicks.prune'
 export const ROLL_MONTHS = 'analytics.roll-months'
@@ -30,12 +34,19 @@ export function createAnalyticsModule(platform: Platform, http: HttpKit) {
     reportBackfill(backfillRollups(store.db.db, clock.now()))
     void markMinuteRollups(maintenance, clock.now())
   }
-  const ctx: AnalyticsCtx = { config, clock, log, analytics: onEngine(store, (s) => createAnalyticsRepo(s.db.db), (s) => createAnalyticsRepoPg(s.db)) }
+  const ctx: AnalyticsCtx = {
+    config,
+    clock,
+    log,
+    analytics: onEngine(store, (s) => createAnalyticsRepo(s.db.sqlite), (s) => createAnalyticsRepoPg(s.db)),
+    uniques: store.engine === 'sqlite' ? uniquesThread(store.db.path, log, UNIQUES_CACHE_MB) : undefined,
+  }
   return defineModule({
     name: 'analytics',
     ctx,
     routes: analyticsRoutes(ctx, http),
     periodic: ANALYTICS_PERIODIC,
+    close: async () => ctx.uniques?.close(),
     async init() {
       if (store.engine !== 'pg') return
       reportBackfill(await backfillRollupsPg(store.db, clock.now()))

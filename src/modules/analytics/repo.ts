@@ -2,7 +2,7 @@
 // question covers. Portable SQL (integer ms times, no SQLite-only functions), prepared once per shape.
 // A scope is either a whole workspace (its own rollup rows: one row per bucket) or a set of links (one
 // link, or the links a key's scope filters allow: their link rollup rows).
-import type { Connection, Db, SqlParam } from '../../db/client'
+import type { Connection, SqlParam } from '../../db/client'
 import type { Grain } from './plan'
 import { HOUR_MS } from '../../platform/time'
 
@@ -107,8 +107,7 @@ function linksOf(s: AnalyticsScope): { where: string; params: SqlParam[] } {
   return { where: parts.join(' AND '), params }
 }
 
-export function createAnalyticsRepo(db: Db) {
-  const sqlite: Connection = db.$client
+export function createAnalyticsRepo(sqlite: Connection) {
   const statements = new Map<string, ReturnType<Connection['prepare']>>()
   const prepared = (text: string) => {
     let s = statements.get(text)

@@ -11,11 +11,15 @@ import { Figures } from './figures'
 import { HLL_STANDARD_ERROR } from './hll'
 import { planRange, type Grain, type PlanOptions, type Segment } from './plan'
 import { type AnalyticsRepo, type AnalyticsScope, type ConversionFact, type RawClick, type RollupRow, SECONDS_KEPT_MS, wholeWorkspace } from './repo'
+import type { UniquesHelper } from './uniques-helper'
+import { linkUniques } from './uniques'
 import { bucketStart, instantOf, INTERVALS, isTimeZone, localIso, nextBucket, parseInstant, wallTime, type Interval } from './time'
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../platform/time'
 
 export interface AnalyticsCtx extends Deps {
   analytics: AnalyticsRepo
+  /** Measures unique visitors on another thread (SQLite; see uniques-helper.ts). */
+  uniques?: UniquesHelper
 }
 
 /** Longest range one question may cover. */
@@ -265,7 +269,6 @@ export async function topLinks(ctx: AnalyticsCtx, caller: Caller, q: RangeQuery 
     return f
   }
   // The partial hours at the ends: clicks counted per link in SQL, visitors read below for measured links only.
-  const rawSpans = segments.filter((s) => s.source === 'raw')
   for (const s of segments) {
     if (s.source === 'raw') for (const r of await partialHourClicks(ctx, scope, s, range.now)) of(r.linkId).clicks += r.clicks
     else for (const r of await ctx.analytics.clicksPerLink(scope, s.source, s.from, s.to)) if (r.clicks) of(r.linkId).clicks += r.clicks
@@ -278,25 +281,8 @@ export async function topLinks(ctx: AnalyticsCtx, caller: Caller, q: RangeQuery 
 
   // Unique visitors need the sketches: for every candidate when ranking by them, else for the winners only.
   const uniquesOf = async (ids: string[]) => {
-    const packed = new Map<string, string[]>(ids.map((id) => [id, []]))
-    for (const s of rawSpans) {
-      for (const r of await ctx.analytics.rawVisitors(ids, s.from, s.to)) if (r.packed) packed.get(r.linkId)!.push(r.packed)
-    }
-    const rows = new Map<string, RollupRow[]>(ids.map((id) => [id, []]))
-    for (const s of segments) {
-      if (s.source === 'raw') continue
-      for (let i = 0; i < ids.length; i += 500) {
-        for (const row of await ctx.analytics.linkSketches(ids.slice(i, i + 500), s.source, s.from, s.to)) rows.get(row.linkId!)!.push(row)
-      }
-    }
-    for (const id of ids) {
-      const f = new Figures(false)
-      const raw = packed.get(id)!
-      // Rows first, so the sparse table is sized once for them and the raw visitors (11 characters each).
-      f.addRows(rows.get(id)!, raw.reduce((n, p) => n + p.length / 11, 0))
-      for (const p of raw) f.visitors.addPackedVisitors(p)
-      of(id).uniqueClicks = f.visitors.estimate()
-    }
+    const uniques = await measureUniques(ctx, ids, segments)
+    ids.forEach((id, i) => (of(id).uniqueClicks = uniques[i]!))
   }
 
   // By default revenue ranks in the currency most conversions of the range were in (ties: alphabetical).
@@ -358,6 +344,20 @@ async function partialHourClicks(ctx: AnalyticsCtx, scope: AnalyticsScope, s: Se
     if (outside < inside) return ctx.analytics.clicksPerLinkOutside(scope, hour, s.from, s.to)
   }
   return ctx.analytics.rawClicksPerLink(scope, s.from, s.to)
+}
+
+/** Fewer links than this are measured on the request thread alone: the other thread's round trip costs more. */
+const SPLIT_FROM = 40
+
+/** Unique visitors of each link, half of them measured by the uniques thread when there is one. */
+export async function measureUniques(ctx: AnalyticsCtx, ids: string[], segments: Segment[]): Promise<number[]> {
+  if (!ctx.uniques || ids.length < SPLIT_FROM) return linkUniques(ctx.analytics, ids, segments)
+  const half = ids.length >> 1
+  const theirs = ids.slice(0, half)
+  // Sent first, so the thread reads while this one does; measured here after all should the thread fail.
+  const there = ctx.uniques.measure(theirs, segments).catch(() => linkUniques(ctx.analytics, theirs, segments))
+  const here = await linkUniques(ctx.analytics, ids.slice(half), segments)
+  return [...(await there), ...here]
 }
 
 /** Links measured per round when ranking by unique visitors. */
