@@ -66,7 +66,7 @@ export function setupSqlite(options: SetupOptions = {}): TestEnv {
     config,
     request: requester(app),
     async cleanup() {
-      // The one thread a test runtime may start (on a question ranking many links by unique visitors).
+      // The one thread a test runtime may start (on a question measuring many links' unique visitors).
       await rt.modules.analytics.close()
       for (const handle of [rt.workerDb, rt.db]) {
         try {
