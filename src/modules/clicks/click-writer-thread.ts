@@ -2,6 +2,7 @@
 import type { LogLevel } from '../../platform/config'
 import { openDatabase, type CheckpointMode, type DbHandle } from '../../db/client'
 import { createLogger } from '../../platform/log'
+import { answer } from '../../platform/thread-calls'
 import { createEnricher } from '../analytics/enrich'
 import { createClicksRepo, type ClicksRepo } from './repo'
 
@@ -26,16 +27,13 @@ self.onmessage = async (e: MessageEvent<Message>) => {
   }
   if (msg.type === 'close') {
     // Close without a checkpoint: the main connection checkpoints when it closes.
-    handle?.sqlite.close(true)
-    handle = null
-    postMessage({ id: msg.id, ok: true })
-    return
+    return answer(msg.id, () => {
+      handle?.sqlite.close(true)
+      handle = null
+    })
   }
-  try {
+  return answer(msg.id, async () => {
     if (!repo) throw new Error('click writer thread used before init')
     await repo.writeBatch(JSON.parse(msg.json), msg.now)
-    postMessage({ id: msg.id, ok: true })
-  } catch (err) {
-    postMessage({ id: msg.id, ok: false, error: err instanceof Error ? err.message : String(err) })
-  }
+  })
 }
