@@ -5,6 +5,7 @@ import { readFileSync } from 'node:fs'
 import { isIP } from 'node:net'
 import { resolve } from 'node:path'
 import { openGeoDb } from './geoip'
+import { parseRange } from './ip'
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent'
 
@@ -46,6 +47,11 @@ export interface Config {
   webhookRetentionDays: number
   /** Who terminates TLS: a proxy of the operator's (external) or a local Caddy asking /internal/tls/ask. */
   tlsMode: 'external' | 'caddy'
+  /**
+   * Ranges (CIDRs; a bare address is /32 or /128) of the TLS proxy besides loopback, which is always
+   * allowed: peers that may ask /internal/tls/ask and whose X-Forwarded-Proto counts for sslStatus.
+   */
+  tlsAskAllowedCidrs: string[]
   /** The hostname a custom subdomain's CNAME must point at, or null (then A/AAAA or the HTTP check decide). */
   domainCnameTarget: string | null
   /** The addresses an apex domain's A/AAAA records must all be among (empty: not checked that way). */
@@ -388,6 +394,19 @@ export const SETTINGS: Setting[] = [
       const v = raw.trim().toLowerCase()
       if (v !== 'external' && v !== 'caddy') throw new Error('must be external or caddy')
       return v
+    },
+  },
+  {
+    key: 'tlsAskAllowedCidrs',
+    env: 'LNK_TLS_ASK_ALLOWED_CIDRS',
+    flag: 'tls-ask-allowed-cidrs',
+    help: 'comma-separated ranges of a TLS proxy on other machines (one Caddy before several nodes) that may ask /internal/tls/ask; loopback always may',
+    fallback: () => '',
+    parse: (raw) => {
+      const cidrs = list(raw)
+      // parseRange is what the peer check matches with: a value it cannot read must stop start-up here.
+      for (const c of cidrs) if (!isValidCidr(c) || !parseRange(c)) throw new Error(`"${c}" is not an IP address or CIDR`)
+      return [...new Set(cidrs)]
     },
   },
   {

@@ -2,7 +2,7 @@
 // certificate for a hostname (on-demand TLS). Both answer plain text.
 import { Elysia, t } from 'elysia'
 import { socketAddress } from '../../http/request-context'
-import { classifyAddress } from '../../net/egress'
+import { tlsProxyPeers } from '../../net/tls-proxy'
 import type { Config } from '../../platform/config'
 import { proofOf } from './check'
 import { serviceHostnames, toHostname } from './hostname'
@@ -11,10 +11,34 @@ import type { ServedDomains } from './served'
 
 export interface RootRoutesDeps {
   instanceId: string
-  config: Pick<Config, 'shortDomains' | 'baseUrl'>
+  config: Pick<Config, 'shortDomains' | 'baseUrl' | 'tlsAskAllowedCidrs'>
   domains: Pick<DomainsRepo, 'findByToken'>
   served: Pick<ServedDomains, 'get'>
   proofKey: Buffer
+}
+
+/**
+ * Why a request may not ask, or null when it may. The socket peer must be the TLS proxy: loopback, or inside
+ * LNK_TLS_ASK_ALLOWED_CIDRS (one Caddy in front of several nodes is not on their loopback).
+ *
+ * X-Forwarded-For: the proxy also forwards visitors' requests, and a visitor can ask for
+ * https://<any served host>/internal/tls/ask, which reaches us from the proxy's own trusted address. Caddy's
+ * ask itself carries no X-Forwarded-For when it goes straight to a node; when it is load-balanced through a
+ * proxy of the operator's (Caddy's own reverse_proxy, say), that proxy adds the address it came from, which
+ * is Caddy's, inside the trusted ranges. A visitor's request carries the visitor's address there (Caddy and
+ * nginx write or append the client they saw; an entry a visitor forges can only add to the list, never hide
+ * their own). So every entry must be a trusted address too: that refuses visitors as the old rule ("any
+ * X-Forwarded-For refuses") did, and lets a load-balanced ask through. `Forwarded` (RFC 7239) is refused
+ * outright: Caddy never sends it, and a proxy that writes only it would otherwise pass visitors off as itself.
+ */
+function askRefusal(request: Request, trusted: (address: string | null) => boolean): string | null {
+  const peer = socketAddress(request)
+  if (!trusted(peer)) return `loopback and LNK_TLS_ASK_ALLOWED_CIDRS only: ${peer ?? 'an unknown peer'} is neither; set LNK_TLS_ASK_ALLOWED_CIDRS to allow it`
+  if (request.headers.has('forwarded')) return 'proxied (Forwarded header): the TLS proxy asks without one'
+  const forwarded = request.headers.get('x-forwarded-for')
+  if (forwarded === null) return null
+  const outsider = forwarded.split(',').map((hop) => hop.trim()).find((hop) => !trusted(hop))
+  return outsider === undefined ? null : `proxied for ${outsider.slice(0, 64) || 'an empty X-Forwarded-For'}: only loopback and LNK_TLS_ASK_ALLOWED_CIDRS may ask, through proxies within them`
 }
 
 const text = (body: string, status: number) => new Response(body, { status, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' } })
@@ -22,6 +46,7 @@ const text = (body: string, status: number) => new Response(body, { status, head
 export function domainRootRoutes(deps: RootRoutesDeps) {
   // The API's own host is served here too, and needs its certificate like the shared pool.
   const pool = serviceHostnames(deps.config)
+  const trusted = tlsProxyPeers(deps.config.tlsAskAllowedCidrs)
   return new Elysia({ name: 'lnk.domains.root', seed: deps.instanceId, tags: ['Domains'] })
     .get(
       '/.well-known/lnk/:token',
@@ -38,9 +63,8 @@ export function domainRootRoutes(deps: RootRoutesDeps) {
     .get(
       '/internal/tls/ask',
       ({ query, request }) => {
-        // Caddy asks from this machine, directly: anything proxied or remote is not Caddy.
-        const peer = socketAddress(request)
-        if (!peer || classifyAddress(peer) !== 'loopback' || request.headers.has('x-forwarded-for')) return text('loopback only', 403)
+        const refusal = askRefusal(request, trusted)
+        if (refusal !== null) return text(refusal, 403)
         const hostname = query.domain === undefined ? null : toHostname(query.domain)
         if (hostname === null) return text('domain must be a hostname', 400)
         return deps.served.get(hostname) || pool.has(hostname) ? text('ok', 200) : text('not served here', 404)
@@ -50,7 +74,8 @@ export function domainRootRoutes(deps: RootRoutesDeps) {
         response: { 200: t.String(), 400: t.String(), 403: t.String(), 404: t.String() },
         detail: {
           summary: 'May Caddy get a certificate for this hostname?',
-          description: 'For Caddy\'s on_demand_tls ask (LNK_TLS_MODE=caddy), from loopback only: 200 for served custom domains, the shared pool and the API host, 404 otherwise. Answered from memory.',
+          description:
+            'For Caddy\'s on_demand_tls ask (LNK_TLS_MODE=caddy): 200 for served custom domains, the shared pool and the API host, 404 otherwise. Answered from memory. Only from loopback or a peer inside LNK_TLS_ASK_ALLOWED_CIDRS, and, when proxied, only for clients in those ranges (every X-Forwarded-For entry); 403 otherwise.',
           security: [],
         },
       },

@@ -10,6 +10,7 @@
 // rather than the API's JSON.
 import { createHmac } from 'node:crypto'
 import { clientIp, socketAddress } from '../../http/request-context'
+import { tlsProxyPeers } from '../../net/tls-proxy'
 import type { Clock } from '../../platform/clock'
 import type { Config } from '../../platform/config'
 import type { ClickBuffer } from '../clicks/click-buffer'
@@ -91,13 +92,12 @@ interface Asked {
   search: string
 }
 
-const isLoopback = (address: string | null) => address !== null && (address.startsWith('127.') || address === '::1')
-
 export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
   const { config, clock, linkCache, cookieKey } = deps
   const { shortHosts, stats, served, pages, statsPages, reservations } = deps
   const apiHost = new URL(config.baseUrl).host.toLowerCase()
   const behindCaddy = config.tlsMode === 'caddy'
+  const fromTlsProxy = tlsProxyPeers(config.tlsAskAllowedCidrs)
   const keyed = (value: string) => createHmac('sha256', deps.visitorKey).update(value).digest('base64url').slice(0, 32)
   const captcha = new Captcha(createHmac('sha256', cookieKey).update('altcha').digest('base64url'), deps.gateLimits.spent)
   const gatePost = createGatePost({ cookieKey, secure: config.baseUrl.startsWith('https:'), captcha, keyed, throttle: deps.gateLimits.throttle })
@@ -143,11 +143,12 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
   const notFound = (custom: ServedDomain | null, path: string) => (custom !== null && custom.notFoundUrl !== null ? fallback(custom.notFoundUrl, 302, custom, path) : notFoundPage())
 
   /**
-   * With a local Caddy in front, a request it passed on over TLS is the evidence that the domain's
-   * certificate works. Only Caddy on this machine is believed, and only in that mode.
+   * With Caddy in front, a request it passed on over TLS is the evidence that the domain's certificate works.
+   * Only the TLS proxy is believed (a socket peer on loopback or in LNK_TLS_ASK_ALLOWED_CIDRS: the peers the
+   * TLS ask trusts), and only in that mode. X-Forwarded-For plays no part: it names the visitor.
    */
   function noteHttps(request: Request, custom: ServedDomain) {
-    if (request.headers.get('x-forwarded-proto') === 'https' && isLoopback(socketAddress(request))) served.sawHttps(custom.domain)
+    if (request.headers.get('x-forwarded-proto') === 'https' && fromTlsProxy(socketAddress(request))) served.sawHttps(custom.domain)
   }
 
   /** A path that is no slug (or a method no link answers) on a custom domain: not the API's, unless it is the service's own. */
