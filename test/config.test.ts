@@ -29,6 +29,12 @@ describe('configuration', () => {
     expect(loadConfig({ LNK_TRUST_PROXY: 'on' }).trustProxy).toBe(1)
   })
 
+  test('LNK_TLS_ASK_ALLOWED_CIDRS: empty by default (loopback only); IPv4 and IPv6 ranges and bare addresses', () => {
+    expect(loadConfig({}).tlsAskAllowedCidrs).toEqual([])
+    expect(loadConfig({ LNK_TLS_ASK_ALLOWED_CIDRS: ' 10.0.0.0/8, fd00::/8,192.0.2.7, ::ffff:10.1.0.0/112, 10.0.0.0/8 ' }).tlsAskAllowedCidrs).toEqual(['10.0.0.0/8', 'fd00::/8', '192.0.2.7', '::ffff:10.1.0.0/112'])
+    expect(loadConfig({}, { 'tls-ask-allowed-cidrs': '172.16.0.0/12' }).tlsAskAllowedCidrs).toEqual(['172.16.0.0/12'])
+  })
+
   test.each([
     ['LNK_PORT', 'abc'],
     ['LNK_PORT', '70000'],
@@ -38,6 +44,10 @@ describe('configuration', () => {
     ['LNK_SHORT_DOMAINS', 'bad domain!'],
     ['LNK_TRUST_PROXY', 'maybe'],
     ['LNK_WEBHOOK_ALLOWED_CIDRS', '10.0.0.0/33'],
+    ['LNK_TLS_ASK_ALLOWED_CIDRS', '10.0.0.0/33'],
+    ['LNK_TLS_ASK_ALLOWED_CIDRS', 'caddy.internal'],
+    ['LNK_TLS_ASK_ALLOWED_CIDRS', '10.0.0.0/8,fd00::/129'],
+    ['LNK_TLS_ASK_ALLOWED_CIDRS', '::ffff:10.0.0.0/64'],
     ['LNK_WEBHOOK_ALLOW_HTTP', 'perhaps'],
     ['LNK_MAX_BODY_BYTES', '12'],
     ['LNK_LOG_LEVEL', 'loud'],
