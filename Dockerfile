@@ -10,10 +10,13 @@
 # ---- build: compile dist/lnk with the pinned Bun (keep in step with the bun devDependency) -------------
 FROM oven/bun:1.4.5 AS build
 WORKDIR /src
-# Dependencies first, so the layer is reused until package.json or bun.lock change. Only runtime
-# dependencies are installed: the bundle needs nothing from devDependencies.
+# Dependencies first, so the layer is reused until package.json or bun.lock change. devDependencies too:
+# scripts/build bundles the console (web/console imports preact and uplot, both devDependencies), and a
+# frozen install needs the folder devDependency test/setup/openapi-typescript-ts5 present. None of it
+# reaches the runtime stage: only dist/lnk is copied there.
 COPY package.json bun.lock bunfig.toml ./
-RUN bun install --frozen-lockfile --production
+COPY test/setup/openapi-typescript-ts5/ ./test/setup/openapi-typescript-ts5/
+RUN bun install --frozen-lockfile
 COPY . .
 # scripts/build also runs the fresh binary alone in an empty directory (`lnk migrate`) and fails if it
 # cannot stand on its own.
