@@ -1,5 +1,5 @@
 // The real Caddy in front of lnk for the TLS tests (not a test file itself), run from the Caddyfile
-// operators ship (deploy/Caddyfile), on loopback only.
+// operators ship (deploy/Caddyfile), or from nodes.Caddyfile in front of several nodes, on loopback only.
 //
 // The shipped file is loaded by Caddy's own Caddyfile adapter (`caddy adapt`, LNK_PORT in its environment
 // like an operator's), and only what a test cannot have from it is laid over the resulting JSON config —
@@ -7,7 +7,8 @@
 // `skip_install_trust`, `storage` and `admin off` would give. They cannot be written in Caddyfile form
 // around the shipped file: a Caddyfile has one global options block and it must come first, so a wrapper
 // that imports the shipped file cannot add global options of its own. So:
-// - ports: two free loopback ports, never 80/443 (a caddy service of Debian's package may hold those);
+// - ports: two free loopback ports, never 80/443 (a caddy service of Debian's package may hold those); a
+//   site the Caddyfile itself binds to 127.0.0.1:<port> keeps that address;
 // - certificates: Caddy's internal CA stands in for a public one (nothing leaves the machine); its root is
 //   never installed into the system's trust store, the client of a test trusts it explicitly;
 // - storage (certificates, the CA) and Caddy's own config/data dirs: a temp dir, removed by stop();
@@ -50,12 +51,17 @@ export interface TestSettings {
 
 /** The shipped Caddyfile as Caddy's adapter reads it, for an lnk on `lnkPort`. */
 export function adaptShippedCaddyfile(lnkPort: number, env: Record<string, string> = {}): any {
-  const run = Bun.spawnSync([requireCaddy(), 'adapt', '--adapter', 'caddyfile', '--config', SHIPPED_CADDYFILE], {
-    env: { ...process.env, ...env, LNK_PORT: String(lnkPort) },
+  return adaptCaddyfile(SHIPPED_CADDYFILE, { ...env, LNK_PORT: String(lnkPort) })
+}
+
+/** A Caddyfile as Caddy's adapter reads it, with `env` in Caddy's environment (its {$VARIABLES}). */
+export function adaptCaddyfile(file: string, env: Record<string, string> = {}): any {
+  const run = Bun.spawnSync([requireCaddy(), 'adapt', '--adapter', 'caddyfile', '--config', file], {
+    env: { ...process.env, ...env },
     stdout: 'pipe',
     stderr: 'pipe',
   })
-  if (run.exitCode !== 0) throw new Error(`caddy adapt ${SHIPPED_CADDYFILE} failed (exit ${run.exitCode}):\n${run.stderr.toString()}`)
+  if (run.exitCode !== 0) throw new Error(`caddy adapt ${file} failed (exit ${run.exitCode}):\n${run.stderr.toString()}`)
   return JSON.parse(run.stdout.toString())
 }
 
@@ -72,7 +78,9 @@ export function withTestSettings(config: any, settings: TestSettings): any {
   const ports: Record<string, number> = { ':80': settings.httpPort, ':443': settings.httpsPort }
   for (const [name, server] of Object.entries<any>(http.servers)) {
     server.listen = server.listen.map((address: string) => {
-      if (!(address in ports)) throw new Error(`server ${name} listens on ${address}; the test knows :80 and :443 only`)
+      // A site the Caddyfile already binds to loopback (the load-balanced TLS question of nodes.Caddyfile).
+      if (/^127\.0\.0\.1:\d+$/.test(address)) return address
+      if (!(address in ports)) throw new Error(`server ${name} listens on ${address}; the test knows :80, :443 and 127.0.0.1:<port> only`)
       return `127.0.0.1:${ports[address]}`
     })
   }
@@ -92,18 +100,21 @@ function listening(port: number): Promise<boolean> {
   })
 }
 
+/** Which Caddyfile: the shipped one in front of one lnk on 127.0.0.1:`lnkPort`, or another with its variables. */
+export type CaddySite = { lnkPort: number } | { caddyfile: string; env: Record<string, string> }
+
 /**
- * `caddy run` with the shipped Caddyfile in front of lnk on 127.0.0.1:`lnkPort`, once it listens.
- * `httpPort` fixes the plain-HTTP port (lnk's LNK_DOMAIN_CHECK_PORT has to name it before lnk starts);
- * otherwise both ports are picked free.
+ * `caddy run` with the shipped Caddyfile in front of lnk on 127.0.0.1:`lnkPort` (or with `caddyfile`), once
+ * it listens. `httpPort` fixes the plain-HTTP port (lnk's LNK_DOMAIN_CHECK_PORT has to name it before lnk
+ * starts); otherwise both ports are picked free.
  */
-export async function startCaddy(options: { lnkPort: number; httpPort?: number; timeoutMs?: number }): Promise<Caddy> {
+export async function startCaddy(options: CaddySite & { httpPort?: number; timeoutMs?: number }): Promise<Caddy> {
   const bin = requireCaddy()
   let lastError: unknown
   // Another process may take a probed port before Caddy binds it: then try fresh ports.
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      return await startOnce(bin, options.lnkPort, options.httpPort ?? freePort(), options.timeoutMs ?? 20_000)
+      return await startOnce(bin, options, options.httpPort ?? freePort(), options.timeoutMs ?? 20_000)
     } catch (err) {
       lastError = err
     }
@@ -111,7 +122,7 @@ export async function startCaddy(options: { lnkPort: number; httpPort?: number; 
   throw lastError
 }
 
-async function startOnce(bin: string, lnkPort: number, httpPort: number, timeoutMs: number): Promise<Caddy> {
+async function startOnce(bin: string, site: CaddySite, httpPort: number, timeoutMs: number): Promise<Caddy> {
   const dir = mkdtempSync(join(tmpdir(), 'lnk-caddy-'))
   const storage = join(dir, 'storage')
   const logFile = join(dir, 'caddy.log')
@@ -119,7 +130,8 @@ async function startOnce(bin: string, lnkPort: number, httpPort: number, timeout
   while (httpsPort === httpPort) httpsPort = freePort()
   // Caddy also writes to its config and data dirs (autosave.json, …): keep them in the temp dir too.
   const home = { HOME: dir, XDG_CONFIG_HOME: join(dir, 'config'), XDG_DATA_HOME: join(dir, 'data') }
-  const config = withTestSettings(adaptShippedCaddyfile(lnkPort, home), { httpPort, httpsPort, storage })
+  const adapted = 'lnkPort' in site ? adaptShippedCaddyfile(site.lnkPort, home) : adaptCaddyfile(site.caddyfile, { ...home, ...site.env })
+  const config = withTestSettings(adapted, { httpPort, httpsPort, storage })
   const configFile = join(dir, 'caddy.json')
   writeFileSync(configFile, JSON.stringify(config, null, 2))
 
