@@ -8,6 +8,7 @@ import { malformedKey, missingCredential, notAMember, notBearer, permissionMissi
 import { accessRefusal, monthlyCapRefusal, rateLimitOf, rateRefusal } from '../modules/api-keys/policy'
 import type { RateLimit } from '../modules/api-keys/rate-limit'
 import type { Caller } from '../modules/identity/caller'
+import { badWorkspaceHeader } from '../modules/identity/errors'
 import { hashKey, isWellFormedKey } from '../modules/identity/keys'
 import type { LastUsedTracker } from '../modules/identity/last-used'
 import { hasPermission, type Permission } from '../modules/identity/permissions'
@@ -38,6 +39,27 @@ export function bearerCredential(header: string): string | null {
   return BEARER.exec(header)?.[1] ?? null
 }
 
+/**
+ * X-Workspace-Id as the OpenAPI document states it (openapi.ts publishes these bounds): a workspace id or
+ * slug, 1 to 128 characters. Ids are ws_ and 20 characters, slugs at most 48; 128 leaves room and still
+ * keeps an absurd value out of the lookup.
+ */
+export const WORKSPACE_HEADER = { name: 'X-Workspace-Id', minLength: 1, maxLength: 128 } as const
+
+/**
+ * The workspace a request acts in: X-Workspace-Id when sent, the key's own workspace without it. A header
+ * sent empty is refused rather than read as absent: the document says it holds at least one character, and a
+ * client that meant another workspace but sent nothing must not silently act in the key's own.
+ */
+export function workspaceRef(request: Request, ownWorkspaceId: string): string {
+  // Fetch's Headers strip the value's surrounding whitespace, so a blank header reads as ''.
+  const header = request.headers.get(WORKSPACE_HEADER.name)
+  if (header === null) return ownWorkspaceId
+  if (header.length < WORKSPACE_HEADER.minLength) throw badWorkspaceHeader("must not be empty: send a workspace id or slug, or leave the header out to act in the key's own workspace")
+  if (header.length > WORKSPACE_HEADER.maxLength) throw badWorkspaceHeader(`must be at most ${WORKSPACE_HEADER.maxLength} characters: a workspace id or slug`)
+  return header
+}
+
 export async function authenticate(deps: AuthDeps, request: Request, headers: Record<string, unknown> = {}): Promise<Caller> {
   const header = request.headers.get('authorization')
   if (!header) throw missingCredential()
@@ -53,7 +75,7 @@ export async function authenticate(deps: AuthDeps, request: Request, headers: Re
 
   const user = await deps.identity.findUser(key.userId)
   if (!user) throw unknownKey()
-  const ref = request.headers.get('x-workspace-id')?.trim() || key.workspaceId
+  const ref = workspaceRef(request, key.workspaceId)
   const membership = await deps.identity.findMemberWorkspace(user.id, ref)
   if (!membership) {
     throw notAMember(ref, ref === key.workspaceId)

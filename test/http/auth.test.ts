@@ -7,6 +7,7 @@ import { startServer } from '../../src/server'
 import { hashKey } from '../../src/modules/identity/keys'
 import { revokeApiKey } from '../../src/modules/api-keys/service'
 import { addMember, createWorkspace } from '../../src/modules/identity/service'
+import { conformance } from '../conformance'
 import { body, bootstrapAccount, makeKey, rawRows, setup, type TestEnv } from '../helpers'
 
 const clock = new ManualClock(Date.UTC(2026, 10, 22, 12, 0, 0))
@@ -195,6 +196,52 @@ describe('workspaces', () => {
     const stranger = await bootstrapAccount(env.rt, 'Stranger Co')
     await expectError(await env.request('/v1/me', { key: acct.apiKey.key, headers: { 'x-workspace-id': stranger.workspace.id } }), 403, 'forbidden')
     await expectError(await env.request('/v1/me', { key: acct.apiKey.key, headers: { 'x-workspace-id': 'ws_doesnotexist' } }), 403, 'forbidden')
+  })
+
+  test('an empty or overlong X-Workspace-Id is 400 naming the header, within the bounds the document states', async () => {
+    const param = conformance().doc.components.parameters.WorkspaceId!
+    expect(param).toMatchObject({ name: 'X-Workspace-Id', in: 'header', schema: { type: 'string', minLength: 1, maxLength: 128 } })
+    const refused = async (value: string) => {
+      const json = await expectError(await env.request('/v1/me', { key: acct.apiKey.key, headers: { 'x-workspace-id': value } }), 400, 'validation_failed')
+      expect(json.error.details).toMatchObject({ location: 'headers', issues: [{ path: 'X-Workspace-Id' }] })
+      expect(json.error.message).toContain('X-Workspace-Id')
+      return json.error.message as string
+    }
+    expect(await refused('')).toContain('must not be empty')
+    // Fetch's Headers strip surrounding whitespace: a blank value is an empty one.
+    expect(await refused(' \t ')).toContain('must not be empty')
+    expect(await refused('w'.repeat(param.schema.maxLength + 1))).toContain(`at most ${param.schema.maxLength}`)
+    // At the bound the header is read as a workspace reference: no such workspace, so 403, not 400.
+    await expectError(await env.request('/v1/me', { key: acct.apiKey.key, headers: { 'x-workspace-id': 'w'.repeat(param.schema.maxLength) } }), 403, 'forbidden')
+    // Still no answer but 401 without a valid key: the header is read only once the key is known.
+    await expectError(await env.request('/v1/me', { headers: { 'x-workspace-id': '' } }), 401, 'unauthorized')
+  })
+
+  test('on the wire: an empty X-Workspace-Id line is 400, not the key\'s own workspace', async () => {
+    const live = await setup({ env: { LNK_PORT: '0', LNK_HOST: '127.0.0.1' } })
+    const server = startServer(live.rt)
+    try {
+      const owner = await bootstrapAccount(live.rt, 'Wire workspace')
+      const answer = (workspaceLine: string) =>
+        new Promise<string>((resolve, reject) => {
+          const socket = connect(server.port, '127.0.0.1', () => {
+            socket.write(`GET /v1/me HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nAuthorization: Bearer ${owner.apiKey.key}\r\n${workspaceLine}\r\n`)
+          })
+          let text = ''
+          socket.on('data', (chunk) => (text += chunk.toString('latin1')))
+          socket.on('end', () => resolve(text))
+          socket.on('error', reject)
+        })
+      const empty = await answer('X-Workspace-Id:\r\n')
+      expect(empty).toMatch(/^HTTP\/1\.1 400 /)
+      expect(empty).toContain('"code":"validation_failed"')
+      expect(empty).toContain('"path":"X-Workspace-Id"')
+      expect(await answer(`X-Workspace-Id: ${owner.workspace.slug}\r\n`)).toMatch(/^HTTP\/1\.1 200 /)
+      expect(await answer('')).toMatch(/^HTTP\/1\.1 200 /)
+    } finally {
+      await server.shutdown('test over')
+      await live.cleanup()
+    }
   })
 
   test('a member acts in a workspace they were added to', async () => {

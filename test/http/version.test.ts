@@ -1,6 +1,7 @@
 // Service-Version (contract section 2): dated versions, the current one answered, unknown ones refused.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { API_VERSIONS, CURRENT_VERSION } from '../../src/http/version'
+import { conformance } from '../conformance'
 import { body, bootstrapAccount, setup, type TestEnv } from '../helpers'
 
 let env: TestEnv
@@ -47,4 +48,18 @@ test('routes outside /v1 ignore it', async () => {
   const res = await env.request('/healthz', { headers: { 'service-version': 'bogus' } })
   expect(res.status).toBe(200)
   expect(res.headers.get('service-version')).toBeNull()
+})
+
+test('an empty header is 400 like any value outside the enum the document states, on public routes too', async () => {
+  const param = conformance().doc.components.parameters.ServiceVersion!
+  expect(param.schema).toEqual({ type: 'string', enum: [...API_VERSIONS] })
+  expect(param.schema.enum).not.toContain('')
+  for (const path of ['/v1/me', '/v1/openapi.json', '/v1/templates']) {
+    const res = await env.request(path, { key, headers: { 'service-version': '' } })
+    expect(res.status).toBe(400)
+    const json = await body(res)
+    expect(json.error.code).toBe('unsupported_version')
+    expect(json.error.message).toContain('Service-Version "" is empty')
+    expect(json.error.details.available).toEqual(param.schema.enum)
+  }
 })

@@ -7,6 +7,9 @@ export const userNotFound = (email: string) => notFound(`user ${email}`)
 
 export const workspaceNotFound = (ref: string) => notFound(`workspace "${ref}"`)
 
+/** X-Workspace-Id sent empty, or longer than any workspace id or slug can be: a malformed request, not a stranger's workspace. */
+export const badWorkspaceHeader = (message: string) => invalid('headers', [{ path: 'X-Workspace-Id', message }])
+
 /** Workspace slugs come from their names, so two names can ask for one slug. */
 export const workspaceSlugTaken = (slug: string) => new AppError('conflict', `a workspace with slug "${slug}" already exists`)
 

@@ -5,6 +5,7 @@ import { toOpenAPISchema } from '@elysiajs/openapi'
 import { OptionalKind } from '@sinclair/typebox'
 import { Elysia, t } from 'elysia'
 import { STATUS_CODES } from 'node:http'
+import { WORKSPACE_HEADER } from '../../http/auth'
 import { ErrorEnvelope } from '../../http/envelope'
 import { API_VERSIONS, CURRENT_VERSION } from '../../http/version'
 import { DOCS_PATH, docsRoutes } from './docs/page'
@@ -118,15 +119,16 @@ const HEADER_PARAMETERS = {
     name: 'Service-Version',
     in: 'header',
     required: false,
-    description: 'Pins a dated API version; the answer names the version used in its own Service-Version header. An unknown value is 400 unsupported_version.',
+    description: 'Pins a dated API version; the answer names the version used in its own Service-Version header. A value not listed (an empty one too) is 400 unsupported_version.',
     schema: { type: 'string', enum: [...API_VERSIONS] },
   },
   WorkspaceId: {
-    name: 'X-Workspace-Id',
+    name: WORKSPACE_HEADER.name,
     in: 'header',
     required: false,
-    description: "Act in another workspace of the key's user (its id or slug); without it, the key's own workspace. A workspace the user is not a member of is 403 forbidden.",
-    schema: { type: 'string', minLength: 1, maxLength: 128 },
+    description:
+      "Act in another workspace of the key's user (its id or slug); without it, the key's own workspace. A workspace the user is not a member of is 403 forbidden; an empty or overlong value is 400 validation_failed.",
+    schema: { type: 'string', minLength: WORKSPACE_HEADER.minLength, maxLength: WORKSPACE_HEADER.maxLength },
   },
   IdempotencyKey: {
     name: 'Idempotency-Key',
