@@ -177,7 +177,7 @@ function createModules(platform: Platform, options: RuntimeOptions) {
     apiKeys: createApiKeysModule(identity, http),
     domains,
     links,
-    qr: createQrModule(links, http),
+    qr: createQrModule(links, domains, http),
     clicks,
     pages,
     redirect: createRedirectModule(platform, links, clicks, domains.served, pages.server),

@@ -50,6 +50,8 @@ export function createDomainsModule(platform: Platform, http: HttpKit, options: 
     name: 'domains',
     ctx,
     served,
+    /** Whether a hostname (lower case, punycode, no port) is a custom domain served now: for other areas. */
+    serves: (hostname: string) => served.get(hostname) !== undefined,
     routes: domainRoutes(ctx, http),
     rootRoutes: domainRootRoutes({ instanceId: platform.instanceId, config, domains: repo, served, proofKey }),
     jobs: [{ type: CHECK_JOB, run: (payload) => runScheduledCheck(ctx, payload as { id: string; at: number }) }],

@@ -1,8 +1,10 @@
-// QR codes of links as SVG, PNG and PDF, and the public PNG renderer behind a Link's qr.png.
+// QR codes of links as SVG, PNG and PDF, and the public PNG renderer behind a Link's qr.png. The renderer
+// asks the domains area which custom domains are served (its `serves` port), so their short URLs render too.
 import type { LinksModule } from '../links'
 import { defineModule, type HttpKit } from '../module'
 import { qrRoutes } from './routes'
+import type { ServedHosts } from './service'
 
-export function createQrModule(links: LinksModule, http: HttpKit) {
-  return defineModule({ name: 'qr', routes: qrRoutes(links.ctx, http) })
+export function createQrModule(links: LinksModule, domains: ServedHosts, http: HttpKit) {
+  return defineModule({ name: 'qr', routes: qrRoutes(links.ctx, domains, http) })
 }

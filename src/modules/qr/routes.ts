@@ -1,5 +1,6 @@
 // QR routes under {base_url}:
-//  GET /qr/render   public PNG renderer behind the Link's qr.png URL; renders only this service's short URLs.
+//  GET /qr/render   public PNG renderer behind the Link's qr.png URL; renders only this service's short URLs
+//                   (the shared short domains and the verified custom domains served now).
 //  GET /qr/:linkId  a link's code as a png, svg or pdf download (links:read).
 // Both answer bytes, not the envelope (errors still come in the envelope), with an ETag; a matching
 // If-None-Match gets 304. The OpenAPI responses are written out in `detail.responses`, because the generator
@@ -10,7 +11,7 @@ import type { HttpKit } from '../module'
 import type { LinksCtx } from '../links/service'
 import { notModified, type Rendered } from './cache'
 import { HEX_COLOUR_PATTERN, QR_LIMITS } from './render'
-import { checkRenderData, linkQrFile, qrParams, refuseRepeated, render } from './service'
+import { checkRenderData, linkQrFile, qrParams, refuseRepeated, render, type ServedHosts } from './service'
 
 const { size: SIZE, margin: MARGIN } = QR_LIMITS
 
@@ -48,7 +49,7 @@ function answer(request: Request, set: { status?: number | string }, rendered: R
   })
 }
 
-export function qrRoutes(ctx: LinksCtx, http: HttpKit) {
+export function qrRoutes(ctx: LinksCtx, domains: ServedHosts, http: HttpKit) {
   return (
     new Elysia({ name: 'lnk.qr', seed: http.instanceId, prefix: '/qr', tags: ['QR codes'] })
       .use(http.auth)
@@ -60,7 +61,7 @@ export function qrRoutes(ctx: LinksCtx, http: HttpKit) {
           transform({ query, request }: { query: Record<string, unknown>; request: Request }) {
             refuseRepeated(request.url)
             if (kind === 'render') {
-              checkRenderData(ctx, query.data)
+              checkRenderData(ctx, domains, query.data)
               qrParams(query, 'png')
             } else qrParams(query)
           },
@@ -70,7 +71,7 @@ export function qrRoutes(ctx: LinksCtx, http: HttpKit) {
       .get(
         '/render',
         async ({ query, request, set }) => {
-          const data = checkRenderData(ctx, query.data)
+          const data = checkRenderData(ctx, domains, query.data)
           const rendered = await render({ ...qrParams(query, 'png'), data })
           return answer(request, set, rendered, {
             'cache-control': 'public, max-age=86400, immutable',
@@ -81,13 +82,13 @@ export function qrRoutes(ctx: LinksCtx, http: HttpKit) {
         {
           qrQuery: 'render',
           query: t.Object({
-            data: t.String({ minLength: 1, maxLength: QR_LIMITS.maxDataLength, description: `The short URL to encode (URL-encoded), exactly as it should decode: an http(s) URL on one of this service's short domains, at most ${QR_LIMITS.maxDataLength} characters` }),
+            data: t.String({ minLength: 1, maxLength: QR_LIMITS.maxDataLength, description: `The short URL to encode (URL-encoded), exactly as it should decode: an http(s) URL on one of this service's short domains or a verified custom domain it serves, at most ${QR_LIMITS.maxDataLength} characters` }),
             ...styleQuery,
           }),
           detail: {
             summary: 'Render a short URL as a PNG QR code',
             description:
-              "Public: the qr.png URL of a Link points here, so it can be used as an <img> source. Renders only this service's short URLs (any other host, scheme or text is 400): it is not an open QR generator. The output is cached, immutable for the given parameters, and carries an ETag.",
+              "Public: the qr.png URL of a Link points here, so it can be used as an <img> source. Renders only this service's short URLs, on its shared short domains or the verified custom domains it serves (any other host, scheme or text is 400): it is not an open QR generator. The output is cached, immutable for the given parameters, and carries an ETag.",
             security: [],
             responses: {
               200: binary(['image/png'], 'The QR code as a PNG of exactly size x size pixels'),

@@ -76,13 +76,27 @@ export function qrParams(query: QrQueryInput, format?: QrFormat): QrParams {
   return { format: chosen, size, margin, ecc, fg: fg!, bg: bg! }
 }
 
-/** Hosts /qr/render encodes URLs of: the shared short domains (verified custom domains join here when they exist). */
-export function isServiceShortHost(ctx: Pick<LinksCtx, 'config'>, host: string): boolean {
-  return ctx.config.shortDomains.includes(host.toLowerCase())
+/**
+ * What /qr/render asks the domains area: whether a hostname (lower case, punycode, no port) is a custom domain
+ * this instance serves now (verified; also during a misconfiguration's grace, while its links still answer).
+ */
+export interface ServedHosts {
+  serves(hostname: string): boolean
+}
+
+/**
+ * Hosts /qr/render encodes URLs of: the shared short domains (host or host:port, as configured) and the custom
+ * domains served now, without a port (a custom domain's short URL never has one: the proxy in front answers
+ * on the default ports). The route is public, so this is every served domain, not one workspace's: an
+ * anonymous request names no workspace.
+ */
+export function isServiceShortHost(ctx: Pick<LinksCtx, 'config'>, domains: ServedHosts, url: URL): boolean {
+  if (ctx.config.shortDomains.includes(url.host.toLowerCase())) return true
+  return url.port === '' && domains.serves(url.hostname.toLowerCase())
 }
 
 /** The `data` of /qr/render: an http(s) URL on one of this service's short domains, at most 2048 characters. */
-export function checkRenderData(ctx: Pick<LinksCtx, 'config'>, data: unknown): string {
+export function checkRenderData(ctx: Pick<LinksCtx, 'config'>, domains: ServedHosts, data: unknown): string {
   if (Array.isArray(data)) throw badRenderData('must be given once')
   if (typeof data !== 'string' || data.length === 0) throw badRenderData('is required: the URL-encoded short URL to render')
   if (data.length > QR_LIMITS.maxDataLength) throw badRenderData(`must be at most ${QR_LIMITS.maxDataLength} characters`)
@@ -94,8 +108,10 @@ export function checkRenderData(ctx: Pick<LinksCtx, 'config'>, data: unknown): s
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') throw badRenderData('must be an http or https URL')
   if (url.username || url.password) throw badRenderData('must not carry a user name or password')
-  if (!isServiceShortHost(ctx, url.host)) {
-    throw badRenderData(`must be a short URL of this service: "${url.host.slice(0, 253)}" is not one of its short domains. This endpoint renders only this service's links; use GET /v1/qr/{linkId} for a link's code`)
+  if (!isServiceShortHost(ctx, domains, url)) {
+    throw badRenderData(
+      `must be a short URL of this service: "${url.host.slice(0, 253)}" is not one of its short domains or a verified custom domain it serves. This endpoint renders only this service's links; use GET /v1/qr/{linkId} for a link's code`,
+    )
   }
   return data
 }
