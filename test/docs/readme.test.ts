@@ -3,9 +3,13 @@
 // nothing runs), every LNK_* variable it names is a setting of platform/config.ts (or one of the few
 // variables read elsewhere, each checked to be read), every setting has a row in the configuration table,
 // and every relative link in README.md and docs/*.md reaches a file and, with an #anchor, a heading of it.
+// Also: docs/architecture.md's Data table names every table of the schema.
 import { describe, expect, test } from 'bun:test'
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
+import { getTableName, is } from 'drizzle-orm'
+import { SQLiteTable } from 'drizzle-orm/sqlite-core'
+import * as schema from '../../src/db/schema'
 import { run } from '../../src/main'
 import { SETTINGS } from '../../src/platform/config'
 
@@ -224,6 +228,17 @@ describe('README.md', () => {
     expect(missing).toEqual([])
     const extra = rows.flatMap((r) => r.variables).filter((v) => !SETTINGS.some((s) => s.env === v))
     expect(extra).toEqual([])
+  })
+})
+
+describe('docs/architecture.md', () => {
+  test('its Data table names every table of src/db/schema', () => {
+    const text = readFileSync(join(ROOT, 'docs/architecture.md'), 'utf8')
+    const data = text.slice(text.indexOf('## Data'))
+    const named = new Set([...data.matchAll(/^\|([^|]*)\|/gm)].flatMap((m) => [...m[1]!.matchAll(/`([a-z_]+)`/g)].map((n) => n[1]!)))
+    const tables = Object.values(schema).flatMap((value) => (is(value, SQLiteTable) ? [getTableName(value)] : []))
+    expect(tables.length).toBeGreaterThan(30)
+    expect(tables.filter((name) => !named.has(name))).toEqual([])
   })
 })
 
