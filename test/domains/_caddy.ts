@@ -106,15 +106,16 @@ export type CaddySite = { lnkPort: number } | { caddyfile: string; env: Record<s
 /**
  * `caddy run` with the shipped Caddyfile in front of lnk on 127.0.0.1:`lnkPort` (or with `caddyfile`), once
  * it listens. `httpPort` fixes the plain-HTTP port (lnk's LNK_DOMAIN_CHECK_PORT has to name it before lnk
- * starts); otherwise both ports are picked free.
+ * starts); otherwise both ports are picked free. `adjust` changes the JSON config last, for what one test
+ * plays beyond the Caddyfile (it says what and why).
  */
-export async function startCaddy(options: CaddySite & { httpPort?: number; timeoutMs?: number }): Promise<Caddy> {
+export async function startCaddy(options: CaddySite & { httpPort?: number; timeoutMs?: number; adjust?: (config: any) => void }): Promise<Caddy> {
   const bin = requireCaddy()
   let lastError: unknown
   // Another process may take a probed port before Caddy binds it: then try fresh ports.
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
-      return await startOnce(bin, options, options.httpPort ?? freePort(), options.timeoutMs ?? 20_000)
+      return await startOnce(bin, options, options.httpPort ?? freePort(), options.timeoutMs ?? 20_000, options.adjust)
     } catch (err) {
       lastError = err
     }
@@ -122,7 +123,7 @@ export async function startCaddy(options: CaddySite & { httpPort?: number; timeo
   throw lastError
 }
 
-async function startOnce(bin: string, site: CaddySite, httpPort: number, timeoutMs: number): Promise<Caddy> {
+async function startOnce(bin: string, site: CaddySite, httpPort: number, timeoutMs: number, adjust?: (config: any) => void): Promise<Caddy> {
   const dir = mkdtempSync(join(tmpdir(), 'lnk-caddy-'))
   const storage = join(dir, 'storage')
   const logFile = join(dir, 'caddy.log')
@@ -132,6 +133,7 @@ async function startOnce(bin: string, site: CaddySite, httpPort: number, timeout
   const home = { HOME: dir, XDG_CONFIG_HOME: join(dir, 'config'), XDG_DATA_HOME: join(dir, 'data') }
   const adapted = 'lnkPort' in site ? adaptShippedCaddyfile(site.lnkPort, home) : adaptCaddyfile(site.caddyfile, { ...home, ...site.env })
   const config = withTestSettings(adapted, { httpPort, httpsPort, storage })
+  adjust?.(config)
   const configFile = join(dir, 'caddy.json')
   writeFileSync(configFile, JSON.stringify(config, null, 2))
 
@@ -211,7 +213,7 @@ export interface HttpsResponse {
  * only trusted root is `ca`, and a redirect is answered as it is, never followed. Rejects with the TLS
  * error when the handshake fails (no certificate for the name, or one `ca` did not sign).
  */
-export function httpsGet(hostname: string, port: number, path: string, ca: string, timeoutMs = 15_000): Promise<HttpsResponse> {
+export function httpsGet(hostname: string, port: number, path: string, ca: string, timeoutMs = 15_000, headers: Record<string, string> = {}): Promise<HttpsResponse> {
   return new Promise((resolve, reject) => {
     const req = httpsRequest(
       {
@@ -220,7 +222,7 @@ export function httpsGet(hostname: string, port: number, path: string, ca: strin
         path,
         method: 'GET',
         servername: hostname,
-        headers: { host: hostname },
+        headers: { ...headers, host: hostname },
         ca,
         agent: false,
         timeout: timeoutMs,

@@ -8,7 +8,9 @@
 //
 // Caddy reaches the nodes from 127.0.0.1 here, which is always allowed: tests use loopback only, so a TLS
 // proxy outside loopback (LNK_TLS_ASK_ALLOWED_CIDRS) is tried with recorded socket addresses in
-// tls-proxy.test.ts. The nodes are started with the setting all the same, as an operator would give it.
+// tls-proxy.test.ts. The nodes are started with the setting all the same, as an operator would give it. A
+// visitor from the Internet asking /internal/tls/ask through Caddy is played through a stand-in CDN
+// (trustLoopbackForwarders).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
@@ -65,8 +67,28 @@ beforeAll(async () => {
     caddyfile: NODES_CADDYFILE,
     env: { LNK_NODE1: `127.0.0.1:${nodes[0]!.port}`, LNK_NODE2: `127.0.0.1:${nodes[1]!.port}`, LNK_NODE3: `127.0.0.1:${nodes[2]!.port}`, LNK_ASK_PORT: String(freePort()) },
     httpPort,
+    adjust: trustLoopbackForwarders,
   })
 }, 120_000)
+
+/**
+ * The visitors of a test are on loopback, which the nodes trust: to play a visitor from the Internet, the
+ * test stands a CDN in front of Caddy. Caddy's reverse proxies are told to trust 127.0.0.1 as a proxy
+ * (`trusted_proxies`), so they keep the X-Forwarded-For a request arrives with and append the address they
+ * saw, as behind a CDN; without it they replace the header with that address. Nothing else changes:
+ * requests sent without the header reach the nodes as before.
+ */
+function trustLoopbackForwarders(config: any) {
+  const handlers: any[] = []
+  const walk = (value: unknown, depth: number) => {
+    if (depth > 20 || value === null || typeof value !== 'object') return
+    if ((value as { handler?: string }).handler === 'reverse_proxy') handlers.push(value)
+    for (const inner of Object.values(value)) walk(inner, depth + 1)
+  }
+  walk(config.apps.http.servers, 0)
+  if (handlers.length < 3) throw new Error(`expected a reverse_proxy per site in nodes.Caddyfile, found ${handlers.length}`)
+  for (const handler of handlers) handler.trusted_proxies = ['127.0.0.1/32']
+}
 
 afterAll(async () => {
   // Each one even when an earlier one (or a test) failed: no Caddy or node may outlive the file.
@@ -192,6 +214,18 @@ describe('three nodes on PostgreSQL behind one Caddy', () => {
       })
       expect({ domain: seen.domain, verificationStatus: seen.verificationStatus, served: seen.served, sslStatus: seen.sslStatus }).toEqual({ domain: DOMAIN, verificationStatus: 'verified', served: true, sslStatus: 'active' })
     }
+  }, 30_000)
+
+  test("a visitor's request for /internal/tls/ask through Caddy is refused by every node; it names the visitor", async () => {
+    const before = await counts('/internal/tls/ask', 403)
+    for (let i = 0; i < 3; i++) {
+      const res = await httpsGet(DOMAIN, caddy!.httpsPort, `/internal/tls/ask?domain=${UNKNOWN}`, caddy!.rootCaPem, 15_000, { 'x-forwarded-for': '198.51.100.7' })
+      expect({ status: res.status, body: res.body }).toEqual({ status: 403, body: 'proxied for 198.51.100.7: only loopback and LNK_TLS_ASK_ALLOWED_CIDRS may ask, through proxies within them' })
+    }
+    // Round robin: one refusal on each node.
+    const after = await counts('/internal/tls/ask', 403)
+    expect(after.map((n, i) => n - before[i]!)).toEqual([1, 1, 1])
+    expect(caddy!.certificateIssuedFor(UNKNOWN)).toBe(false)
   }, 30_000)
 
   test('HTTPS on a hostname no node serves: the handshake fails and no certificate is issued', async () => {

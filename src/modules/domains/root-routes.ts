@@ -41,7 +41,11 @@ function askRefusal(request: Request, trusted: (address: string | null) => boole
   return outsider === undefined ? null : `proxied for ${outsider.slice(0, 64) || 'an empty X-Forwarded-For'}: only loopback and LNK_TLS_ASK_ALLOWED_CIDRS may ask, through proxies within them`
 }
 
-const text = (body: string, status: number) => new Response(body, { status, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' } })
+/** A plain-text answer; `set.status` too, so the request log and metrics record the status sent. */
+const text = (set: { status?: number | string }, body: string, status: number) => {
+  set.status = status
+  return new Response(body, { status, headers: { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' } })
+}
 
 export function domainRootRoutes(deps: RootRoutesDeps) {
   // The API's own host is served here too, and needs its certificate like the shared pool.
@@ -50,9 +54,9 @@ export function domainRootRoutes(deps: RootRoutesDeps) {
   return new Elysia({ name: 'lnk.domains.root', seed: deps.instanceId, tags: ['Domains'] })
     .get(
       '/.well-known/lnk/:token',
-      async ({ params }) => {
+      async ({ params, set }) => {
         const row = /^lnk-verify=[A-Za-z0-9]{32}$/.test(params.token) ? await deps.domains.findByToken(params.token) : undefined
-        return row ? text(proofOf(deps.proofKey, row.token), 200) : text('unknown token', 404)
+        return row ? text(set, proofOf(deps.proofKey, row.token), 200) : text(set, 'unknown token', 404)
       },
       {
         params: t.Object({ token: t.String() }),
@@ -62,12 +66,12 @@ export function domainRootRoutes(deps: RootRoutesDeps) {
     )
     .get(
       '/internal/tls/ask',
-      ({ query, request }) => {
+      ({ query, request, set }) => {
         const refusal = askRefusal(request, trusted)
-        if (refusal !== null) return text(refusal, 403)
+        if (refusal !== null) return text(set, refusal, 403)
         const hostname = query.domain === undefined ? null : toHostname(query.domain)
-        if (hostname === null) return text('domain must be a hostname', 400)
-        return deps.served.get(hostname) || pool.has(hostname) ? text('ok', 200) : text('not served here', 404)
+        if (hostname === null) return text(set, 'domain must be a hostname', 400)
+        return deps.served.get(hostname) || pool.has(hostname) ? text(set, 'ok', 200) : text(set, 'not served here', 404)
       },
       {
         query: t.Object({ domain: t.Optional(t.String({ description: 'The hostname Caddy wants a certificate for' })) }),
