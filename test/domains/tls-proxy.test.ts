@@ -4,9 +4,10 @@
 // leaving it; the domains are verified against the loopback DNS server. Three real nodes behind one real
 // Caddy are pg-three-nodes.test.ts.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
 import { recordSocketAddress } from '../../src/http/request-context'
 import { tlsProxyPeers } from '../../src/net/tls-proxy'
-import { body, within1s } from '../helpers'
+import { body, ROOT, within1s } from '../helpers'
 import { domainsEnv, type DomainsEnv } from './_domains'
 
 const ALLOWED = '10.20.0.0/16, fd00:7::/64, 192.0.2.7'
@@ -140,4 +141,9 @@ describe('tlsProxyPeers', () => {
     ]
     expect(cases.map(([address]) => [address, trusted(address)])).toEqual(cases)
   })
+})
+
+test('docs/scale-out.md ships test/domains/nodes.Caddyfile verbatim, the file the three-node test runs', () => {
+  const caddyfile = readFileSync(`${ROOT}/test/domains/nodes.Caddyfile`, 'utf8').trimEnd()
+  expect(readFileSync(`${ROOT}/docs/scale-out.md`, 'utf8')).toContain(`\`\`\`caddyfile\n${caddyfile}\n\`\`\``)
 })
