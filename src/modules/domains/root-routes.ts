@@ -27,7 +27,8 @@ export interface RootRoutesDeps {
  * proxy of the operator's (Caddy's own reverse_proxy, say), that proxy adds the address it came from, which
  * is Caddy's, inside the trusted ranges. A visitor's request carries the visitor's address there (Caddy and
  * nginx write or append the client they saw; an entry a visitor forges can only add to the list, never hide
- * their own). So every entry must be a trusted address too: that refuses visitors as the old rule ("any
+ * their own; a proxy that passed the header on without adding its client would defeat this, as it would the
+ * old rule). So every entry must be a trusted address too: that refuses visitors as the old rule ("any
  * X-Forwarded-For refuses") did, and lets a load-balanced ask through. `Forwarded` (RFC 7239) is refused
  * outright: Caddy never sends it, and a proxy that writes only it would otherwise pass visitors off as itself.
  */
