@@ -106,6 +106,19 @@ export class Conformance {
     }
   }
 
+  /**
+   * What the document says of a request part, as a validator: the JSON body of `method` `template`
+   * (`/api-keys`), or one of its query parameters. For tests that hold the server's verdict on a value next
+   * to the document's.
+   */
+  requestValidator(method: string, template: string, part: { body: true } | { query: string }): ValidateFunction {
+    const op: Obj | undefined = (this.doc.paths[template] as Obj | undefined)?.[method.toLowerCase()]
+    if (!op) throw new Error(`OpenAPI: no operation ${method} ${template}`)
+    const schema = 'body' in part ? op.requestBody?.content?.['application/json']?.schema : op.parameters?.find((p: Obj) => p.in === 'query' && p.name === part.query)?.schema
+    if (!schema) throw new Error(`OpenAPI: ${method} ${template} states no ${'body' in part ? 'JSON body' : `query parameter ${part.query}`}`)
+    return this.validator(schema)
+  }
+
   private validator(schema: Obj): ValidateFunction {
     const key = JSON.stringify(schema)
     let fn = this.validators.get(key)

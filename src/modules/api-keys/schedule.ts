@@ -6,7 +6,16 @@ import type { Schedule } from '../identity/model'
 const WEEKDAYS: Record<string, number> = { Sun: 0, Mon: 1, Tue: 2, Wed: 3, Thu: 4, Fri: 5, Sat: 6 }
 const formatters = new Map<string, Intl.DateTimeFormat>()
 
+/** The days a schedule may name, 0 = Sunday: the OpenAPI document's enum and the service's check alike. */
+export const DAYS = [0, 1, 2, 3, 4, 5, 6] as const
+
+/**
+ * A zone name the runtime's time zone data knows (aliases and any capitalisation included). Intl also reads
+ * offsets ("+01:00"), which name no IANA zone: a name starts with a letter. That is the document's pattern
+ * (http/time-zone.ts) for every string Intl knows.
+ */
 export function isValidTimeZone(tz: string): boolean {
+  if (!/^[A-Za-z]/.test(tz)) return false
   try {
     new Intl.DateTimeFormat('en-US', { timeZone: tz })
     return true

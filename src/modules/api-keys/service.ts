@@ -15,7 +15,7 @@ import type { ApiKeyRow, IdentityRepo, NewApiKey } from '../identity/repo'
 import { toApiKey } from '../identity/service'
 import { parseRange } from '../../platform/ip'
 import type { Schedule } from '../identity/model'
-import { isValidTimeZone } from './schedule'
+import { DAYS, isValidTimeZone } from './schedule'
 import { HOUR_MS } from '../../platform/time'
 
 export interface ApiKeysCtx extends Deps {
@@ -29,7 +29,8 @@ export interface KeySettings {
   permissions?: Grant[]
   allowedIps?: string[]
   scopeFilters?: { domains?: string[]; tags?: string[] } | null
-  schedule?: Schedule | null
+  /** Days as sent: checked here, against DAYS. */
+  schedule?: (Omit<Schedule, 'days'> & { days: unknown }) | null
   monthlyCallCap?: number | null
   rateLimitOverride?: number | null
   expiresAt?: string | null
@@ -60,9 +61,15 @@ function validate(ctx: ApiKeysCtx, input: KeySettings): Partial<NewApiKey> {
     const s = input.schedule
     if (s) {
       if (!isValidTimeZone(s.timezone)) issues.push({ path: 'schedule.timezone', message: `"${s.timezone}" is not an IANA time zone (e.g. Europe/Berlin)` })
-      if (!s.days.length) issues.push({ path: 'schedule.days', message: 'name at least one day (0 = Sunday … 6 = Saturday)' })
+      // Days reach here unchecked (the route's validator would report a bad one only as a bad schedule), so
+      // each is named with the values the document lists.
+      const days: unknown[] = Array.isArray(s.days) ? s.days : []
+      if (!days.length) issues.push({ path: 'schedule.days', message: 'name at least one day (0 = Sunday … 6 = Saturday)' })
+      days.forEach((d, i) => {
+        if (!(DAYS as readonly unknown[]).includes(d)) issues.push({ path: `schedule.days.${i}`, message: `must be one of: ${DAYS.join(', ')}` })
+      })
       if (s.startMinute === s.endMinute) issues.push({ path: 'schedule', message: 'startMinute and endMinute must differ (a window wrapping midnight has start > end)' })
-      out.schedule = { timezone: s.timezone, days: [...new Set(s.days)].sort(), startMinute: s.startMinute, endMinute: s.endMinute }
+      out.schedule = { timezone: s.timezone, days: [...new Set(days as number[])].sort(), startMinute: s.startMinute, endMinute: s.endMinute }
     } else out.schedule = null
   }
   if (input.monthlyCallCap !== undefined) out.monthlyCallCap = input.monthlyCallCap
