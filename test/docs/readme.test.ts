@@ -3,7 +3,8 @@
 // nothing runs), every LNK_* variable it names is a setting of platform/config.ts (or one of the few
 // variables read elsewhere, each checked to be read), every setting has a row in the configuration table,
 // and every relative link in README.md and docs/*.md reaches a file and, with an #anchor, a heading of it.
-// Also: docs/architecture.md's Data table names every table of the schema.
+// The same command check runs over docs/*.md, and docs/architecture.md's Data table must name every table of
+// the schema.
 import { describe, expect, test } from 'bun:test'
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, resolve } from 'node:path'
@@ -147,7 +148,10 @@ function parseInvocation(text: string): Mention | null {
 /** Every `lnk` invocation of a markdown text: in inline code and in code blocks (continued lines joined). */
 function invocations(markdown: string): Mention[] {
   const { prose, code } = splitMarkdown(markdown)
-  const commands = [...inlineCode(prose), ...code.join('\n').replace(/\\\n/g, ' ').split('\n')]
+  // In code blocks a command starts its line; indented lines are continuations, output or diagrams
+  // (`lnk node` boxes), never commands.
+  const lines = code.join('\n').replace(/\\\n/g, ' ').split('\n').filter((line) => !/^\s/.test(line))
+  const commands = [...inlineCode(prose), ...lines]
   return commands.flatMap((text) => text.split(/\s(?:&&|\|\||;)\s|\s\|\s|\$\(/)).flatMap((part) => parseInvocation(part) ?? [])
 }
 
@@ -228,6 +232,15 @@ describe('README.md', () => {
     expect(missing).toEqual([])
     const extra = rows.flatMap((r) => r.variables).filter((v) => !SETTINGS.some((s) => s.env === v))
     expect(extra).toEqual([])
+  })
+})
+
+describe('docs/*.md', () => {
+  test('every lnk command, subcommand and flag they name is accepted by the command line', async () => {
+    const files = markdownFiles().filter((file) => file !== README)
+    expect(files.flatMap((file) => invocations(readFileSync(file, 'utf8'))).length).toBeGreaterThan(30)
+    const problems = await Promise.all(files.map(async (file) => (await problemsOf(invocations(readFileSync(file, 'utf8')))).map((p) => `${file.slice(ROOT.length + 1)}: ${p}`)))
+    expect(problems.flat()).toEqual([])
   })
 })
 
