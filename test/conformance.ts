@@ -38,7 +38,7 @@ const FORMATS: Record<string, (value: string) => boolean> = {
 export class Conformance {
   private readonly ajv: Ajv2020
   private readonly validators = new Map<string, ValidateFunction>()
-  private readonly templates: { template: string; pattern: RegExp; params: number; item: Obj }[]
+  private readonly templates: { template: string; base: string; pattern: RegExp; params: number; item: Obj }[]
 
   constructor(readonly doc: OpenApiDoc) {
     this.ajv = new Ajv2020({ strict: true, strictRequired: false, allErrors: true, validateFormats: true })
@@ -46,8 +46,12 @@ export class Conformance {
     for (const [name, check] of Object.entries(FORMATS)) this.ajv.addFormat(name, check)
     // Components become $defs of one schema, and every $ref points there.
     this.ajv.addSchema({ $id: 'lnk', $defs: rewriteRefs(doc.components.schemas) as Obj })
+    // A path is relative to its server: its own (the routes outside /v1 name the origin) or the document's.
+    // The server's path (/v1, or none) is where the template starts in a request's path.
+    const basePath = (servers: { url: string }[] | undefined) => new URL((servers ?? doc.servers)[0]!.url).pathname.replace(/\/+$/, '')
     this.templates = Object.entries(doc.paths).map(([template, item]) => ({
       template,
+      base: basePath((item as Obj).servers),
       item: item as Obj,
       params: (template.match(/\{/g) ?? []).length,
       pattern: new RegExp(`^${template.replace(/[.+?^$()|[\]\\]/g, '\\$&').replace(/\{[^}]+\}/g, '[^/]+')}/?$`),
@@ -56,11 +60,13 @@ export class Conformance {
     this.templates.sort((a, b) => a.params - b.params)
   }
 
-  /** The path item for a request path, or undefined when the document does not describe it. */
-  private find(pathname: string) {
-    const inApi = pathname === '/v1' || pathname.startsWith('/v1/')
-    const relative = inApi ? pathname.slice(3) || '/' : pathname
-    return this.templates.find((t) => (inApi ? !t.item.servers : Boolean(t.item.servers)) && t.pattern.test(relative))
+  /**
+   * The path item for a request path, or undefined when the document does not describe it: the template,
+   * read under its server's path, must match what follows that path (so /v1/healthz is no operation, as for
+   * a client that resolves each path against its server).
+   */
+  find(pathname: string): { template: string; item: Obj } | undefined {
+    return this.templates.find((t) => (pathname === t.base || pathname.startsWith(`${t.base}/`)) && t.pattern.test(pathname.slice(t.base.length) || '/'))
   }
 
   /** Throws when `response` (to `method` `url`) is not what the document says. Reads a clone of the body. */
@@ -161,7 +167,11 @@ export function conformance(): Conformance {
   return shared
 }
 
-/** What an lnk response carries that a test's own receivers and fakes do not. */
-export const isLnkApiResponse = (response: Response) => response.headers.has('service-version')
+/**
+ * What an lnk response carries that a test's own receivers and fakes do not: Service-Version on /v1, and
+ * X-Request-Id on everything lnk answers, the routes outside /v1 (/healthz, /metrics…) included. Short links,
+ * pages and the console carry it too; check() leaves alone what the document does not describe.
+ */
+export const isLnkApiResponse = (response: Response) => response.headers.has('service-version') || response.headers.has('x-request-id')
 
 export { METHODS }

@@ -36,6 +36,23 @@ describe('the OpenAPI conformance check', () => {
     await expect(check('POST', '/v1/links/bulk', json(200, { success: true, data: link }))).rejects.toThrow(/does not match/)
   })
 
+  test('reads each path under its own server: the routes outside /v1 at the origin, the API under /v1', async () => {
+    const c = conformance()
+    expect(c.doc.paths['/healthz']!.servers).toEqual([{ url: 'http://localhost:8080' }])
+    expect(c.find('/healthz')?.template).toBe('/healthz')
+    expect(c.find('/.well-known/lnk/abc')?.template).toBe('/.well-known/lnk/{token}')
+    expect(c.find('/v1/links/abc')?.template).toBe('/links/{id}')
+    // Where a client that ignored the path's server would call: no operation there.
+    expect(c.find('/v1/healthz')).toBeUndefined()
+    expect(c.find('/v1/internal/tls/ask')).toBeUndefined()
+    expect(c.find('/links/abc')).toBeUndefined()
+    await expect(check('GET', '/healthz', json(200, { status: 'down' }))).rejects.toThrow(/does not match/)
+    await check('GET', '/healthz', json(200, { status: 'ok' }))
+    // /v1/healthz is the router's 404, which must be the envelope.
+    await check('GET', '/v1/healthz', json(404, { success: false, error: { code: 'not_found', message: 'No route' } }))
+    await expect(check('GET', '/v1/healthz', json(200, { status: 'ok' }))).rejects.toThrow(/no operation/)
+  })
+
   test('leaves short links and pages alone', async () => {
     await check('GET', '/abc', new Response('<html></html>', { status: 404, headers: { 'content-type': 'text/html' } }))
   })

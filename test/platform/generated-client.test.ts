@@ -86,6 +86,20 @@ export async function lifecycle(client: Client, slug: string) {
 }
 `
 
+// A route outside /v1, through the same generated types: the client's base URL is the path's own server.
+const ROOT_CLIENT = `import createClient from 'openapi-fetch'
+import type { paths } from './schema'
+
+export async function health(origin: string) {
+  const client = createClient<paths>({ baseUrl: origin })
+  const live = await client.GET('/healthz')
+  const ready = await client.GET('/readyz')
+  const liveStatus: 'ok' | undefined = live.data?.status
+  const readyStatus: 'ready' | undefined = ready.data?.status
+  return { live: [live.response.status, liveStatus], ready: [ready.response.status, readyStatus] }
+}
+`
+
 // Calls the document does not allow: each must be a type error, or tsc reports the unused @ts-expect-error.
 // They show that the generated types really constrain the calls (they are not \`any\`).
 const MISTAKES = `import type { lnkClient } from './client'
@@ -113,6 +127,28 @@ test('the document names its server: LNK_BASE_URL/v1, and the links paths relati
   expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/links', '/links/{id}']))
 })
 
+// The routes outside /v1 carry the origin as their own server (openapi.ts, relativePaths): a client that
+// resolves each path against its server reaches them, one that puts every path under servers[0] gets 404.
+test('every path outside /v1 names the origin as its server, and answers there, not under /v1', async () => {
+  const rooted = Object.entries<any>(doc.paths).filter(([, item]) => item.servers)
+  expect(rooted.map(([path]) => path).sort()).toEqual(['/.well-known/lnk/{token}', '/healthz', '/internal/tls/ask', '/metrics', '/readyz'])
+  for (const [path, item] of rooted) {
+    expect({ path, servers: item.servers }).toEqual({ path, servers: [{ url: lnk.origin }] })
+    // A path without parameters is called as written; the others get a value that exists nowhere.
+    const concrete = path.replace('{token}', 'no-such-token')
+    const query = path === '/internal/tls/ask' ? '?domain=unknown.example.com' : ''
+    // The router's "no such route" (404, the JSON envelope) only where a client ignoring the path's server
+    // would call; at the right place the route answers (the unknown token's 404 is its own, in plain text).
+    const noRoute = async (res: Response) => {
+      const text = await res.text()
+      return res.status === 404 && (res.headers.get('content-type') ?? '').startsWith('application/json') && JSON.parse(text).error?.code === 'not_found'
+    }
+    const right = await noRoute(await fetch(`${item.servers[0].url}${concrete}${query}`))
+    const wrong = await noRoute(await fetch(`${doc.servers[0].url}${concrete}${query}`))
+    expect({ path, right, wrong }).toEqual({ path, right: false, wrong: true })
+  }
+})
+
 test('openapi-typescript + openapi-fetch: the generated client type-checks and creates, reads, updates, lists and deletes a link', async () => {
   // 1. Types from the served document.
   const ast = await openapiTS(structuredClone(doc))
@@ -121,6 +157,7 @@ test('openapi-typescript + openapi-fetch: the generated client type-checks and c
   writeFileSync(join(dir, 'schema.d.ts'), schema)
   writeFileSync(join(dir, 'client.ts'), CLIENT)
   writeFileSync(join(dir, 'mistakes.ts'), MISTAKES)
+  writeFileSync(join(dir, 'root.ts'), ROOT_CLIENT)
   // openapi-fetch (and the rest) resolve from the repository's node_modules.
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir')
   writeFileSync(
@@ -137,7 +174,7 @@ test('openapi-typescript + openapi-fetch: the generated client type-checks and c
         noEmit: true,
         skipLibCheck: false,
       },
-      files: ['schema.d.ts', 'client.ts', 'mistakes.ts'],
+      files: ['schema.d.ts', 'client.ts', 'mistakes.ts', 'root.ts'],
     }),
   )
 
@@ -164,4 +201,8 @@ test('openapi-typescript + openapi-fetch: the generated client type-checks and c
   expect(result.listed).toEqual({ status: 200, total: 1, ids: [id] })
   expect(result.deleted).toEqual({ status: 200, gone: true })
   expect(result.after).toEqual({ status: 404, code: 'not_found' })
+
+  // 4. A root route, at the server its path names.
+  const { health } = await import(join(dir, 'root.ts'))
+  expect(await health(doc.paths['/healthz'].servers[0].url)).toEqual({ live: [200, 'ok'], ready: [200, 'ready'] })
 }, 60_000)
