@@ -407,8 +407,15 @@ export function polishDocument(doc: OpenApiDoc): OpenApiDoc {
 
 /**
  * Step 7. Paths are relative to the server, `{base_url}` = LNK_BASE_URL/v1 as the spec says, so a client
- * configured per the spec calls /links, not /v1/v1/links. The few paths outside /v1 (health, metrics) name
- * the origin as their own server.
+ * configured per the spec calls /links, not /v1/v1/links.
+ *
+ * The routes outside /v1 (/healthz, /readyz, /metrics, /internal/tls/ask, /.well-known/lnk/{token}) stay in
+ * the document, each with the origin (LNK_BASE_URL) as a path-level server, rather than being left out:
+ * their answers are part of the contract (readiness's 503 body, the proof format of the domain check) and
+ * the test suite validates them against this document like every other answer. OpenAPI 3.1 lets a path
+ * item name its own servers, and a client that honours them (Schemathesis without --url, openapi-fetch
+ * created with that server as its baseUrl) reaches them; one that puts every path under servers[0] would
+ * call /v1/healthz, which is 404. test/platform/generated-client.test.ts and test/conformance.ts hold both.
  */
 function relativePaths(doc: OpenApiDoc) {
   const origin = doc.servers[0]!.url.replace(/\/v1$/, '')
