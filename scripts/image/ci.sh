@@ -94,7 +94,7 @@ caddy_pid=
 cleanup() {
   local ids
   ids=$(podman ps -aq --filter "label=$run_label" 2>/dev/null)
-  [[ -n $ids ]] && podman rm -f -t 2 $ids >/dev/null 2>&1
+  [[ -n $ids ]] && podman rm -f -v -t 2 $ids >/dev/null 2>&1
   ids=$(podman volume ls -q --filter "label=$run_label" 2>/dev/null)
   [[ -n $ids ]] && podman volume rm -f $ids >/dev/null 2>&1
   [[ -n $caddy_pid ]] && kill "$caddy_pid" 2>/dev/null
@@ -107,7 +107,7 @@ trap 'exit 130' INT TERM
 # Containers and volumes a killed earlier run left behind (its shell is gone).
 for label in $( (podman ps -a --format '{{index .Labels "lnk-ci.run"}}'; podman volume ls --format '{{index .Labels "lnk-ci.run"}}') 2>/dev/null | sort -u); do
   if [[ $label =~ ^[0-9]+$ ]] && ! kill -0 "$label" 2>/dev/null; then
-    podman ps -aq --filter "label=lnk-ci.run=$label" | xargs -r podman rm -f >/dev/null 2>&1
+    podman ps -aq --filter "label=lnk-ci.run=$label" | xargs -r podman rm -f -v >/dev/null 2>&1
     podman volume ls -q --filter "label=lnk-ci.run=$label" | xargs -r podman volume rm -f >/dev/null 2>&1
   fi
 done
@@ -238,6 +238,11 @@ build_started=$SECONDS
 if podman build --isolation chroot --format docker --pull=never -t "$image" -f Dockerfile . >"$work/build.log" 2>&1; then
   ok "podman build of ./Dockerfile ($((SECONDS - build_started))s, $(podman image inspect --format '{{.Size}}' "$image" | awk '{ printf "%.0f MB", $1 / 1e6 }'))"
   grep -E '^build: |packages installed' "$work/build.log" | sed 's/^/   /'
+  # Space: the build stage tagged too (from the layer cache, a second), so that pruning the untagged images of
+  # earlier runs keeps the dependency layer for the next build. Only images made from the stand-ins carry the
+  # lnk-ci.base label, so nothing else on the machine is pruned.
+  podman build --isolation chroot --format docker --pull=never --target build -t "$image-build" -f Dockerfile . >>"$work/build.log" 2>&1 &&
+    podman image prune -f --filter label=lnk-ci.base >/dev/null 2>&1
 else
   sed 's/^/   /' "$work/build.log" | tail -n 40
   fatal "podman build of ./Dockerfile (the log's end above)"
