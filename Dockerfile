@@ -3,9 +3,11 @@
 # Admin:  docker exec lnk lnk admin bootstrap --email you@example.com --workspace Acme
 # PostgreSQL (several nodes): the same image with -e LNK_DATABASE_URL=postgres://…; no volume is needed then
 #         (deploy/compose.postgres.yml, docs/scale-out.md).
+# Compose: deploy/compose.yml (one node, a named volume; + deploy/compose.tls.yml for Caddy and HTTPS).
 # Stop:   lnk drains in-flight work for up to LNK_SHUTDOWN_TIMEOUT_SECONDS (10 s) after SIGTERM, the same as
 #         docker's default grace period; give docker more room (docker stop -t 20, compose
 #         stop_grace_period: 20s) so it never has to SIGKILL.
+# CI builds this file with podman and runs the image (scripts/image/ci.sh); all of it: docs/docker.md.
 
 # ---- build: compile dist/lnk with the pinned Bun (keep in step with the bun devDependency) -------------
 FROM oven/bun:1.4.5 AS build
