@@ -32,7 +32,7 @@ export const RangeParams = {
     instant('Start (inclusive): an ISO 8601 date (local midnight in tz) or date-time (without an offset: local time in tz). Default: 29 days before to, at local midnight.'),
   ),
   to: t.Optional(instant(`End (exclusive for a date-time; a date includes that whole day). Default: now. At most ${MAX_RANGE_DAYS} days after from.`)),
-  tz: t.Optional(timeZoneName('The zone for dates, buckets and defaults (default UTC)')),
+  tz: t.Optional(timeZoneName()),
 }
 
 const Revenue = t.Record(t.String({ pattern: '^[A-Z]{3}$' }), t.Number(), { description: 'Sum of conversion values per ISO 4217 currency, e.g. {"EUR": 59.97}' })

@@ -8,7 +8,7 @@ import { overview, timeline, topLinks, type AnalyticsCtx } from './service'
 const errors = { 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 404: ErrorEnvelope, 429: ErrorEnvelope }
 const LinkIdParam = t.Optional(t.String({ maxLength: 64, description: "One link (its id); the whole workspace without it. A link of the other mode (a test link to a live key, a live one to a test key) is 404" }))
 const SEMANTICS =
-  "Counts people's clicks on the workspace's live links within the calling key's scope filters; bots, crawler previews and test links never count. A test key sees its sandbox only: the workspace's test links, which record no clicks, so its figures are zero. Figures include clicks up to about a second ago. See docs/analytics.md."
+  "Counts people's clicks on the workspace's live links within the calling key's scope filters; bots, crawler previews and test links never count. A test key sees its sandbox only: the workspace's test links, which record no clicks, so its figures are zero. Figures include clicks up to about a second ago. Dates, buckets and default ranges are read in tz (default UTC). See docs/analytics.md."
 
 export function analyticsRoutes(ctx: AnalyticsCtx, http: HttpKit) {
   return new Elysia({ name: 'lnk.analytics', seed: http.instanceId, prefix: '/analytics', tags: ['Analytics'] })

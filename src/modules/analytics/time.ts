@@ -25,8 +25,12 @@ function formatter(tz: string): Intl.DateTimeFormat {
   return f
 }
 
-/** Whether `tz` is an IANA zone this runtime knows. */
+/**
+ * Whether `tz` is an IANA zone this runtime knows. Intl also reads offsets ("+01:00"), which name no zone
+ * (the document says so, http/time-zone.ts): a zone name starts with a letter.
+ */
 export function isTimeZone(tz: string): boolean {
+  if (!/^[A-Za-z]/.test(tz)) return false
   try {
     formatter(tz)
     return true

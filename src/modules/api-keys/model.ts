@@ -1,6 +1,6 @@
 import { t } from 'elysia'
 import { checkedByService } from '../../http/published-schema'
-import { publishedTimeZoneName } from '../../http/time-zone'
+import { timeZoneName } from '../../http/time-zone'
 import { ApiKey } from '../identity/model'
 import { PERMISSIONS } from '../identity/permissions'
 import { DAYS } from './schedule'
@@ -21,7 +21,7 @@ const Day = t.Union(DAYS.map((d) => t.Literal(d)), { description: 'A day of the 
 
 const ScheduleInput = t.Object(
   {
-    timezone: publishedTimeZoneName('The zone the window is read in'),
+    timezone: timeZoneName(),
     days: checkedByService(t.Array(Day, { minItems: 1, description: 'Days the window opens on, 0 = Sunday; at least one (a day listed twice counts once)' })),
     startMinute: t.Integer({ minimum: 0, maximum: 1439, description: 'Minutes after local midnight' }),
     endMinute: t.Integer({ minimum: 0, maximum: 1440, description: 'Exclusive; below startMinute the window wraps midnight; never equal to it' }),

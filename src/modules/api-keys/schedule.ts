@@ -11,8 +11,8 @@ export const DAYS = [0, 1, 2, 3, 4, 5, 6] as const
 
 /**
  * A zone name the runtime's time zone data knows (aliases and any capitalisation included). Intl also reads
- * offsets ("+01:00"), which name no IANA zone: a name starts with a letter. That is the document's pattern
- * (http/time-zone.ts) for every string Intl knows.
+ * offsets ("+01:00"), which name no IANA zone: a name starts with a letter (http/time-zone.ts says what the
+ * document states).
  */
 export function isValidTimeZone(tz: string): boolean {
   if (!/^[A-Za-z]/.test(tz)) return false
