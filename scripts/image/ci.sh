@@ -114,7 +114,7 @@ done
 
 # --- tools -----------------------------------------------------------------------------------------------
 part "tools (apt-get: podman, runc, debootstrap, uidmap, fuse-overlayfs, slirp4netns, curl, postgresql)"
-packages=(podman runc debootstrap uidmap fuse-overlayfs slirp4netns containernetworking-plugins curl ca-certificates postgresql util-linux)
+packages=(podman runc debootstrap uidmap fuse-overlayfs slirp4netns containernetworking-plugins curl ca-certificates openssl postgresql util-linux)
 missing=()
 for p in "${packages[@]}"; do
   [[ $(dpkg-query -W -f='${Status}' "$p" 2>/dev/null) == "install ok installed" ]] || missing+=("$p")
@@ -126,7 +126,7 @@ if ((${#missing[@]})); then
     fatal "apt-get installs ${missing[*]}"
   fi
 fi
-for tool in podman debootstrap npm curl psql nsenter; do
+for tool in podman debootstrap npm curl psql nsenter openssl; do
   command -v "$tool" >/dev/null 2>&1 || fatal "$tool is on PATH"
 done
 ok "tools present: $(podman --version), debootstrap $(dpkg-query -W -f='${Version}' debootstrap), npm $(npm --version)"
@@ -260,19 +260,19 @@ check "the image keeps its HEALTHCHECK (GET /readyz)" grep -q readyz <<<"$health
 # --- running it -------------------------------------------------------------------------------------------
 part "runs (podman run; SQLite, PostgreSQL, the compose files' settings)"
 run_opts=()
-if ! podman run --rm --pull=never "$debian_image" true >/dev/null 2>"$work/probe.err"; then
+if ! podman run --rm --label "$run_label" --pull=never "$debian_image" true >/dev/null 2>"$work/probe.err"; then
   run_opts=(--runtime runc --ulimit "nofile=$(ulimit -Hn):$(ulimit -Hn)" --ulimit nproc=4096:4096)
   echo "podman run with the default runtime fails here ($(grep -m1 -o 'Error: .*' "$work/probe.err")); using: ${run_opts[*]}"
-  podman run --rm --pull=never "${run_opts[@]}" "$debian_image" true >/dev/null 2>"$work/probe.err" ||
+  podman run --rm --label "$run_label" --pull=never "${run_opts[@]}" "$debian_image" true >/dev/null 2>"$work/probe.err" ||
     fatal "podman run starts a container here (not with runc either: $(head -c 300 "$work/probe.err"))"
 fi
-image_pass=$(podman run --rm "${run_opts[@]}" --entrypoint cat "$image" /etc/passwd 2>&1 | grep '^lnk:' | cut -d: -f4,3)
+image_pass=$(podman run --rm --label "$run_label" "${run_opts[@]}" --entrypoint cat "$image" /etc/passwd 2>&1 | grep '^lnk:' | cut -d: -f4,3)
 check "the image's user lnk is uid 10001, group 10001 ($image_pass)" test "$image_pass" = 10001:10001
 
 free_port() {
   bun -e 'const s = require("net").createServer(); s.listen(0, "127.0.0.1", () => { console.log(s.address().port); s.close() })'
 }
-known_settings=$(podman run --rm "${run_opts[@]}" "$image" serve --help 2>/dev/null | grep -oE '\bLNK_[A-Z0-9_]+' | sort -u)
+known_settings=$(podman run --rm --label "$run_label" "${run_opts[@]}" "$image" serve --help 2>/dev/null | grep -oE '\bLNK_[A-Z0-9_]+' | sort -u)
 [[ -n $known_settings ]] || not_ok "lnk serve --help in the image lists its settings"
 
 user_agent="Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36"
