@@ -413,6 +413,14 @@ if run_node "$name" "$port" -p "127.0.0.1:$port:8080" -v "$volume:/data" "$image
   key=$(bootstrap "$name" "$label")
   slug=$([[ -n $key ]] && link_life "$label" "$key" "$base" "$base")
   probes "$label" "$name" "$base"
+  # The probe is not vacuous: the same command, pointed at a port where nothing listens, fails.
+  mapfile -d '' -t probe < <(bun -e 'const t = JSON.parse(process.argv[1]).Test; if (t[0] === "CMD") process.stdout.write(t.slice(1).map((a) => a + "\0").join(""))' "$healthcheck")
+  if ((${#probe[@]})); then
+    check "$label: the HEALTHCHECK command, run by hand, passes, and fails when pointed at a port with no lnk (LNK_PORT=1)" \
+      bash -c 'podman exec "$@" && ! podman exec -e LNK_PORT=1 "$@" 2>/dev/null' _ "$name" "${probe[@]}"
+  else
+    not_ok "$label: the image's HEALTHCHECK is a CMD array ($healthcheck)"
+  fi
   stop "$label" "$name" 20
   # Upgrading = a new container on the same volume: the link is still there.
   if [[ -n $slug ]]; then
