@@ -1,6 +1,7 @@
 // The console's only way to the server: the documented /v1 API on this origin, with the signed-in key.
 // Errors come back as ApiError carrying the envelope's stable code, so screens can say what went wrong.
 
+import type { Body, Concrete, Data, Meta, PathFor, QueryOf, Schema } from './api-types'
 import { withQuery, type Query } from './query'
 
 const KEY_STORAGE = 'lnk.console.key'
@@ -16,9 +17,10 @@ export class ApiError extends Error {
   }
 }
 
-export interface Page<T> {
-  data: T[]
-  pagination?: { page: number; perPage: number; total: number; totalPages: number }
+/** One page of a list: the items and the list's `meta.pagination`. */
+export interface Page<P extends PathFor<'get'>> {
+  data: Data<P, 'get'>
+  pagination?: Meta<P, 'get'> extends { pagination: infer N } ? N : never
 }
 
 export const storedKey = (): string | null => sessionStorage.getItem(KEY_STORAGE)
@@ -45,7 +47,8 @@ async function send(method: string, path: string, body?: unknown, key = storedKe
     throw new ApiError(0, 'network_error', 'The server could not be reached. Check that lnk is running and try again.')
   }
   if (response.ok) return response
-  let envelope: { error?: { code?: string; message?: string; details?: unknown } } = {}
+  // The API's error envelope, when the body is one.
+  let envelope: Partial<Schema<'Error'>> = {}
   try {
     envelope = await response.json()
   } catch {
@@ -64,20 +67,23 @@ async function json<T>(method: string, path: string, body?: unknown): Promise<T>
   return payload.data
 }
 
+// Every call names the documented path it is for (`api.get<'/links/{id}'>(`/links/${id}`)`): the argument
+// must fit that path, the query and body are checked against its operation, and the answer has its type.
+// The type argument has no default to infer from (`never`), so a call without it does not compile.
 export const api = {
-  get: <T>(path: string, query?: Query) => json<T>('GET', withQuery(path, query)),
-  post: <T>(path: string, body?: unknown) => json<T>('POST', path, body ?? {}),
-  patch: <T>(path: string, body: unknown) => json<T>('PATCH', path, body),
-  del: <T = void>(path: string) => json<T>('DELETE', path),
+  get: <P extends PathFor<'get'> = never>(path: NoInfer<Concrete<P>>, query?: QueryOf<P, 'get'>) => json<Data<P, 'get'>>('GET', withQuery(path, query as Query)),
+  post: <P extends PathFor<'post'> = never>(path: NoInfer<Concrete<P>>, body?: Body<P, 'post'>) => json<Data<P, 'post'>>('POST', path, body ?? {}),
+  patch: <P extends PathFor<'patch'> = never>(path: NoInfer<Concrete<P>>, body: Body<P, 'patch'>) => json<Data<P, 'patch'>>('PATCH', path, body),
+  del: <P extends PathFor<'delete'> = never>(path: NoInfer<Concrete<P>>) => json<Data<P, 'delete'>>('DELETE', path),
   /** A list with its pagination (`meta.pagination`). */
-  async page<T>(path: string, query?: Query): Promise<Page<T>> {
-    const response = await send('GET', withQuery(path, query))
-    const payload = (await response.json()) as { data: T[]; meta?: { pagination?: Page<T>['pagination'] } }
+  async page<P extends PathFor<'get'> = never>(path: NoInfer<Concrete<P>>, query?: QueryOf<P, 'get'>): Promise<Page<P>> {
+    const response = await send('GET', withQuery(path, query as Query))
+    const payload = (await response.json()) as { data: Page<P>['data']; meta?: { pagination?: Page<P>['pagination'] } }
     return { data: payload.data, pagination: payload.meta?.pagination }
   },
   /** A binary answer (QR images), as a Blob. */
-  async blob(path: string, query?: Query): Promise<Blob> {
-    return (await send('GET', withQuery(path, query))).blob()
+  async blob<P extends PathFor<'get'> = never>(path: NoInfer<Concrete<P>>, query?: QueryOf<P, 'get'>): Promise<Blob> {
+    return (await send('GET', withQuery(path, query as Query))).blob()
   },
   /** Checks a key before it is kept: GET /v1/me with that key. */
   async me(key: string): Promise<Me> {
@@ -86,12 +92,8 @@ export const api = {
   },
 }
 
-export interface Me {
-  user: { id: string; email?: string; name?: string }
-  workspace: { id: string; slug: string; name: string; role: string }
-  workspaces: { id: string; slug: string; name: string; role: string }[]
-  apiKey: { id: string; name: string; mode: 'live' | 'test'; permissions: string[]; keyPrefix: string }
-}
+/** Who the signed-in key is: GET /v1/me. */
+export type Me = Data<'/me', 'get'>
 
 /** What a 403 means, in words a person can act on; other errors keep the server's own message. */
 export function explain(error: unknown): string {

@@ -1,5 +1,6 @@
 // How analytics figures read: numbers and money in the viewer's locale, times in the viewer's zone, and the
 // API's raw dimension values (country codes, null for unknown) as words.
+import type { Overview } from './data'
 import type { Interval } from './range'
 
 const numbers = new Intl.NumberFormat()
@@ -27,7 +28,8 @@ function countryName(code: string): string {
   }
 }
 
-export type Dimension = 'countries' | 'devices' | 'browsers' | 'os' | 'referrers'
+/** A breakdown of the overview: countries, devices, browsers, os, referrers. */
+export type Dimension = keyof Overview['top']
 
 export function dimensionValue(dimension: Dimension, value: string | null): string {
   if (value === null) return dimension === 'referrers' ? 'Direct (no referrer)' : 'Unknown'

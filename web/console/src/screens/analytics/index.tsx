@@ -53,17 +53,10 @@ function WorkspaceAnalytics({ query }: ScreenProps) {
   )
 }
 
-interface LinkHeading {
-  id: string
-  shortUrl: string
-  title: string | null
-  destinationUrl: string
-}
-
 function LinkAnalytics({ params, query }: ScreenProps) {
   const { can } = useSession()
   const id = params.id!
-  const link = useAsync(() => api.get<LinkHeading>(`/links/${encodeURIComponent(id)}`), [id])
+  const link = useAsync(() => api.get<'/links/{id}'>(`/links/${encodeURIComponent(id)}`), [id])
   if (!can('analytics:read')) return <NotAllowed />
   const range = readRange(query)
   const name = link.data ? link.data.title || link.data.shortUrl : `Link ${id}`

@@ -1,9 +1,11 @@
 // The range an analytics screen shows, kept in the hash query (`?range=7d`, `?range=custom&from=…&to=…`) so a
 // reload or a shared address shows the same figures. Presets are turned into the API's query at load time,
 // in the viewer's own time zone, so buckets and "today" are the viewer's.
+import type { Params, Schema } from '../../api-types'
 
 export type Preset = '24h' | '7d' | '30d' | '12m' | 'custom'
-export type Interval = 'hour' | 'day' | 'week' | 'month'
+type TimelineQuery = Params<'/analytics/timeline', 'get'>
+export type Interval = NonNullable<TimelineQuery['interval']>
 
 export const PRESETS: { value: Preset; label: string }[] = [
   { value: '24h', label: '24 hours' },
@@ -21,14 +23,10 @@ export interface Range {
 }
 
 /** What the analytics endpoints are asked: from/to (to omitted means now), the viewer's zone, bucket size. */
-export interface RangeQuery {
-  from: string
-  to?: string
-  tz: string
-  interval: Interval
-}
+export type RangeQuery = Required<Pick<TimelineQuery, 'from' | 'tz' | 'interval'>> & Pick<TimelineQuery, 'to'>
 
-export const viewerZone = (): string => Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC'
+/** The browser's zone, taken to be one the server knows (it refuses another with a message naming tz). */
+export const viewerZone = (): Schema<'TimeZone'> => (Intl.DateTimeFormat().resolvedOptions().timeZone || 'UTC') as Schema<'TimeZone'>
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/
 const pad = (n: number) => String(n).padStart(2, '0')

@@ -13,7 +13,7 @@ import { Badge, DNS, SSL, VERIFICATION, when, type DnsRecord, type Domain } from
 
 export function DomainDetail({ params }: { params: Record<string, string> }) {
   const id = params.id!
-  const state = useAsync(() => api.get<Domain>(`/domains/${encodeURIComponent(id)}`), [id])
+  const state = useAsync(() => api.get<'/domains/{id}'>(`/domains/${encodeURIComponent(id)}`), [id])
   // The verify answer is the fresh record: shown at once, without a second request.
   const [checked, setChecked] = useState<Domain | null>(null)
   const domain = checked?.id === id ? checked : state.data
@@ -34,7 +34,7 @@ function DomainView({ domain: d, onChecked }: { domain: Domain; onChecked: (d: D
   const { can } = useSession()
   const write = can('domains:write')
   const verify = useAction(async () => {
-    const fresh = await api.post<Domain>(`/domains/${encodeURIComponent(d.id)}/verify`)
+    const fresh = await api.post<'/domains/{id}/verify'>(`/domains/${encodeURIComponent(d.id)}/verify`)
     onChecked(fresh)
     announce(`Checked: ${VERIFICATION[fresh.verificationStatus][0]}, DNS ${DNS[fresh.dnsStatus][0].toLowerCase()}`)
   })
@@ -143,8 +143,8 @@ function Records({ records }: { records: DnsRecord[] }) {
 function DeleteDomain({ domain }: { domain: Domain }) {
   const [archive, setArchive] = useState(false)
   const remove = useAction(async () => {
-    const path = `/domains/${encodeURIComponent(domain.id)}${archive ? '?archiveLinks=true' : ''}`
-    const answer = await api.del<{ archivedLinks?: number }>(path)
+    const path = `/domains/${encodeURIComponent(domain.id)}${archive ? '?archiveLinks=true' : ''}` as const
+    const answer = await api.del<'/domains/{id}'>(path)
     announce(`${domain.unicodeDomain} deleted${answer?.archivedLinks ? `; ${answer.archivedLinks} links archived` : ''}`)
     navigate('/domains')
   })

@@ -10,7 +10,7 @@ import { Badge, DNS, VERIFICATION, type Domain } from './model'
 
 export function DomainList() {
   const { can } = useSession()
-  const state = useAsync(() => api.get<Domain[]>('/domains'), [])
+  const state = useAsync(() => api.get<'/domains'>('/domains'), [])
   return (
     <>
       <h1 tabIndex={-1}>Domains</h1>
@@ -60,7 +60,7 @@ export function DomainList() {
 function AddDomain() {
   const [domain, setDomain] = useState('')
   const add = useAction(async () => {
-    const created = await api.post<Domain>('/domains', { domain: domain.trim() })
+    const created = await api.post<'/domains'>('/domains', { domain: domain.trim() })
     navigate(`/domains/${created.id}`)
   })
   return (

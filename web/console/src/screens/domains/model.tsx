@@ -1,33 +1,11 @@
 // The domain record as GET /v1/domains/{id} answers it (docs/domains.md, "The record"), and the words and
 // badge colours the screens show for its states.
+import type { Data } from '../../api-types'
 
-export interface DnsRecord {
-  type: string
-  name: string
-  value: string
-  /** What the last check saw: [] nothing, null not looked yet or the lookup failed. */
-  seen: string[] | null
-  ok: boolean | null
-}
-
-export interface Domain {
-  id: string
-  domain: string
-  unicodeDomain: string
-  verificationStatus: 'pending' | 'verified' | 'failed'
-  dnsStatus: 'unknown' | 'ok' | 'misconfigured' | 'conflicting'
-  sslStatus: 'unmanaged' | 'pending' | 'active' | 'failed'
-  served: boolean
-  records: DnsRecord[]
-  httpCheck: { url: string; reached: boolean; detail: string } | null
-  lookupErrors: string[]
-  failureReason: string | null
-  lastCheckedAt: string | null
-  nextCheckAt: string | null
-  verifiedAt: string | null
-  misconfiguredAt: string | null
-  createdAt: string
-}
+/** A custom domain as GET /v1/domains/{id} answers it. */
+export type Domain = Data<'/domains/{id}', 'get'>
+/** A DNS record to create; `seen` is what the last check saw: [] nothing, null not looked yet or the lookup failed. */
+export type DnsRecord = Domain['records'][number]
 
 type Tone = 'ok' | 'bad' | 'muted'
 

@@ -14,7 +14,7 @@ import { ErrorNotice, Loaded } from '../../ui/states'
 import type { ScreenProps } from '../types'
 import { KeyFields } from './form'
 import { permissionSummary } from './list'
-import { describeSchedule, fieldErrors, formOf, patchBody, STATUS_BADGE, statusOf, type ApiKey, type CreatedKey, type Fields, type KeyForm } from './model'
+import { describeSchedule, fieldErrors, formOf, patchBody, STATUS_BADGE, statusOf, type ApiKey, type Fields, type KeyForm, type PatchBody } from './model'
 import { when } from './when'
 
 const ActionError = ({ error }: { error: unknown }) =>
@@ -71,14 +71,14 @@ function Facts({ apiKey }: { apiKey: ApiKey }) {
 
 function Actions({ apiKey, mine, onChanged }: { apiKey: ApiKey; mine: boolean; onChanged: (key: ApiKey) => void }) {
   const session = useSession()
-  const path = `/api-keys/${encodeURIComponent(apiKey.id)}`
+  const path = `/api-keys/${encodeURIComponent(apiKey.id)}` as const
   const [reason, setReason] = useState('')
   const [grace, setGrace] = useState('24')
   const [secret, setSecret] = useState<string | null>(null)
-  const pause = useAction(() => api.post<ApiKey>(`${path}/pause`, reason.trim() ? { reason: reason.trim() } : {}))
-  const resume = useAction(() => api.post<ApiKey>(`${path}/resume`))
-  const rotate = useAction((graceHours: number) => api.post<CreatedKey>(`${path}/rotate`, { graceHours }))
-  const revoke = useAction(() => api.post<ApiKey>(`${path}/revoke`))
+  const pause = useAction(() => api.post<'/api-keys/{id}/pause'>(`${path}/pause`, reason.trim() ? { reason: reason.trim() } : {}))
+  const resume = useAction(() => api.post<'/api-keys/{id}/resume'>(`${path}/resume`))
+  const rotate = useAction((graceHours: number) => api.post<'/api-keys/{id}/rotate'>(`${path}/rotate`, { graceHours }))
+  const revoke = useAction(() => api.post<'/api-keys/{id}/revoke'>(`${path}/revoke`))
   const [graceError, setGraceError] = useState<string | null>(null)
 
   const done = (key: ApiKey | undefined, message: string) => {
@@ -167,7 +167,7 @@ function Settings({ apiKey, onChanged }: { apiKey: ApiKey; onChanged: (key: ApiK
   const [form, setForm] = useState<KeyForm>(() => formOf(apiKey))
   const [errors, setErrors] = useState<Fields>({})
   const [nothing, setNothing] = useState(false)
-  const save = useAction((body: Record<string, unknown>) => api.patch<ApiKey>(`/api-keys/${encodeURIComponent(apiKey.id)}`, body))
+  const save = useAction((body: PatchBody) => api.patch<'/api-keys/{id}'>(`/api-keys/${encodeURIComponent(apiKey.id)}`, body))
   const submit = async (event: Event) => {
     event.preventDefault()
     const { body, problems } = patchBody(form, apiKey)
@@ -203,7 +203,7 @@ function Settings({ apiKey, onChanged }: { apiKey: ApiKey; onChanged: (key: ApiK
 
 export function KeyDetail({ params }: ScreenProps) {
   const session = useSession()
-  const state = useAsync(() => api.get<ApiKey>(`/api-keys/${encodeURIComponent(params.id!)}`), [params.id])
+  const state = useAsync(() => api.get<'/api-keys/{id}'>(`/api-keys/${encodeURIComponent(params.id!)}`), [params.id])
   // Actions answer the changed key; it replaces the loaded one without a reload.
   const [changed, setChanged] = useState<ApiKey | null>(null)
   const current = changed?.id === params.id ? changed : state.data

@@ -1,5 +1,5 @@
 // /keys: every key of the workspace in the chosen mode, with what limits it and how it was used lately.
-import { api } from '../../api'
+import { api, type Me } from '../../api'
 import { href, navigate } from '../../router'
 import { useSession } from '../../session'
 import { useAsync } from '../../ui/async'
@@ -9,16 +9,12 @@ import type { ScreenProps } from '../types'
 import { describeSchedule, STATUS_BADGE, statusOf, type ApiKey } from './model'
 import { when } from './when'
 
-interface Usage {
-  usage?: { apiCalls: number; monthlyCallCap: number | null }
-}
-
 export function permissionSummary(permissions: string[]): string {
   if (permissions.includes('*')) return 'All (*)'
   return permissions.join(', ')
 }
 
-function limits(key: ApiKey, usage: Usage['usage'] | null): string[] {
+function limits(key: ApiKey, usage: Me['usage'] | null): string[] {
   const out: string[] = []
   if (usage) out.push(`${usage.apiCalls} calls this month${usage.monthlyCallCap ? ` of ${usage.monthlyCallCap}` : ''}`)
   else if (key.monthlyCallCap) out.push(`cap ${key.monthlyCallCap} a month`)
@@ -33,10 +29,10 @@ function limits(key: ApiKey, usage: Usage['usage'] | null): string[] {
 export function KeyList({ query }: ScreenProps) {
   const session = useSession()
   const own = session.me.apiKey
-  // A test key may only list test keys; a live key chooses.
-  const mode = own.mode === 'test' ? 'test' : query.get('mode') ?? 'all'
+  // A test key may only list test keys; a live key chooses (the address's text: the server refuses another).
+  const mode = own.mode === 'test' ? 'test' : ((query.get('mode') ?? 'all') as 'live' | 'test' | 'all')
   const state = useAsync(
-    () => Promise.all([api.get<ApiKey[]>('/api-keys', own.mode === 'test' ? undefined : { mode }), api.get<Usage>('/me')]),
+    () => Promise.all([api.get<'/api-keys'>('/api-keys', own.mode === 'test' ? undefined : { mode }), api.get<'/me'>('/me')]),
     [mode, own.mode],
   )
   return (

@@ -1,38 +1,15 @@
 // The API key as /v1/api-keys answers it, and the pure translations between it and the form: text areas of
 // one entry a line, times of day as minutes since local midnight, an expiry typed in the viewer's zone.
 import { ApiError } from '../../api'
+import type { Body, Schema } from '../../api-types'
 
-export interface Schedule {
-  timezone: string
-  days: number[]
-  startMinute: number
-  endMinute: number
-}
-
-export interface ApiKey {
-  id: string
-  name: string
-  keyPrefix: string
-  mode: 'live' | 'test'
-  permissions: string[]
-  allowedIps: string[]
-  scopeFilters: { domains?: string[]; tags?: string[] } | null
-  schedule: Schedule | null
-  monthlyCallCap: number | null
-  rateLimitOverride: number | null
-  expiresAt: string | null
-  lastUsedAt: string | null
-  lastUsedIp: string | null
-  pausedAt: string | null
-  pausedReason: string | null
-  revokedAt: string | null
-  revokedReason: string | null
-  rotating: boolean
-  graceHoursRemaining: number
-  createdAt: string
-}
-
-export type CreatedKey = ApiKey & { key: string }
+/** A key as /v1/api-keys answers it (the document's ApiKey schema), and with its secret, shown once. */
+export type ApiKey = Schema<'ApiKey'>
+export type CreatedKey = Schema<'CreatedApiKey'>
+export type Schedule = NonNullable<ApiKey['schedule']>
+/** POST /v1/api-keys and PATCH /v1/api-keys/{id} bodies. */
+export type CreateBody = Body<'/api-keys', 'post'>
+export type PatchBody = Body<'/api-keys/{id}', 'patch'>
 
 // The server's own list (a pure module, bundled in): the console offers exactly the names the API accepts.
 export { PERMISSIONS } from '../../../../../src/modules/identity/permissions'
@@ -193,21 +170,24 @@ export function bodyOf(form: KeyForm): { body: Record<string, unknown>; problems
   }
 }
 
-/** Creating: restrictions left empty are left out, so a restricted signed-in key passes its own on. */
-export function createBody(form: KeyForm): { body: Record<string, unknown>; problems: Fields } {
+/**
+ * Creating: restrictions left empty are left out, so a restricted signed-in key passes its own on. The values
+ * are the form's (a time zone as chosen, numbers as typed): the server checks them and names the field.
+ */
+export function createBody(form: KeyForm): { body: CreateBody; problems: Fields } {
   const { body, problems } = bodyOf(form)
   const out: Record<string, unknown> = { mode: form.mode }
   for (const [name, value] of Object.entries(body)) if (value !== null && !(Array.isArray(value) && !value.length)) out[name] = value
-  return { body: out, problems }
+  return { body: out as CreateBody, problems }
 }
 
 /** Changing: only the fields that differ from the key as loaded, so an untouched field is never re-sent. */
-export function patchBody(form: KeyForm, key: ApiKey): { body: Record<string, unknown>; problems: Fields } {
+export function patchBody(form: KeyForm, key: ApiKey): { body: PatchBody; problems: Fields } {
   const { body, problems } = bodyOf(form)
   const before = bodyOf(formOf(key)).body
   const out: Record<string, unknown> = {}
   for (const [name, value] of Object.entries(body)) if (JSON.stringify(value) !== JSON.stringify(before[name])) out[name] = value
-  return { body: out, problems }
+  return { body: out as PatchBody, problems }
 }
 
 /** The form field a server issue path names ('allowedIps.2' → allowedIps, 'schedule.days' → days). */

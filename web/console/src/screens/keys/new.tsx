@@ -8,14 +8,14 @@ import { useAction } from '../../ui/async'
 import { SecretOnce } from '../../ui/secret'
 import { ErrorNotice } from '../../ui/states'
 import { KeyFields } from './form'
-import { createBody, emptyForm, fieldErrors, type CreatedKey, type Fields, type KeyForm } from './model'
+import { createBody, emptyForm, fieldErrors, type CreateBody, type CreatedKey, type Fields, type KeyForm } from './model'
 
 export function NewKey() {
   const session = useSession()
   const [form, setForm] = useState<KeyForm>(() => emptyForm(session.me.apiKey.mode))
   const [errors, setErrors] = useState<Fields>({})
   const [created, setCreated] = useState<CreatedKey | null>(null)
-  const save = useAction((body: Record<string, unknown>) => api.post<CreatedKey>('/api-keys', body))
+  const save = useAction((body: CreateBody) => api.post<'/api-keys'>('/api-keys', body))
 
   if (!session.can('api_keys:write')) {
     return (

@@ -14,12 +14,6 @@ import type { Link } from './model'
 /** The API takes at most 1000 per call; smaller chunks let the bar move on big pastes. */
 const CHUNK = 200
 
-interface BulkAnswer {
-  created: number
-  failed: number
-  results: ({ ok: true; link: Link } | { ok: false; error: { code: string; message: string } })[]
-}
-
 interface Outcome {
   row: Row
   link?: Link
@@ -68,11 +62,11 @@ export function BulkCreate(_: ScreenProps) {
     try {
       for (let start = 0; start < rows.length; start += CHUNK) {
         const chunk = rows.slice(start, start + CHUNK)
-        const answer = await api.post<BulkAnswer>('/links/bulk', { links: chunk.map((r) => r.body) })
-        // One result per input, in order.
+        const answer = await api.post<'/links/bulk'>('/links/bulk', { links: chunk.map((r) => r.body) })
+        // One result per input, in order; a failed one always carries its error.
         chunk.forEach((row, i) => {
           const result = answer.results[i]
-          all.push(!result ? { row, error: 'No answer for this row' } : result.ok ? { row, link: result.link } : { row, error: result.error.message })
+          all.push(!result ? { row, error: 'No answer for this row' } : result.ok ? { row, link: result.link } : { row, error: result.error!.message })
         })
         setOutcomes([...all])
         setProgress({ done: start + chunk.length, total: rows.length })

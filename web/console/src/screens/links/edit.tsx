@@ -13,12 +13,12 @@ import { LinkFormView } from './form'
 import { createBody, emptyForm, formOf, patchBody, type Link, type LinkForm } from './model'
 import { QrPanel } from './qr'
 
-const linkPath = (id: string) => `/links/${encodeURIComponent(id)}`
+const linkPath = (id: string) => `/links/${encodeURIComponent(id)}` as const
 
 export function NewLink() {
   const { can } = useSession()
   const save = async (form: LinkForm) => {
-    const link = await api.post<Link>('/links', createBody(form))
+    const link = await api.post<'/links'>('/links', createBody(form))
     announce(`Link ${link.shortUrl} created`)
     navigate(linkPath(link.id))
   }
@@ -39,7 +39,7 @@ export function NewLink() {
 
 export function EditLink({ params }: ScreenProps) {
   const { can } = useSession()
-  const state = useAsync(() => api.get<Link>(linkPath(params.id!)), [params.id])
+  const state = useAsync(() => api.get<'/links/{id}'>(linkPath(params.id!)), [params.id])
   return (
     <>
       <h1 tabIndex={-1}>{state.data ? `Link ${state.data.slug}` : 'Link'}</h1>
@@ -56,14 +56,14 @@ export function EditLink({ params }: ScreenProps) {
 function LinkPage({ link: loaded, canWrite }: { link: Link; canWrite: boolean }) {
   const [link, setLink] = useState(loaded)
   const remove = useAction(async () => {
-    await api.del(linkPath(link.id))
+    await api.del<'/links/{id}'>(linkPath(link.id))
     announce(`Link ${link.shortUrl} deleted`)
     navigate('/links')
   })
   const save = async (form: LinkForm) => {
     const body = patchBody(formOf(link), form)
     if (!Object.keys(body).length) return { note: 'Nothing changed.' }
-    const updated = await api.patch<Link>(linkPath(link.id), body)
+    const updated = await api.patch<'/links/{id}'>(linkPath(link.id), body)
     setLink(updated)
     announce('Link saved')
     return { note: 'Saved.', next: formOf(updated) }

@@ -43,13 +43,14 @@ export function LinksList({ query }: ScreenProps) {
 
   const state = useAsync(
     () =>
-      api.page<Link>('/links', {
+      api.page<'/links'>('/links', {
         page,
         perPage: PER_PAGE,
         search: applied.search,
         tag: applied.tag,
         domain: applied.domain,
-        archived: applied.archived === 'all' ? undefined : applied.archived,
+        // The address's text, as the server reads it (it refuses anything but true or false).
+        archived: applied.archived === 'all' ? undefined : (applied.archived as 'true' | 'false'),
       }),
     [key],
   )

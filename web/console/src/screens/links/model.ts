@@ -3,47 +3,13 @@
 // an ISO instant). An edit compares the body of the form with the body of the link as loaded, so a PATCH
 // carries only what the person changed.
 import { ApiError } from '../../api'
+import type { Body, Schema } from '../../api-types'
 
-export interface Link {
-  id: string
-  slug: string
-  domain: string
-  destinationUrl: string
-  shortUrl: string
-  title: string | null
-  description: string | null
-  tags: string[]
-  folderId: string | null
-  campaignId: string | null
-  redirectStatus: number
-  fallbackUrl: string | null
-  hasPassword: boolean
-  expiresAt: string | null
-  clickLimit: number | null
-  uniqueIpLimit: number | null
-  publicStatsEnabled: boolean
-  utmSource: string | null
-  utmMedium: string | null
-  utmCampaign: string | null
-  utmTerm: string | null
-  utmContent: string | null
-  ogTitle: string | null
-  ogDescription: string | null
-  ogImageUrl: string | null
-  twitterCard: string | null
-  deepLinkEnabled: boolean
-  captchaEnabled: boolean
-  consentRequired: boolean
-  conversionTracking: boolean
-  bridgePageId: string | null
-  totalClicks: number
-  uniqueClicks: number
-  isActive: boolean
-  isArchived: boolean
-  isTest: boolean
-  createdAt: string
-  updatedAt: string
-}
+/** A link as the API answers it (the document's Link schema). */
+export type Link = Schema<'Link'>
+/** POST /v1/links and PATCH /v1/links/{id} bodies. */
+export type CreateBody = Body<'/links', 'post'>
+export type PatchBody = Body<'/links/{id}', 'patch'>
 
 export const TEXT_FIELDS = [
   'destinationUrl', 'slug', 'domain', 'title', 'description', 'folderId', 'campaignId', 'fallbackUrl',
@@ -113,8 +79,11 @@ function fullBody(form: LinkForm): Record<string, unknown> {
   return body
 }
 
-/** A create body: only what the person filled in. */
-export function createBody(form: LinkForm): Record<string, unknown> {
+/**
+ * A create body: only what the person filled in. Values go as typed where they do not parse (a slug, a URL):
+ * the server checks them and names the field, so the body is the API's shape in name only.
+ */
+export function createBody(form: LinkForm): CreateBody {
   const body: Record<string, unknown> = {}
   for (const [name, value] of Object.entries(fullBody(form))) {
     if (value === null || value === false || (Array.isArray(value) && !value.length)) continue
@@ -122,11 +91,11 @@ export function createBody(form: LinkForm): Record<string, unknown> {
     body[name] = value
   }
   if (form.password) body.password = form.password
-  return body
+  return body as CreateBody
 }
 
 /** A PATCH body: the fields whose value differs from the link as loaded; null clears. */
-export function patchBody(initial: LinkForm, form: LinkForm): Record<string, unknown> {
+export function patchBody(initial: LinkForm, form: LinkForm): PatchBody {
   const before = fullBody(initial)
   const after = fullBody(form)
   const body: Record<string, unknown> = {}
@@ -137,7 +106,7 @@ export function patchBody(initial: LinkForm, form: LinkForm): Record<string, unk
   }
   if (form.clearPassword) body.password = null
   else if (form.password) body.password = form.password
-  return body
+  return body as PatchBody
 }
 
 /** The destination as visitors reach it: the link's UTM values replace the same keys. Null when the URL does not parse. */

@@ -29,10 +29,11 @@ function useObjectUrl(blob: Blob | undefined): string | undefined {
 export function QrPanel({ link }: { link: Link }) {
   const [size, setSize] = useState('512')
   // The preview is the SVG: the same code at any size, so it does not follow the size chooser.
-  const preview = useAsync(() => api.blob(`/qr/${encodeURIComponent(link.id)}`, { format: 'svg', size: 512 }), [link.id, link.shortUrl])
+  const preview = useAsync(() => api.blob<'/qr/{linkId}'>(`/qr/${encodeURIComponent(link.id)}`, { format: 'svg', size: 512 }), [link.id, link.shortUrl])
   const src = useObjectUrl(preview.data)
-  const download = useAction(async (format: string) => {
-    const blob = await api.blob(`/qr/${encodeURIComponent(link.id)}`, { format, size })
+  const download = useAction(async (format: (typeof FORMATS)[number][0]) => {
+    // The size is one of SIZES, all whole numbers.
+    const blob = await api.blob<'/qr/{linkId}'>(`/qr/${encodeURIComponent(link.id)}`, { format, size: size as `${number}` })
     const url = URL.createObjectURL(blob)
     const a = document.createElement('a')
     a.href = url

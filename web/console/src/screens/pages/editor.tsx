@@ -12,6 +12,9 @@ import { SelectField } from '../../ui/form'
 import { Empty, ErrorNotice, Loaded } from '../../ui/states'
 import type { ScreenProps } from '../types'
 import type { Block, BlockType, BridgePage } from './model'
+
+/** `/bridge-pages/{id}`, filled in. */
+type PagePath = `/bridge-pages/${string}`
 import { issuesOf, SchemaFields } from './schema-form'
 
 interface Data {
@@ -22,12 +25,12 @@ interface Data {
 
 export function PageEditor({ params }: ScreenProps) {
   const id = params.id!
-  const base = `/bridge-pages/${encodeURIComponent(id)}`
+  const base = `/bridge-pages/${encodeURIComponent(id)}` as const
   // Bumped after every change: reloads the blocks and the preview.
   const [revision, setRevision] = useState(0)
-  const types = useAsync(() => api.get<BlockType[]>('/bridge-pages/block-types'), [])
+  const types = useAsync(() => api.get<'/bridge-pages/block-types'>('/bridge-pages/block-types'), [])
   const state = useAsync(async () => {
-    const [page, blocks] = await Promise.all([api.get<BridgePage>(base), api.get<Block[]>(`${base}/blocks`)])
+    const [page, blocks] = await Promise.all([api.get<'/bridge-pages/{id}'>(base), api.get<'/bridge-pages/{pageId}/blocks'>(`${base}/blocks`)])
     return { page, blocks }
   }, [id, revision])
   const changed = (message: string) => {
@@ -49,7 +52,7 @@ export function PageEditor({ params }: ScreenProps) {
   )
 }
 
-function Editor({ data, base, changed }: { data: Data; base: string; changed: (message: string) => void }) {
+function Editor({ data, base, changed }: { data: Data; base: PagePath; changed: (message: string) => void }) {
   const { can } = useSession()
   const write = can('pages:write')
   const { page, blocks, types } = data
@@ -111,16 +114,16 @@ function summary(block: Block): string {
 function BlockItem({ block, type, base, write, open, onOpen, changed }: {
   block: Block
   type: BlockType | undefined
-  base: string
+  base: PagePath
   write: boolean
   open: boolean
   onOpen: (open: boolean) => void
   changed: (message: string) => void
 }) {
   const title = type?.title ?? block.type
-  const path = `${base}/blocks/${encodeURIComponent(block.id)}`
+  const path = `${base}/blocks/${encodeURIComponent(block.id)}` as const
   const remove = useAction(async () => {
-    await api.del(path)
+    await api.del<'/bridge-pages/{pageId}/blocks/{blockId}'>(path)
     changed(`${title} block deleted`)
   })
   return (
@@ -150,7 +153,7 @@ function BlockItem({ block, type, base, write, open, onOpen, changed }: {
           submitLabel="Save block"
           onCancel={() => onOpen(false)}
           onSubmit={async (fields) => {
-            await api.patch(path, fields)
+            await api.patch<'/bridge-pages/{pageId}/blocks/{blockId}'>(path, fields)
             onOpen(false)
             changed(`${title} block saved`)
           }}
@@ -160,7 +163,7 @@ function BlockItem({ block, type, base, write, open, onOpen, changed }: {
   )
 }
 
-function AddBlock({ types, base, onDone, changed }: { types: BlockType[]; base: string; onDone: () => void; changed: (message: string) => void }) {
+function AddBlock({ types, base, onDone, changed }: { types: BlockType[]; base: PagePath; onDone: () => void; changed: (message: string) => void }) {
   const [chosen, setChosen] = useState(types[0]?.type ?? '')
   const type = types.find((t) => t.type === chosen)
   const heading = useRef<HTMLHeadingElement>(null)
@@ -180,7 +183,7 @@ function AddBlock({ types, base, onDone, changed }: { types: BlockType[]; base: 
           submitLabel="Add block"
           onCancel={onDone}
           onSubmit={async (fields) => {
-            await api.post(`${base}/blocks`, { type: type.type, fields })
+            await api.post<'/bridge-pages/{pageId}/blocks'>(`${base}/blocks`, { type: type.type, fields })
             onDone()
             changed(`${type.title} block added`)
           }}
@@ -226,9 +229,9 @@ function BlockForm({ type, initial, submitLabel, onSubmit, onCancel }: {
   )
 }
 
-function DeletePage({ page, base }: { page: BridgePage; base: string }) {
+function DeletePage({ page, base }: { page: BridgePage; base: PagePath }) {
   const remove = useAction(async () => {
-    await api.del(base)
+    await api.del<'/bridge-pages/{id}'>(base)
     announce(`${page.title} deleted`)
     navigate('/pages')
   })

@@ -13,7 +13,7 @@ const PER_PAGE = 25
 export function PageList({ query }: ScreenProps) {
   const { can } = useSession()
   const page = Math.max(1, Number(query.get('page')) || 1)
-  const state = useAsync(() => api.page<BridgePage>('/bridge-pages', { page, perPage: PER_PAGE }), [page])
+  const state = useAsync(() => api.page<'/bridge-pages'>('/bridge-pages', { page, perPage: PER_PAGE }), [page])
   return (
     <>
       <h1 tabIndex={-1}>Bridge pages</h1>

@@ -1,34 +1,18 @@
-// Bridge pages, blocks, block types and templates as the /v1 API answers them (docs/pages.md).
+// Bridge pages, blocks, block types and templates as the /v1 API answers them (docs/pages.md), and the part
+// of JSON Schema the block forms read.
+import type { Data } from '../../api-types'
 
-export interface BridgePage {
-  id: string
-  title: string
-  slug: string
-  domain: string
-  /** The public address: <scheme>://<domain>/p/<slug>. */
-  url: string
-  isTest: boolean
-  version: number
-  templateSlug: string | null
-  blockCount: number
-  views: number
-  buttonClicks: number
-  createdAt: string
-  updatedAt: string
-}
+/** A page; `url` is its public address, <scheme>://<domain>/p/<slug>. */
+export type BridgePage = Data<'/bridge-pages/{id}', 'get'>
+export type Block = Data<'/bridge-pages/{pageId}/blocks', 'get'>[number]
+/** A block type: its `schema` is a JSON Schema (TypeBox's output), which the document leaves open. */
+export type BlockType = Data<'/bridge-pages/block-types', 'get'>[number]
+export type Template = Data<'/templates', 'get'>[number]
 
-export interface Block {
-  id: string
-  type: string
-  fields: Record<string, unknown>
-  index: number
-  sectionId: string
-  columnId: string
-  position: number
-  clicks: number
-}
-
-/** A JSON Schema as GET /v1/bridge-pages/block-types answers it (TypeBox's output): only what the forms read. */
+/**
+ * The JSON Schema vocabulary the block forms read (only that). Not an API shape: the document types a block
+ * type's `schema` as any object, and the editor hands it to the forms as this.
+ */
 export interface Schema {
   type?: string
   description?: string
@@ -44,21 +28,4 @@ export interface Schema {
   maxLength?: number
   minimum?: number
   maximum?: number
-}
-
-export interface BlockType {
-  type: string
-  title: string
-  description: string
-  schema: Schema
-  defaults: Record<string, unknown>
-}
-
-export interface Template {
-  slug: string
-  name: string
-  description: string
-  category: string
-  tags: string[]
-  blockCount: number
 }

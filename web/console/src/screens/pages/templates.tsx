@@ -21,8 +21,8 @@ export function TemplateGallery({ query }: ScreenProps) {
   const [words, setWords] = useState(q)
   const [choice, setChoice] = useState<Choice | null>(null)
   // Every template once, for the filters' options; then the filtered list the server answers.
-  const all = useAsync(() => api.get<Template[]>('/templates', { limit: 100 }), [])
-  const shown = useAsync(() => api.get<Template[]>('/templates', { category, tag, q, limit: 100 }), [category, tag, q])
+  const all = useAsync(() => api.get<'/templates'>('/templates', { limit: 100 }), [])
+  const shown = useAsync(() => api.get<'/templates'>('/templates', { category, tag, q, limit: 100 }), [category, tag, q])
   const filter = (next: Record<string, string>) => navigate('/pages/templates', { category, tag, q, ...next })
   const categories = [...new Set((all.data ?? []).map((t) => t.category))].sort()
   const tags = [...new Set((all.data ?? []).flatMap((t) => t.tags))].sort()
@@ -93,7 +93,7 @@ function CreatePage({ choice, onCancel }: { choice: Choice; onCancel: () => void
   const heading = useRef<HTMLHeadingElement>(null)
   useEffect(() => heading.current?.focus(), [choice])
   const create = useAction(async () => {
-    const page = await api.post<BridgePage>('/bridge-pages', {
+    const page = await api.post<'/bridge-pages'>('/bridge-pages', {
       title: title.trim(),
       ...(slug.trim() ? { slug: slug.trim() } : {}),
       ...(choice.template ? { templateSlug: choice.template.slug } : {}),

@@ -17,13 +17,14 @@ export function DeliveriesSection({ endpoint: e, version }: { endpoint: Endpoint
   const { can } = useSession()
   const { query } = useRoute()
   const status = STATUSES.find((s) => s === query.get('status')) ?? 'all'
-  const limit = LIMITS.includes(query.get('limit') ?? '') ? query.get('limit')! : '25'
+  // One of LIMITS, all whole numbers.
+  const limit = (LIMITS.includes(query.get('limit') ?? '') ? query.get('limit')! : '25') as `${number}`
   // Each older page starts before the oldest delivery of the page before it.
   const [cursors, setCursors] = useState<string[]>([])
   const to = cursors[cursors.length - 1]
   const [replayed, setReplayed] = useState(0)
   const deliveries = useAsync(
-    () => api.get<Delivery[]>(`/webhooks/${encodeURIComponent(e.id)}/deliveries`, { status, limit, to }),
+    () => api.get<'/webhooks/{id}/deliveries'>(`/webhooks/${encodeURIComponent(e.id)}/deliveries`, { status, limit, to }),
     [e.id, status, limit, to, version, replayed],
   )
   const setFilter = (next: { status?: string; limit?: string }) => {
@@ -115,7 +116,7 @@ function ReplayAll({ endpoint: e, onQueued }: { endpoint: Endpoint; onQueued: ()
   const [result, setResult] = useState<ReplayAllResult | null>(null)
   const replay = useAction(async () => {
     setResult(null)
-    const answer = await api.post<ReplayAllResult>(`/webhooks/${encodeURIComponent(e.id)}/replay-all`)
+    const answer = await api.post<'/webhooks/{id}/replay-all'>(`/webhooks/${encodeURIComponent(e.id)}/replay-all`)
     setResult(answer)
     onQueued()
   })

@@ -43,7 +43,7 @@ export function NewEndpointScreen() {
 
 export function EndpointScreen({ params }: ScreenProps) {
   const id = params.id!
-  const endpoint = useAsync(() => api.get<Endpoint>(`/webhooks/${encodeURIComponent(id)}`), [id])
+  const endpoint = useAsync(() => api.get<'/webhooks/{id}'>(`/webhooks/${encodeURIComponent(id)}`), [id])
   return (
     <>
       <p class="crumbs">
@@ -135,7 +135,7 @@ function EndpointView({ endpoint: e, reload }: { endpoint: Endpoint; reload: () 
 
 function PauseButton({ endpoint: e, reload }: { endpoint: Endpoint; reload: () => void }) {
   const toggle = useAction(async () => {
-    await api.patch(`/webhooks/${encodeURIComponent(e.id)}`, { isActive: !e.isActive })
+    await api.patch<'/webhooks/{id}'>(`/webhooks/${encodeURIComponent(e.id)}`, { isActive: !e.isActive })
     announce(e.isActive ? 'Endpoint paused' : 'Endpoint resumed')
     reload()
   })
@@ -153,7 +153,7 @@ function TestPing({ endpoint: e, onSent }: { endpoint: Endpoint; onSent: () => v
   const [result, setResult] = useState<DeliveryDetail | null>(null)
   const ping = useAction(async () => {
     setResult(null)
-    const delivery = await api.post<DeliveryDetail>(`/webhooks/${encodeURIComponent(e.id)}/test`)
+    const delivery = await api.post<'/webhooks/{id}/test'>(`/webhooks/${encodeURIComponent(e.id)}/test`)
     setResult(delivery)
     onSent()
   })
@@ -182,7 +182,7 @@ function RotateSecret({ endpoint: e, reload }: { endpoint: Endpoint; reload: () 
   const [grace, setGrace] = useState(true)
   const [secret, setSecret] = useState<string | null>(null)
   const rotate = useAction(async () => {
-    const rotated = await api.post<EndpointWithSecret>(`/webhooks/${encodeURIComponent(e.id)}/rotate-secret`, { grace })
+    const rotated = await api.post<'/webhooks/{id}/rotate-secret'>(`/webhooks/${encodeURIComponent(e.id)}/rotate-secret`, { grace })
     setSecret(rotated.secret)
   })
   return (
@@ -214,7 +214,7 @@ function RotateSecret({ endpoint: e, reload }: { endpoint: Endpoint; reload: () 
 
 function DeleteEndpoint({ endpoint: e }: { endpoint: Endpoint }) {
   const remove = useAction(async () => {
-    await api.del(`/webhooks/${encodeURIComponent(e.id)}`)
+    await api.del<'/webhooks/{id}'>(`/webhooks/${encodeURIComponent(e.id)}`)
     announce('Endpoint deleted')
     navigate('/webhooks')
   })

@@ -5,7 +5,7 @@ import { api, ApiError } from '../../api'
 import { useAction, useAsync } from '../../ui/async'
 import { CheckboxField, Field, SelectField, TextField } from '../../ui/form'
 import { ErrorNotice } from '../../ui/states'
-import { areaPatterns, FILTER_OPS, type Endpoint, type EndpointWithSecret, type FilterOp, type FilterRule, type Format, type Info } from './model'
+import { areaPatterns, FILTER_OPS, type Endpoint, type EndpointWithSecret, type FilterOp, type FilterRule, type Format, type CreateBody, type Info } from './model'
 
 interface RuleDraft {
   field: string
@@ -90,7 +90,8 @@ function problemsOf(error: unknown): Problems {
   return problems
 }
 
-function bodyOf(d: Draft, creating: boolean): { body?: Record<string, unknown>; problems: Problems } {
+/** The body the draft says; numbers and rule values go as typed, for the server to check and name. */
+function bodyOf(d: Draft, creating: boolean): { body?: CreateBody; problems: Problems } {
   const problems: Problems = {}
   let transform: unknown = null
   if (d.format === 'standard' && d.template.trim()) {
@@ -122,7 +123,7 @@ function bodyOf(d: Draft, creating: boolean): { body?: Record<string, unknown>; 
   }
   if (d.mtlsEnabled || !creating) body.mtlsEnabled = d.mtlsEnabled
   if (d.replaceHeaders && (d.headers.length || !creating)) body.customHeaders = d.headers.filter((h) => h.name.trim()).map((h) => ({ name: h.name.trim(), value: h.value }))
-  return { body, problems }
+  return { body: body as CreateBody, problems }
 }
 
 export function EndpointForm({ endpoint, onCreated, onSaved }: {
@@ -130,7 +131,7 @@ export function EndpointForm({ endpoint, onCreated, onSaved }: {
   onCreated?: (created: EndpointWithSecret) => void
   onSaved?: (saved: Endpoint) => void
 }) {
-  const info = useAsync(() => api.get<Info>('/webhooks/info'), [])
+  const info = useAsync(() => api.get<'/webhooks/info'>('/webhooks/info'), [])
   const [draft, setDraft] = useState(() => draftOf(endpoint))
   const [local, setLocal] = useState<Problems>({})
   const set = <K extends keyof Draft>(key: K, value: Draft[K]) => setDraft((d) => ({ ...d, [key]: value }))
@@ -139,8 +140,8 @@ export function EndpointForm({ endpoint, onCreated, onSaved }: {
     const { body, problems } = bodyOf(draft, creating)
     setLocal(problems)
     if (!body) return
-    if (creating) onCreated?.(await api.post<EndpointWithSecret>('/webhooks', body))
-    else onSaved?.(await api.patch<Endpoint>(`/webhooks/${encodeURIComponent(endpoint.id)}`, body))
+    if (creating) onCreated?.(await api.post<'/webhooks'>('/webhooks', body))
+    else onSaved?.(await api.patch<'/webhooks/{id}'>(`/webhooks/${encodeURIComponent(endpoint.id)}`, body))
   })
   const problems = { ...problemsOf(save.error), ...local }
   const validation = save.error instanceof ApiError && save.error.code === 'validation_failed'

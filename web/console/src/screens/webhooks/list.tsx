@@ -9,7 +9,7 @@ import { endpointPath, endpointState, STATE_BADGE, STATE_LABEL, when, type Deliv
 
 export function EndpointsScreen() {
   const { can } = useSession()
-  const endpoints = useAsync(() => api.get<Endpoint[]>('/webhooks'), [])
+  const endpoints = useAsync(() => api.get<'/webhooks'>('/webhooks'), [])
   return (
     <>
       <h1 tabIndex={-1}>Webhooks</h1>
@@ -82,7 +82,7 @@ function EndpointRow({ endpoint: e }: { endpoint: Endpoint }) {
 
 /** The endpoint object has no delivery facts, so each row asks for its newest delivery. */
 function LastDelivery({ endpointId }: { endpointId: string }) {
-  const last = useAsync(() => api.get<Delivery[]>(`/webhooks/${encodeURIComponent(endpointId)}/deliveries`, { limit: 1 }), [endpointId])
+  const last = useAsync(() => api.get<'/webhooks/{id}/deliveries'>(`/webhooks/${encodeURIComponent(endpointId)}/deliveries`, { limit: 1 }), [endpointId])
   if (last.status === 'error') return <span class="hint">Not available</span>
   if (!last.data) return <span class="hint">…</span>
   const d = last.data[0]

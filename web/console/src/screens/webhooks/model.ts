@@ -1,94 +1,30 @@
 // The shapes the webhooks screens read from /v1/webhooks (docs/webhooks.md, spec 2.5 and 2.6), and the
 // few facts derived from them that more than one screen shows.
-export type Format = 'standard' | 'slack' | 'discord'
-export type DeliveryStatus = 'pending' | 'success' | 'failed' | 'dead'
-export const FILTER_OPS = ['eq', 'neq', 'in', 'nin', 'contains', 'not_contains', 'starts_with', 'gt', 'gte', 'lt', 'lte', 'exists', 'not_exists'] as const
-export type FilterOp = (typeof FILTER_OPS)[number]
+import type { Body, Data, Schema } from '../../api-types'
 
-export interface FilterRule {
-  field: string
-  op: FilterOp
-  value?: unknown
-}
+/** An endpoint as /v1/webhooks answers it (the document's WebhookEndpoint), and with its secret, shown once. */
+export type Endpoint = Schema<'WebhookEndpoint'>
+export type EndpointWithSecret = Schema<'WebhookEndpointWithSecret'>
+export type Format = Endpoint['format']
+export type Filters = NonNullable<Endpoint['filters']>
+export type FilterRule = Filters['rules'][number]
+export type FilterOp = FilterRule['op']
+/** The operators in the order the form offers them: every one the API takes (the check below keeps it so). */
+export const FILTER_OPS = ['eq', 'neq', 'in', 'nin', 'contains', 'not_contains', 'starts_with', 'gt', 'gte', 'lt', 'lte', 'exists', 'not_exists'] as const satisfies readonly FilterOp[]
+// Types only: an operator the API adds and the list lacks makes `false`, which `Holds` refuses.
+type Holds<T extends true> = T
+export type FilterOpsCovered = Holds<[Exclude<FilterOp, (typeof FILTER_OPS)[number]>] extends [never] ? true : false>
 
-export interface Filters {
-  match: 'all' | 'any'
-  events: string[] | null
-  rules: FilterRule[]
-}
-
-export interface Endpoint {
-  id: string
-  name: string | null
-  url: string
-  events: string[]
-  format: Format
-  mode: 'live' | 'test'
-  isActive: boolean
-  failureCount: number
-  disabledReason: string | null
-  customHeaderNames: { name: string; hint: string }[]
-  filters: Filters | null
-  transform: { kind: 'template'; template: Record<string, unknown> } | null
-  batchEnabled: boolean
-  batchWindowSeconds: number
-  maxConcurrent: number
-  mtlsEnabled: boolean
-  previousSecretExpiresAt: string | null
-  createdAt: string
-  updatedAt: string
-}
-
-export type EndpointWithSecret = Endpoint & { secret: string }
-
-export interface Delivery {
-  id: string
-  endpointId: string
-  event: string
-  eventId: string | null
-  status: DeliveryStatus
-  responseStatus: number | null
-  duration: number | null
-  attempt: number
-  maxAttempts: number
-  batchSize: number
-  nextAttemptAt: string | null
-  deliveredAt?: string
-  errorMessage: string | null
-  replayOfId: string | null
-  replayable: boolean
-  idempotencyKey: string
-  createdAt: string
-}
-
-export interface Attempt {
-  attempt: number
-  startedAt: string
-  duration: number | null
-  responseStatus: number | null
-  errorMessage: string | null
-  address: string | null
-}
-
-export interface DeliveryDetail extends Delivery {
-  payload: Record<string, unknown> | null
-  request: { method: string; url: string; headers: Record<string, string>; body: string } | null
-  response: { status: number | null; headers: Record<string, string>; body: string; bodyTruncated: boolean } | null
-  attempts: Attempt[]
-}
-
-export interface Info {
-  events: string[]
-  mtlsConfigured: boolean
-  timeoutSeconds: number
-  maxAttempts: { live: number; test: number }
-}
-
-export interface ReplayAllResult {
-  queued: number
-  remainingDead: number
-  deliveryIds: string[]
-}
+export type Delivery = Schema<'WebhookDelivery'>
+export type DeliveryStatus = Delivery['status']
+export type DeliveryDetail = Schema<'WebhookDeliveryDetail'>
+export type Attempt = DeliveryDetail['attempts'][number]
+/** GET /v1/webhooks/info: the event catalogue and the delivery settings. */
+export type Info = Data<'/webhooks/info', 'get'>
+export type ReplayAllResult = Data<'/webhooks/{id}/replay-all', 'post'>
+/** POST /v1/webhooks and PATCH /v1/webhooks/{id} bodies. */
+export type CreateBody = Body<'/webhooks', 'post'>
+export type PatchBody = Body<'/webhooks/{id}', 'patch'>
 
 export type EndpointState = 'active' | 'paused' | 'disabled'
 
