@@ -69,7 +69,8 @@ async function json<T>(method: string, path: string, body?: unknown): Promise<T>
 
 // Every call names the documented path it is for (`api.get<'/links/{id}'>(`/links/${id}`)`): the argument
 // must fit that path, the query and body are checked against its operation, and the answer has its type.
-// The type argument has no default to infer from (`never`), so a call without it does not compile.
+// The type argument is never inferred from the argument (NoInfer) and defaults to `never`, so a call without
+// it does not compile.
 export const api = {
   get: <P extends PathFor<'get'> = never>(path: NoInfer<Concrete<P>>, query?: QueryOf<P, 'get'>) => json<Data<P, 'get'>>('GET', withQuery(path, query as Query)),
   post: <P extends PathFor<'post'> = never>(path: NoInfer<Concrete<P>>, body?: Body<P, 'post'>) => json<Data<P, 'post'>>('POST', path, body ?? {}),

@@ -6,7 +6,7 @@ import { useSession } from '../../session'
 import { useAction, useAsync } from '../../ui/async'
 import { TextField } from '../../ui/form'
 import { Empty, Loaded } from '../../ui/states'
-import { Badge, DNS, VERIFICATION, type Domain } from './model'
+import { Badge, DNS, VERIFICATION } from './model'
 
 export function DomainList() {
   const { can } = useSession()

@@ -12,10 +12,10 @@ import { SelectField } from '../../ui/form'
 import { Empty, ErrorNotice, Loaded } from '../../ui/states'
 import type { ScreenProps } from '../types'
 import type { Block, BlockType, BridgePage } from './model'
+import { issuesOf, SchemaFields } from './schema-form'
 
 /** `/bridge-pages/{id}`, filled in. */
 type PagePath = `/bridge-pages/${string}`
-import { issuesOf, SchemaFields } from './schema-form'
 
 interface Data {
   page: BridgePage

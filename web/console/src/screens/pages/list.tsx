@@ -6,7 +6,6 @@ import { useAsync } from '../../ui/async'
 import { Pager } from '../../ui/pager'
 import { Empty, Loaded } from '../../ui/states'
 import type { ScreenProps } from '../types'
-import type { BridgePage } from './model'
 
 const PER_PAGE = 25
 

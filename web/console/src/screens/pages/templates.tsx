@@ -8,7 +8,7 @@ import { useAction, useAsync } from '../../ui/async'
 import { SelectField, TextField } from '../../ui/form'
 import { Empty, Loaded } from '../../ui/states'
 import type { ScreenProps } from '../types'
-import type { BridgePage, Template } from './model'
+import type { Template } from './model'
 
 /** Chosen: a template, or null for a blank page. */
 type Choice = { template: Template | null }

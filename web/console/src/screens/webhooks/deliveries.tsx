@@ -8,7 +8,7 @@ import { useAction, useAsync } from '../../ui/async'
 import { SelectField } from '../../ui/form'
 import { Empty, Loaded } from '../../ui/states'
 import { DeliveryBadge } from './badges'
-import { deliveryPath, endpointPath, when, type Delivery, type Endpoint, type ReplayAllResult } from './model'
+import { deliveryPath, endpointPath, when, type Endpoint, type ReplayAllResult } from './model'
 
 const STATUSES = ['all', 'pending', 'success', 'failed', 'dead'] as const
 const LIMITS = ['10', '25', '50', '100', '200']

@@ -8,7 +8,7 @@ import { useAction, useAsync } from '../../ui/async'
 import { Loaded } from '../../ui/states'
 import type { ScreenProps } from '../types'
 import { DeliveryBadge } from './badges'
-import { deliveryPath, endpointPath, when, type Delivery, type DeliveryDetail } from './model'
+import { deliveryPath, endpointPath, when, type DeliveryDetail } from './model'
 
 export function DeliveryScreen({ params }: ScreenProps) {
   const endpointId = params.id!

@@ -5,7 +5,7 @@ import { useSession } from '../../session'
 import { Empty, Loaded } from '../../ui/states'
 import { useAsync } from '../../ui/async'
 import { Badge, DeliveryBadge } from './badges'
-import { endpointPath, endpointState, STATE_BADGE, STATE_LABEL, when, type Delivery, type Endpoint } from './model'
+import { endpointPath, endpointState, STATE_BADGE, STATE_LABEL, when, type Endpoint } from './model'
 
 export function EndpointsScreen() {
   const { can } = useSession()
