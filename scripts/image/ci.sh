@@ -16,7 +16,8 @@
 #            deploy/compose.yml, deploy/compose.yml + deploy/compose.tls.yml and deploy/compose.postgres.yml
 #            configure it (their command, environment, ports, volumes and stop grace period; compose itself is
 #            not run). Each run: ready, bootstrap with the image's `lnk admin bootstrap --json`, a link made
-#            with curl and followed, /readyz, the image's HEALTHCHECK, SIGTERM → exit 0 in time.
+#            with curl and followed (not behind Caddy, where lnk listens on loopback only), /readyz, the image's
+#            HEALTHCHECK, SIGTERM → exit 0 in time.
 # Output: `ok - …` / `not ok - …` per check, the time of each part, then `IMAGE <passed> <failed>` on a line of
 # its own. Exit status 0 only when every check passed. A part that cannot run here is a failed check that says
 # why (never a silent pass).
