@@ -44,3 +44,22 @@ test('tz: the document lists the zone names on every analytics route, and the se
     }
   }
 })
+
+test('from and to: the local date-time form the document states keeps each field in range, as the server does', async () => {
+  for (const route of ROUTES) {
+    const validate = conformance().requestValidator('GET', route, { query: 'from' })
+    const verdict = async (from: string) => {
+      const res = await env.request(`/v1${route}?${new URLSearchParams({ from, to: '2026-02-01', tz: 'UTC' })}`, { key })
+      const answer: any = await res.json()
+      const paths = res.status === 400 ? [...new Set((answer.error.details?.issues ?? []).map((i: { path: string }) => i.path))] : []
+      return { document: validate(from) ? 'ok' : 'refused', status: res.status, paths }
+    }
+    // What Schemathesis sent: month 92, day 42, hour 27; and each field one past its range.
+    for (const bad of ['6332-92-42T27:63', '2026-13-01T00:00', '2026-01-32T00:00', '2026-01-05T24:00', '2026-01-05T12:60', '2026-01-05T12:00:60']) {
+      expect({ route, bad, ...(await verdict(bad)) }).toEqual({ route, bad, document: 'refused', status: 400, paths: ['from'] })
+    }
+    for (const ok of ['2026-01-05T12:00', '2026-01-05T23:59:59.999', '2026-01-05', '2026-01-05T12:00:00+01:00']) {
+      expect({ route, ok, ...(await verdict(ok)) }).toEqual({ route, ok, document: 'ok', status: 200, paths: [] })
+    }
+  }
+})

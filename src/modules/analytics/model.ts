@@ -4,7 +4,6 @@ import { publishedString } from '../../http/published-schema'
 import { timeZoneName } from '../../http/time-zone'
 import { HLL_STANDARD_ERROR } from './hll'
 import { MAX_BUCKETS, MAX_RANGE_DAYS, TOP_LINKS_MAX, TOP_LIMIT } from './service'
-import { LOCAL_DATE_TIME_PATTERN } from './time'
 
 const pct = (HLL_STANDARD_ERROR * 100).toFixed(1)
 
@@ -16,13 +15,20 @@ export const SortSchema = t.Union([t.Literal('clicks'), t.Literal('uniqueClicks'
  * (parseInstant) decides, with a message naming the parameter: a `date-time` format check would refuse the
  * local form, which has no offset, and seconds-less times (see links/http/published-schema.ts).
  */
+/**
+ * The local form as the document states it: each field within its range (month 01-12, hour 00-23…), which
+ * the service checks too; the parser's own pattern only shapes the text. A day past the month's end (02-30)
+ * fits this and is refused as naming no real date.
+ */
+const PUBLISHED_LOCAL_DATE_TIME = '^\\d{4}-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\\d|3[01])T(?:[01]\\d|2[0-3]):[0-5]\\d(?::[0-5]\\d(?:\\.\\d{1,3})?)?$'
+
 const instant = (description: string) =>
   publishedString('DateOrDateTime', {
     maxLength: 40,
     anyOf: [
       { type: 'string', format: 'date', description: 'A date: 2026-03-01' },
       { type: 'string', format: 'date-time', description: 'A date-time with an offset: 2026-03-01T12:00:00Z, 2026-03-01T12:00:00+01:00' },
-      { type: 'string', pattern: LOCAL_DATE_TIME_PATTERN, description: 'A local date-time in tz, without an offset: 2026-03-01T12:00' },
+      { type: 'string', pattern: PUBLISHED_LOCAL_DATE_TIME, description: 'A local date-time in tz, without an offset: 2026-03-01T12:00' },
     ],
     description,
   })
