@@ -1,7 +1,7 @@
 #!/usr/bin/env bun
 // The one entry point: a table of commands, each declaring its own flags (cli/command.ts). Server settings
 // are flags of `serve` and `migrate` only. Exit codes: 0 ok, 1 error, 2 usage.
-import { admin } from './cli/admin'
+import { admin, adminSummary } from './cli/admin'
 import { type Command, type CommandGroup, parseCommandLine, UsageError } from './cli/command'
 import { listen } from './cli/listen'
 import { openDatabase, prepareDataDir } from './db/client'
@@ -82,8 +82,7 @@ const COMMANDS: Record<string, { summary: string; command: Command | CommandGrou
   serve: { summary: 'Migrate the database, then serve the API, redirects and pages (the default)', command: serve },
   migrate: { summary: 'Apply database migrations and exit', command: migrate },
   admin: {
-    summary: `bootstrap | create-key | list-keys | update-key | pause-key | resume-key | rotate-key |
-revoke-key | create-workspace | add-member | add-domain | verify-domain | list-domains | backup | export | import (see 'lnk admin --help')`,
+    summary: adminSummary(100),
     command: admin,
   },
   listen: { summary: 'Forward the workspace\'s events to an app on this machine (outbound only)', command: listen },
