@@ -1,6 +1,6 @@
 #!/usr/bin/env bun
-// The one entry point: a table of commands, each declaring its own flags (cli/command.ts). Server settings
-// are flags of `serve` and `migrate` only. Exit codes: 0 ok, 1 error, 2 usage.
+// The one entry point: a table of commands, each declaring its own flags (cli/command.ts). Every server
+// setting is a flag of `serve` and `migrate`; `admin` takes four (ADMIN_SETTINGS). Exit codes: 0 ok, 1 error, 2 usage.
 import { admin, adminSummary } from './cli/admin'
 import { type Command, type CommandGroup, parseCommandLine, UsageError } from './cli/command'
 import { listen } from './cli/listen'

@@ -2,7 +2,8 @@
 // models (validation, OpenAPI) and the database column types, so the shape is declared once, down here.
 import { type Static, Type } from '@sinclair/typebox'
 
-// Both are the shape a key's restriction is sent in and answered with: one schema for requests and views.
+// Both are the shape a key's restriction is stored in and answered with (views and columns); requests are
+// checked by the stricter input schemas of api-keys/model.ts, which state the allowed days and zones.
 // Rules across fields (at least one domain or tag, a non-empty list of days, start and end that differ) are
 // the service's, which names each problem; unknown fields are refused like everywhere in a body.
 export const ScopeFilters = Type.Object(
