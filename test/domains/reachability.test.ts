@@ -2,6 +2,7 @@
 // well-known proof it fetches, and Caddy's TLS question, against a real listening lnk on loopback.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { recordSocketAddress } from '../../src/http/request-context'
+import { conformance } from '../conformance'
 import { body, bootstrapAccount } from '../helpers'
 import { startLnk, type Lnk } from '../redirect/_server'
 import { startDnsServer, type DnsServer } from './_dns'
@@ -98,7 +99,7 @@ describe('the HTTP check', () => {
 describe('GET /internal/tls/ask', () => {
   const ask = (domain: string | null, headers: Record<string, string> = {}) => fetch(`${lnk.origin}/internal/tls/ask${domain === null ? '' : `?domain=${encodeURIComponent(domain)}`}`, { headers })
 
-  test('200 for served domains and the shared pool, 404 otherwise, 400 without a hostname', async () => {
+  test('200 for served domains and the shared pool, 404 for any other value, 400 without the domain parameter', async () => {
     expect((await ask('proxied.example.test')).status).toBe(200)
     expect((await ask('PROXIED.example.test.')).status).toBe(200)
     expect((await ask('sho.rt')).status).toBe(200)
@@ -106,8 +107,19 @@ describe('GET /internal/tls/ask', () => {
     // Added but not served (the echo case above), and never heard of.
     expect((await ask('elsewhere.example.test')).status).toBe(404)
     expect((await ask('unknown.example.test')).status).toBe(404)
-    expect((await ask(null)).status).toBe(400)
-    expect((await ask('192.0.2.1')).status).toBe(400)
+    // What Schemathesis sent (an empty domain), an IP address, no hostname at all: values the document
+    // allows, each a hostname not served here.
+    for (const other of ['', '192.0.2.1', '[::1]', 'not a hostname', 'sho.rt:443']) {
+      const res = await ask(other)
+      expect({ other, status: res.status, text: await res.text() }).toEqual({ other, status: 404, text: 'not served here' })
+    }
+    // What the document refuses: no domain (required), or two.
+    const missing = await ask(null)
+    expect({ status: missing.status, text: await missing.text() }).toEqual({ status: 400, text: 'domain is required: the hostname to ask about' })
+    const twice = await fetch(`${lnk.origin}/internal/tls/ask?domain=sho.rt&domain=sho.rt`)
+    expect({ status: twice.status, text: await twice.text() }).toEqual({ status: 400, text: 'domain must be given once' })
+    const parameter = conformance().doc.paths['/internal/tls/ask']!.get!.parameters
+    expect(parameter).toEqual([expect.objectContaining({ name: 'domain', in: 'query', required: true, schema: { type: 'string' } })])
   })
 
   test('refused when proxied (X-Forwarded-For) or from a non-loopback peer', async () => {

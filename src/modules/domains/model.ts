@@ -1,12 +1,27 @@
 // TypeBox schemas of the domains area: the custom domain of spec 2.4 with its DNS state, and the request
 // bodies. Hostname rules and URL checks are the service's, so every problem is named at once.
 import { t, type Static } from 'elysia'
+import { documentOnly } from '../platform/openapi'
 
 const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(schema: T, options: Record<string, unknown> = {}) => t.Union([schema, t.Null()], options)
 const Timestamp = (description: string) => Nullable(t.String({ format: 'date-time' }), { description })
 
-const FALLBACK_HELP = 'Absolute http(s) URL, at most 2048 characters; {DOMAIN} and {ORIGINAL_PATH} (the path without its leading slash) are filled in. null: the default page.'
-const FallbackUrl = (what: string) => t.Optional(Nullable(t.String({ maxLength: 2048 }), { description: `${what} ${FALLBACK_HELP}` }))
+// The document states the rules the service checks: a fallback URL is an absolute http(s) URL (format uri, and
+// a scheme pattern), a domain a hostname whose last label is no number (so no IP address). The lengths are the
+// route's to enforce; format and pattern the service's (addDomain names every problem at once), so the
+// placeholders and an internationalised domain, which neither keyword admits, still work, as the
+// descriptions say.
+const FALLBACK_HELP =
+  'Absolute http(s) URL of 1-2048 characters; {DOMAIN} and {ORIGINAL_PATH} (the path without its leading slash) are filled in, braces and all, though braces are no URI characters; read as browsers read URLs (WHATWG). null: the default page.'
+export const HTTP_SCHEME_PATTERN = '^[Hh][Tt][Tt][Pp][Ss]?:'
+const FallbackUrl = (what: string) =>
+  t.Optional(Nullable(t.String({ minLength: 1, maxLength: 2048, ...documentOnly({ format: 'uri', pattern: HTTP_SCHEME_PATTERN }) }), { description: `${what} ${FALLBACK_HELP}` }))
+
+// One label: letters, digits and inner hyphens, 1-63 characters; not an ACE label (xn--…), whose punycode the
+// service decodes and may refuse. The last label must not read as a number (12, 0x1f): a URL parser takes such
+// a host for an IPv4 address. A trailing dot names the same host.
+const LABEL = '(?![Xx][Nn]--)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?'
+export const HOSTNAME_PATTERN = `^(?:${LABEL}\\.)+(?![0-9]+\\.?$)(?!0[Xx][0-9A-Fa-f]*\\.?$)${LABEL}\\.?$`
 
 export const VerificationStatus = t.Union([t.Literal('pending'), t.Literal('verified'), t.Literal('failed')], {
   description: 'pending until the TXT record is seen; verified once it is; failed after 7 days pending or when another workspace verified the domain first',
@@ -55,7 +70,13 @@ export const Domain = t.Object({
 
 export const CreateDomainBody = t.Object(
   {
-    domain: t.String({ minLength: 1, maxLength: 253, description: 'A hostname you control, e.g. go.example.com or an internationalised name; lower-cased, converted to punycode; no port, no IP address' }),
+    domain: t.String({
+      minLength: 1,
+      maxLength: 253,
+      ...documentOnly({ format: 'hostname', pattern: HOSTNAME_PATTERN }),
+      description:
+        'A hostname you control, e.g. go.example.com: at least two labels, the last not a number (no IP address), no port; lower-cased. An internationalised name is taken too, in Unicode (bücher.example) or as its ASCII form (xn--bcher-kva.example), and stored in that ASCII (punycode) form; the pattern states the plain ASCII names only',
+    }),
     rootRedirectUrl: FallbackUrl('Where / goes (301).'),
     notFoundUrl: FallbackUrl('Where an unknown slug goes (302).'),
     expiredUrl: FallbackUrl('Where an expired or used-up link goes (302).'),

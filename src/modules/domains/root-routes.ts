@@ -67,21 +67,35 @@ export function domainRootRoutes(deps: RootRoutesDeps) {
     )
     .get(
       '/internal/tls/ask',
-      ({ query, request, set }) => {
+      ({ request, set }) => {
         const refusal = askRefusal(request, trusted)
         if (refusal !== null) return text(set, refusal, 403)
-        const hostname = query.domain === undefined ? null : toHostname(query.domain)
-        if (hostname === null) return text(set, 'domain must be a hostname', 400)
-        return deps.served.get(hostname) || pool.has(hostname) ? text(set, 'ok', 200) : text(set, 'not served here', 404)
+        // Read here rather than by a query schema, so that the 403 above comes first and every answer is text.
+        const domains = new URL(request.url).searchParams.getAll('domain')
+        if (domains.length === 0) return text(set, 'domain is required: the hostname to ask about', 400)
+        if (domains.length > 1) return text(set, 'domain must be given once', 400)
+        // Any other value is a hostname this instance does not serve, well formed or not: Caddy asks with the
+        // TLS handshake's server name, whatever a client sent, and only 200 lets it go on.
+        const hostname = toHostname(domains[0]!)
+        return hostname !== null && (deps.served.get(hostname) || pool.has(hostname)) ? text(set, 'ok', 200) : text(set, 'not served here', 404)
       },
       {
-        query: t.Object({ domain: t.Optional(t.String({ description: 'The hostname Caddy wants a certificate for' })) }),
         response: { 200: t.String(), 400: t.String(), 403: t.String(), 404: t.String() },
         detail: {
           summary: 'May Caddy get a certificate for this hostname?',
           description:
-            'For Caddy\'s on_demand_tls ask (LNK_TLS_MODE=caddy): 200 for served custom domains, the shared pool and the API host, 404 otherwise. Answered from memory. Only from loopback or a peer inside LNK_TLS_ASK_ALLOWED_CIDRS, and, when proxied, only for clients in those ranges (every X-Forwarded-For entry); 403 otherwise.',
+            'For Caddy\'s on_demand_tls ask (LNK_TLS_MODE=caddy): 200 for served custom domains, the shared pool and the API host, 404 for any other value of domain (an empty one, one that is no hostname, an IP address). Answered from memory. Only from loopback or a peer inside LNK_TLS_ASK_ALLOWED_CIDRS, and, when proxied, only for clients in those ranges (every X-Forwarded-For entry); 403 otherwise. 400 when domain is missing or repeated.',
           security: [],
+          // Published here, not as a query schema (see the handler): without one, the generator takes these.
+          parameters: [
+            {
+              name: 'domain',
+              in: 'query',
+              required: true,
+              description: 'The hostname Caddy wants a certificate for, as in the TLS handshake (any case, a trailing dot, an internationalised name in Unicode or punycode)',
+              schema: { type: 'string' },
+            },
+          ],
         },
       },
     )

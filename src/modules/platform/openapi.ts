@@ -147,7 +147,8 @@ const HEADER_PARAMETERS = {
 //     document states the value's real type instead. `elysiaMeta` (Elysia's marker) and `nullable` (OpenAPI 3.0;
 //     3.1 uses type: [..., 'null']) are dropped, and so are properties typed 'undefined' or 'void', which are
 //     not JSON Schema types. A union of literals gets its literals' own type (the generator says string even
-//     for 301 | 302), and a nullable one lists null among its values.
+//     for 301 | 302), and a nullable one lists null among its values. Keywords a schema carries under
+//     DOCUMENT_ONLY (see documentOnly) join the schema's own.
 //  2. Responses. A t.Void()/t.Undefined() response (e.g. 204) comes out as a malformed `content`: removed, as
 //     the response has no body. The generic "Response for status N" description becomes the HTTP reason phrase.
 //  3. Operations. Request bodies: lnk reads JSON only (and the beacon text/plain), so the form encodings the
@@ -168,6 +169,20 @@ const HEADER_PARAMETERS = {
 // ---------------------------------------------------------------------------------------------------------------
 
 type Obj = Record<string, any>
+
+const DOCUMENT_ONLY = 'x-lnk-document-only'
+
+/**
+ * Keywords the document states while the route's validator leaves them to the service, spread into a TypeBox
+ * schema's options: `t.String({ minLength: 1, maxLength: 2048, ...documentOnly({ format: 'uri' }) })`. The
+ * validator still enforces the schema's own keywords (with TypeBox's messages, naming the field), and the service
+ * checks these with its own. It is for a schema whose length the validator should check while a `format` or
+ * `pattern` is the service's to judge: TypeBox enforces every format it knows (RFC 3986 for uri, which refuses
+ * a domain fallback's {DOMAIN} placeholder) and refuses the ones it does not, so a plain keyword cannot be
+ * published alone. (publishedString in http/published-schema.ts leaves every keyword to the service.)
+ */
+export const documentOnly = (keywords: Record<string, unknown>): Record<string, unknown> => ({ [DOCUMENT_ONLY]: keywords })
+
 type PathItem = Record<string, Obj>
 export interface OpenApiDoc {
   openapi: string
@@ -252,6 +267,8 @@ function tidySchema(schema: unknown): unknown {
   if (!isObj(schema)) return schema
   const out = mapSubschemas(schema, tidySchema)
   delete out.elysiaMeta
+  if (isObj(out[DOCUMENT_ONLY])) Object.assign(out, out[DOCUMENT_ONLY])
+  delete out[DOCUMENT_ONLY]
   delete out.nullable
   if (Array.isArray(out.enum)) fixEnumType(out)
   if (isObj(out.properties)) {
