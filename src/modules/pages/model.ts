@@ -2,6 +2,7 @@
 // templates and saved templates. Block fields are published per type (the union below names each type's
 // schema), so a client sees every block schema in the OpenAPI document.
 import { t, type Static } from 'elysia'
+import { publishedString } from '../../http/published-schema'
 import { BLOCK_TYPES } from './blocks'
 
 const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(schema: T, options: Record<string, unknown> = {}) => t.Union([schema, t.Null()], options)
@@ -139,9 +140,19 @@ export const UpdatePageBody = t.Object(
 )
 export type UpdatePageInput = Static<typeof UpdatePageBody>
 
+/**
+ * A block type's name, listed from the block catalogue. Published as an enum and checked by the service
+ * (publishedString), whose 400 unknown_block_type lists the same names, as does GET /bridge-pages/block-types.
+ */
+export const BlockTypeName = publishedString('BlockTypeName', {
+  title: 'BlockTypeName',
+  enum: BLOCK_TYPES.map((b) => b.type),
+  description: 'A block type; GET /bridge-pages/block-types lists each with its fields and defaults',
+})
+
 export const AppendBlockBody = t.Object(
   {
-    type: t.String({ minLength: 1, maxLength: 64, description: 'A block type (GET /bridge-pages/block-types)' }),
+    type: BlockTypeName,
     fields: t.Optional(t.Record(t.String(), t.Unknown(), { description: 'Overlaid on the type\'s defaults; id and type inside are ignored' })),
     sectionId: t.Optional(t.String({ maxLength: 64, description: 'Place in this section (its last column unless columnId says otherwise); default: the last section' })),
     columnId: t.Optional(t.String({ maxLength: 64, description: 'Place in this column' })),
@@ -156,7 +167,7 @@ export const UpdateBlockBody = t.Record(t.String(), t.Unknown(), {
 })
 
 export const BlockTypeSchema = t.Object({
-  type: t.String(),
+  type: BlockTypeName,
   title: t.String(),
   description: t.String(),
   schema: t.Record(t.String(), t.Unknown(), { description: 'JSON Schema of the fields' }),

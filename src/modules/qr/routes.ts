@@ -8,6 +8,7 @@
 import { Elysia, t } from 'elysia'
 import { ErrorEnvelope } from '../../http/envelope'
 import type { HttpKit } from '../module'
+import { documentOnly } from '../platform/openapi'
 import type { LinksCtx } from '../links/service'
 import { notModified, type Rendered } from './cache'
 import { HEX_COLOUR_PATTERN, QR_LIMITS } from './render'
@@ -82,7 +83,13 @@ export function qrRoutes(ctx: LinksCtx, domains: ServedHosts, http: HttpKit) {
         {
           qrQuery: 'render',
           query: t.Object({
-            data: t.String({ minLength: 1, maxLength: QR_LIMITS.maxDataLength, description: `The short URL to encode (URL-encoded), exactly as it should decode: an http(s) URL on one of this service's short domains or a verified custom domain it serves, at most ${QR_LIMITS.maxDataLength} characters` }),
+            // Format and scheme are checkRenderData's to judge (it runs first, see the macro), as browsers read URLs.
+            data: t.String({
+              minLength: 1,
+              maxLength: QR_LIMITS.maxDataLength,
+              ...documentOnly({ format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?:' }),
+              description: `The short URL to encode (URL-encoded), exactly as it should decode: an http(s) URL on one of this service's short domains or a verified custom domain it serves, at most ${QR_LIMITS.maxDataLength} characters, without a user name or password. Not every such URL fits every code: a long one may need a lower ecc or a larger size (400 otherwise)`,
+            }),
             ...styleQuery,
           }),
           detail: {
