@@ -49,10 +49,11 @@ test('the three fallback URLs: an absolute http(s) URL of 1-2048 characters, on 
   for (const field of fields) expect(properties[field]).toMatchObject({ type: ['string', 'null'], format: 'uri', minLength: 1, maxLength: 2048 })
   let n = 0
   const domain = () => `fallback-${++n}.stated.example`
-  // What Schemathesis sent (empty), no scheme, another scheme, no URL at all, one character too long.
+  // What Schemathesis sent (empty, then "HTTP:", a URI but no URL), no host, no scheme, another scheme, no URL
+  // at all, one character too long.
   const long = `https://stated.example/${'a'.repeat(2048 - 'https://stated.example/'.length + 1)}`
   for (const field of fields) {
-    for (const bad of ['', 'stated.example/page', 'ftp://stated.example/file', 'mailto:someone@stated.example', 'not a url', long]) {
+    for (const bad of ['', 'HTTP:', 'https://:443/x', 'stated.example/page', 'ftp://stated.example/file', 'mailto:someone@stated.example', 'not a url', long]) {
       expect({ field, bad, ...(await verdicts({ domain: domain(), [field]: bad })) }).toEqual({ field, bad, document: 'refused', server: 'refused', paths: [field] })
     }
     for (const ok of ['https://stated.example/page', 'HTTP://stated.example', 'https://stated.example/a?b=c#d', long.slice(0, -1), null]) {

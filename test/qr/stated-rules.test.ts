@@ -26,8 +26,8 @@ test('data: an http(s) URI of 1-2048 characters, as the server checks it', async
   const parameter = conformance().doc.paths['/qr/render']!.get!.parameters.find((p: { name?: string }) => p.name === 'data')
   expect(parameter).toMatchObject({ in: 'query', required: true, schema: { type: 'string', format: 'uri', minLength: 1, maxLength: 2048 } })
   const long = `http://localhost:8080/${'a'.repeat(2048 - 'http://localhost:8080/'.length + 1)}`
-  // What Schemathesis sent ("0"), no scheme, another scheme, a relative reference, empty, too long.
-  for (const bad of ['0', 'localhost:8080/qr-demo', 'ftp://localhost:8080/qr-demo', '/qr-demo', '', long]) {
+  // What Schemathesis sent ("0", then "HTTP:", a URI but no URL), no host, no scheme, another scheme, a relative reference, empty, too long.
+  for (const bad of ['0', 'HTTP:', 'http://:8080/qr-demo', 'localhost:8080/qr-demo', 'ftp://localhost:8080/qr-demo', '/qr-demo', '', long]) {
     expect({ bad: bad.slice(0, 40), ...(await verdicts(bad)) }).toEqual({ bad: bad.slice(0, 40), document: 'refused', server: 'refused', paths: ['data'] })
   }
   for (const ok of ['http://localhost:8080/qr-demo', 'HTTPS://go.example/abc1234', 'http://go.example/abc?x=1']) {

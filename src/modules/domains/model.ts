@@ -1,21 +1,20 @@
 // TypeBox schemas of the domains area: the custom domain of spec 2.4 with its DNS state, and the request
 // bodies. Hostname rules and URL checks are the service's, so every problem is named at once.
 import { t, type Static } from 'elysia'
-import { documentOnly } from '../platform/openapi'
+import { documentOnly, HTTP_URL_PATTERN } from '../platform/openapi'
 
 const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(schema: T, options: Record<string, unknown> = {}) => t.Union([schema, t.Null()], options)
 const Timestamp = (description: string) => Nullable(t.String({ format: 'date-time' }), { description })
 
 // The document states the rules the service checks: a fallback URL is an absolute http(s) URL (format uri, and
-// a scheme pattern), a domain a hostname whose last label is no number (so no IP address). The lengths are the
+// a pattern for the scheme and host), a domain a hostname whose last label is no number (so no IP address). The lengths are the
 // route's to enforce; format and pattern the service's (addDomain names every problem at once), so the
 // placeholders and an internationalised domain, which neither keyword admits, still work, as the
 // descriptions say.
 const FALLBACK_HELP =
   'Absolute http(s) URL of 1-2048 characters; {DOMAIN} and {ORIGINAL_PATH} (the path without its leading slash) are filled in, braces and all, though braces are no URI characters; read as browsers read URLs (WHATWG). null: the default page.'
-export const HTTP_SCHEME_PATTERN = '^[Hh][Tt][Tt][Pp][Ss]?:'
 const FallbackUrl = (what: string) =>
-  t.Optional(Nullable(t.String({ minLength: 1, maxLength: 2048, ...documentOnly({ format: 'uri', pattern: HTTP_SCHEME_PATTERN }) }), { description: `${what} ${FALLBACK_HELP}` }))
+  t.Optional(Nullable(t.String({ minLength: 1, maxLength: 2048, ...documentOnly({ format: 'uri', pattern: HTTP_URL_PATTERN }) }), { description: `${what} ${FALLBACK_HELP}` }))
 
 // One label: letters, digits and inner hyphens, 1-63 characters; not an ACE label (xn--…), whose punycode the
 // service decodes and may refuse. The last label must not read as a number (12, 0x1f): a URL parser takes such

@@ -3,7 +3,9 @@
 // schema), so a client sees every block schema in the OpenAPI document.
 import { t, type Static } from 'elysia'
 import { publishedString } from '../../http/published-schema'
+import { documentOnly, HTTP_URL_PATTERN } from '../platform/openapi'
 import { BLOCK_TYPES } from './blocks'
+import { BUILTIN_TEMPLATES } from './templates'
 
 const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(schema: T, options: Record<string, unknown> = {}) => t.Union([schema, t.Null()], options)
 
@@ -90,13 +92,23 @@ const Slug = t.String({ pattern: PAGE_SLUG_PATTERN, description: '1-64 of a-z 0-
 const Domain = t.String({ maxLength: 253, description: 'A shared short domain (default: the first) or a verified custom domain of the workspace' })
 const Description = Nullable(t.String({ maxLength: 300 }), { description: 'At most 300 characters' })
 const Lang = t.String({ pattern: '^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$', maxLength: 35, description: 'BCP 47 tag such as en or pt-BR (default en)' })
-const OgImageUrl = Nullable(t.String({ maxLength: 2048 }), { description: 'Absolute https URL of the preview image' })
+// Length is the route's to enforce, format and scheme the service's (checkOgImage), as browsers read URLs.
+const OgImageUrl = Nullable(t.String({ minLength: 1, maxLength: 2048, ...documentOnly({ format: 'uri', pattern: HTTP_URL_PATTERN }) }), {
+  description: 'Absolute http(s) URL of the preview image, at most 2048 characters',
+})
+
+/** A built-in template's slug, listed from the templates; the service refuses any other (400, naming templateSlug). */
+const TemplateSlug = publishedString('TemplateSlug', {
+  title: 'TemplateSlug',
+  enum: BUILTIN_TEMPLATES.map((template) => template.slug),
+  description: 'A built-in template\'s slug, as GET /templates lists them',
+})
 
 export const CreatePageBody = t.Object(
   {
     title: t.Optional(Title),
     slug: t.Optional(Slug),
-    templateSlug: t.Optional(t.String({ maxLength: 64, description: 'Start from this built-in template (GET /templates); not with savedTemplateId' })),
+    templateSlug: t.Optional(TemplateSlug),
     savedTemplateId: t.Optional(t.String({ maxLength: 64, description: 'Start from this saved template of the workspace (tpl_…); not with templateSlug' })),
     domain: t.Optional(Domain),
     description: t.Optional(Description),
@@ -104,7 +116,8 @@ export const CreatePageBody = t.Object(
     theme: t.Optional(Theme),
     ogImageUrl: t.Optional(OgImageUrl),
   },
-  { additionalProperties: false },
+  // Not both: the service names savedTemplateId when both come.
+  { additionalProperties: false, ...documentOnly({ not: { required: ['templateSlug', 'savedTemplateId'] } }) },
 )
 export type CreatePageInput = Static<typeof CreatePageBody>
 
@@ -180,7 +193,7 @@ const TemplateSections = t.Array(
 )
 
 export const TemplateSummary = t.Object({
-  slug: t.String(),
+  slug: TemplateSlug,
   name: t.String(),
   description: t.String(),
   category: t.String(),

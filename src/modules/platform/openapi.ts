@@ -33,7 +33,7 @@ export const OPENAPI_TAGS = [
 const INFO = {
   title: 'lnk API',
   version: CURRENT_VERSION,
-  description: `Self-hosted link shortening. Every /v1 response is an envelope {success, data | error, meta}. Send Service-Version (one of ${API_VERSIONS.join(', ')}) to pin a dated version.`,
+  description: `Self-hosted link shortening. Every /v1 response is an envelope {success, data | error, meta}. Send Service-Version (one of ${API_VERSIONS.join(', ')}) to pin a dated version. String lengths (minLength, maxLength) are counted in UTF-16 code units, as JavaScript counts them, where JSON Schema counts characters: a character outside the Basic Multilingual Plane (most emoji) counts as two.`,
 }
 
 const SECURITY_SCHEMES = {
@@ -182,6 +182,13 @@ const DOCUMENT_ONLY = 'x-lnk-document-only'
  * published alone. (publishedString in http/published-schema.ts leaves every keyword to the service.)
  */
 export const documentOnly = (keywords: Record<string, unknown>): Record<string, unknown> => ({ [DOCUMENT_ONLY]: keywords })
+
+/**
+ * An http(s) URL's start, for beside `format: 'uri'`: the scheme in any case, then `//` and the first character
+ * of a host, which a browser's URL parser needs while RFC 3986 does not ("http:" is a URI, no URL a browser
+ * opens).
+ */
+export const HTTP_URL_PATTERN = '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#@:]'
 
 type PathItem = Record<string, Obj>
 export interface OpenApiDoc {

@@ -8,7 +8,7 @@
 import { Elysia, t } from 'elysia'
 import { ErrorEnvelope } from '../../http/envelope'
 import type { HttpKit } from '../module'
-import { documentOnly } from '../platform/openapi'
+import { documentOnly, HTTP_URL_PATTERN } from '../platform/openapi'
 import type { LinksCtx } from '../links/service'
 import { notModified, type Rendered } from './cache'
 import { HEX_COLOUR_PATTERN, QR_LIMITS } from './render'
@@ -87,7 +87,7 @@ export function qrRoutes(ctx: LinksCtx, domains: ServedHosts, http: HttpKit) {
             data: t.String({
               minLength: 1,
               maxLength: QR_LIMITS.maxDataLength,
-              ...documentOnly({ format: 'uri', pattern: '^[Hh][Tt][Tt][Pp][Ss]?:' }),
+              ...documentOnly({ format: 'uri', pattern: HTTP_URL_PATTERN }),
               description: `The short URL to encode (URL-encoded), exactly as it should decode: an http(s) URL on one of this service's short domains or a verified custom domain it serves, at most ${QR_LIMITS.maxDataLength} characters, without a user name or password. Not every such URL fits every code: a long one may need a lower ecc or a larger size (400 otherwise)`,
             }),
             ...styleQuery,
