@@ -10,6 +10,7 @@
 #   ST_PORT       the server's port inside the namespace (default 8080)
 #   ST_REPORT     a directory for Schemathesis's JUnit reports (default: none)
 #   ST_SERVER_LOG a file to copy the server's log to (default: none)
+#   ST_ALL_FINDINGS=1  do not set aside the known findings listed below (see "Known findings")
 #
 # Everything runs in a network namespace of its own with only a loopback interface: webhook creation accepts
 # public URLs and lnk would dial them (test pings, deliveries), and nothing here may reach another machine.
@@ -81,12 +82,56 @@ fast "$key_id"
 report() { [ -n "${ST_REPORT:-}" ] && echo --report junit --report-dir "$(realpath -m "$ST_REPORT")/$1"; true; }
 keys='^/api-keys/\{id\}'
 
+# Known findings: requests the document allows and the server refuses for a rule no JSON Schema can state
+# (docs/openapi.md lists each with its reason, and each operation's description states the rule). For exactly
+# these operations the one check they fail, positive_data_acceptance, is off (or, for the verify throttle, takes
+# its 429 as an answer); every other check still runs on them, and the check still runs on every other
+# operation. Schemathesis can set a check per operation, not per rule, so a new refusal in one of these
+# operations would go unseen: run with ST_ALL_FINDINGS=1 to see everything.
+config="$data/schemathesis.toml"
+cat >"$config" <<'TOML'
+# Rules across fields or against the clock: to after from, a range of at most 731 days (analytics); a QR code's
+# colours with 3:1 contrast, and a render URL on a short domain this instance serves whose text fits the code.
+[[operations]]
+include-name = ["GET /analytics/overview", "GET /analytics/timeline", "GET /analytics/top-links", "GET /qr/{linkId}", "GET /qr/render"]
+checks.positive_data_acceptance.enabled = false
+
+# A key's schedule start equal to its end, an expiry in the past; a link's domain or bridge page the workspace
+# does not have, an expiry in the past; a page's theme without WCAG contrast, a domain or saved template the
+# workspace does not have; a block placed in a section or column the page does not have.
+[[operations]]
+include-name = ["POST /api-keys", "PATCH /api-keys/{id}", "POST /links", "POST /bridge-pages", "POST /bridge-pages/{pageId}/blocks"]
+checks.positive_data_acceptance.enabled = false
+
+# The network: webhook and REST-hook URLs must resolve, and this namespace has no DNS.
+[[operations]]
+include-name = ["POST /webhooks", "POST /zapier/subscriptions"]
+checks.positive_data_acceptance.enabled = false
+
+# text/plain bodies: Schemathesis writes an object as Python text, not the JSON the beacon sends.
+[[operations]]
+include-name = "POST /conversions"
+checks.positive_data_acceptance.enabled = false
+
+# Lengths in UTF-16 code units (the document's info says so) where JSON Schema counts characters.
+[[operations]]
+include-name = "GET /templates"
+checks.positive_data_acceptance.enabled = false
+
+# One check per domain per 10 seconds: a second one at once is 429 verify_throttled, as the description says.
+[[operations]]
+include-name = "POST /domains/{id}/verify"
+checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "429"]
+TOML
+known=(--config-file "$config")
+[ "${ST_ALL_FINDINGS:-}" = 1 ] && known=()
+
 # From the temporary directory: Schemathesis and Hypothesis keep their caches (.schemathesis, .hypothesis)
 # in the working directory, and they must not land in the checkout.
 cd "$data"
 status=0
 run() {
-  "$SCHEMATHESIS" run "$base/v1/openapi.json" -H "Authorization: Bearer $1" \
+  "$SCHEMATHESIS" "${known[@]}" run "$base/v1/openapi.json" -H "Authorization: Bearer $1" \
     --checks all --workers "${ST_WORKERS:-2}" --max-examples "${ST_EXAMPLES:-30}" "${@:2}" || status=1
 }
 echo "== pass 1 of 2: every operation but the actions on one API key"
