@@ -4,6 +4,7 @@
 import { iso } from '../platform/clock'
 import type { Db } from '../db/client'
 import type { Tx } from '../db/tx'
+import { notice, rows, type Builder, type Engine, type Steps } from '../db/engine'
 import { sortableId } from '../platform/random'
 import { EVENT_TYPES } from './catalogue'
 import { anyEventAfterCursor, cursorAt, deleteEvents, eventsAfter, insertEvent, lastSeq, moveCursor, preparedEventInsert, type StoredEvent } from './repo-outbox'
@@ -34,6 +35,22 @@ export function publish(tx: Tx, input: PublishInput, now: number): EventEnvelope
   if (!EVENT_TYPES.has(input.type)) throw new Error(`unknown event type "${input.type}": add it to the catalogue`)
   const id = sortableId('evt', now)
   insertEvent(tx, { id, type: input.type, mode: input.mode, workspaceId: input.workspaceId, data: input.data, createdAt: now })
+  return { id, type: input.type, timestamp: iso(now), mode: input.mode, data: input.data }
+}
+
+/** The PostgreSQL channel of "events wait for dispatch". Not an empty payload: the change feed reads that as
+ * "every cache may be stale" (db/pg/notify.ts). */
+export const OUTBOX_CHANNEL = 'lnk_outbox'
+
+/**
+ * publish() inside a transaction body written once for both engines (db/engine): the outbox row, and on
+ * PostgreSQL the notice that wakes the nodes that dispatch at commit.
+ */
+export function* publishing(engine: Engine, tx: Builder, input: PublishInput, now: number): Steps<EventEnvelope> {
+  if (!EVENT_TYPES.has(input.type)) throw new Error(`unknown event type "${input.type}": add it to the catalogue`)
+  const id = sortableId('evt', now)
+  yield* rows(tx.insert(engine.t.outbox).values({ id, type: input.type, mode: input.mode, workspaceId: input.workspaceId, data: input.data, createdAt: now }))
+  yield* notice(engine, OUTBOX_CHANNEL, 'due')
   return { id, type: input.type, timestamp: iso(now), mode: input.mode, data: input.data }
 }
 

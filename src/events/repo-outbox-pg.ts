@@ -9,11 +9,9 @@ import { outbox, outboxCursor } from '../db/pg/schema.generated'
 import { iso } from '../platform/clock'
 import { sortableId } from '../platform/random'
 import { EVENT_TYPES } from './catalogue'
-import type { EventEnvelope, PublishInput } from './outbox'
+import { OUTBOX_CHANNEL, type EventEnvelope, type PublishInput } from './outbox'
 import type { StoredEvent } from './repo-outbox'
 
-/** The channel of "events wait for dispatch". */
-export const OUTBOX_CHANNEL = 'lnk_outbox'
 
 /**
  * Tells the nodes at commit that events wait. Not the empty payload: the change feed reads that as "every

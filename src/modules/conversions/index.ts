@@ -1,15 +1,14 @@
 // The public conversion beacon: attributes a sale or sign-up to the click that brought the visitor.
 import { defineModule, type HttpKit, type Platform } from '../module'
-import { onEngine } from '../../db/store'
+import { engineOf } from '../../db/store'
 import { rateLimitFor } from '../api-keys/rate-limit'
 import { createConversionsRepo } from './repo'
-import { createConversionsRepoPg } from './repo-pg'
 import { conversionRoutes } from './routes'
 import type { ConversionsCtx } from './service'
 
 /** `flushClicks` writes the clicks still held in memory: a beacon can overtake its click's flush. */
 export function createConversionsModule(platform: Platform, http: HttpKit, flushClicks: () => Promise<void>) {
   const { config, store, clock, log } = platform
-  const ctx: ConversionsCtx = { config, clock, log, conversions: onEngine(store, (s) => createConversionsRepo(s.db.db), (s) => createConversionsRepoPg(s.db)), flushClicks }
+  const ctx: ConversionsCtx = { config, clock, log, conversions: createConversionsRepo(engineOf(store)), flushClicks }
   return defineModule({ name: 'conversions', ctx, routes: conversionRoutes(ctx, http, rateLimitFor(store, 'conversions')) })
 }

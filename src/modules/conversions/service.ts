@@ -10,7 +10,7 @@ import { sha256Hex, sortableId } from '../../platform/random'
 import { shortUrl } from '../links/slug'
 import { isCurrencyCode } from './currencies'
 import { CLICK_ID_PATTERN, EVENT_NAME_MAX, METADATA_MAX_BYTES, VALUE_MAX, type ConversionInput, type ConversionView } from './model'
-import { ConversionRefused, type ClickOfConversion, type ConversionRow, type ConversionsRepo } from './repo'
+import { ConversionRefused, type ClickOfConversion, type ConversionRow, type ConversionsRepo } from './port'
 import { DAY_MS, MINUTE_MS } from '../../platform/time'
 
 export interface ConversionsCtx extends Deps {

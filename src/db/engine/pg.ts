@@ -1,0 +1,33 @@
+// The seam on PostgreSQL: transaction bodies await each statement on a drizzle transaction of the pool.
+import { sql, type AnyColumn, type SQL } from 'drizzle-orm'
+import type { PgTx, PgDb } from '../pg/client'
+import * as tables from '../pg/schema.generated'
+import { driveAsync, isRaw, type Builder, type Engine, type Statement, type Tables } from './index'
+
+const ASCII_UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ'
+
+async function exec(tx: PgTx, s: Statement): Promise<unknown> {
+  if (!isRaw(s)) return s
+  const result = await tx.execute(s.raw)
+  return s.mode === 'all' ? [...(result as unknown as Iterable<unknown>)] : undefined
+}
+
+type Lockable = { for(strength: 'update' | 'no key update', config?: { of: unknown }): unknown }
+
+export function pgEngine(db: PgDb): Engine {
+  return {
+    name: 'pg',
+    // The generated tables carry the SQLite tables' names, columns and keys; drizzle's PostgreSQL builder
+    // takes the same calls the repos make, so both are typed as SQLite's (engine/index.ts).
+    db: db as unknown as Builder,
+    t: tables as unknown as Tables,
+    transaction: (body) => db.transaction((tx) => driveAsync(body(tx as unknown as Builder), (s) => exec(tx, s))),
+    forUpdate: (query, options) => (query as unknown as Lockable).for(options?.weak ? 'no key update' : 'update', options?.of ? { of: options.of } : undefined) as typeof query,
+    // SQLite compares text byte by byte; "C" does the same here, so lists come in the same order on both.
+    byteOrder: (column: AnyColumn | SQL) => sql`${column} collate "C"`,
+    // SQLite's lower() and LIKE fold ASCII letters only (é and É stay apart): translate() folds exactly those.
+    asciiLower: (column: AnyColumn | SQL) => sql`translate(${column}, ${ASCII_UPPER}, ${ASCII_UPPER.toLowerCase()})`,
+    // PostgreSQL folds identical notices of one transaction into one.
+    notify: (channel, payload) => ({ raw: sql`SELECT pg_notify(${channel}, ${payload})`, mode: 'run' }),
+  }
+}

@@ -1,0 +1,32 @@
+// The seam on SQLite: transaction bodies run synchronously inside one bun:sqlite transaction.
+import { is, sql, type AnyColumn, type SQL } from 'drizzle-orm'
+import { SQLiteSelectBase } from 'drizzle-orm/sqlite-core'
+import type { Db } from '../client'
+import * as schema from '../schema'
+import { drive, isRaw, type Builder, type Engine, type Statement } from './index'
+
+/** One statement now: what drizzle's own `execute()` would answer, without its Promise. */
+function execSync(tx: Builder, s: Statement): unknown {
+  if (isRaw(s)) return s.mode === 'all' ? tx.all(s.raw) : tx.run(s.raw)
+  const q = s as unknown as { all(): unknown; run(): unknown; config?: { returning?: unknown } }
+  return is(s, SQLiteSelectBase) || q.config?.returning ? q.all() : q.run()
+}
+
+export function sqliteEngine(db: Db): Engine {
+  return {
+    name: 'sqlite',
+    db,
+    t: schema,
+    transaction(body, options) {
+      try {
+        return Promise.resolve(db.transaction((tx) => drive(body(tx), (s) => execSync(tx, s)), { behavior: options?.immediate ? 'immediate' : 'deferred' }))
+      } catch (err) {
+        return Promise.reject(err)
+      }
+    },
+    forUpdate: (query) => query,
+    byteOrder: (column: AnyColumn | SQL) => sql`${column}`,
+    asciiLower: (column: AnyColumn | SQL) => sql`lower(${column})`,
+    notify: () => undefined,
+  }
+}
