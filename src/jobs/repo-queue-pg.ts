@@ -6,11 +6,9 @@
 import type { SQL } from 'bun'
 import { listenChanges, publishChange, type ChangeListener } from '../db/pg/notify'
 import { newId } from '../platform/random'
-import type { EnqueueInput, JobQueue, JobRow } from './queue'
+import { JOBS_CHANNEL, type EnqueueInput, type JobQueue, type JobRow } from './queue'
 import type { JobTypes } from './repo-queue'
 
-/** The channel of "a job is due": its payload is the job's type. */
-export const JOBS_CHANNEL = 'lnk_jobs'
 
 /**
  * enqueue() of queue.ts inside the caller's transaction (sql.begin's argument). Answers the job id, or null

@@ -1,6 +1,7 @@
 // The seam on PostgreSQL: transaction bodies await each statement on a drizzle transaction of the pool.
 import { sql, type AnyColumn, type SQL } from 'drizzle-orm'
 import type { PgTx, PgDb } from '../pg/client'
+import { noticePayload } from '../pg/notify'
 import * as tables from '../pg/schema.generated'
 import { driveAsync, isRaw, type Builder, type Engine, type Statement, type Tables } from './index'
 
@@ -28,6 +29,6 @@ export function pgEngine(db: PgDb): Engine {
     // SQLite's lower() and LIKE fold ASCII letters only (é and É stay apart): translate() folds exactly those.
     asciiLower: (column: AnyColumn | SQL) => sql`translate(${column}, ${ASCII_UPPER}, ${ASCII_UPPER.toLowerCase()})`,
     // PostgreSQL folds identical notices of one transaction into one.
-    notify: (channel, payload) => ({ raw: sql`SELECT pg_notify(${channel}, ${payload})`, mode: 'run' }),
+    notify: (channel, payload) => ({ raw: sql`SELECT pg_notify(${channel}, ${noticePayload(channel, payload)})`, mode: 'run' }),
   }
 }
