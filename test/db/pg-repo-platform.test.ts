@@ -4,7 +4,8 @@
 // Idempotency-Key claimed by many requests, fresh or over an expired holder (exactly one wins).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { AsyncPort } from '../../src/db/rows'
-import { createIdentityRepoPg } from '../../src/modules/identity/repo-pg'
+import { pgEngine } from '../../src/db/engine/pg'
+import { sqliteEngine } from '../../src/db/engine/sqlite'
 import { createIdempotencyRepo, type IdempotencyRepo, type NewIdempotencyRecord } from '../../src/modules/platform/repo-idempotency'
 import { createIdempotencyRepoPg } from '../../src/modules/platform/repo-idempotency-pg'
 import { createSettingsRepo } from '../../src/modules/platform/repo-settings'
@@ -27,8 +28,8 @@ beforeAll(async () => {
     key: { id: 'key_1', workspaceId: 'ws_1', userId: 'usr_1', name: 'k', keyHash: 'h1', keyPrefix: 'lnk_live_h1', mode: 'live' as const, permissions: [], allowedIps: [], createdAt: T0 },
     now: T0,
   }
-  await createIdentityRepo(engines.sqlite.db).bootstrap(seed)
-  await createIdentityRepoPg(engines.pg).bootstrap(seed)
+  await createIdentityRepo(sqliteEngine(engines.sqlite.db)).bootstrap(seed)
+  await createIdentityRepo(pgEngine(engines.pg)).bootstrap(seed)
 })
 
 afterAll(async () => {

@@ -3,7 +3,7 @@
 // authentication gathers the facts and applies these; nothing here reads state.
 import { startOfNextUtcMonth } from '../../platform/clock'
 import type { AppError } from '../../platform/errors'
-import type { ApiKeyRow } from '../identity/repo'
+import type { ApiKeyRow } from '../identity/port'
 import { ipAllowed } from '../../platform/ip'
 import type { RateDecision } from './rate-limit'
 import { withinSchedule } from './schedule'

@@ -8,9 +8,10 @@ import { rateLimitFor } from '../api-keys/rate-limit'
 import { LIMITS_PERIODIC, limitsPruneJobs } from '../api-keys/limits-prune'
 import { defineModule, type HttpKit, type Platform } from '../module'
 import { LastUsedTracker } from './last-used'
-import { onEngine } from '../../db/store'
+import { engineOf, onEngine } from '../../db/store'
+import type { IdentityRepo } from './port'
 import { createIdentityRepo } from './repo'
-import { createIdentityRepoPg } from './repo-pg'
+import { createIdentityAuthReadsSqlite } from './repo-auth-sqlite'
 import { identityRoutes } from './routes'
 import type { IdentityCtx } from './service'
 
@@ -20,7 +21,8 @@ const LAST_USED_FLUSH_MS = MINUTE_MS
 /** `idempotency` completes the HTTP kit this module hands every other module's routes. */
 export function createIdentityModule(platform: Platform, idempotency: IdempotencyDeps['idempotency']) {
   const { instanceId, config, store, clock, log } = platform
-  const repo = onEngine(store, (s) => createIdentityRepo(s.db.db), (s) => createIdentityRepoPg(s.db))
+  // On SQLite the authenticated request's own reads run on statements prepared once (repo-auth-sqlite.ts).
+  const repo: IdentityRepo = { ...createIdentityRepo(engineOf(store)), ...onEngine(store, (s) => createIdentityAuthReadsSqlite(s.db.db), () => ({})) }
   const ctx: IdentityCtx = { config, clock, log, identity: repo }
   const lastUsed = new LastUsedTracker(repo)
   /** Per-key request rates: in memory on SQLite (a restart opens a fresh window), shared on PostgreSQL. */
