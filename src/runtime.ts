@@ -8,13 +8,13 @@ import { pgDrizzle } from './db/pg/client'
 import { openPostgres } from './db/pg/connect'
 import { migratePostgres } from './db/pg/migrate'
 import { listenChanges, type ChangeListener } from './db/pg/notify'
-import type { SqliteStore } from './db/store'
+import { engineOf, type SqliteStore } from './db/store'
+import type { PgTx } from './db/pg/client'
 import { EventBus } from './events/bus'
 import { BUS_CHANNEL, receiveBusNotice, relayBusPg } from './events/bus-pg'
 import { EventInterest } from './events/interest'
-import { sqliteOutbox, type SqliteOutbox } from './events/outbox'
-import { pgOutbox, type OutboxConsumerPg } from './events/outbox-pg'
-import { OUTBOX_CHANNEL } from './events/outbox'
+import { createOutbox, OUTBOX_CHANNEL, type EventConsumer, type Outbox, type OutboxConsumer } from './events/outbox'
+import type { OutboxConsumerPg } from './events/outbox-pg'
 import { Metrics } from './http/metrics'
 import { startPeriodic, type PeriodicTask } from './jobs/periodic'
 import { createJobQueue, JOBS_CHANNEL } from './jobs/queue'
@@ -55,7 +55,7 @@ export interface RuntimeOptions {
 interface EngineParts {
   /** Registers the modules' outbox consumers (for the engine served from). */
   addConsumers(modules: Module[]): void
-  outbox?: SqliteOutbox
+  outbox: Outbox
   startPeriodic(tasks: PeriodicTask[], onError: (task: PeriodicTask, err: unknown) => void): { stop(): void }
   /** After the modules and the worker: closes the connections. */
   close(): Promise<void>
@@ -63,6 +63,21 @@ interface EngineParts {
 
 /** The worker's options: the configured lease unless the caller (a test) says otherwise. */
 const workerOptions = (config: Config, options: RuntimeOptions): WorkerOptions => ({ leaseMs: config.jobLeaseSeconds * 1000, ...options.worker })
+
+/** The module's outbox consumers on the engine served from. */
+export const consumersOf = (module: Module, engine: Platform['store']['engine']): EventConsumer[] =>
+  engine === 'sqlite' ? (module.consumers ?? []).map(fromSync) : (module.consumersPg ?? []).map(fromAsync)
+
+// Until every module gives EventConsumers: its synchronous SQLite consumer runs as is inside the body (SQLite
+// drives bodies synchronously on the same transaction); its PostgreSQL one is awaited as one step.
+const fromSync = (consume: OutboxConsumer): EventConsumer =>
+  function* (tx, event, now) {
+    consume(tx, event, now)
+  }
+const fromAsync = (consume: OutboxConsumerPg): EventConsumer =>
+  function* (tx, event, now) {
+    yield consume(tx as unknown as PgTx, event, now)
+  }
 
 function basics(config: Config, options: RuntimeOptions) {
   const log = options.log ?? createLogger(config.logLevel)
@@ -86,10 +101,11 @@ function createSqlitePlatform(config: Config, options: RuntimeOptions): { platfo
   // write lock, so background work cannot stall requests while the click writer holds it.
   const workerDb = openDatabase(db.path, { busyTimeoutMs: 0, cacheMb: 8, checkpoints })
   const checkpointer = checkpoints === 'background' ? startCheckpointer(db.path, log) : null
-  const outbox = sqliteOutbox(workerDb.db, [], () => clock.now())
+  const store: SqliteStore = { engine: 'sqlite', db, workerDb, checkpoints }
+  const outbox = createOutbox(engineOf(store, 'worker'), [], () => clock.now())
   const platform: Platform = {
     ...base,
-    store: { engine: 'sqlite', db, workerDb, checkpoints },
+    store,
     settings: createSettingsRepo(db.db),
     queue: createJobQueue(db.db),
     worker: new Worker({ queue: createJobQueue(workerDb.db), clock, log, outbox }, workerOptions(config, options)),
@@ -98,7 +114,7 @@ function createSqlitePlatform(config: Config, options: RuntimeOptions): { platfo
     platform,
     parts: {
       outbox,
-      addConsumers: (modules) => modules.flatMap((m) => m.consumers ?? []).forEach((c) => outbox.consume(c)),
+      addConsumers: (modules) => modules.flatMap((m) => consumersOf(m, 'sqlite')).forEach((c) => outbox.consume(c)),
       startPeriodic: (tasks, onError) => startPeriodic(db.db, tasks, () => clock.now(), () => platform.worker.notify(), onError),
       async close() {
         // Before the last connection's closing checkpoint, which would otherwise find this one under way.
@@ -124,9 +140,10 @@ async function createPgPlatform(config: Config, url: string, options: RuntimeOpt
     if (applied.length) log.info('migrations applied', { count: applied.length, latest: applied.at(-1) })
     const db = pgDrizzle(sql)
     const settings = await preloadSettingsPg(db, [...SERVER_SECRETS], clock.now())
-    const consumers: OutboxConsumerPg[] = []
+    const store = { engine: 'pg' as const, db, sql, url }
+    const outbox = createOutbox(engineOf(store), [], () => clock.now())
     const queue = createPgJobQueue(sql)
-    const worker = new Worker({ queue, clock, log, outbox: pgOutbox(db, consumers, () => clock.now()) }, workerOptions(config, options))
+    const worker = new Worker({ queue, clock, log, outbox }, workerOptions(config, options))
     relayBusPg(bus, sql, instanceId, log)
     listener = await listenChanges(url, [BUS_CHANNEL, JOBS_CHANNEL, OUTBOX_CHANNEL], {
       onChange: (channel, payload) => (channel === BUS_CHANNEL ? receiveBusNotice(bus, instanceId, payload, log) : worker.notify()),
@@ -139,11 +156,12 @@ async function createPgPlatform(config: Config, url: string, options: RuntimeOpt
     })
     const sweepLock = createSweepLock(sql)
     const heard = listener
-    const platform: Platform = { ...base, store: { engine: 'pg', db, sql, url }, settings, queue, worker }
+    const platform: Platform = { ...base, store, settings, queue, worker }
     return {
       platform,
       parts: {
-        addConsumers: (modules) => consumers.push(...modules.flatMap((m) => m.consumersPg ?? [])),
+        outbox,
+        addConsumers: (modules) => modules.flatMap((m) => consumersOf(m, 'pg')).forEach((c) => outbox.consume(c)),
         startPeriodic: (tasks, onError) => startPeriodicPg(sql, sweepLock, tasks, () => clock.now(), () => worker.notify(), onError),
         async close() {
           bus.relayTo(null)
@@ -198,8 +216,8 @@ export interface Runtime extends Platform {
   /** The SQLite connections (tests and admin commands that work on the file); throws on PostgreSQL. */
   readonly db: DbHandle
   readonly workerDb: DbHandle
-  /** The SQLite outbox the worker drains (tests add consumers to it); throws on PostgreSQL. */
-  readonly outbox: SqliteOutbox
+  /** The outbox the worker drains (tests add consumers to it). */
+  readonly outbox: Outbox
   /** Starts the worker, periodic triggers and the modules' timers and threads (the server; not the tests). */
   start(): void
   /**
@@ -264,10 +282,7 @@ function assemble(platform: Platform, parts: EngineParts, options: RuntimeOption
     get workerDb() {
       return sqliteOnly().workerDb
     },
-    get outbox() {
-      if (!parts.outbox) throw new Error('this runtime serves from PostgreSQL; the SQLite outbox does not exist')
-      return parts.outbox
-    },
+    outbox: parts.outbox,
     start() {
       if (started) return
       started = true

@@ -112,7 +112,7 @@ describe('two worker processes on one database file', () => {
 
       expect(count('SELECT count(*) AS n FROM consumed')).toBe(600)
       expect(count('SELECT count(DISTINCT event_id) AS n FROM consumed')).toBe(600)
-      expect(eventsPending(h.db)).toBe(0)
+      expect(await eventsPending(h.db)).toBe(0)
       expect(await jobsLeft(h.db)).toBe(0)
       expect(reports.reduce((n, r) => n + r.consumed, 0)).toBe(600)
       // events reach consumers oldest first: the rowid order of `consumed` follows the outbox order (raw on

@@ -505,7 +505,7 @@ describe.skipIf(ON_PG)('the background loop', () => {
     const { rt } = env({ pollMs: 5 }, log)
     workers.push(rt.worker)
     let consumed = 0
-    rt.outbox.consume(() => {
+    rt.outbox.consume(function* () {
       consumed++
       throw new Error('consumer cannot take it')
     })

@@ -42,6 +42,11 @@ export interface Engine {
   /** drizzle on the requests' connection (SQLite) or the pool (PostgreSQL). */
   readonly db: Builder
   readonly t: Tables
+  /**
+   * Runs `body` outside a transaction, each statement on its own: for statement sequences that serve both
+   * inside a caller's transaction and alone.
+   */
+  run<T>(body: (db: Builder) => Steps<T>): Promise<T>
   /** Runs `body` in one transaction; a throw (or a throwing statement left uncaught) rolls it back. */
   transaction<T>(body: (tx: Builder) => Steps<T>, options?: TransactionOptions): Promise<T>
   /**

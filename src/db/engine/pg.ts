@@ -22,6 +22,7 @@ export function pgEngine(db: PgDb): Engine {
     // takes the same calls the repos make, so both are typed as SQLite's (engine/index.ts).
     db: db as unknown as Builder,
     t: tables as unknown as Tables,
+    run: (body) => driveAsync(body(db as unknown as Builder), (s) => exec(db, s)),
     transaction: (body) => db.transaction((tx) => driveAsync(body(tx as unknown as Builder), (s) => exec(tx, s))),
     forUpdate: (query, options) => (query as unknown as Lockable).for(options?.weak ? 'no key update' : 'update', options?.of ? { of: options.of } : undefined) as typeof query,
     // SQLite compares text byte by byte; "C" does the same here, so lists come in the same order on both.

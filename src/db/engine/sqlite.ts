@@ -17,6 +17,13 @@ export function sqliteEngine(db: Db): Engine {
     name: 'sqlite',
     db,
     t: schema,
+    run(body) {
+      try {
+        return Promise.resolve(drive(body(db), (s) => execSync(db, s)))
+      } catch (err) {
+        return Promise.reject(err)
+      }
+    },
     transaction(body, options) {
       try {
         return Promise.resolve(db.transaction((tx) => drive(body(tx), (s) => execSync(tx, s)), { behavior: options?.immediate ? 'immediate' : 'deferred' }))

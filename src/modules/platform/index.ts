@@ -1,9 +1,8 @@
 // The platform's own area: health, readiness and metrics, the OpenAPI document and its page, stored
 // Idempotency-Key answers, and the pruning of what the platform keeps (idempotency records, dispatched
 // outbox events).
-import { onEngine } from '../../db/store'
+import { engineOf, onEngine } from '../../db/store'
 import { pruneDispatched } from '../../events/outbox'
-import { pruneDispatchedPg } from '../../events/outbox-pg'
 import type { PeriodicTask } from '../../jobs/periodic'
 import { DAY_MS } from '../../platform/time'
 import { Elysia } from 'elysia'
@@ -44,7 +43,7 @@ export function createPlatformModule(platform: Platform) {
         type: PRUNE_OUTBOX,
         run: async () => {
           const before = clock.now() - OUTBOX_RETENTION_MS
-          const removed = await onEngine<number | Promise<number>>(store, (s) => pruneDispatched(s.db.db, before), (s) => pruneDispatchedPg(s.db, before))
+          const removed = await pruneDispatched(engineOf(store), before)
           if (removed) log.info('dispatched outbox events pruned', { removed })
         },
       },
