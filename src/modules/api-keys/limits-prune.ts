@@ -1,12 +1,12 @@
 // The shared limits' rows (repo-limits.ts) live a few minutes: pruned every ten minutes by the node holding
 // the sweep lock, so the tables hold little beyond the windows and spent captchas still in force. Only
 // PostgreSQL has rows to prune; SQLite keeps these limits in memory.
-import { onEngine, type Store } from '../../db/store'
+import { engineOf, onEngine, type Store } from '../../db/store'
 import type { JobSpec } from '../module'
 import type { PeriodicTask } from '../../jobs/periodic'
 import type { Clock } from '../../platform/clock'
 import type { Logger } from '../../platform/log'
-import { createLimitsRepoPg } from './repo-limits-pg'
+import { createLimitsRepo } from './repo-limits'
 
 export const PRUNE_LIMITS = 'limits.prune'
 
@@ -14,7 +14,7 @@ export const LIMITS_PERIODIC: PeriodicTask[] = [{ name: 'prune-limits', pattern:
 
 export function limitsPruneJobs(store: Store, clock: Clock, log: Logger): JobSpec[] {
   return onEngine<JobSpec[]>(store, () => [], (s) => {
-    const repo = createLimitsRepoPg(s.db)
+    const repo = createLimitsRepo(engineOf(s))
     return [
       {
         type: PRUNE_LIMITS,

@@ -2,14 +2,14 @@
 // fixed minutes (the previous one weighted by how much of it still lies inside the window). Fair to steady
 // clients, exact at the boundary for bursts, and O(1) memory per key. On SQLite (one process) it lives in
 // memory: a restart opens a fresh window, which the contract allows. On PostgreSQL the two minutes' counts
-// live in the database (repo-limits-pg.ts), so a limit holds across every node serving the key.
+// live in the database (repo-limits.ts), so a limit holds across every node serving the key.
 //
 // The estimate changes continuously, so the times it answers are exact: a refused request is admitted
 // Retry-After seconds later and not a second earlier (unless other requests used the room meanwhile).
-import { onEngine, type Store } from '../../db/store'
+import { engineOf, onEngine, type Store } from '../../db/store'
 import { MINUTE_MS } from '../../platform/time'
-import type { LimitsRepo } from './repo-limits'
-import { createLimitsRepoPg } from './repo-limits-pg'
+import type { LimitsRepo } from './port-limits'
+import { createLimitsRepo } from './repo-limits'
 
 export interface RateDecision {
   allowed: boolean
@@ -129,5 +129,5 @@ export class SharedRateLimiter implements RateLimit {
 
 /** The rate limiter for the engine served from: in memory on SQLite, shared through PostgreSQL. */
 export function rateLimitFor(store: Store, scope: string): RateLimit {
-  return onEngine<RateLimit>(store, () => new RateLimiter(), (s) => new SharedRateLimiter(createLimitsRepoPg(s.db), scope))
+  return onEngine<RateLimit>(store, () => new RateLimiter(), (s) => new SharedRateLimiter(createLimitsRepo(engineOf(s)), scope))
 }

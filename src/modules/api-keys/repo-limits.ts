@@ -1,77 +1,55 @@
-// Limits several nodes share through the database (issue 18): request rates, the password throttle and spent
-// captcha solutions. The port comes first, then its SQLite implementation. A server on SQLite is one process
-// and keeps these limits in memory (rate-limit.ts, redirect/gates.ts), so this twin serves the comparison
-// with the PostgreSQL one (repo-limits-pg.ts); each decision is one statement on both.
-import { and, eq, gt, lte, sql } from 'drizzle-orm'
-import type { Db } from '../../db/client'
-import { limitWindows, spentCaptchas } from '../../db/schema'
+// Shared limits (port-limits.ts) on either engine. Every decision is one statement whose conflicting row is
+// locked and re-checked at its latest version (PostgreSQL) or runs under the one writer (SQLite), so requests
+// on any number of nodes never count past a limit, and a captcha signature is spent by exactly one of them.
+// Values are cast where PostgreSQL cannot tell a parameter's type from the statement (CAST is the same on
+// SQLite, whose affinities the type names map to).
+import { and, eq, gt, inArray, lte, sql } from 'drizzle-orm'
+import { rows, type Engine } from '../../db/engine'
+import type { LimitsRepo } from './port-limits'
 
-/** One event counted in a fixed window while a sliding estimate over it and the window before allows it. */
-export interface RateTake {
-  /** The counter of this window (a new window is a new name). */
-  name: string
-  /** The counter of the window before it. */
-  previousName: string
-  windowStart: number
-  expiresAt: number
-  /** The share of the previous window's count the estimate takes now. */
-  previousWeight: number
-  /** The event is counted when previous × previousWeight + current + 1 ≤ ceiling. */
-  ceiling: number
-}
+// redirect/gates.ts takes the port's type from here.
+export type { LimitsRepo } from './port-limits'
 
-/** The counts of both windows after the decision (this window's includes the event when it was counted). */
-export interface RateCounts {
-  taken: boolean
-  current: number
-  previous: number
-}
+const bigint = (value: number) => sql`CAST(${value} AS bigint)`
+const float = (value: number) => sql`CAST(${value} AS double precision)`
 
-/** The attempts of a window opened by its first attempt. */
-export interface AttemptWindow {
-  count: number
-  resetAt: number
-}
-
-export interface LimitsRepo {
-  /** Counts the event when the estimate allows it, in one statement, so nodes together never pass it. */
-  takeRate(take: RateTake): Promise<RateCounts>
-  /**
-   * Counts one attempt in `name`'s window unless it already holds `max`; an ended window (or none) restarts
-   * at `now` for `windowMs`. Answers whether it counted, and the window as it is now.
-   */
-  countAttempt(name: string, now: number, max: number, windowMs: number): Promise<AttemptWindow & { counted: boolean }>
-  /** The window still open at `now`, if any. */
-  attempts(name: string, now: number): Promise<AttemptWindow | undefined>
-  forgetAttempts(name: string): Promise<void>
-  /** True when the signature was not spent (or its mark had expired): it is spent now, until `expiresAt`. */
-  spendCaptcha(signature: string, expiresAt: number, now: number): Promise<boolean>
-  /** Deletes what expired by `now`; answers how many rows went. */
-  prune(now: number): Promise<number>
-}
-
-// --- SQLite ------------------------------------------------------------------------------------------
-
-export function createLimitsRepo(db: Db): LimitsRepo {
-  const countOf = (name: string) => db.select({ count: limitWindows.count }).from(limitWindows).where(eq(limitWindows.name, name)).get()?.count ?? 0
-  const openWindow = (name: string, now: number) =>
-    db
+export function createLimitsRepo(engine: Engine): LimitsRepo {
+  const { db } = engine
+  const { limitWindows, spentCaptchas } = engine.t
+  const openWindow = async (name: string, now: number) => {
+    const [row] = await db
       .select({ count: limitWindows.count, resetAt: limitWindows.expiresAt })
       .from(limitWindows)
       .where(and(eq(limitWindows.name, name), gt(limitWindows.expiresAt, now)))
-      .get()
+    return row
+  }
   return {
     async takeRate(t) {
-      const previous = sql`coalesce((SELECT p.count FROM limit_windows p WHERE p.name = ${t.previousName}), 0)`
-      const [row] = db.all<{ count: number }>(sql`INSERT INTO limit_windows AS w (name, window_start, count, expires_at)
-        SELECT ${t.name}, ${t.windowStart}, 1, ${t.expiresAt} WHERE ${previous} * ${t.previousWeight} + 1 <= ${t.ceiling}
-        ON CONFLICT (name) DO UPDATE SET count = w.count + 1 WHERE (${previous} * ${t.previousWeight} + w.count) + 1 <= ${t.ceiling}
-        RETURNING count`)
-      return { taken: row !== undefined, current: row?.count ?? countOf(t.name), previous: countOf(t.previousName) }
+      // The same arithmetic in the same order as the in-memory limiter, in double precision on both engines,
+      // so both admit exactly the same requests.
+      const previousCount = sql`(SELECT p.count FROM limit_windows p WHERE p.name = ${t.previousName})`
+      const previous = sql`coalesce(${previousCount}, 0)`
+      const weight = float(t.previousWeight)
+      const ceiling = float(t.ceiling)
+      const [row] = await db
+        .insert(limitWindows)
+        // The columns in the table's order: name, window_start, count, expires_at.
+        .select(sql`SELECT CAST(${t.name} AS text), ${bigint(t.windowStart)}, 1, ${bigint(t.expiresAt)} WHERE ${previous} * ${weight} + 1 <= ${ceiling}`)
+        .onConflictDoUpdate({
+          target: limitWindows.name,
+          set: { count: sql`${limitWindows.count} + 1` },
+          setWhere: sql`(${previous} * ${weight} + ${limitWindows.count}) + 1 <= ${ceiling}`,
+        })
+        .returning({ count: limitWindows.count, previous: sql<number | string | null>`${previousCount}` })
+      // bigint values read through sql`` arrive as strings from Bun's PostgreSQL client.
+      if (row) return { taken: true, current: Number(row.count), previous: Number(row.previous ?? 0) }
+      const counts = await db.select({ name: limitWindows.name, count: limitWindows.count }).from(limitWindows).where(inArray(limitWindows.name, [t.name, t.previousName]))
+      const countOf = (name: string) => Number(counts.find((c) => c.name === name)?.count ?? 0)
+      return { taken: false, current: countOf(t.name), previous: countOf(t.previousName) }
     },
     async countAttempt(name, now, max, windowMs) {
-      const ended = sql`${limitWindows.expiresAt} <= ${now}`
-      const [row] = db
+      const ended = sql`${limitWindows.expiresAt} <= ${bigint(now)}`
+      const [row] = await db
         .insert(limitWindows)
         .values({ name, windowStart: now, count: 1, expiresAt: now + windowMs })
         .onConflictDoUpdate({
@@ -81,35 +59,31 @@ export function createLimitsRepo(db: Db): LimitsRepo {
             count: sql`CASE WHEN ${ended} THEN 1 ELSE ${limitWindows.count} + 1 END`,
             expiresAt: sql`CASE WHEN ${ended} THEN excluded.expires_at ELSE ${limitWindows.expiresAt} END`,
           },
-          setWhere: sql`${ended} OR ${limitWindows.count} < ${max}`,
+          setWhere: sql`${ended} OR ${limitWindows.count} < ${bigint(max)}`,
         })
         .returning({ count: limitWindows.count, resetAt: limitWindows.expiresAt })
-        .all()
       if (row) return { counted: true, ...row }
-      // Refused: the window is full and open (SQLite's single writer keeps it so until this read).
-      return { counted: false, ...openWindow(name, now)! }
+      // Refused: the window is full and open. SQLite's single writer keeps it so until this read; on
+      // PostgreSQL a full window ending meanwhile reads as one attempt away.
+      return { counted: false, ...((await openWindow(name, now)) ?? { count: max, resetAt: now }) }
     },
-    async attempts(name, now) {
-      return openWindow(name, now)
-    },
+    attempts: openWindow,
     async forgetAttempts(name) {
-      db.delete(limitWindows).where(eq(limitWindows.name, name)).run()
+      await db.delete(limitWindows).where(eq(limitWindows.name, name))
     },
     async spendCaptcha(signature, expiresAt, now) {
-      const rows = db
+      const spent = await db
         .insert(spentCaptchas)
         .values({ signature, expiresAt })
-        .onConflictDoUpdate({ target: spentCaptchas.signature, set: { expiresAt }, setWhere: sql`${spentCaptchas.expiresAt} <= ${now}` })
+        .onConflictDoUpdate({ target: spentCaptchas.signature, set: { expiresAt }, setWhere: sql`${spentCaptchas.expiresAt} <= ${bigint(now)}` })
         .returning({ signature: spentCaptchas.signature })
-        .all()
-      return rows.length === 1
+      return spent.length === 1
     },
-    async prune(now) {
-      return db.transaction((tx) => {
-        const windows = tx.delete(limitWindows).where(lte(limitWindows.expiresAt, now)).returning({ name: limitWindows.name }).all()
-        const spent = tx.delete(spentCaptchas).where(lte(spentCaptchas.expiresAt, now)).returning({ signature: spentCaptchas.signature }).all()
+    prune: (now) =>
+      engine.transaction(function* (tx) {
+        const windows = yield* rows(tx.delete(limitWindows).where(lte(limitWindows.expiresAt, now)).returning({ name: limitWindows.name }))
+        const spent = yield* rows(tx.delete(spentCaptchas).where(lte(spentCaptchas.expiresAt, now)).returning({ signature: spentCaptchas.signature }))
         return windows.length + spent.length
-      })
-    },
+      }),
   }
 }
