@@ -35,6 +35,11 @@ export interface TransactionOptions {
    * no such lock; bodies that need one writer lock rows with `forUpdate` instead.
    */
   immediate?: boolean
+  /**
+   * A read-only body whose statements all see one snapshot: PostgreSQL runs it REPEATABLE READ READ ONLY (at
+   * READ COMMITTED each statement sees its own); a SQLite read transaction is one snapshot already.
+   */
+  snapshot?: boolean
 }
 
 export interface Engine {
@@ -51,9 +56,10 @@ export interface Engine {
   transaction<T>(body: (tx: Builder) => Steps<T>, options?: TransactionOptions): Promise<T>
   /**
    * The rows of `query` locked for the rest of the transaction (PostgreSQL `FOR UPDATE`, or `FOR NO KEY
-   * UPDATE` with `weak`); on SQLite, where the transaction already holds the one write lock, the query itself.
+   * UPDATE` with `weak`; `skipLocked` passes over rows another transaction holds instead of waiting); on
+   * SQLite, where the transaction already holds the one write lock, the query itself.
    */
-  forUpdate<Q>(query: Q, options?: { of?: unknown; weak?: boolean }): Q
+  forUpdate<Q>(query: Q, options?: { of?: unknown; weak?: boolean; skipLocked?: boolean }): Q
   /** `column` compared and sorted byte by byte, as SQLite compares text (PostgreSQL: COLLATE "C"). */
   byteOrder(column: AnyColumn | SQL): SQL
   /** `column` with ASCII letters folded to lower case and nothing else, as SQLite's LIKE folds. */

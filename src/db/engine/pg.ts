@@ -13,7 +13,7 @@ async function exec(tx: PgTx, s: Statement): Promise<unknown> {
   return s.mode === 'all' ? [...(result as unknown as Iterable<unknown>)] : undefined
 }
 
-type Lockable = { for(strength: 'update' | 'no key update', config?: { of: unknown }): unknown }
+type Lockable = { for(strength: 'update' | 'no key update', config?: { of?: unknown; skipLocked?: true }): unknown }
 
 export function pgEngine(db: PgDb): Engine {
   return {
@@ -23,8 +23,12 @@ export function pgEngine(db: PgDb): Engine {
     db: db as unknown as Builder,
     t: tables as unknown as Tables,
     run: (body) => driveAsync(body(db as unknown as Builder), (s) => exec(db, s)),
-    transaction: (body) => db.transaction((tx) => driveAsync(body(tx as unknown as Builder), (s) => exec(tx, s))),
-    forUpdate: (query, options) => (query as unknown as Lockable).for(options?.weak ? 'no key update' : 'update', options?.of ? { of: options.of } : undefined) as typeof query,
+    transaction: (body, options) =>
+      db.transaction((tx) => driveAsync(body(tx as unknown as Builder), (s) => exec(tx, s)), options?.snapshot ? { isolationLevel: 'repeatable read', accessMode: 'read only' } : undefined),
+    forUpdate: (query, options) => {
+      const config = { ...(options?.of ? { of: options.of } : {}), ...(options?.skipLocked ? { skipLocked: true as const } : {}) }
+      return (query as unknown as Lockable).for(options?.weak ? 'no key update' : 'update', Object.keys(config).length ? config : undefined) as typeof query
+    },
     // SQLite compares text byte by byte; "C" does the same here, so lists come in the same order on both.
     byteOrder: (column: AnyColumn | SQL) => sql`${column} collate "C"`,
     // SQLite's lower() and LIKE fold ASCII letters only (é and É stay apart): translate() folds exactly those.
