@@ -139,7 +139,7 @@ const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () =>
 // payload may be one) goes as its JSON text, read as JSON through text.
 const jsonb = customType<{ data: unknown; driverData: unknown }>({
   dataType: () => 'jsonb',
-  toDriver: (value) => (typeof value === 'object' ? value : sql`${JSON.stringify(value)}::text::jsonb`),
+  toDriver: (value) => (typeof value === 'object' ? value : sql\`\${JSON.stringify(value)}::text::jsonb\`),
 })
 
 ${ordered.map((info) => tableSource(info, byTable)).join('\n')}`
