@@ -33,8 +33,9 @@ import { createIdentityModule } from './modules/identity'
 import { createLinksModule } from './modules/links'
 import type { Module, Platform } from './modules/module'
 import { createPlatformModule } from './modules/platform'
-import { createSettingsRepo, SERVER_SECRETS } from './modules/platform/repo-settings'
-import { preloadSettingsPg } from './modules/platform/repo-settings-pg'
+import { SERVER_SECRETS } from './modules/platform/port-settings'
+import { preloadSettings } from './modules/platform/repo-settings'
+import { createSettingsRepoSqlite } from './modules/platform/repo-settings-sqlite'
 import { createPagesModule } from './modules/pages'
 import { createQrModule } from './modules/qr'
 import { createRedirectModule } from './modules/redirect'
@@ -106,7 +107,7 @@ function createSqlitePlatform(config: Config, options: RuntimeOptions): { platfo
   const platform: Platform = {
     ...base,
     store,
-    settings: createSettingsRepo(db.db),
+    settings: createSettingsRepoSqlite(db.db),
     queue: createJobQueue(db.db),
     worker: new Worker({ queue: createJobQueue(workerDb.db), clock, log, outbox }, workerOptions(config, options)),
   }
@@ -139,8 +140,8 @@ async function createPgPlatform(config: Config, url: string, options: RuntimeOpt
     const { applied } = await migratePostgres(sql)
     if (applied.length) log.info('migrations applied', { count: applied.length, latest: applied.at(-1) })
     const db = pgDrizzle(sql)
-    const settings = await preloadSettingsPg(db, [...SERVER_SECRETS], clock.now())
     const store = { engine: 'pg' as const, db, sql, url }
+    const settings = await preloadSettings(engineOf(store), [...SERVER_SECRETS], clock.now())
     const outbox = createOutbox(engineOf(store), [], () => clock.now())
     const queue = createPgJobQueue(sql)
     const worker = new Worker({ queue, clock, log, outbox }, workerOptions(config, options))

@@ -5,7 +5,7 @@
 import { canonicalJson } from '../platform/canonical-json'
 import { DAY_MS } from '../platform/time'
 import type { Clock } from '../platform/clock'
-import type { IdempotencyRepo } from '../modules/platform/repo-idempotency'
+import type { IdempotencyRepo } from '../modules/platform/port-idempotency'
 import { newId, sha256Hex } from '../platform/random'
 import type { Caller } from '../modules/identity/caller'
 import { AppError } from '../platform/errors'

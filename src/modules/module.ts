@@ -17,7 +17,7 @@ import type { JobHandler, Worker } from '../jobs/worker'
 import type { Clock } from '../platform/clock'
 import type { Config } from '../platform/config'
 import type { Logger } from '../platform/log'
-import type { SettingsRepo } from './platform/repo-settings'
+import type { SettingsRepo } from './platform/port-settings'
 
 /** What every module may use: configuration, time, logs, the database connections, jobs, events, metrics. */
 export interface Platform {

@@ -8,7 +8,7 @@ import type { apiKeys, conversions, idempotencyRecords, links, users, webhookAtt
 import type { ConversionRow, NewConversion } from '../../src/modules/conversions/port'
 import type { ApiKeyRow, NewApiKey, NewUser, NewWorkspace, UserRow, WorkspaceRow } from '../../src/modules/identity/port'
 import type { LinkRow, NewLink } from '../../src/modules/links/repo'
-import type { IdempotencyRecord, NewIdempotencyRecord } from '../../src/modules/platform/repo-idempotency'
+import type { IdempotencyRecord, NewIdempotencyRecord } from '../../src/modules/platform/port-idempotency'
 import type { AttemptRow, DeliveryRow, EndpointRow, NewAttempt, NewDelivery, NewEndpoint } from '../../src/modules/webhooks/repo'
 
 const ROOT = join(import.meta.dir, '../..')

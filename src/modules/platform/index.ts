@@ -1,14 +1,13 @@
 // The platform's own area: health, readiness and metrics, the OpenAPI document and its page, stored
 // Idempotency-Key answers, and the pruning of what the platform keeps (idempotency records, dispatched
 // outbox events).
-import { engineOf, onEngine } from '../../db/store'
+import { engineOf } from '../../db/store'
 import { pruneDispatched } from '../../events/outbox'
 import type { PeriodicTask } from '../../jobs/periodic'
 import { DAY_MS } from '../../platform/time'
 import { Elysia } from 'elysia'
 import { defineModule, type Platform } from '../module'
 import { createIdempotencyRepo } from './repo-idempotency'
-import { createIdempotencyRepoPg } from './repo-idempotency-pg'
 import { openapiDocs } from './openapi'
 import { opsRoutes } from './ops-routes'
 
@@ -24,7 +23,7 @@ export const PLATFORM_PERIODIC: PeriodicTask[] = [
 
 export function createPlatformModule(platform: Platform) {
   const { store, clock, log, config } = platform
-  const idempotency = onEngine(store, (s) => createIdempotencyRepo(s.db.db), (s) => createIdempotencyRepoPg(s.db))
+  const idempotency = createIdempotencyRepo(engineOf(store))
   return defineModule({
     name: 'platform',
     idempotency,
