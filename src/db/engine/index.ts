@@ -69,6 +69,12 @@ export interface Engine {
    * listens). None on SQLite, whose one process hears its own commits on the event bus.
    */
   notify(channel: string, payload: string): Statement | undefined
+  /**
+   * A lock on `key` within a numbered space, held to the end of the transaction: for "nobody did X, so do Y"
+   * across rows that may not exist yet (PostgreSQL's transaction-level advisory lock on the key's hash). None
+   * on SQLite, whose IMMEDIATE transaction already runs alone.
+   */
+  lockKey(space: number, key: string): Statement | undefined
 }
 
 /** The result of one statement inside a transaction body: `const found = yield* rows(tx.select()…)`. */
@@ -84,6 +90,12 @@ export function* rawRows<T = Record<string, unknown>>(raw: SQL): Generator<State
 /** Raw SQL inside a transaction body, for its effect. */
 export function* rawRun(raw: SQL): Generator<Statement, void, unknown> {
   yield { raw, mode: 'run' }
+}
+
+/** Engine.lockKey inside a transaction body. */
+export function* lockKey(engine: Engine, space: number, key: string): Generator<Statement, void, unknown> {
+  const statement = engine.lockKey(space, key)
+  if (statement) yield statement
 }
 
 /** A notice inside a transaction body (Engine.notify): sent at commit, never for a rollback. */

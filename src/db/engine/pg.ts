@@ -34,6 +34,7 @@ export function pgEngine(db: PgDb): Engine {
     // SQLite's lower() and LIKE fold ASCII letters only (é and É stay apart): translate() folds exactly those.
     asciiLower: (column: AnyColumn | SQL) => sql`translate(${column}, ${ASCII_UPPER}, ${ASCII_UPPER.toLowerCase()})`,
     // PostgreSQL folds identical notices of one transaction into one.
+    lockKey: (space, key) => ({ raw: sql`SELECT pg_advisory_xact_lock(${space}::int, hashtext(${key}))`, mode: 'run' }),
     notify: (channel, payload) => ({ raw: sql`SELECT pg_notify(${channel}, ${noticePayload(channel, payload)})`, mode: 'run' }),
   }
 }

@@ -3,7 +3,8 @@ import { is, sql, type AnyColumn, type SQL } from 'drizzle-orm'
 import { SQLiteSelectBase } from 'drizzle-orm/sqlite-core'
 import type { Db } from '../client'
 import * as schema from '../schema'
-import { drive, isRaw, type Builder, type Engine, type Statement } from './index'
+import type { Tx } from '../tx'
+import { drive, isRaw, type Builder, type Engine, type Statement, type Steps } from './index'
 
 /** One statement now: what drizzle's own `execute()` would answer, without its Promise. */
 function execSync(tx: Builder, s: Statement): unknown {
@@ -35,5 +36,14 @@ export function sqliteEngine(db: Db): Engine {
     byteOrder: (column: AnyColumn | SQL) => sql`${column}`,
     asciiLower: (column: AnyColumn | SQL) => sql`lower(${column})`,
     notify: () => undefined,
+    lockKey: () => undefined,
   }
+}
+
+/**
+ * Drives a body synchronously inside the caller's own SQLite transaction, for synchronous code not yet
+ * written on the seam (it calls enqueuing() where it called enqueue()).
+ */
+export function driveSync<T>(tx: Tx, body: (engine: Engine, tx: Builder) => Steps<T>): T {
+  return drive(body(sqliteEngine(tx as Db), tx), (s) => execSync(tx, s))
 }
