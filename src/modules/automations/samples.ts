@@ -7,7 +7,7 @@ import { EVENT_CATALOGUE, type EventDefinition } from '../../events/catalogue'
 import type { Caller } from '../identity/caller'
 import { sampleEnvelope } from './example'
 import { flatten } from './flatten'
-import type { SampleMode, SamplesRepo } from './repo-samples'
+import type { SampleMode, SamplesRepo } from './port-samples'
 
 export interface SamplesCtx {
   samples: SamplesRepo
