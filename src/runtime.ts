@@ -18,8 +18,9 @@ import type { OutboxConsumerPg } from './events/outbox-pg'
 import { Metrics } from './http/metrics'
 import { startPeriodic, type PeriodicTask } from './jobs/periodic'
 import { createJobQueue, JOBS_CHANNEL } from './jobs/queue'
-import { createPgJobQueue } from './jobs/repo-queue-pg'
-import { createSweepLock, startPeriodicPg } from './jobs/sweep-lock-pg'
+import { pgClaimer } from './jobs/repo-queue-pg'
+import { sqliteClaimer } from './jobs/repo-queue-sqlite'
+import { createSweepLock } from './jobs/sweep-lock-pg'
 import { Worker, type WorkerOptions } from './jobs/worker'
 import { createAnalyticsModule } from './modules/analytics'
 import { createApiKeysModule } from './modules/api-keys'
@@ -108,15 +109,15 @@ function createSqlitePlatform(config: Config, options: RuntimeOptions): { platfo
     ...base,
     store,
     settings: createSettingsRepoSqlite(db.db),
-    queue: createJobQueue(db.db),
-    worker: new Worker({ queue: createJobQueue(workerDb.db), clock, log, outbox }, workerOptions(config, options)),
+    queue: createJobQueue(engineOf(store), sqliteClaimer(db.db)),
+    worker: new Worker({ queue: createJobQueue(engineOf(store, 'worker'), sqliteClaimer(workerDb.db)), clock, log, outbox }, workerOptions(config, options)),
   }
   return {
     platform,
     parts: {
       outbox,
       addConsumers: (modules) => modules.flatMap((m) => consumersOf(m, 'sqlite')).forEach((c) => outbox.consume(c)),
-      startPeriodic: (tasks, onError) => startPeriodic(db.db, tasks, () => clock.now(), () => platform.worker.notify(), onError),
+      startPeriodic: (tasks, onError) => startPeriodic(engineOf(store), tasks, () => clock.now(), () => platform.worker.notify(), onError),
       async close() {
         // Before the last connection's closing checkpoint, which would otherwise find this one under way.
         await checkpointer?.close()
@@ -143,7 +144,7 @@ async function createPgPlatform(config: Config, url: string, options: RuntimeOpt
     const store = { engine: 'pg' as const, db, sql, url }
     const settings = await preloadSettings(engineOf(store), [...SERVER_SECRETS], clock.now())
     const outbox = createOutbox(engineOf(store), [], () => clock.now())
-    const queue = createPgJobQueue(sql)
+    const queue = createJobQueue(engineOf(store), pgClaimer(sql))
     const worker = new Worker({ queue, clock, log, outbox }, workerOptions(config, options))
     relayBusPg(bus, sql, instanceId, log)
     listener = await listenChanges(url, [BUS_CHANNEL, JOBS_CHANNEL, OUTBOX_CHANNEL], {
@@ -163,7 +164,7 @@ async function createPgPlatform(config: Config, url: string, options: RuntimeOpt
       parts: {
         outbox,
         addConsumers: (modules) => modules.flatMap((m) => consumersOf(m, 'pg')).forEach((c) => outbox.consume(c)),
-        startPeriodic: (tasks, onError) => startPeriodicPg(sql, sweepLock, tasks, () => clock.now(), () => worker.notify(), onError),
+        startPeriodic: (tasks, onError) => startPeriodic(engineOf(store), tasks, () => clock.now(), () => worker.notify(), onError, sweepLock),
         async close() {
           bus.relayTo(null)
           // The lock's connection first: the pool's close() waits for it.

@@ -15,8 +15,7 @@ import { createTestDatabase, type TestDatabase } from './setup/postgres'
 import { eventsAfter, type StoredEvent } from '../src/events/repo-outbox'
 import { publishing, type PublishInput } from '../src/events/outbox'
 import { engineOf } from '../src/db/store'
-import { enqueue, type EnqueueInput } from '../src/jobs/queue'
-import { enqueuePg } from '../src/jobs/repo-queue-pg'
+import { enqueuing, type EnqueueInput } from '../src/jobs/queue'
 
 export const ROOT = join(import.meta.dir, '..')
 
@@ -177,10 +176,9 @@ export async function publishEvent(rt: Runtime, input: PublishInput): Promise<st
 
 /** Enqueues a job (a periodic task's, say) on either engine; answers its id, or null when its unique key is taken. */
 export async function enqueueJob(rt: Runtime, input: EnqueueInput): Promise<string | null> {
-  const { store } = rt
+  const engine = engineOf(rt.store)
   const now = rt.clock.now()
-  if (store.engine === 'sqlite') return enqueue(store.db.db, input, now)
-  return store.sql.begin((tx) => enqueuePg(tx, input, now))
+  return engine.transaction((tx) => enqueuing(engine, tx, input, now))
 }
 
 /** Sends a request to the app; `path` is relative to the origin (e.g. /v1/me). */
