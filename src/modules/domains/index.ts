@@ -1,12 +1,11 @@
 // Custom domains: add, verify by DNS, checks as durable jobs on a schedule, the in-memory set of domains
 // served now (filled before the first request: at creation on SQLite, in init() on PostgreSQL), and the root
 // routes for the HTTP check and Caddy's TLS question.
-import { withAsync } from '../../db/rows'
-import { onEngine } from '../../db/store'
+import { engineOf } from '../../db/store'
 import { defineModule, type HttpKit, type Platform } from '../module'
 import { createDnsResolver, type DnsResolver } from './dns'
 import { createDomainsRepo } from './repo'
-import { createDomainsRepoPg } from './repo-pg'
+import { createDomainsSyncReads } from './repo-sqlite'
 import { domainRootRoutes } from './root-routes'
 import { domainRoutes } from './routes'
 import { ServedDomains } from './served'
@@ -22,7 +21,7 @@ export function createDomainsModule(platform: Platform, http: HttpKit, options: 
   const { config, clock, log, store, bus } = platform
   const proofKey = platform.settings.serverSecret('domain_check_key', clock.now())
   const now = () => clock.now()
-  const repo = onEngine(store, (s) => withAsync(createDomainsRepo(s.db.db, now)), (s) => createDomainsRepoPg(s.db, now))
+  const repo = createDomainsRepo(engineOf(store), now)
   const served = new ServedDomains((domain) => {
     markHttpsSeen(ctx, domain.id).catch((err) => log.error('recording a domain\'s working certificate failed', { domain: domain.domain, error: (err as Error).message }))
   })
@@ -33,6 +32,7 @@ export function createDomainsModule(platform: Platform, http: HttpKit, options: 
     bus,
     served,
     domains: repo,
+    syncReads: store.engine === 'sqlite' ? createDomainsSyncReads(store.db.db) : undefined,
     check: { config, dns: options.dns ?? createDnsResolver(config.dnsServers), proofKey },
   }
   // SQLite reads synchronously, here and on every refresh. PostgreSQL's reads are awaited, one at a time so
