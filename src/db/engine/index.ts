@@ -56,10 +56,11 @@ export interface Engine {
   transaction<T>(body: (tx: Builder) => Steps<T>, options?: TransactionOptions): Promise<T>
   /**
    * The rows of `query` locked for the rest of the transaction (PostgreSQL `FOR UPDATE`, or `FOR NO KEY
-   * UPDATE` with `weak`; `skipLocked` passes over rows another transaction holds instead of waiting); on
+   * UPDATE` with `weak`; `FOR KEY SHARE` with `keyShare`, which only keeps the rows from being deleted or
+   * their keys changed; `skipLocked` passes over rows another transaction holds instead of waiting); on
    * SQLite, where the transaction already holds the one write lock, the query itself.
    */
-  forUpdate<Q>(query: Q, options?: { of?: unknown; weak?: boolean; skipLocked?: boolean }): Q
+  forUpdate<Q>(query: Q, options?: { of?: unknown; weak?: boolean; keyShare?: boolean; skipLocked?: boolean }): Q
   /** `column` compared and sorted byte by byte, as SQLite compares text (PostgreSQL: COLLATE "C"). */
   byteOrder(column: AnyColumn | SQL): SQL
   /** `column` with ASCII letters folded to lower case and nothing else, as SQLite's LIKE folds. */
