@@ -7,7 +7,7 @@ import { dirname, join, normalize, relative } from 'node:path'
 import type { apiKeys, conversions, idempotencyRecords, links, users, webhookAttempts, webhookDeliveries, webhookEndpoints, workspaces } from '../../src/db/schema'
 import type { ConversionRow, NewConversion } from '../../src/modules/conversions/port'
 import type { ApiKeyRow, NewApiKey, NewUser, NewWorkspace, UserRow, WorkspaceRow } from '../../src/modules/identity/port'
-import type { LinkRow, NewLink } from '../../src/modules/links/repo'
+import type { LinkRow, NewLink } from '../../src/modules/links/port'
 import type { IdempotencyRecord, NewIdempotencyRecord } from '../../src/modules/platform/port-idempotency'
 import type { AttemptRow, DeliveryRow, EndpointRow, NewAttempt, NewDelivery, NewEndpoint } from '../../src/modules/webhooks/repo'
 

@@ -8,7 +8,6 @@ import { AppError, Issues, pointerToPath } from '../../platform/errors'
 import { bulkError, bulkItemInvalid, linkNotFound, outOfScope, planLimitReached, slugTaken, tooManyBulkLinks } from './errors'
 import { base62, uuidV7 } from '../../platform/random'
 import { linkQr, type QrObject } from '../qr/link-qr'
-import type { Port } from '../../db/rows'
 import type { EventBus } from '../../events/bus'
 import { isReservedSlug, RESERVED_SLUGS, shortUrl } from './slug'
 import { CreateLinkBody, READ_ONLY_LINK_FIELDS, type CreateLinkInput, type UpdateLinkInput } from './model'
@@ -16,10 +15,10 @@ import { listedMode, sandboxHides, type ModeFilter } from '../identity/sandbox'
 import { toHostname } from '../domains/hostname'
 import { unusableDomainMessage, usableDomain } from '../domains/usable'
 import type { ServedDomains } from '../domains/served'
-import { LinkWriteRefused, type LinkFilter, type LinkRow, type LinksRepo, type NewLink } from './repo'
+import { LinkWriteRefused, type LinkFilter, type LinkRow, type LinksRepo, type NewLink } from './port'
 
 export interface LinksCtx extends Deps {
-  links: Port<LinksRepo>
+  links: LinksRepo
   /** The custom domains served now: links may be made on a workspace's own, and never point at any. */
   served: Pick<ServedDomains, 'get'>
   /** Announces changed links after commit, so caches of them (the redirect's) drop them. */

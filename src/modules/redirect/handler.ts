@@ -13,7 +13,7 @@ import { clientIp, socketAddress } from '../../http/request-context'
 import type { Clock } from '../../platform/clock'
 import type { Config } from '../../platform/config'
 import type { ClickBuffer } from '../clicks/click-buffer'
-import type { RedirectLink } from '../links/repo'
+import type { RedirectLink } from '../links/port'
 import { isReservedSlug, shortUrl } from '../links/slug'
 import { isBot, isSocialCrawler, mobilePlatform } from '../../platform/agents'
 import type { CachedLink, LinkCache } from './cache'
@@ -28,8 +28,7 @@ import { captchaPage, consentPage, deepLinkPage, domainRootPage, gonePage, notFo
 import type { ServedDomain, ServedDomains } from '../domains/served'
 import type { ShortHosts } from './short-hosts'
 import type { StatsPageCache } from './stats-page-cache'
-import type { PublicStats, StatsRepo } from './repo-stats'
-import type { Port } from '../../db/rows'
+import type { PublicStats, RedirectSyncReads, StatsRepo } from './port'
 import type { ClickReservations } from '../clicks/repo'
 
 const SLUG_PATH = /^\/([A-Za-z0-9_-]{1,64})(\+?)$/
@@ -54,7 +53,9 @@ export interface RedirectDeps {
   config: Config
   clock: Clock
   /** The public stats page's figures: the link's counters and rollups. */
-  stats: Port<StatsRepo>
+  stats: StatsRepo
+  /** The same figures read without awaiting (SQLite); null on PostgreSQL, where `stats` is awaited. */
+  statsSync: Pick<RedirectSyncReads, 'publicStatsSync'> | null
   /** Rendered stats pages (the module clears them when notices may have been lost). */
   statsPages: StatsPageCache
   linkCache: Pick<LinkCache, 'get' | 'admitted'>
@@ -95,7 +96,7 @@ const isLoopback = (address: string | null) => address !== null && (address.star
 
 export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
   const { config, clock, linkCache, cookieKey } = deps
-  const { shortHosts, stats, served, pages, statsPages, reservations } = deps
+  const { shortHosts, stats, statsSync, served, pages, statsPages, reservations } = deps
   const apiHost = new URL(config.baseUrl).host.toLowerCase()
   const behindCaddy = config.tlsMode === 'caddy'
   const keyed = (value: string) => createHmac('sha256', deps.visitorKey).update(value).digest('base64url').slice(0, 32)
@@ -112,7 +113,7 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
     if (cached) return cached
     const render = (data: PublicStats | null) =>
       data ? statsPages.set(link, now, statsPage({ shortUrl: shortUrl(deps, link), title: link.title, stats: data, now })) : notFoundPage()
-    if (stats.publicStatsSync) return render(stats.publicStatsSync(link.id, now))
+    if (statsSync) return render(statsSync.publicStatsSync(link.id, now))
     let loading = statsLoading.get(link.id)
     if (!loading) {
       loading = stats.publicStats(link.id, now).finally(() => statsLoading.delete(link.id))
