@@ -4,6 +4,9 @@
 // SQLite by the bus right after the synchronous transaction, on PostgreSQL by a notice sent at its commit,
 // which every node hears (a poll may be held on any of them).
 import type { Db } from '../../db/client'
+import type { Builder, Engine, Steps } from '../../db/engine'
+import { drivePg } from '../../db/engine/pg'
+import { driveSync } from '../../db/engine/sqlite'
 import type { PgDb, PgTx } from '../../db/pg/client'
 import { noticeAtCommitPg } from '../../events/bus-pg'
 import type { Mode } from '../../events/interest'
@@ -13,25 +16,31 @@ import type { Clock } from '../../platform/clock'
 import { eventMatches } from '../webhooks/filters'
 import { WorkspaceLists } from '../webhooks/lists'
 import { QUEUE_CAP } from './model'
-import { createQueueStatements, type OpenSession } from './repo'
-import { createQueueStatementsPg } from './repo-pg'
+import type { OpenSession } from './port'
+import { enqueuing, openSessionsOf } from './repo'
 
 const forEvent = (sessions: readonly OpenSession[], type: string) => sessions.filter((s) => eventMatches(s.events, type))
 const queued = (envelope: EventEnvelope) => ({ eventId: envelope.id, type: envelope.type, body: JSON.stringify(envelope) })
 
+/** Queues the envelope for each session; answers the sessions that took it. */
+function* enqueueAll(engine: Engine, tx: Builder, sessions: readonly OpenSession[], envelope: EventEnvelope, now: number): Steps<string[]> {
+  const item = queued(envelope)
+  const ids: string[] = []
+  for (const s of sessions) if (yield* enqueuing(engine, tx, s.id, item, QUEUE_CAP, now)) ids.push(s.id)
+  return ids
+}
+
 /** Open sessions per workspace and mode on SQLite, cached (lists.ts) until `generation` moves. */
 export class OpenSessions {
   private readonly lists: WorkspaceLists<OpenSession>
-  private readonly st: ReturnType<typeof createQueueStatements>
 
-  constructor(db: Db, private readonly clock: Clock, generation: () => number) {
-    this.st = createQueueStatements(db)
+  constructor(private readonly db: Db, private readonly clock: Clock, generation: () => number) {
     this.lists = new WorkspaceLists(generation)
   }
 
   of(workspaceId: string, mode: Mode): OpenSession[] {
     const now = this.clock.now()
-    return this.lists.read(workspaceId, mode, now, () => this.st.openSessions(workspaceId, mode, now))
+    return this.lists.read(workspaceId, mode, now, () => driveSync(this.db, (engine, tx) => openSessionsOf(engine, tx, workspaceId, mode, now)))
   }
 
   /** Whether an open session listens for `type` (the interest source of clicks). */
@@ -43,32 +52,29 @@ export class OpenSessions {
 /** OpenSessions on PostgreSQL: one cache for the fan-out (which awaits a load) and the interest source (which never waits). */
 export class OpenSessionsPg {
   private readonly lists: WorkspaceLists<OpenSession>
-  private readonly st = createQueueStatementsPg
 
   constructor(private readonly db: PgDb, private readonly clock: Clock, generation: () => number) {
     this.lists = new WorkspaceLists(generation)
   }
 
   of(tx: PgTx, workspaceId: string, mode: Mode, now: number): Promise<OpenSession[]> {
-    return this.lists.readAsync(workspaceId, mode, now, () => this.st(tx).openSessions(workspaceId, mode, now))
+    return this.lists.readAsync(workspaceId, mode, now, () => drivePg(tx, (engine, t) => openSessionsOf(engine, t, workspaceId, mode, now)))
   }
 
   /** Yes while the sessions are unknown (loaded meanwhile): an event nobody wanted costs a row, one not written is lost. */
   wants(type: string, workspaceId: string, mode: Mode) {
     const now = this.clock.now()
-    const sessions = this.lists.peek(workspaceId, mode, now, () => this.st(this.db).openSessions(workspaceId, mode, now))
+    const sessions = this.lists.peek(workspaceId, mode, now, () => drivePg(this.db, (engine, t) => openSessionsOf(engine, t, workspaceId, mode, now)))
     return sessions === undefined || forEvent(sessions, type).length > 0
   }
 }
 
-export function createForwardingFanout(db: Db, open: OpenSessions, wake: (sessionIds: string[]) => void): OutboxConsumer {
-  const st = createQueueStatements(db)
+export function createForwardingFanout(open: OpenSessions, wake: (sessionIds: string[]) => void): OutboxConsumer {
   return (tx, event, now) => {
     const { envelope } = event
     const sessions = forEvent(open.of(event.workspaceId, envelope.mode), envelope.type)
     if (!sessions.length) return
-    const item = queued(envelope)
-    const ids = sessions.filter((s) => st.enqueue(tx, s.id, item, QUEUE_CAP, now)).map((s) => s.id)
+    const ids = driveSync(tx, (engine, t) => enqueueAll(engine, t, sessions, envelope, now))
     // The dispatch transaction is synchronous: a microtask runs once it has committed. A rolled-back one only
     // wakes a poll that then finds nothing and answers an empty list.
     if (ids.length) queueMicrotask(() => wake(ids))
@@ -80,10 +86,7 @@ export function createForwardingFanoutPg(open: OpenSessionsPg): OutboxConsumerPg
     const { envelope } = event
     const sessions = forEvent(await open.of(tx, event.workspaceId, envelope.mode, now), envelope.type)
     if (!sessions.length) return
-    const st = createQueueStatementsPg(tx)
-    const item = queued(envelope)
-    const ids: string[] = []
-    for (const s of sessions) if (await st.enqueue(tx, s.id, item, QUEUE_CAP, now)) ids.push(s.id)
+    const ids = await drivePg(tx, (engine, t) => enqueueAll(engine, t, sessions, envelope, now))
     if (ids.length) await wakeAtCommitPg(tx, ids)
   }
 }

@@ -2,15 +2,15 @@
 // an event for them commits, and pruned a day after they end. On PostgreSQL a poll may be held on any node:
 // `forwarding.queued` reaches them all, and a session opened or ended on one node is announced
 // (`subscribers.changed`) so every node's cached lists of open sessions drop.
-import { onEngine } from '../../db/store'
+import { engineOf, onEngine } from '../../db/store'
 import type { OutboxConsumer } from '../../events/outbox'
 import type { OutboxConsumerPg } from '../../events/outbox-pg'
 import type { PeriodicTask } from '../../jobs/periodic'
 import { DAY_MS } from '../../platform/time'
 import { defineModule, type HttpKit, type Platform } from '../module'
 import { createForwardingFanout, createForwardingFanoutPg, OpenSessions, OpenSessionsPg } from './fanout'
-import { createForwardingRepo, type ForwardingRepo } from './repo'
-import { createForwardingRepoPg } from './repo-pg'
+import type { ForwardingRepo } from './port'
+import { createForwardingRepo } from './repo'
 import { forwardingRoutes } from './routes'
 import type { ForwardingCtx } from './service'
 import { Waiters } from './waiters'
@@ -52,13 +52,13 @@ export function createForwardingModule(platform: Platform, http: HttpKit) {
       interest.add((type, workspaceId, mode) => openHere.wants(type, workspaceId, mode))
       // The consumer runs inside the dispatch transaction, which is on the worker's own connection.
       const openOnWorker = new OpenSessions(s.workerDb.db, clock, openGeneration)
-      const consumer = createForwardingFanout(s.workerDb.db, openOnWorker, (sessionIds) => bus.emit('forwarding.queued', { sessionIds }))
-      return { sessions: createForwardingRepo(s.db.db), onWorker: createForwardingRepo(s.workerDb.db), consumers: [consumer] }
+      const consumer = createForwardingFanout(openOnWorker, (sessionIds) => bus.emit('forwarding.queued', { sessionIds }))
+      return { sessions: createForwardingRepo(engineOf(s)), onWorker: createForwardingRepo(engineOf(s, 'worker')), consumers: [consumer] }
     },
     (s) => {
       const open = new OpenSessionsPg(s.db, clock, openGeneration)
       interest.add((type, workspaceId, mode) => open.wants(type, workspaceId, mode))
-      const repo = createForwardingRepoPg(s.db)
+      const repo = createForwardingRepo(engineOf(s))
       return { sessions: repo, onWorker: repo, consumersPg: [createForwardingFanoutPg(open)] }
     },
   )

@@ -12,7 +12,7 @@ import { generateSecret, signatureHeaders } from '../webhooks/signing'
 import { EVENT_CATALOGUE } from '../../events/catalogue'
 import { sessionExpired, sessionNotFound } from './errors'
 import { IDLE_TIMEOUT_SECONDS, POLL_WAIT_DEFAULT } from './model'
-import type { ForwardingRepo, SessionRow } from './repo'
+import type { ForwardingRepo, SessionRow } from './port'
 import type { Waiters } from './waiters'
 
 export interface ForwardingCtx extends Deps {
