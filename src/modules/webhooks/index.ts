@@ -3,7 +3,7 @@
 // endpoints: a change is announced on the bus (`subscribers.changed`) so every node's cached lists drop, and
 // each endpoint's maxConcurrent is counted across nodes by slots the database holds (createDeliverySlotsPg).
 import type { SQL } from 'bun'
-import { onEngine } from '../../db/store'
+import { engineOf, onEngine } from '../../db/store'
 import type { OutboxConsumer } from '../../events/outbox'
 import type { OutboxConsumerPg } from '../../events/outbox-pg'
 import type { PeriodicTask } from '../../jobs/periodic'
@@ -13,9 +13,10 @@ import { deliverJob } from './delivery'
 import { createFanout, createFanoutPg } from './fanout'
 import { webhookInterest, webhookInterestPg } from './interest'
 import { WorkspaceLists } from './lists'
-import { createWebhooksRepo, DELIVER_JOB, type EndpointRow, type WebhooksRepo } from './repo'
-import { createFanoutStatementsPg } from './repo-fanout-pg'
-import { createDeliverySlotsPg, createWebhooksRepoPg, type DeliverySlots } from './repo-pg'
+import { DELIVER_JOB, type DeliverySlots, type EndpointRow, type WebhooksRepo } from './port'
+import { createWebhooksRepo } from './repo'
+import { createDeliverStatementsSqlite } from './repo-deliver-sqlite'
+import { createDeliverySlotsPg } from './repo-slots-pg'
 import { webhookRoutes } from './routes'
 import { WebhooksState, type WebhooksCtx } from './state'
 
@@ -38,16 +39,18 @@ export function createWebhooksModule(platform: Platform, http: HttpKit) {
       // prune) and the fan-out (inside the dispatch transaction) the worker's own, which never waits for the
       // write lock (the click writer's).
       // Clicks write link.clicked only where an endpoint listens for it.
-      interest.add(webhookInterest(s.db.db, new WorkspaceLists<EndpointRow>(() => state.generation), clock))
-      return { webhooks: createWebhooksRepo(s.db.db), onWorker: createWebhooksRepo(s.workerDb.db), consumers: [createFanout(s.workerDb.db, state)] }
+      interest.add(webhookInterest(engineOf(store), new WorkspaceLists<EndpointRow>(() => state.generation), clock))
+      // The deliver job's reads and recordings run thousands a second: prepared once on the worker's connection.
+      const onWorker = createWebhooksRepo(engineOf(store, 'worker'), createDeliverStatementsSqlite(s.workerDb.db))
+      return { webhooks: createWebhooksRepo(engineOf(store)), onWorker, consumers: [createFanout(s.workerDb.db, state)] }
     },
-    (s) => {
+    () => {
       // One pool for requests and the worker, so one list cache for the fan-out and the interest source.
+      const engine = engineOf(store)
       const lists = new WorkspaceLists<EndpointRow>(() => state.generation)
-      const st = createFanoutStatementsPg()
-      interest.add(webhookInterestPg(s.db, st, lists, clock))
-      const repo = createWebhooksRepoPg(s.db)
-      return { webhooks: repo, onWorker: repo, consumersPg: [createFanoutPg(st, lists)] }
+      interest.add(webhookInterestPg(engine, lists, clock))
+      const repo = createWebhooksRepo(engine)
+      return { webhooks: repo, onWorker: repo, consumersPg: [createFanoutPg(engine, lists)] }
     },
   )
   const ctx: WebhooksCtx = { config, clock, log, webhooks: wiring.webhooks, state, notifyWorker: () => worker.notify(), slots }
