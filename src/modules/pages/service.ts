@@ -3,7 +3,6 @@
 // change is all or nothing and concurrent editors never lose each other's work; the serving cache hears of
 // it on the bus after the commit.
 import type { Deps } from '../../context'
-import type { Port } from '../../db/rows'
 import type { EventBus } from '../../events/bus'
 import type { PublishInput } from '../../events/outbox'
 import { iso } from '../../platform/clock'
@@ -25,12 +24,12 @@ import { mergePatch } from './merge-patch'
 import type { AppendBlockInput, CreatePageInput, UpdatePageInput } from './model'
 import { MAX_BLOCKS_PER_PAGE } from './model'
 import { DEFAULT_THEME, themeIssues } from './render/theme'
-import type { PageCounts, PageRow, PagePatch, PagesRepo, SavedTemplateRow } from './repo'
+import type { PageCounts, PageRow, PagePatch, PagesRepo, SavedTemplateRow } from './port'
 import { resolveTemplate, toSaved } from './templates-service'
 import type { Theme, TreeSection } from './tree'
 
 export interface PagesCtx extends Deps {
-  pages: Port<PagesRepo>
+  pages: PagesRepo
   served: Pick<ServedDomains, 'get'>
   bus: Pick<EventBus, 'emit'>
   /** Changes to one page take turns in this process; across processes the version guard decides. */
