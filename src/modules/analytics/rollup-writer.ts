@@ -5,21 +5,22 @@
 // so its seconds and minutes cost next to nothing and spare a question ending inside a busy hour, or a busy
 // minute, from reading raw clicks).
 //
-// The buckets being filled (this hour, this day) are rewritten by every flush, so the writer keeps them
-// decoded in memory instead of reading, parsing and decoding the row each time. A cached bucket is trusted
-// only while the row still holds the counts the writer last wrote (one cheap primary-key read of two
-// integers), so neither another writer (a second process, the main-thread fallback) nor a rolled-back
-// flush can make it write stale figures. The rows themselves are read and written by repo-rollups.ts.
-import type { Connection } from '../../db/client'
+// rollupWriter() adds inside a transaction body on either engine. Where several nodes flush at once
+// (PostgreSQL), each touched bucket is locked while it is read, merged and written back (repo-rollups.ts):
+// the buckets of a table are read in one statement and written in one, link rollups before workspace
+// rollups on every node. SQLite's one writer already holds every bucket, and its flush merges through the
+// cached writer of rollup-writer-sqlite.ts, so both engines store the same rows for the same clicks.
+import type { Db } from '../../db/client'
+import type { Engine } from '../../db/engine'
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../platform/time'
 import { type ClickFacts, Figures } from './figures'
 import { visitorEntry } from './hll'
 import type { Grain } from './plan'
-import { createRollupRepo, type RollupScope as Scope } from './repo-rollups'
+import type { RollupAdder, RollupScope as Scope } from './port'
+import { bucketKey, lockBuckets, writeBuckets, type BucketRow } from './repo-rollups'
+import { createRollupWriter } from './rollup-writer-sqlite'
 
 const SECOND_MS = 1_000
-/** Buckets kept decoded; past it the cache starts afresh (it only saves reads). */
-const CACHE_MAX = 8_192
 
 export interface RollupClick extends ClickFacts {
   linkId: string
@@ -28,40 +29,39 @@ export interface RollupClick extends ClickFacts {
 }
 
 /**
- * `minutes: false`: neither the workspace's minute nor second buckets (the backfill: its clicks predate
- * them); `seconds: false`: not its second buckets (clicks seeded over a past year, whose seconds would be
- * pruned at once).
+ * Adds a batch to the rollups inside the caller's transaction body. `minutes: false`: neither the
+ * workspace's minute nor second buckets (the backfill: its clicks predate them); `seconds: false`: not its
+ * second buckets.
  */
-export function createRollupWriter(sqlite: Connection, options: { minutes?: boolean; seconds?: boolean } = {}) {
+export function rollupWriter(engine: Engine, options: { minutes?: boolean; seconds?: boolean } = {}): RollupAdder {
+  if (engine.name === 'sqlite') {
+    // The body runs synchronously inside the engine's transaction on this very connection, so the prepared
+    // statements write in that transaction.
+    const add = createRollupWriter((engine.db as Db).$client, options)
+    return function* (_tx, batch) {
+      add(batch)
+    }
+  }
   const minutes = options.minutes ?? true
   const seconds = minutes && (options.seconds ?? true)
-  const rows = createRollupRepo(sqlite)
-  const cache = new Map<string, Figures>()
 
-  /** The bucket's figures as stored, from the cache when it is still what the row holds. */
-  function current(scope: Scope, id: string, grain: Grain, bucket: number, key: string): Figures {
-    const cached = cache.get(key)
-    if (cached) {
-      const row = rows.counts(scope, id, grain, bucket)
-      if (row && row.clicks === cached.clicks && row.bots === cached.bots) return cached
-    }
-    const f = new Figures()
-    const stored = rows.read(scope, id, grain, bucket)
-    if (stored) f.addRow(stored)
-    return f
+  function* merge(scope: Scope, touched: Touched[]) {
+    if (!touched.length) return
+    const stored = yield* lockBuckets(scope, touched)
+    const rows: BucketRow[] = touched.map((t) => {
+      const f = new Figures()
+      const row = stored.get(bucketKey(t))
+      if (row) f.addRow(row)
+      for (let i = 0; i < t.clicks.length; i++) f.addClick(t.clicks[i]!, t.entries[i])
+      return { id: t.id, grain: t.grain, bucket: t.bucket, row: { clicks: f.clicks, bots: f.bots, visitors: f.visitors.empty ? null : f.visitors.encode(), dims: f.dimsText() } }
+    })
+    yield* writeBuckets(scope, rows)
   }
 
-  /** Call inside the flush's transaction. */
-  return function addToRollups(batch: readonly RollupClick[]) {
+  return function* (_tx, batch) {
     const touched = groupByBucket(batch, minutes, seconds)
-    if (cache.size + touched.length > CACHE_MAX) cache.clear()
-    for (const t of touched) {
-      const key = `${t.scope}${t.grain}${t.bucket}\u0000${t.id}`
-      const f = current(t.scope, t.id, t.grain, t.bucket, key)
-      for (let i = 0; i < t.clicks.length; i++) f.addClick(t.clicks[i]!, t.entries[i])
-      rows.write(t.scope, t.id, t.grain, t.bucket, { clicks: f.clicks, bots: f.bots, visitors: f.visitors.empty ? null : f.visitors.encode(), dims: f.dimsText() })
-      cache.set(key, f)
-    }
+    yield* merge('l', touched.filter((t) => t.scope === 'l'))
+    yield* merge('w', touched.filter((t) => t.scope === 'w'))
   }
 }
 

@@ -4,7 +4,8 @@ import { openDatabase, type CheckpointMode, type DbHandle } from '../../db/clien
 import { createLogger } from '../../platform/log'
 import { answer } from '../../platform/thread-calls'
 import { createEnricher } from '../analytics/enrich'
-import { createClicksRepo, type ClicksRepo } from './repo'
+import type { ClicksRepo } from './port'
+import { createClickFlush } from './repo-sqlite'
 
 declare const self: Worker
 
@@ -14,7 +15,7 @@ type Message =
   | { type: 'close'; id: number }
 
 let handle: DbHandle | null = null
-let repo: ClicksRepo | null = null
+let repo: Pick<ClicksRepo, 'writeBatch'> | null = null
 
 self.onmessage = async (e: MessageEvent<Message>) => {
   const msg = e.data
@@ -22,7 +23,7 @@ self.onmessage = async (e: MessageEvent<Message>) => {
     handle = openDatabase(msg.dbPath, { checkpoints: msg.checkpoints })
     const log = createLogger(msg.logLevel)
     const enricher = createEnricher({ geoipPath: msg.geoipPath, onError: (message) => log.error(message) })
-    repo = createClicksRepo(handle.db, Buffer.from(msg.visitorKey, 'base64'), enricher, msg.baseUrl)
+    repo = createClickFlush(handle.db, Buffer.from(msg.visitorKey, 'base64'), enricher, msg.baseUrl)
     return
   }
   if (msg.type === 'close') {

@@ -29,7 +29,7 @@ import type { ServedDomain, ServedDomains } from '../domains/served'
 import type { ShortHosts } from './short-hosts'
 import type { StatsPageCache } from './stats-page-cache'
 import type { PublicStats, RedirectSyncReads, StatsRepo } from './port'
-import type { ClickReservations } from '../clicks/repo'
+import type { ClickReservations } from '../clicks/port'
 
 const SLUG_PATH = /^\/([A-Za-z0-9_-]{1,64})(\+?)$/
 
