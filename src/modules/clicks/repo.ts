@@ -21,6 +21,7 @@ import { notice, rawRows, rawRun, rows, type Builder, type Engine, type Steps } 
 import { OUTBOX_CHANNEL } from '../../events/outbox'
 import { sortableId } from '../../platform/random'
 import type { Enricher, Enrichment } from '../analytics/enrich'
+import type { RollupAdder } from '../analytics/port'
 import { rollupWriter, type RollupClick } from '../analytics/rollup-writer'
 import { shortUrl } from '../links/slug'
 import type { ClickBatch, ClickReservations, ClicksRepo, Reservation } from './port'
@@ -88,7 +89,8 @@ function* insertFirstSeen(table: 'link_visitors' | 'link_addresses', pairs: Firs
 export function createClicksRepo(engine: Engine, visitorKey: Buffer, enricher: Enricher, baseUrl: string): ClicksRepo & ClickReservations {
   const { linkAddresses, links } = engine.t
   const urls = { config: { baseUrl } }
-  const addToRollups = rollupWriter(engine)
+  // Built on first use: on SQLite the flush never comes here, and the writer would prepare statements for nothing.
+  let addToRollups: RollupAdder | undefined
   let sqliteFlush: Pick<ClicksRepo, 'writeBatch'> | undefined
 
   function* write(tx: Builder, { clicks: batch, counts }: ClickBatch, enriched: Enrichment[], now: number): Steps<void> {
@@ -152,7 +154,7 @@ export function createClicksRepo(engine: Engine, visitorKey: Buffer, enricher: E
         FROM unnest(${param(added.map(([id]) => id))}::text[], ${param(added.map(([, t]) => t.clicks))}::int8[], ${param(added.map(([, t]) => t.unique))}::int8[]) AS v(id, clicks, uniq)
         WHERE links.id = v.id`)
     }
-    yield* addToRollups(tx, rollup)
+    yield* (addToRollups ??= rollupWriter(engine))(tx, rollup)
     if (events.length) {
       // publishing()'s row, many at once; WITH ORDINALITY keeps the batch's order in the outbox's sequence.
       // Last: a dispatcher waits for transactions that hold the outbox's write lock (a gap in seq may still fill).
