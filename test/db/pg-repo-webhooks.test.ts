@@ -11,13 +11,13 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { asc } from 'drizzle-orm'
 import type { Builder, Steps } from '../../src/db/engine'
 import { pgEngine } from '../../src/db/engine/pg'
-import { sqliteEngine } from '../../src/db/engine/sqlite'
+import { driveSync, sqliteEngine } from '../../src/db/engine/sqlite'
+import type { PgDb } from '../../src/db/pg/client'
 import * as lite from '../../src/db/schema'
 import * as pgs from '../../src/db/pg/schema.generated'
 import { createJobQueue, type JobRow } from '../../src/jobs/queue'
 import { pgClaimer } from '../../src/jobs/repo-queue-pg'
 import { sqliteClaimer } from '../../src/jobs/repo-queue-sqlite'
-import { runNow, runOn } from '../../src/modules/webhooks/fanout'
 import type { AttemptOutcome, AutoDisable, NewDelivery, NewEndpoint, WebhooksRepo } from '../../src/modules/webhooks/port'
 import { createWebhooksRepo } from '../../src/modules/webhooks/repo'
 import { createDeliverStatementsSqlite } from '../../src/modules/webhooks/repo-deliver-sqlite'
@@ -87,7 +87,7 @@ beforeAll(async () => {
   })
   const onSqlite = (repo: Repo, st: FanoutStatements): Engine => ({
     repo,
-    fanout: (fn) => fn(bound(st, db, (steps) => runNow(db, steps))),
+    fanout: (fn) => fn(bound(st, db, (steps) => driveSync(db, () => steps))),
     claim: (workerId, now) => sqliteQueue.claim(workerId, now, 100, 60_000),
     state: sqliteState,
   })
@@ -97,7 +97,8 @@ beforeAll(async () => {
   pgStatements = createFanoutStatements(postgresEngine)
   postgres = {
     repo: pgRepo,
-    fanout: (fn) => pg.transaction((tx) => fn(bound(pgStatements, tx as unknown as Builder, (steps) => runOn(tx, steps)))),
+    // The engine on the transaction: its statements run on it, as the dispatch's do.
+    fanout: (fn) => pg.transaction((tx) => fn(bound(pgStatements, tx as unknown as Builder, (steps) => pgEngine(tx as unknown as PgDb).run(() => steps)))),
     claim: (workerId, now) => pgQueue.claim(workerId, now, 100, 60_000),
     state: async () => ({
       endpoints: byBytes(await pg.select().from(pgs.webhookEndpoints), (r) => r.id),

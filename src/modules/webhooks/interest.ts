@@ -4,10 +4,9 @@
 // reason PostgreSQL, which cannot answer synchronously, answers yes while a list is unknown and loads it in
 // the background.
 import type { Engine } from '../../db/engine'
-import type { PgTx } from '../../db/pg/client'
+import { driveSync } from '../../db/engine/sqlite'
 import type { InterestSource, Mode } from '../../events/interest'
 import type { Clock } from '../../platform/clock'
-import { runNow, runOn } from './fanout'
 import { eventMatches } from './filters'
 import type { WorkspaceLists } from './lists'
 import type { EndpointRow } from './port'
@@ -18,16 +17,15 @@ const listens = (endpoints: readonly EndpointRow[], type: string) => endpoints.s
 /** SQLite: on the requests' connection (`engine`'s). */
 export function webhookInterest(engine: Engine, lists: WorkspaceLists<EndpointRow>, clock: Clock): InterestSource {
   const st = createFanoutStatements(engine)
-  const { db } = engine
-  return (type: string, workspaceId: string, mode: Mode) => listens(lists.read(workspaceId, mode, clock.now(), () => runNow(db, st.activeEndpoints(db, workspaceId, mode))), type)
+  const load = (workspaceId: string, mode: Mode) => driveSync(engine.db, (_, db) => st.activeEndpoints(db, workspaceId, mode))
+  return (type: string, workspaceId: string, mode: Mode) => listens(lists.read(workspaceId, mode, clock.now(), () => load(workspaceId, mode)), type)
 }
 
 /** PostgreSQL: on the pool (`engine`'s). */
 export function webhookInterestPg(engine: Engine, lists: WorkspaceLists<EndpointRow>, clock: Clock): InterestSource {
   const st = createFanoutStatements(engine)
-  const { db } = engine
   return (type: string, workspaceId: string, mode: Mode) => {
-    const endpoints = lists.peek(workspaceId, mode, clock.now(), () => runOn(db as unknown as PgTx, st.activeEndpoints(db, workspaceId, mode)))
+    const endpoints = lists.peek(workspaceId, mode, clock.now(), () => engine.run((db) => st.activeEndpoints(db, workspaceId, mode)))
     return endpoints === undefined || listens(endpoints, type)
   }
 }
