@@ -9,12 +9,11 @@ import { openPostgres } from './db/pg/connect'
 import { migratePostgres } from './db/pg/migrate'
 import { listenChanges, type ChangeListener } from './db/pg/notify'
 import { engineOf, type SqliteStore } from './db/store'
-import type { PgTx } from './db/pg/client'
 import { EventBus } from './events/bus'
-import { BUS_CHANNEL, receiveBusNotice, relayBusPg } from './events/bus-pg'
+import { BUS_CHANNEL } from './events/bus'
+import { receiveBusNotice, relayBusPg } from './events/bus-pg'
 import { EventInterest } from './events/interest'
-import { createOutbox, OUTBOX_CHANNEL, type EventConsumer, type Outbox, type OutboxConsumer } from './events/outbox'
-import type { OutboxConsumerPg } from './events/outbox-pg'
+import { createOutbox, OUTBOX_CHANNEL, type Outbox } from './events/outbox'
 import { Metrics } from './http/metrics'
 import { startPeriodic, type PeriodicTask } from './jobs/periodic'
 import { createJobQueue, JOBS_CHANNEL } from './jobs/queue'
@@ -55,8 +54,6 @@ export interface RuntimeOptions {
 
 /** What the platform holds beyond what modules see: the engine's own parts, started and closed here. */
 interface EngineParts {
-  /** Registers the modules' outbox consumers (for the engine served from). */
-  addConsumers(modules: Module[]): void
   outbox: Outbox
   startPeriodic(tasks: PeriodicTask[], onError: (task: PeriodicTask, err: unknown) => void): { stop(): void }
   /** After the modules and the worker: closes the connections. */
@@ -65,21 +62,6 @@ interface EngineParts {
 
 /** The worker's options: the configured lease unless the caller (a test) says otherwise. */
 const workerOptions = (config: Config, options: RuntimeOptions): WorkerOptions => ({ leaseMs: config.jobLeaseSeconds * 1000, ...options.worker })
-
-/** The module's outbox consumers on the engine served from. */
-export const consumersOf = (module: Module, engine: Platform['store']['engine']): EventConsumer[] =>
-  engine === 'sqlite' ? (module.consumers ?? []).map(fromSync) : (module.consumersPg ?? []).map(fromAsync)
-
-// Until every module gives EventConsumers: its synchronous SQLite consumer runs as is inside the body (SQLite
-// drives bodies synchronously on the same transaction); its PostgreSQL one is awaited as one step.
-const fromSync = (consume: OutboxConsumer): EventConsumer =>
-  function* (tx, event, now) {
-    consume(tx, event, now)
-  }
-const fromAsync = (consume: OutboxConsumerPg): EventConsumer =>
-  function* (tx, event, now) {
-    yield consume(tx as unknown as PgTx, event, now)
-  }
 
 function basics(config: Config, options: RuntimeOptions) {
   const log = options.log ?? createLogger(config.logLevel)
@@ -116,7 +98,6 @@ function createSqlitePlatform(config: Config, options: RuntimeOptions): { platfo
     platform,
     parts: {
       outbox,
-      addConsumers: (modules) => modules.flatMap((m) => consumersOf(m, 'sqlite')).forEach((c) => outbox.consume(c)),
       startPeriodic: (tasks, onError) => startPeriodic(engineOf(store), tasks, () => clock.now(), () => platform.worker.notify(), onError),
       async close() {
         // Before the last connection's closing checkpoint, which would otherwise find this one under way.
@@ -163,8 +144,7 @@ async function createPgPlatform(config: Config, url: string, options: RuntimeOpt
       platform,
       parts: {
         outbox,
-        addConsumers: (modules) => modules.flatMap((m) => consumersOf(m, 'pg')).forEach((c) => outbox.consume(c)),
-        startPeriodic: (tasks, onError) => startPeriodic(engineOf(store), tasks, () => clock.now(), () => worker.notify(), onError, sweepLock),
+          startPeriodic: (tasks, onError) => startPeriodic(engineOf(store), tasks, () => clock.now(), () => worker.notify(), onError, sweepLock),
         async close() {
           bus.relayTo(null)
           // The lock's connection first: the pool's close() waits for it.
@@ -261,7 +241,7 @@ function assemble(platform: Platform, parts: EngineParts, options: RuntimeOption
   }
   const list: Module[] = Object.values(modules)
   for (const m of list) for (const job of m.jobs ?? []) platform.worker.handle(job.type, job.run, { lane: job.lane })
-  parts.addConsumers(list)
+  for (const consume of list.flatMap((m) => m.consumers ?? [])) parts.outbox.consume(consume)
   const { queue, clock, metrics, store } = platform
   metrics.gauge('lnk_jobs_due', 'Jobs due now and not yet claimed (queue depth).', async () => (await queue.depth(clock.now())).due)
   metrics.gauge('lnk_jobs_running', 'Jobs being run.', async () => (await queue.depth(clock.now())).running)

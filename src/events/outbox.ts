@@ -6,7 +6,7 @@
 // repo-outbox.ts.
 import type { Db } from '../db/client'
 import { rows, notice, type Builder, type Engine, type Steps } from '../db/engine'
-import { outbox } from '../db/schema'
+import { driveSync } from '../db/engine/sqlite'
 import type { Tx } from '../db/tx'
 import { iso } from '../platform/clock'
 import { sortableId } from '../platform/random'
@@ -58,11 +58,9 @@ export function* publishing(engine: Engine, tx: Builder, input: PublishInput, no
   return envelope
 }
 
-/** publish() inside a synchronous SQLite transaction, for the repos not yet written on the engine seam. */
+/** publish() inside a synchronous SQLite transaction (the SQLite-only hot writers, and tests). */
 export function publish(tx: Tx, input: PublishInput, now: number): EventEnvelope {
-  const envelope = envelopeOf(input, now)
-  tx.insert(outbox).values({ id: envelope.id, type: input.type, mode: input.mode, workspaceId: input.workspaceId, data: input.data, createdAt: now }).run()
-  return envelope
+  return driveSync(tx, (engine, t) => publishing(engine, t, input, now))
 }
 
 /**
@@ -84,9 +82,6 @@ export function preparedPublisher(db: Db) {
  * being marked dispatched: never lost, never fanned out twice.
  */
 export type EventConsumer = (tx: Builder, event: OutboxEvent, now: number) => Steps<void>
-
-/** Until every consumer is an EventConsumer: the synchronous SQLite form some modules still give. */
-export type OutboxConsumer = (tx: Tx, event: OutboxEvent, now: number) => void
 
 const CURSOR = 'dispatch'
 

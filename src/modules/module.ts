@@ -6,8 +6,7 @@ import type { AnyElysia } from 'elysia'
 import type { Store } from '../db/store'
 import type { EventBus } from '../events/bus'
 import type { EventInterest } from '../events/interest'
-import type { OutboxConsumer } from '../events/outbox'
-import type { OutboxConsumerPg } from '../events/outbox-pg'
+import type { EventConsumer } from '../events/outbox'
 import type { authPlugin } from '../http/auth'
 import type { IdempotencyDeps } from '../http/idempotency'
 import type { Metrics } from '../http/metrics'
@@ -59,9 +58,8 @@ export interface Module {
   root?: boolean
   /** Routes at the root beside a module's /v1 routes (what other hosts and local tools call). */
   rootRoutes?: AnyElysia
-  /** Outbox consumers, on the engine the runtime serves from (a module gives the list for its engine). */
-  consumers?: OutboxConsumer[]
-  consumersPg?: OutboxConsumerPg[]
+  /** Outbox consumers: transaction bodies run inside the dispatch transaction. */
+  consumers?: EventConsumer[]
   jobs?: JobSpec[]
   periodic?: PeriodicTask[]
   /**

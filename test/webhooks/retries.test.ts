@@ -8,7 +8,7 @@ import { createOutbox } from '../../src/events/outbox'
 import { createApp } from '../../src/app'
 import { silentLogger } from '../../src/platform/log'
 import { nextAttemptAt, parseRetryAfter, retryDelay, RETRY_DELAYS_MS } from '../../src/modules/webhooks/schedule'
-import { consumersOf, openRuntime } from '../../src/runtime'
+import { openRuntime } from '../../src/runtime'
 import { body } from '../helpers'
 import { deliveries, delivery, endpoint, receiver, state, webhooksEnv, type Env } from './_webhooks'
 
@@ -29,7 +29,7 @@ async function world(answer: Parameters<typeof receiver>[0] = () => ({ status: 5
 async function fanOutOnly(env: Env) {
   const { store, clock, modules } = env.rt
   const now = () => clock.now()
-  const outbox = createOutbox(engineOf(store, 'worker'), consumersOf(modules.webhooks, store.engine), now)
+  const outbox = createOutbox(engineOf(store, 'worker'), modules.webhooks.consumers ?? [], now)
   await outbox.drain()
 }
 

@@ -1,9 +1,18 @@
 // The domains area's port: plain types, no engine (repo.ts answers it on either engine).
-import type { SeenRecords } from '../../db/schema'
 import type { PublishInput } from '../../events/outbox'
 import type { EnqueueInput } from '../../jobs/queue'
 
-export type { SeenRecords }
+/** What a domain check saw (the `seen` column; its table declares the same shape, test/db/repo-ports.test.ts holds them equal). */
+export interface SeenRecords {
+  txt: string[] | null
+  cname: string[] | null
+  a: string[] | null
+  aaaa: string[] | null
+  /** The plain-HTTP check of /.well-known/lnk/<token>: reached this instance, or why not; null if not tried. */
+  http: { reached: boolean; detail: string } | null
+  /** Lookups that failed for a reason other than "no such record" (timeouts, SERVFAIL), by name. */
+  errors: string[]
+}
 
 export interface DomainRow {
   id: string

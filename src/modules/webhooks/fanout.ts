@@ -6,24 +6,14 @@
 //
 // One transaction body (fanOut) serves both engines: SQLite runs it synchronously (its dispatch transaction
 // is synchronous), PostgreSQL awaits each statement on the dispatch transaction.
-import { is } from 'drizzle-orm'
-import { SQLiteSelectBase } from 'drizzle-orm/sqlite-core'
-import type { Db } from '../../db/client'
-import { drive, driveAsync, isRaw, type Builder, type Engine, type Steps } from '../../db/engine'
-import { sqliteEngine } from '../../db/engine/sqlite'
-import type { PgTx } from '../../db/pg/client'
-import type { Tx } from '../../db/tx'
-import type { EventEnvelope, OutboxConsumer, OutboxEvent } from '../../events/outbox'
-import type { OutboxConsumerPg } from '../../events/outbox-pg'
+import type { EventConsumer, EventEnvelope } from '../../events/outbox'
 import { sortableId } from '../../platform/random'
 import { eventMatches, matchesFilters, type WebhookFilters } from './filters'
 import { deliveryId } from './ids'
 import { WorkspaceLists } from './lists'
 import type { EndpointRow } from './port'
-import { createFanoutStatements, type FanoutStatements } from './repo-fanout'
-import { createFanoutStatementsSqlite } from './repo-fanout-sqlite'
+import type { FanoutStatements } from './repo-fanout'
 import { BATCH_MAX_EVENTS, maxAttemptsFor } from './schedule'
-import type { WebhooksState } from './state'
 
 /** The endpoints an event goes to: of its mode, with an events pattern and the filters (if any) matching it. */
 export function targetsOf(endpoints: readonly EndpointRow[], envelope: EventEnvelope): EndpointRow[] {
@@ -36,8 +26,8 @@ export function targetsOf(endpoints: readonly EndpointRow[], envelope: EventEnve
 }
 
 /** The fan-out of one event as a step of the dispatch transaction's body, through the engine's statements `st`. */
-export function fanOut(st: FanoutStatements, lists: WorkspaceLists<EndpointRow>) {
-  return function* (tx: Builder, event: OutboxEvent, now: number): Steps<void> {
+export function fanOut(st: FanoutStatements, lists: WorkspaceLists<EndpointRow>): EventConsumer {
+  return function* (tx, event, now) {
     const { envelope } = event
     const endpoints = yield* lists.reading(event.workspaceId, envelope.mode, now, () => st.activeEndpoints(tx, event.workspaceId, envelope.mode))
     const targets = targetsOf(endpoints, envelope)
@@ -68,38 +58,4 @@ export function fanOut(st: FanoutStatements, lists: WorkspaceLists<EndpointRow>)
       yield* st.enqueueDeliver(tx, { deliveryId: id, attempt: 1 }, closesAt, now)
     }
   }
-}
-
-/** SQLite: inside the synchronous dispatch transaction, on the connection that dispatches (`db`). */
-export function createFanout(db: Db, state: WebhooksState): OutboxConsumer {
-  const body = fanOut(createFanoutStatementsSqlite(db, sqliteEngine(db)), new WorkspaceLists<EndpointRow>(() => state.generation))
-  return (tx, event, now) => runNow(tx, body(tx, event, now))
-}
-
-/** PostgreSQL: each statement awaited on the dispatch transaction, so the deliveries commit with the cursor. */
-export function createFanoutPg(engine: Engine, lists: WorkspaceLists<EndpointRow>): OutboxConsumerPg {
-  const body = fanOut(createFanoutStatements(engine), lists)
-  return (tx, event, now) => runOn(tx, body(tx as unknown as Builder, event, now))
-}
-
-// Until the outbox takes a transaction body from every module (module.ts still asks each for its consumers
-// per engine), each engine's consumer runs the body itself on the transaction it is handed, each statement as
-// that engine's own transactions run it (db/engine/sqlite.ts, pg.ts).
-
-/** SQLite: every statement at once, on `tx` (a transaction open on the connection, or the connection). */
-export function runNow<T>(tx: Tx, steps: Steps<T>): T {
-  return drive(steps, (s) => {
-    if (isRaw(s)) return s.mode === 'all' ? tx.all(s.raw) : tx.run(s.raw)
-    const q = s as unknown as { all(): unknown; run(): unknown; config?: { returning?: unknown } }
-    return is(s, SQLiteSelectBase) || q.config?.returning ? q.all() : q.run()
-  })
-}
-
-/** PostgreSQL: each statement awaited on `tx` (a transaction, or the pool). */
-export function runOn<T>(tx: PgTx, steps: Steps<T>): Promise<T> {
-  return driveAsync(steps, async (s) => {
-    if (!isRaw(s)) return s
-    const result = await tx.execute(s.raw)
-    return s.mode === 'all' ? [...(result as unknown as Iterable<unknown>)] : undefined
-  })
 }

@@ -4,17 +4,18 @@
 // each endpoint's maxConcurrent is counted across nodes by slots the database holds (createDeliverySlotsPg).
 import type { SQL } from 'bun'
 import { engineOf, onEngine } from '../../db/store'
-import type { OutboxConsumer } from '../../events/outbox'
-import type { OutboxConsumerPg } from '../../events/outbox-pg'
+import type { EventConsumer } from '../../events/outbox'
 import type { PeriodicTask } from '../../jobs/periodic'
 import { DAY_MS } from '../../platform/time'
 import { defineModule, type HttpKit, type Platform } from '../module'
 import { deliverJob } from './delivery'
-import { createFanout, createFanoutPg } from './fanout'
+import { fanOut } from './fanout'
 import { webhookInterest, webhookInterestPg } from './interest'
 import { WorkspaceLists } from './lists'
 import { DELIVER_JOB, type DeliverySlots, type EndpointRow, type WebhooksRepo } from './port'
 import { createWebhooksRepo } from './repo'
+import { createFanoutStatements } from './repo-fanout'
+import { createFanoutStatementsSqlite } from './repo-fanout-sqlite'
 import { createDeliverStatementsSqlite } from './repo-deliver-sqlite'
 import { createDeliverySlotsPg } from './repo-slots-pg'
 import { webhookRoutes } from './routes'
@@ -42,7 +43,7 @@ export function createWebhooksModule(platform: Platform, http: HttpKit) {
       interest.add(webhookInterest(engineOf(store), new WorkspaceLists<EndpointRow>(() => state.generation), clock))
       // The deliver job's reads and recordings run thousands a second: prepared once on the worker's connection.
       const onWorker = createWebhooksRepo(engineOf(store, 'worker'), createDeliverStatementsSqlite(s.workerDb.db))
-      return { webhooks: createWebhooksRepo(engineOf(store)), onWorker, consumers: [createFanout(s.workerDb.db, state)] }
+      return { webhooks: createWebhooksRepo(engineOf(store)), onWorker, consumer: fanOut(createFanoutStatementsSqlite(s.workerDb.db, engineOf(store, 'worker')), new WorkspaceLists<EndpointRow>(() => state.generation)) }
     },
     () => {
       // One pool for requests and the worker, so one list cache for the fan-out and the interest source.
@@ -50,7 +51,7 @@ export function createWebhooksModule(platform: Platform, http: HttpKit) {
       const lists = new WorkspaceLists<EndpointRow>(() => state.generation)
       interest.add(webhookInterestPg(engine, lists, clock))
       const repo = createWebhooksRepo(engine)
-      return { webhooks: repo, onWorker: repo, consumersPg: [createFanoutPg(engine, lists)] }
+      return { webhooks: repo, onWorker: repo, consumer: fanOut(createFanoutStatements(engine), lists) }
     },
   )
   const ctx: WebhooksCtx = { config, clock, log, webhooks: wiring.webhooks, state, notifyWorker: () => worker.notify(), slots }
@@ -61,8 +62,7 @@ export function createWebhooksModule(platform: Platform, http: HttpKit) {
     /** Writes the deliver job's attempts (its busyAnswers say how often the write lock was found taken). */
     recorder: deliver.recorder,
     routes: webhookRoutes(ctx, http),
-    consumers: wiring.consumers,
-    consumersPg: wiring.consumersPg,
+    consumers: [wiring.consumer],
     periodic: WEBHOOKS_PERIODIC,
     async init() {
       await slots?.open()
@@ -90,8 +90,7 @@ interface Wiring {
   webhooks: WebhooksRepo
   /** The deliver job's and the prune's (SQLite: the worker's connection). */
   onWorker: WebhooksRepo
-  consumers?: OutboxConsumer[]
-  consumersPg?: OutboxConsumerPg[]
+  consumer: EventConsumer
 }
 
 /**
