@@ -30,9 +30,13 @@ export function createAnalyticsModule(platform: Platform, http: HttpKit) {
   }
   const engine = engineOf(store)
   const maintenance = createMaintenanceRepo(engine)
+  // Both started at once, not one after the other's await: SQLite runs a statement as it is called, so both
+  // writes are done before the factory returns, before another connection may hold the write lock (a wait
+  // for it on the requests' connection would block the thread).
   const startUp = async () => {
-    reportBackfill(await backfillRollups(engine, clock.now()))
-    await markMinuteRollups(maintenance, clock.now())
+    const now = clock.now()
+    const [backfilled] = await Promise.all([backfillRollups(engine, now), markMinuteRollups(maintenance, now)])
+    reportBackfill(backfilled)
   }
   if (store.engine === 'sqlite') {
     void startUp().catch((err: Error) => log.error('rolling up clicks recorded before rollups existed failed', { error: err.message }))
