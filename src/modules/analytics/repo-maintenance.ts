@@ -39,9 +39,12 @@ export function createMaintenanceRepo(engine: Engine): MaintenanceRepo {
       await db.insert(settings).values({ key, value: String(value), createdAt: now }).onConflictDoUpdate({ target: settings.key, set: { value: String(value) } })
     },
 
-    async setMarkOnce(key, value, now) {
-      await db.insert(settings).values({ key, value: String(value), createdAt: now }).onConflictDoNothing()
-    },
+    // Through engine.run, which runs a SQLite statement as it is called (an awaited query runs a microtask
+    // later): start-up marks are written before the module's factory returns.
+    setMarkOnce: (key, value, now) =>
+      engine.run(function* (tx) {
+        yield* rows(tx.insert(settings).values({ key, value: String(value), createdAt: now }).onConflictDoNothing())
+      }),
 
     async firstDay() {
       const [row] = await db.select({ first: min(workspaceRollups.bucket) }).from(workspaceRollups).where(eq(workspaceRollups.grain, 'day'))
