@@ -2,7 +2,7 @@
 // transaction, so an event exists exactly when the change it reports was committed. The dispatch hands each
 // committed event to every consumer once, in seq order, the consumers' writes committed with the cursor's
 // move, on either engine: several nodes may dispatch at once on PostgreSQL, where each batch locks the cursor
-// row first and waits for holes in the seqs to settle (outbox-settle-pg.ts). The statements are in
+// row first and waits for holes in the seqs to settle (repo-outbox-settle-pg.ts). The statements are in
 // repo-outbox.ts.
 import type { Db } from '../db/client'
 import { rows, notice, type Builder, type Engine, type Steps } from '../db/engine'
@@ -13,7 +13,7 @@ import { sortableId } from '../platform/random'
 import { EVENT_TYPES } from './catalogue'
 import { anyEventAfterCursor, cursorAt, deleteEvents, eventsAfter, lastSeq, lockCursor, moveCursor, type StoredEvent } from './repo-outbox'
 import { preparedEventInsert } from './repo-outbox-sqlite'
-import { settledSeqPg } from './outbox-settle-pg'
+import { settledSeqPg } from './repo-outbox-settle-pg'
 
 export interface EventEnvelope {
   id: string
@@ -97,7 +97,7 @@ export const pruneDispatched = (engine: Engine, before: number): Promise<number>
     return yield* deleteEvents(engine, db, yield* cursorAt(engine, db, CURSOR), before)
   })
 
-/** When holes in the seqs below a seq are final (outbox-settle-pg.ts); absent where seqs commit in order (SQLite). */
+/** When holes in the seqs below a seq are final (repo-outbox-settle-pg.ts); absent where seqs commit in order (SQLite). */
 export type Settle = (waitMs: number) => Promise<number | null>
 
 /** SQLite's one writer commits seqs in order; PostgreSQL's writers draw them at once and commit in any order. */

@@ -2,7 +2,8 @@
 // UPDATE … RETURNING whose form each engine writes its own way (repo-queue-sqlite.ts, repo-queue-pg.ts), so
 // two workers (threads, processes or nodes) never take the same job; the rest is written once here.
 import { and, eq, inArray, sql } from 'drizzle-orm'
-import type { Engine } from '../db/engine'
+import { notice, rows, type Builder, type Engine, type Steps } from '../db/engine'
+import { newId } from '../platform/random'
 import type { JobStatus } from '../db/schema'
 
 export interface JobRow {
@@ -76,4 +77,48 @@ export function createQueueRepo(engine: Engine, claimer: Claimer) {
       return row
     },
   }
+}
+
+export interface EnqueueInput {
+  type: string
+  payload?: unknown
+  runAt?: number
+  maxAttempts?: number
+  /** At most one job with this key exists; a second enqueue with it is ignored. */
+  uniqueKey?: string
+}
+
+/** The PostgreSQL channel of "a job is due": its payload is the job's type. */
+export const JOBS_CHANNEL = 'lnk_jobs'
+
+/**
+ * enqueue() inside a transaction body written once for both engines (db/engine). Answers the job id, or null
+ * when a job holding its unique key exists. A due job also sends a notice at commit on PostgreSQL, so idle
+ * workers on every node wake without waiting for their poll; a job for later needs none (the poll finds it),
+ * and PostgreSQL folds identical notices of one transaction, so a batch of one type wakes each listener once.
+ */
+export function* enqueuing(engine: Engine, tx: Builder, input: EnqueueInput, now: number): Steps<string | null> {
+  const { jobs } = engine.t
+  const id = newId('job')
+  const runAt = input.runAt ?? now
+  // A dead job gives up its key, as enqueue() says.
+  if (input.uniqueKey != null) yield* rows(tx.update(jobs).set({ uniqueKey: null }).where(and(eq(jobs.uniqueKey, input.uniqueKey), eq(jobs.status, 'dead'))))
+  const inserted = yield* rows(
+    tx
+      .insert(jobs)
+      // No payload is stored as JSON null: a bare null would reach the NOT NULL column as NULL.
+      .values({ id, type: input.type, payload: input.payload == null ? sql`'null'` : input.payload, status: 'pending', runAt, attempts: 0, maxAttempts: input.maxAttempts ?? 5, uniqueKey: input.uniqueKey ?? null, createdAt: now, updatedAt: now })
+      .onConflictDoNothing()
+      .returning({ id: jobs.id }),
+  )
+  if (!inserted.length) return null
+  if (runAt <= now) yield* notice(engine, JOBS_CHANNEL, input.type)
+  return id
+}
+
+/** complete() inside a transaction body on either engine: removes a job `workerId` holds; answers whether it held it. */
+export function* completing(engine: Engine, tx: Builder, id: string, workerId: string): Steps<boolean> {
+  const { jobs } = engine.t
+  const removed = yield* rows(tx.delete(jobs).where(and(eq(jobs.id, id), eq(jobs.lockedBy, workerId))).returning({ id: jobs.id }))
+  return removed.length > 0
 }

@@ -3,7 +3,14 @@
 // answers the uniques reads with statements prepared once, for SQLite's two reading threads.
 import type { Builder, Steps } from '../../db/engine'
 import type { Grain } from './plan'
-import type { RollupClick } from './rollup-writer'
+import type { ClickFacts } from './figures'
+
+/** A click as the rollups take it. */
+export interface RollupClick extends ClickFacts {
+  linkId: string
+  workspaceId: string
+  clickedAt: number
+}
 
 /**
  * Settings rows (epoch ms): from when workspace minute and second rollups exist, and before when link weeks,

@@ -13,7 +13,8 @@ import { Figures } from './figures'
 import type { Grain } from './plan'
 import type { RollupScope as Scope } from './port'
 import { createRollupRepo } from './repo-rollups-sqlite'
-import { groupByBucket, type RollupClick } from './rollup-writer'
+import { groupByBucket } from './buckets'
+import type { RollupClick } from './port'
 
 /** Buckets kept decoded; past it the cache starts afresh (it only saves reads). */
 const CACHE_MAX = 8_192

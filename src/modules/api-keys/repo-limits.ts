@@ -8,7 +8,6 @@ import { rows, type Engine } from '../../db/engine'
 import type { LimitsRepo } from './port-limits'
 
 // redirect/gates.ts takes the port's type from here.
-export type { LimitsRepo } from './port-limits'
 
 const bigint = (value: number) => sql`CAST(${value} AS bigint)`
 const float = (value: number) => sql`CAST(${value} AS double precision)`
