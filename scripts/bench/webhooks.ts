@@ -20,7 +20,7 @@ import { silentLogger } from '../../src/platform/log'
 import { bootstrap } from '../../src/modules/identity/service'
 import { hashKey } from '../../src/modules/identity/keys'
 import { createEndpoint } from '../../src/modules/webhooks/service'
-import { consumersOf, createRuntime, type Runtime } from '../../src/runtime'
+import { createRuntime, type Runtime } from '../../src/runtime'
 
 const DELIVERIES = Number(process.env.BENCH_DELIVERIES ?? 20_000)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
@@ -100,7 +100,7 @@ async function deliveriesPerSecond(maxConcurrent: number) {
   const ctx = rt.modules.webhooks.ctx
   await createEndpoint(ctx, caller, { url: `http://127.0.0.1:${port}/hook`, events: ['link.clicked'], maxConcurrent })
   publishMany(rt, workspaceId, DELIVERIES)
-  await fanOutAll(rt, consumersOf(rt.modules.webhooks, 'sqlite'), DELIVERIES)
+  await fanOutAll(rt, rt.modules.webhooks.consumers ?? [], DELIVERIES)
   const receivedBefore = await receivedCount()
   // Polled cheaply (a job is removed in the transaction that records its attempt), counted once at the end.
   const jobLeft = rt.db.sqlite.query<{ one: number }, []>("SELECT 1 AS one FROM jobs WHERE type = 'webhook.deliver' LIMIT 1")
@@ -129,7 +129,7 @@ async function fanout() {
     await createEndpoint(ctx, caller, { url: `http://127.0.0.1:${port}/e${i}`, events: i % 2 ? ['*'] : ['link.*'] })
   }
   publishMany(rt, workspaceId, FANOUT_EVENTS)
-  const consumers = consumersOf(rt.modules.webhooks, 'sqlite')
+  const consumers = rt.modules.webhooks.consumers ?? []
   const start = performance.now()
   const events = await fanOutAll(rt, consumers, FANOUT_EVENTS)
   const ms = performance.now() - start
