@@ -12,6 +12,7 @@ import { engineOf, type SqliteStore } from './db/store'
 import { EventBus } from './events/bus'
 import { BUS_CHANNEL } from './events/bus'
 import { receiveBusNotice, relayBusPg } from './events/bus-pg'
+import { registerEvents } from './events/catalogue'
 import { EventInterest } from './events/interest'
 import { createOutbox, OUTBOX_CHANNEL, type Outbox } from './events/outbox'
 import { Metrics } from './http/metrics'
@@ -32,12 +33,9 @@ import { createForwardingModule } from './modules/forwarding'
 import { createIdentityModule } from './modules/identity'
 import { createLinksModule } from './modules/links'
 import type { Module, Platform } from './modules/module'
-import { createPlatformModule } from './modules/platform'
-import { SERVER_SECRETS } from './modules/platform/port-settings'
-import { preloadSettings } from './modules/platform/repo-settings'
-import { createSettingsRepoSqlite } from './modules/platform/repo-settings-sqlite'
+import { createPlatformModule, SERVER_SECRETS, preloadSettings, createSettingsRepoSqlite } from './modules/platform'
 import { createPagesModule } from './modules/pages'
-import { createQrModule } from './modules/qr'
+import { createQrModule, linkQr } from './modules/qr'
 import { createRedirectModule } from './modules/redirect'
 import { createWebhooksModule } from './modules/webhooks'
 import { systemClock, type Clock } from './platform/clock'
@@ -168,7 +166,7 @@ function createModules(platform: Platform, options: RuntimeOptions) {
   const { http } = identity
   const domains = createDomainsModule(platform, http)
   const pages = createPagesModule(platform, http, domains)
-  const links = createLinksModule(platform, http, domains, pages)
+  const links = createLinksModule(platform, http, domains, pages, linkQr)
   const clicks = createClicksModule(platform, options.clickWriter)
   const webhooks = createWebhooksModule(platform, http)
   return {
@@ -240,6 +238,7 @@ function assemble(platform: Platform, parts: EngineParts, options: RuntimeOption
     throw err
   }
   const list: Module[] = Object.values(modules)
+  registerEvents(list.flatMap((m) => m.events ?? []))
   for (const m of list) for (const job of m.jobs ?? []) platform.worker.handle(job.type, job.run, { lane: job.lane })
   for (const consume of list.flatMap((m) => m.consumers ?? [])) parts.outbox.consume(consume)
   const { queue, clock, metrics, store } = platform

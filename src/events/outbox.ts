@@ -10,7 +10,7 @@ import { driveSync } from '../db/engine/sqlite'
 import type { Tx } from '../db/tx'
 import { iso } from '../platform/clock'
 import { sortableId } from '../platform/random'
-import { EVENT_TYPES } from './catalogue'
+import { isRegisteredEvent } from './catalogue'
 import { anyEventAfterCursor, cursorAt, deleteEvents, eventsAfter, lastSeq, lockCursor, moveCursor, type StoredEvent } from './repo-outbox'
 import { preparedEventInsert } from './repo-outbox-sqlite'
 import { settledSeqPg } from './repo-outbox-settle-pg'
@@ -43,7 +43,7 @@ export interface OutboxEvent {
 export const OUTBOX_CHANNEL = 'lnk_outbox'
 
 function envelopeOf(input: PublishInput, now: number): EventEnvelope {
-  if (!EVENT_TYPES.has(input.type)) throw new Error(`unknown event type "${input.type}": add it to the catalogue`)
+  if (!isRegisteredEvent(input.type)) throw new Error(`unknown event type "${input.type}": add it to the events of the module that publishes it`)
   return { id: sortableId('evt', now), type: input.type, timestamp: iso(now), mode: input.mode, data: input.data }
 }
 

@@ -5,9 +5,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { pgEngine } from '../../src/db/engine/pg'
 import { sqliteEngine } from '../../src/db/engine/sqlite'
-import type { LimitsRepo } from '../../src/modules/api-keys/port-limits'
-import { createLimitsRepo } from '../../src/modules/api-keys/repo-limits'
-import { RateLimiter, SharedRateLimiter, type RateDecision } from '../../src/modules/api-keys/rate-limit'
+import type { LimitsRepo } from '../../src/modules/identity/port-limits'
+import { createLimitsRepo } from '../../src/modules/identity/repo-limits'
+import { RateLimiter, SharedRateLimiter, type RateDecision } from '../../src/modules/identity/rate-limit'
 import { openEngines, type Engines } from '../setup/engines'
 
 // Minute boundaries are exact: 14 January 2026, 12:00:00.000 UTC.

@@ -5,7 +5,7 @@
 // against the OpenAPI document) and, for the service's own contract, through direct calls.
 import { afterEach, describe, expect, test } from 'bun:test'
 import { Value } from '@sinclair/typebox/value'
-import { EVENT_CATALOGUE } from '../../src/events/catalogue'
+import { EVENT_CATALOGUE } from '../../src/modules/webhooks/model'
 import { engineOf } from '../../src/db/store'
 import { pruneDispatched } from '../../src/events/outbox'
 import type { Caller } from '../../src/modules/identity/caller'

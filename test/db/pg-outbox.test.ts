@@ -15,11 +15,16 @@ import { migratePostgres } from '../../src/db/pg/migrate'
 import {
   dispatchOutbox, dispatchedUpTo, hasPendingEvents, publishing, pruneDispatched, settleOn, type DispatchOptions, type EventConsumer, type OutboxEvent, type PublishInput,
 } from '../../src/events/outbox'
+import { registerEvents } from '../../src/events/catalogue'
 import { enqueuing } from '../../src/jobs/queue'
+import { LINK_EVENTS } from '../../src/modules/links/model'
 import { openEngines, type Engines } from '../setup/engines'
 import { createTestDatabase, type TestDatabase } from '../setup/postgres'
 
 const T0 = 1_700_000_000_000
+
+// The links module registers link.created when a runtime is built; these tests publish without one.
+registerEvents(LINK_EVENTS)
 
 const input = (n: number): PublishInput => ({ type: 'link.created', workspaceId: `ws_${n % 2}`, mode: n % 3 ? 'live' : 'test', data: { n } })
 

@@ -5,10 +5,15 @@ import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { openDatabase, type DbHandle } from '../../src/db/client'
 import { migrate } from '../../src/db/migrate'
+import { registerEvents } from '../../src/events/catalogue'
 import { publish } from '../../src/events/outbox'
 import { enqueue } from '../../src/jobs/queue'
 import { ROOT, tempDir } from '../helpers'
 import { eventsPending, jobsLeft } from './_queue'
+import { WEBHOOK_EVENTS } from '../../src/modules/webhooks/model'
+
+// The webhooks module registers webhook.test when a runtime is built; this file publishes without one.
+registerEvents(WEBHOOK_EVENTS)
 
 const FIXTURE = 'test/jobs/fixtures/worker-process.ts'
 

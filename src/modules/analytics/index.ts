@@ -4,7 +4,8 @@
 import { engineOf } from '../../db/store'
 import type { PeriodicTask } from '../../jobs/periodic'
 import { DAY_MS } from '../../platform/time'
-import { defineModule, type HttpKit, type Platform } from '../module'
+import { defineModule, type Platform } from '../module'
+import type { HttpKit } from '../identity'
 import { backfillRollups, markMinuteRollups, pruneRawClicks, pruneSecondRollups, rollSpans } from './maintenance'
 import { createAnalyticsRepo } from './repo'
 import { createMaintenanceRepo } from './repo-maintenance'
@@ -12,6 +13,13 @@ import { createUniquesReads } from './repo-uniques-sqlite'
 import { analyticsRoutes } from './routes'
 import type { AnalyticsCtx } from './service'
 import { uniquesThread } from './uniques-helper'
+
+// What other modules, the app and the CLI use of analytics.
+export { createEnricher, type Enricher, type Enrichment } from './enrich'
+export { Figures } from './figures'
+export type { RollupAdder, RollupClick } from './port'
+export { createRollupWriter } from './rollup-writer-sqlite'
+export { rollupWriter } from './rollup-writer'
 
 /** The uniques thread's page cache, as the request connection's. */
 const UNIQUES_CACHE_MB = 16

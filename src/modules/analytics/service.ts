@@ -4,9 +4,9 @@
 // which record no clicks, so its figures are zero but never a live one.
 import { iso } from '../../platform/clock'
 import type { Deps } from '../../context'
-import type { Caller } from '../identity/caller'
+import type { Caller } from '../identity'
 import { notADate, rangeBackwards, rangeTooLong, tooManyBuckets, unknownInterval, unknownLink, unknownTimeZone } from './errors'
-import { shortUrl } from '../links/slug'
+import { shortUrl } from '../links/model'
 import { Figures } from './figures'
 import { HLL_STANDARD_ERROR } from './hll'
 import { planRange, type Grain, type PlanOptions, type Segment } from './plan'

@@ -1,6 +1,6 @@
 import { t } from 'elysia'
 import { ApiKey, Schedule, ScopeFilters } from '../identity/model'
-import { PERMISSIONS } from '../identity/permissions'
+import { PERMISSIONS } from '../identity'
 
 export const Grant = t.Union([t.Literal('*'), ...PERMISSIONS.map((p) => t.Literal(p))], { description: 'A permission name, or * for all' })
 

@@ -1,6 +1,7 @@
 // Automations: REST-hook subscriptions for Zapier and Make, and event samples. Subscriptions are rows of the
 // webhooks area (kind rest_hook), so its fan-out, deliver job and pruning serve them with no wiring here.
-import { defineModule, type HttpKit, type Platform } from '../module'
+import { defineModule, type Platform } from '../module'
+import type { HttpKit } from '../identity'
 import type { WebhooksModule } from '../webhooks'
 import { engineOf } from '../../db/store'
 import { createSamplesRepo } from './repo-samples'

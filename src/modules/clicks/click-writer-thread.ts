@@ -3,7 +3,7 @@ import type { LogLevel } from '../../platform/config'
 import { openDatabase, type CheckpointMode, type DbHandle } from '../../db/client'
 import { createLogger } from '../../platform/log'
 import { answer } from '../../platform/thread-calls'
-import { createEnricher } from '../analytics/enrich'
+import { createEnricher } from '../analytics'
 import type { ClicksRepo } from './port'
 import { createClickFlush } from './repo-sqlite'
 

@@ -1,13 +1,17 @@
 // Clicks: the in-memory buffer every counted redirect hands its click to, and the writer that flushes it
 // (inline, or on SQLite a thread with its own connection in the server) with enrichment, counters and rollups.
 import { engineOf } from '../../db/store'
-import { createEnricher } from '../analytics/enrich'
+import { createEnricher } from '../analytics'
 import { defineModule, type Platform } from '../module'
 import { ClickBuffer } from './click-buffer'
 import { inlineClickWriter, threadClickWriter } from './click-writer'
 import type { ClickHotReads, ClickReservations, ClicksRepo } from './port'
 import { createClicksRepo } from './repo'
 import { createClickFlush } from './repo-sqlite'
+
+// What other modules, the app and the CLI use of clicks.
+export { ClickBuffer, type PendingCounts } from './click-buffer'
+export type { ClickReservations } from './port'
 
 /** 'thread': clicks are written by a thread of their own (the server); 'inline': by the caller (tests). */
 export type ClickWriterKind = 'inline' | 'thread'

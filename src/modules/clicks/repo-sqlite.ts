@@ -8,10 +8,8 @@
 // event. repo.ts writes the same rows on PostgreSQL, set by set.
 import type { Db } from '../../db/client'
 import { preparedPublisher } from '../../events/outbox'
-import type { Enricher, Enrichment } from '../analytics/enrich'
-import type { RollupClick } from '../analytics/rollup-writer'
-import { createRollupWriter } from '../analytics/rollup-writer-sqlite'
-import { shortUrl } from '../links/slug'
+import { type Enricher, type Enrichment, type RollupClick, createRollupWriter } from '../analytics'
+import { shortUrl } from '../links/model'
 import type { ClickBatch, ClickHotReads, ClicksRepo } from './port'
 import { visitorHash } from './visitor'
 

@@ -2,7 +2,8 @@
 // served now (filled before the first request: at creation on SQLite, in init() on PostgreSQL), and the root
 // routes for the HTTP check and Caddy's TLS question.
 import { engineOf } from '../../db/store'
-import { defineModule, type HttpKit, type Platform } from '../module'
+import { defineModule, type Platform } from '../module'
+import type { HttpKit } from '../identity'
 import { createDnsResolver, type DnsResolver } from './dns'
 import { createDomainsRepo } from './repo'
 import { createDomainsSyncReads } from './repo-sqlite'
@@ -10,6 +11,14 @@ import { domainRootRoutes } from './root-routes'
 import { domainRoutes } from './routes'
 import { ServedDomains } from './served'
 import { CHECK_JOB, markHttpsSeen, refreshServed, runScheduledCheck, type DomainsCtx } from './service'
+import { DOMAIN_EVENTS } from './model'
+
+// What other modules, the app and the CLI use of domains.
+export { domainNotFound, domainOutOfScope } from './errors'
+export { toHostname } from './hostname'
+export type { ServedDomain, ServedDomains } from './served'
+export { addDomain, listDomains, toDomain, verifyDomain, type Who } from './service'
+export { inDomainScope, unusableDomainMessage, usableDomain } from './usable'
 
 /**
  * How often the served set is compared with the database: changes made by other processes, graces that end.
@@ -48,6 +57,7 @@ export function createDomainsModule(platform: Platform, http: HttpKit, options: 
   let refresher: ReturnType<typeof setInterval> | undefined
   return defineModule({
     name: 'domains',
+    events: DOMAIN_EVENTS,
     ctx,
     served,
     routes: domainRoutes(ctx, http),

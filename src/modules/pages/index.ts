@@ -4,12 +4,14 @@ import { Elysia } from 'elysia'
 import { engineOf, onEngine } from '../../db/store'
 import type { DomainsModule } from '../domains'
 import { KeyedQueue } from '../../platform/keyed-queue'
-import { defineModule, type HttpKit, type Platform } from '../module'
+import { defineModule, type Platform } from '../module'
+import type { HttpKit } from '../identity'
 import { createPagesRepo } from './repo'
 import { createPagesSyncReads } from './repo-sqlite'
 import { pageRoutes, savedTemplateRoutes, templateRoutes } from './routes'
 import { COUNT_FLUSH_MS, createPageServer, SHARED_CACHE_TTL_MS } from './serve'
 import type { PagesCtx } from './service'
+import { PAGE_EVENTS } from './model'
 
 export function createPagesModule(platform: Platform, http: HttpKit, domains: DomainsModule) {
   const { config, clock, log, store, bus } = platform
@@ -26,6 +28,7 @@ export function createPagesModule(platform: Platform, http: HttpKit, domains: Do
   let flusher: ReturnType<typeof setInterval> | undefined
   return defineModule({
     name: 'pages',
+    events: PAGE_EVENTS,
     ctx,
     repo,
     server,

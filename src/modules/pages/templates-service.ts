@@ -8,7 +8,7 @@ import type { PagesRepo, SavedTemplateRow } from './port'
 import { buildTemplateSections, findTemplate, listTemplates, type Template } from './templates'
 import type { BareSections, Theme } from './tree'
 import type { Deps } from '../../context'
-import type { Caller } from '../identity/caller'
+import type { Caller } from '../identity'
 
 type Ctx = Deps & { pages: PagesRepo }
 type Who = Pick<Caller, 'workspace' | 'mode'>

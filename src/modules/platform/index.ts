@@ -11,6 +11,11 @@ import { createIdempotencyRepo } from './repo-idempotency'
 import { openapiDocs } from './openapi'
 import { opsRoutes } from './ops-routes'
 
+// What other modules, the app and the CLI use of platform.
+export { SERVER_SECRETS } from './port-settings'
+export { preloadSettings } from './repo-settings'
+export { createSettingsRepoSqlite } from './repo-settings-sqlite'
+
 export const PRUNE_IDEMPOTENCY = 'idempotency.prune'
 export const PRUNE_OUTBOX = 'outbox.prune'
 /** Dispatched events stay this long for inspection, then go. */

@@ -5,14 +5,8 @@
 /** The server secrets modules read while they are built (PostgreSQL reads them all before). */
 export const SERVER_SECRETS = ['visitor_hash_key', 'cookie_signing_key', 'domain_check_key'] as const
 
-export interface SettingsRepo {
-  /**
-   * The named secret, created on first use. Synchronous on purpose: modules read it while they are built,
-   * which is synchronous, and hand it to the redirect path, which never awaits the database. SQLite answers
-   * it at once; on PostgreSQL the secrets are read before (preloadSettings).
-   */
-  serverSecret(name: string, now: number): Buffer
-}
+/** What every module reads (the platform offers it, so module.ts declares it). */
+export type { SettingsRepo } from '../module'
 
 /** The secrets as the database answers them, awaited. */
 export interface ServerSecrets {

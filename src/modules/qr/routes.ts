@@ -6,8 +6,8 @@
 // would label a binary `response` schema application/json or text/plain.
 import { Elysia, t } from 'elysia'
 import { ErrorEnvelope } from '../../http/envelope'
-import type { HttpKit } from '../module'
-import type { LinksCtx } from '../links/service'
+import type { HttpKit } from '../identity'
+import type { LinksCtx } from '../links'
 import { notModified, type Rendered } from './cache'
 import { HEX_COLOUR_PATTERN, QR_LIMITS } from './render'
 import { checkRenderData, linkQrFile, qrParams, refuseRepeated, render } from './service'

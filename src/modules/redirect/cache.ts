@@ -4,8 +4,8 @@
 // read. Each entry also carries the live counters the limits need: clicks served and the client addresses
 // admitted, including what still sits in the click buffer.
 import type { Clock } from '../../platform/clock'
-import type { PendingCounts } from '../clicks/click-buffer'
-import type { LinksRepo, RedirectLink, RedirectReads } from '../links/port'
+import type { PendingCounts } from '../clicks'
+import type { LinksRepo, RedirectLink, RedirectReads } from '../links'
 import { LruCache } from '../../platform/lru'
 
 export interface CachedLink {

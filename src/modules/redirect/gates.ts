@@ -5,8 +5,7 @@
 import { createHmac } from 'node:crypto'
 import { createChallenge, verifySolution } from 'altcha-lib/v1'
 import { engineOf, onEngine, type Store } from '../../db/store'
-import type { LimitsRepo } from '../api-keys/port-limits'
-import { createLimitsRepo } from '../api-keys/repo-limits'
+import { createLimitsRepo, type LimitsRepo } from '../identity'
 import { constantTimeEqual, sha256Hex } from '../../platform/random'
 import { HOUR_MS, MINUTE_MS } from '../../platform/time'
 

@@ -3,7 +3,7 @@
 // changed, and a domain's all when the bus says the domain changed; everything when notices may have been lost.
 import { engineOf, onEngine } from '../../db/store'
 import type { ClicksModule } from '../clicks'
-import type { ServedDomains } from '../domains/served'
+import type { ServedDomains } from '../domains'
 import type { LinksModule } from '../links'
 import { defineModule, type Platform } from '../module'
 import { LinkCache } from './cache'

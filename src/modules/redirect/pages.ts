@@ -1,5 +1,5 @@
 // The pages a visitor of a short link may see instead of a redirect. Every value is escaped.
-import type { RedirectLink } from '../links/port'
+import type { RedirectLink } from '../links'
 import { escapeHtml, htmlPage, scriptJson } from '../../platform/html'
 import type { Unavailable } from './decide'
 import type { PublicStats } from './port'

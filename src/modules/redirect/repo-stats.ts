@@ -5,7 +5,7 @@
 // them synchronously instead (repo-sqlite.ts).
 import { and, eq, gte, lt } from 'drizzle-orm'
 import type { Engine } from '../../db/engine'
-import { Figures } from '../analytics/figures'
+import { Figures } from '../analytics'
 import { DAY_MS } from '../../platform/time'
 import type { PublicStats, StatsRepo } from './port'
 

@@ -7,7 +7,8 @@ import { engineOf, onEngine } from '../../db/store'
 import type { EventConsumer } from '../../events/outbox'
 import type { PeriodicTask } from '../../jobs/periodic'
 import { DAY_MS } from '../../platform/time'
-import { defineModule, type HttpKit, type Platform } from '../module'
+import { defineModule, type Platform } from '../module'
+import type { HttpKit } from '../identity'
 import { deliverJob } from './delivery'
 import { fanOut } from './fanout'
 import { webhookInterest, webhookInterestPg } from './interest'
@@ -20,6 +21,16 @@ import { createDeliverStatementsSqlite } from './repo-deliver-sqlite'
 import { createDeliverySlotsPg } from './repo-slots-pg'
 import { webhookRoutes } from './routes'
 import { WebhooksState, type WebhooksCtx } from './state'
+import { WEBHOOK_EVENTS } from './model'
+
+// What other modules, the app and the CLI use of webhooks.
+export { eventMatches, validateEventPatterns } from './filters'
+export { WorkspaceLists } from './lists'
+export type { EndpointRow } from './port'
+export { deliveriesOf, deliveryOf, newEndpoint, type DeliveriesQuery } from './service'
+export { generateSecret, signatureHeaders } from './signing'
+export { egressPolicy, type WebhooksCtx } from './state'
+export { splitNull, type Schema } from './type-gen'
 
 export const PRUNE_DELIVERIES = 'webhook_deliveries.prune'
 export const WEBHOOKS_PERIODIC: PeriodicTask[] = [{ name: 'prune-deliveries', pattern: '41 * * * *', jobType: PRUNE_DELIVERIES }]
@@ -58,6 +69,7 @@ export function createWebhooksModule(platform: Platform, http: HttpKit) {
   const deliver = deliverJob(ctx, wiring.onWorker)
   return defineModule({
     name: 'webhooks',
+    events: WEBHOOK_EVENTS,
     ctx,
     /** Writes the deliver job's attempts (its busyAnswers say how often the write lock was found taken). */
     recorder: deliver.recorder,

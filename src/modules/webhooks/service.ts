@@ -2,16 +2,14 @@
 // names, filters, template, headers, mTLS), the views of spec 2.5 and 2.6, replay, rotation, test pings and
 // the delivery facts of GET /webhooks/info.
 import { iso, isoOrNull } from '../../platform/clock'
-import { EVENT_CATALOGUE } from '../../events/catalogue'
-import type { Caller } from '../identity/caller'
-import { listedMode, type ModeFilter } from '../identity/sandbox'
+import { type Caller, listedMode, type ModeFilter } from '../identity'
 import { Issues, pointerToPath } from '../../platform/errors'
 import { alreadyReplayed, batchStillOpen, deliveryNotFound, endpointGoneDuringPing, endpointNotFound, endpointPaused, pingNotReplayable, testKeyCreatesLiveEndpoint } from './errors'
 import { checkUrl } from '../../net/egress'
 import { newId, sortableId } from '../../platform/random'
 import { sendPing, SIGNATURE_HEADERS, EVENT_HEADER, USER_AGENT } from './delivery'
 import { validateEventPatterns, validateFilters } from './filters'
-import { URL_MAX_LENGTH, type CreateWebhookInput, type UpdateWebhookInput } from './model'
+import { EVENT_CATALOGUE, URL_MAX_LENGTH, type CreateWebhookInput, type UpdateWebhookInput } from './model'
 import type { AttemptRow, DeliveryFilter, DeliveryRow, EndpointKind, EndpointRow, NewDelivery, NewEndpoint } from './port'
 import { deliveryId } from './ids'
 import { AUTO_DISABLE_AFTER_MS, AUTO_DISABLE_FAILURES, BATCH_MAX_EVENTS, JITTER, maxAttemptsFor, RETRY_AFTER_CAP_MS, RETRY_DELAYS_MS, TIMEOUT_MS } from './schedule'

@@ -1,7 +1,7 @@
 // Key schedules: an IANA time zone, the days of the week (0 = Sunday) and a window of minutes since local
 // midnight. A window whose start is after its end wraps midnight; its part after midnight belongs to the
 // day it started on (Friday 22:00-02:00 admits Saturday 01:00 when Friday is listed).
-import type { Schedule } from '../identity/model'
+import type { Schedule } from './model'
 
 const WEEKDAYS: Record<string, number> = { Sun: 0, Mon: 1, Tue: 2, Wed: 3, Thu: 4, Fri: 5, Sat: 6 }
 const formatters = new Map<string, Intl.DateTimeFormat>()

@@ -1,9 +1,9 @@
 // The rules a key is held to on every call, as pure functions of the key and the facts of the call (time,
-// client address, calls counted, the rate limiter's decision), in the contract's order. The HTTP layer's
-// authentication gathers the facts and applies these; nothing here reads state.
+// client address, calls counted, the rate limiter's decision), in the contract's order. Authentication
+// (auth.ts) gathers the facts and applies these; nothing here reads state.
 import { startOfNextUtcMonth } from '../../platform/clock'
 import type { AppError } from '../../platform/errors'
-import type { ApiKeyRow } from '../identity/port'
+import type { ApiKeyRow } from './port'
 import { ipAllowed } from '../../platform/ip'
 import type { RateDecision } from './rate-limit'
 import { withinSchedule } from './schedule'
