@@ -7,7 +7,9 @@
 // yields its statements (`yield* rows(q)`): SQLite runs it synchronously inside one write transaction (a
 // bun:sqlite transaction cannot span an await without letting other requests' statements into it), while
 // PostgreSQL awaits each statement on its transaction. The body reads like straight-line code either way,
-// and it may try/catch a statement's error.
+// and it may try/catch a statement's error. A body that must wait on outside work between its statements
+// (an export writing what it read to a file) yields that wait (`yield* waiting(p)`); SQLite allows it only
+// on an engine over a connection of its own (engine/sqlite.ts).
 import type { AnyColumn, SQL } from 'drizzle-orm'
 import type { Tx } from '../tx'
 import type * as schema from '../schema'
@@ -17,13 +19,18 @@ export type Builder = Tx
 
 export type Tables = typeof schema
 
-/** A statement handed to the engine: a drizzle query (select, insert, update or delete) or raw SQL. */
-export type Statement = PromiseLike<unknown> | RawStatement
+/** A statement handed to the engine: a drizzle query (select, insert, update or delete) or raw SQL; or a wait. */
+export type Statement = PromiseLike<unknown> | RawStatement | Wait
 
 /** Raw SQL, for what the builder cannot say: `all` answers rows, `run` nothing. */
 export interface RawStatement {
   raw: SQL
   mode: 'all' | 'run'
+}
+
+/** Outside work the body waits on between two statements, its transaction held open meanwhile. */
+export interface Wait {
+  wait: PromiseLike<unknown>
 }
 
 /** A transaction body: yields statements, gets each one's result back, returns the transaction's answer. */
@@ -105,6 +112,13 @@ export function* notice(engine: Engine, channel: string, payload: string): Gener
   if (statement) yield statement
 }
 
+/** Waits inside a transaction body for `work` (not a statement), answering its result or throwing its error. */
+export function* waiting<T>(work: PromiseLike<T>): Generator<Statement, T, unknown> {
+  return (yield { wait: work }) as T
+}
+
+export const isWait = (s: Statement): s is Wait => typeof s === 'object' && s !== null && 'wait' in s
+
 export const isRaw = (s: Statement): s is RawStatement => typeof s === 'object' && s !== null && 'raw' in s && 'mode' in s
 
 /**
@@ -126,13 +140,14 @@ export function drive<T>(steps: Steps<T>, exec: (s: Statement) => unknown): T {
   return step.value
 }
 
-/** drive() for an engine whose statements answer Promises. */
+/** drive() for an engine whose statements answer Promises; the body's waits are awaited like them. */
 export async function driveAsync<T>(steps: Steps<T>, exec: (s: Statement) => Promise<unknown>): Promise<T> {
   let step = steps.next()
   while (!step.done) {
     let result: unknown
     try {
-      result = await exec(step.value)
+      const s = step.value
+      result = await (isWait(s) ? s.wait : exec(s))
     } catch (err) {
       step = steps.throw(err)
       continue
