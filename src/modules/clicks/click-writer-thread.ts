@@ -1,13 +1,19 @@
 // The click-writer thread: its own SQLite connection and enricher, writing the batches the main thread posts.
 import type { LogLevel } from '../../platform/config'
 import { openDatabase, type CheckpointMode, type DbHandle } from '../../db/client'
+import { registerEvents } from '../../events/catalogue'
 import { createLogger } from '../../platform/log'
 import { answer } from '../../platform/thread-calls'
 import { createEnricher } from '../analytics'
+import { LINK_EVENTS } from '../links/model'
 import type { ClicksRepo } from './port'
 import { createClickFlush } from './repo-sqlite'
 
 declare const self: Worker
+
+// A thread loads its own copy of every module, so the runtime's registrations are not seen here: the event
+// this thread writes (link.clicked) is registered again.
+registerEvents(LINK_EVENTS)
 
 type Message =
   | { type: 'init'; dbPath: string; visitorKey: string; baseUrl: string; geoipPath: string | null; logLevel: LogLevel; checkpoints: CheckpointMode }
