@@ -10,8 +10,9 @@
 //   4 modules   src/modules/ (module.ts, the contract every area meets, and one folder per area)
 //   5 app       src/runtime.ts, src/app.ts, src/server.ts, src/main.ts, src/cli/
 // A module's public surface is its index.ts and its model.ts: any file outside modules/<area>/ (another area,
-// module.ts, the app, the CLI) imports only those two files of it. A file of src/ in no layer is an offence
-// too, so a new folder has to be placed here first.
+// module.ts, the app, the CLI) imports only those two files of it. modules/module.ts, the contract every area
+// meets, imports no area at all. A file of src/ in no layer is an offence too, so a new folder has to be
+// placed here first.
 import { relative, resolve } from 'node:path'
 import { importGraph } from './import-cycles'
 
@@ -52,7 +53,8 @@ export function layerViolations(root: string): string[] {
       if (toLayer === undefined) continue // reported as its own file
       if (LAYERS.indexOf(toLayer) > LAYERS.indexOf(fromLayer)) found.push(`${from} -> ${to}: ${fromLayer} imports ${toLayer}, a layer above it`)
       const area = areaOf(to)
-      if (area !== undefined && areaOf(from) !== area && !isPublic(to)) found.push(`${from} -> ${to}: into ${area}'s inner files (import its index.ts or model.ts)`)
+      if (area !== undefined && from === 'modules/module.ts') found.push(`${from} -> ${to}: the module contract imports no area`)
+      else if (area !== undefined && areaOf(from) !== area && !isPublic(to)) found.push(`${from} -> ${to}: into ${area}'s inner files (import its index.ts or model.ts)`)
     }
   }
   return found.sort()

@@ -37,11 +37,12 @@ test('the check finds an import up a layer, one into another area\'s inner files
     // Up a layer through a type import; into another area's inner file through a dynamic import.
     write('http/auth.ts', "import type { Link } from '../modules/links/model'\nexport type Caller = Link\n")
     write('modules/redirect/handler.ts', "export const load = () => import('../links/service')\n")
-    write('modules/module.ts', "import type { create } from './links/service'\nexport type Make = typeof create\n")
+    write('modules/module.ts', "import type { create } from './links/service'\nimport type { Link } from './links/model'\nexport type Make = typeof create | Link\n")
     write('tools/x.ts', "import { now } from '../platform/clock'\nexport const x = now\n")
     expect(layerViolations(dir)).toEqual([
       'http/auth.ts -> modules/links/model.ts: http imports modules, a layer above it',
-      "modules/module.ts -> modules/links/service.ts: into links's inner files (import its index.ts or model.ts)",
+      'modules/module.ts -> modules/links/model.ts: the module contract imports no area',
+      'modules/module.ts -> modules/links/service.ts: the module contract imports no area',
       "modules/redirect/handler.ts -> modules/links/service.ts: into links's inner files (import its index.ts or model.ts)",
       'tools/x.ts: in no layer',
     ])
