@@ -135,8 +135,12 @@ import { bigint, boolean, customType, doublePrecision, foreignKey, index, pgTabl
 
 const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' })
 // Bun's client encodes an object or array parameter as JSON itself; drizzle's own jsonb would hand it a
-// string, which PostgreSQL stores as a JSON string rather than the value.
-const jsonb = customType<{ data: unknown; driverData: unknown }>({ dataType: () => 'jsonb', toDriver: (value) => value })
+// string, which PostgreSQL stores as a JSON string rather than the value. A number, string or boolean (a job's
+// payload may be one) goes as its JSON text, read as JSON through text.
+const jsonb = customType<{ data: unknown; driverData: unknown }>({
+  dataType: () => 'jsonb',
+  toDriver: (value) => (typeof value === 'object' ? value : sql\`\${JSON.stringify(value)}::text::jsonb\`),
+})
 
 ${ordered.map((info) => tableSource(info, byTable)).join('\n')}`
 }

@@ -1,6 +1,7 @@
 // The import graph of src/ (value and type imports alike) and its cycles, found as strongly connected
 // components. `bun scripts/import-cycles.ts` prints each cycle and exits 1 when there is one; the test
-// suite runs the same check (test/import-cycles.test.ts).
+// suite runs the same check (test/import-cycles.test.ts). The layer check (`bun scripts/layers.ts`,
+// test/layers.test.ts) reads the same graph (importGraph).
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
 import { dirname, join, relative, resolve } from 'node:path'
 

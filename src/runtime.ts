@@ -8,18 +8,19 @@ import { pgDrizzle } from './db/pg/client'
 import { openPostgres } from './db/pg/connect'
 import { migratePostgres } from './db/pg/migrate'
 import { listenChanges, type ChangeListener } from './db/pg/notify'
-import type { SqliteStore } from './db/store'
+import { engineOf, type SqliteStore } from './db/store'
 import { EventBus } from './events/bus'
-import { BUS_CHANNEL, receiveBusNotice, relayBusPg } from './events/bus-pg'
+import { BUS_CHANNEL } from './events/bus'
+import { receiveBusNotice, relayBusPg } from './events/bus-pg'
+import { registerEvents } from './events/catalogue'
 import { EventInterest } from './events/interest'
-import { sqliteOutbox, type SqliteOutbox } from './events/outbox'
-import { pgOutbox, type OutboxConsumerPg } from './events/outbox-pg'
-import { OUTBOX_CHANNEL } from './events/repo-outbox-pg'
+import { createOutbox, OUTBOX_CHANNEL, type Outbox } from './events/outbox'
 import { Metrics } from './http/metrics'
 import { startPeriodic, type PeriodicTask } from './jobs/periodic'
-import { createJobQueue } from './jobs/queue'
-import { createPgJobQueue, JOBS_CHANNEL } from './jobs/repo-queue-pg'
-import { createSweepLock, startPeriodicPg } from './jobs/sweep-lock-pg'
+import { createJobQueue, JOBS_CHANNEL } from './jobs/queue'
+import { pgClaimer } from './jobs/repo-queue-pg'
+import { sqliteClaimer } from './jobs/repo-queue-sqlite'
+import { createSweepLock } from './jobs/sweep-lock-pg'
 import { Worker, type WorkerOptions } from './jobs/worker'
 import { createAnalyticsModule } from './modules/analytics'
 import { createApiKeysModule } from './modules/api-keys'
@@ -32,11 +33,9 @@ import { createForwardingModule } from './modules/forwarding'
 import { createIdentityModule } from './modules/identity'
 import { createLinksModule } from './modules/links'
 import type { Module, Platform } from './modules/module'
-import { createPlatformModule } from './modules/platform'
-import { createSettingsRepo, SERVER_SECRETS } from './modules/platform/repo-settings'
-import { preloadSettingsPg } from './modules/platform/repo-settings-pg'
+import { createPlatformModule, SERVER_SECRETS, preloadSettings, createSettingsRepoSqlite } from './modules/platform'
 import { createPagesModule } from './modules/pages'
-import { createQrModule } from './modules/qr'
+import { createQrModule, linkQr } from './modules/qr'
 import { createRedirectModule } from './modules/redirect'
 import { createWebhooksModule } from './modules/webhooks'
 import { systemClock, type Clock } from './platform/clock'
@@ -53,9 +52,7 @@ export interface RuntimeOptions {
 
 /** What the platform holds beyond what modules see: the engine's own parts, started and closed here. */
 interface EngineParts {
-  /** Registers the modules' outbox consumers (for the engine served from). */
-  addConsumers(modules: Module[]): void
-  outbox?: SqliteOutbox
+  outbox: Outbox
   startPeriodic(tasks: PeriodicTask[], onError: (task: PeriodicTask, err: unknown) => void): { stop(): void }
   /** After the modules and the worker: closes the connections. */
   close(): Promise<void>
@@ -86,20 +83,20 @@ function createSqlitePlatform(config: Config, options: RuntimeOptions): { platfo
   // write lock, so background work cannot stall requests while the click writer holds it.
   const workerDb = openDatabase(db.path, { busyTimeoutMs: 0, cacheMb: 8, checkpoints })
   const checkpointer = checkpoints === 'background' ? startCheckpointer(db.path, log) : null
-  const outbox = sqliteOutbox(workerDb.db, [], () => clock.now())
+  const store: SqliteStore = { engine: 'sqlite', db, workerDb, checkpoints }
+  const outbox = createOutbox(engineOf(store, 'worker'), [], () => clock.now())
   const platform: Platform = {
     ...base,
-    store: { engine: 'sqlite', db, workerDb, checkpoints },
-    settings: createSettingsRepo(db.db),
-    queue: createJobQueue(db.db),
-    worker: new Worker({ queue: createJobQueue(workerDb.db), clock, log, outbox }, workerOptions(config, options)),
+    store,
+    settings: createSettingsRepoSqlite(db.db),
+    queue: createJobQueue(engineOf(store), sqliteClaimer(db.db)),
+    worker: new Worker({ queue: createJobQueue(engineOf(store, 'worker'), sqliteClaimer(workerDb.db)), clock, log, outbox }, workerOptions(config, options)),
   }
   return {
     platform,
     parts: {
       outbox,
-      addConsumers: (modules) => modules.flatMap((m) => m.consumers ?? []).forEach((c) => outbox.consume(c)),
-      startPeriodic: (tasks, onError) => startPeriodic(db.db, tasks, () => clock.now(), () => platform.worker.notify(), onError),
+      startPeriodic: (tasks, onError) => startPeriodic(engineOf(store), tasks, () => clock.now(), () => platform.worker.notify(), onError),
       async close() {
         // Before the last connection's closing checkpoint, which would otherwise find this one under way.
         await checkpointer?.close()
@@ -123,10 +120,11 @@ async function createPgPlatform(config: Config, url: string, options: RuntimeOpt
     const { applied } = await migratePostgres(sql)
     if (applied.length) log.info('migrations applied', { count: applied.length, latest: applied.at(-1) })
     const db = pgDrizzle(sql)
-    const settings = await preloadSettingsPg(db, [...SERVER_SECRETS], clock.now())
-    const consumers: OutboxConsumerPg[] = []
-    const queue = createPgJobQueue(sql)
-    const worker = new Worker({ queue, clock, log, outbox: pgOutbox(db, consumers, () => clock.now()) }, workerOptions(config, options))
+    const store = { engine: 'pg' as const, db, sql, url }
+    const settings = await preloadSettings(engineOf(store), [...SERVER_SECRETS], clock.now())
+    const outbox = createOutbox(engineOf(store), [], () => clock.now())
+    const queue = createJobQueue(engineOf(store), pgClaimer(sql))
+    const worker = new Worker({ queue, clock, log, outbox }, workerOptions(config, options))
     relayBusPg(bus, sql, instanceId, log)
     listener = await listenChanges(url, [BUS_CHANNEL, JOBS_CHANNEL, OUTBOX_CHANNEL], {
       onChange: (channel, payload) => (channel === BUS_CHANNEL ? receiveBusNotice(bus, instanceId, payload, log) : worker.notify()),
@@ -139,12 +137,12 @@ async function createPgPlatform(config: Config, url: string, options: RuntimeOpt
     })
     const sweepLock = createSweepLock(sql)
     const heard = listener
-    const platform: Platform = { ...base, store: { engine: 'pg', db, sql, url }, settings, queue, worker }
+    const platform: Platform = { ...base, store, settings, queue, worker }
     return {
       platform,
       parts: {
-        addConsumers: (modules) => consumers.push(...modules.flatMap((m) => m.consumersPg ?? [])),
-        startPeriodic: (tasks, onError) => startPeriodicPg(sql, sweepLock, tasks, () => clock.now(), () => worker.notify(), onError),
+        outbox,
+          startPeriodic: (tasks, onError) => startPeriodic(engineOf(store), tasks, () => clock.now(), () => worker.notify(), onError, sweepLock),
         async close() {
           bus.relayTo(null)
           // The lock's connection first: the pool's close() waits for it.
@@ -168,7 +166,7 @@ function createModules(platform: Platform, options: RuntimeOptions) {
   const { http } = identity
   const domains = createDomainsModule(platform, http)
   const pages = createPagesModule(platform, http, domains)
-  const links = createLinksModule(platform, http, domains, pages)
+  const links = createLinksModule(platform, http, domains, pages, linkQr)
   const clicks = createClicksModule(platform, options.clickWriter)
   const webhooks = createWebhooksModule(platform, http)
   return {
@@ -198,8 +196,8 @@ export interface Runtime extends Platform {
   /** The SQLite connections (tests and admin commands that work on the file); throws on PostgreSQL. */
   readonly db: DbHandle
   readonly workerDb: DbHandle
-  /** The SQLite outbox the worker drains (tests add consumers to it); throws on PostgreSQL. */
-  readonly outbox: SqliteOutbox
+  /** The outbox the worker drains (tests add consumers to it). */
+  readonly outbox: Outbox
   /** Starts the worker, periodic triggers and the modules' timers and threads (the server; not the tests). */
   start(): void
   /**
@@ -240,8 +238,9 @@ function assemble(platform: Platform, parts: EngineParts, options: RuntimeOption
     throw err
   }
   const list: Module[] = Object.values(modules)
+  registerEvents(list.flatMap((m) => m.events ?? []))
   for (const m of list) for (const job of m.jobs ?? []) platform.worker.handle(job.type, job.run, { lane: job.lane })
-  parts.addConsumers(list)
+  for (const consume of list.flatMap((m) => m.consumers ?? [])) parts.outbox.consume(consume)
   const { queue, clock, metrics, store } = platform
   metrics.gauge('lnk_jobs_due', 'Jobs due now and not yet claimed (queue depth).', async () => (await queue.depth(clock.now())).due)
   metrics.gauge('lnk_jobs_running', 'Jobs being run.', async () => (await queue.depth(clock.now())).running)
@@ -264,10 +263,7 @@ function assemble(platform: Platform, parts: EngineParts, options: RuntimeOption
     get workerDb() {
       return sqliteOnly().workerDb
     },
-    get outbox() {
-      if (!parts.outbox) throw new Error('this runtime serves from PostgreSQL; the SQLite outbox does not exist')
-      return parts.outbox
-    },
+    outbox: parts.outbox,
     start() {
       if (started) return
       started = true

@@ -13,10 +13,9 @@ import { createRuntime, openRuntime, type Runtime, type RuntimeOptions } from '.
 import { conformance, isLnkApiResponse } from './conformance'
 import { createTestDatabase, type TestDatabase } from './setup/postgres'
 import { eventsAfter, type StoredEvent } from '../src/events/repo-outbox'
-import { eventsAfterPg, notifyOutboxIn, publishPg } from '../src/events/repo-outbox-pg'
-import { publish, type PublishInput } from '../src/events/outbox'
-import { enqueue, type EnqueueInput } from '../src/jobs/queue'
-import { enqueuePg } from '../src/jobs/repo-queue-pg'
+import { publishing, type PublishInput } from '../src/events/outbox'
+import { engineOf } from '../src/db/store'
+import { enqueuing, type EnqueueInput } from '../src/jobs/queue'
 
 export const ROOT = join(import.meta.dir, '..')
 
@@ -164,28 +163,22 @@ function dollarPlaceholders(query: string): string {
 
 /** The events stored in the outbox, oldest first, on either engine. */
 export async function storedEvents(env: { rt: Runtime }): Promise<StoredEvent[]> {
-  const { store } = env.rt
-  return store.engine === 'sqlite' ? eventsAfter(store.db.db, 0, Number.MAX_SAFE_INTEGER) : eventsAfterPg(store.db, 0, Number.MAX_SAFE_INTEGER)
+  const engine = engineOf(env.rt.store)
+  return engine.run((db) => eventsAfter(engine, db, 0, Number.MAX_SAFE_INTEGER))
 }
 
 /** Publishes an event as a service would, in a transaction of its own, on either engine; answers its id. */
 export async function publishEvent(rt: Runtime, input: PublishInput): Promise<string> {
-  const { store } = rt
+  const engine = engineOf(rt.store)
   const now = rt.clock.now()
-  if (store.engine === 'sqlite') return store.db.db.transaction((tx) => publish(tx, input, now)).id
-  return store.db.transaction(async (tx) => {
-    const envelope = await publishPg(tx, input, now)
-    await notifyOutboxIn(tx)
-    return envelope.id
-  })
+  return (await engine.transaction((tx) => publishing(engine, tx, input, now))).id
 }
 
 /** Enqueues a job (a periodic task's, say) on either engine; answers its id, or null when its unique key is taken. */
 export async function enqueueJob(rt: Runtime, input: EnqueueInput): Promise<string | null> {
-  const { store } = rt
+  const engine = engineOf(rt.store)
   const now = rt.clock.now()
-  if (store.engine === 'sqlite') return enqueue(store.db.db, input, now)
-  return store.sql.begin((tx) => enqueuePg(tx, input, now))
+  return engine.transaction((tx) => enqueuing(engine, tx, input, now))
 }
 
 /** Sends a request to the app; `path` is relative to the origin (e.g. /v1/me). */

@@ -21,7 +21,9 @@ import { createApp } from '../../src/app'
 import { loadConfig } from '../../src/platform/config'
 import { silentLogger } from '../../src/platform/log'
 import { rollMonths } from '../../src/modules/analytics/maintenance'
-import { createRollupWriter, type RollupClick } from '../../src/modules/analytics/rollup-writer'
+import type { RollupClick } from '../../src/modules/analytics/rollup-writer'
+import { createRollupWriter } from '../../src/modules/analytics/rollup-writer-sqlite'
+import { sqliteEngine } from '../../src/db/engine/sqlite'
 import { bootstrap } from '../../src/modules/identity/service'
 import { seededRandom } from './random'
 import { zipfSampler } from './zipf'
@@ -146,7 +148,7 @@ const dbBytes = size('lnk.db') + size('lnk.db-wal')
 
 // What the hourly job does once a month (and quarter) is over (a first run: every past month and quarter).
 const monthsStart = performance.now()
-const monthRows = await rollMonths(rt.db.db, Date.now())
+const monthRows = await rollMonths(sqliteEngine(rt.db.db), Date.now())
 const monthSeconds = (performance.now() - monthsStart) / 1000
 
 // --- queries ----------------------------------------------------------------------------------------

@@ -2,7 +2,7 @@
 // wrk's output read into numbers, and the synthetic clicks the ingestion runs hand to the click buffer.
 import { readFileSync } from 'node:fs'
 import type { ClickBuffer } from '../../src/modules/clicks/click-buffer'
-import type { ClickRecord } from '../../src/modules/clicks/repo'
+import type { ClickRecord } from '../../src/modules/clicks/port'
 import { sortableId } from '../../src/platform/random'
 
 /** A desktop Chrome user agent: every visit with it is a counted click (not a bot, not a preview). */

@@ -14,11 +14,11 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { loadConfig } from '../../src/platform/config'
-import { dispatchOutbox, publish } from '../../src/events/outbox'
+import { engineOf } from '../../src/db/store'
+import { dispatchOutbox, publish, type EventConsumer } from '../../src/events/outbox'
 import { silentLogger } from '../../src/platform/log'
 import { bootstrap } from '../../src/modules/identity/service'
 import { hashKey } from '../../src/modules/identity/keys'
-import { createFanout } from '../../src/modules/webhooks/fanout'
 import { createEndpoint } from '../../src/modules/webhooks/service'
 import { createRuntime, type Runtime } from '../../src/runtime'
 
@@ -80,11 +80,10 @@ function publishMany(rt: Runtime, workspaceId: string, n: number) {
 }
 
 /** Fans the outbox out on the worker's connection, as the worker does, until it is empty. */
-function fanOutAll(rt: Runtime, consumer: ReturnType<typeof createFanout>, events: number): number {
+async function fanOutAll(rt: Runtime, consumers: EventConsumer[], events: number): Promise<number> {
+  const engine = engineOf(rt.store, 'worker')
   let done = 0
-  for (let pass = 0; pass < 10_000 && done < events; pass++) {
-    done += rt.workerDb.db.transaction((tx) => dispatchOutbox(tx, [consumer], rt.clock.now(), 200), { behavior: 'immediate' })
-  }
+  for (let pass = 0; pass < 10_000 && done < events; pass++) done += await dispatchOutbox(engine, consumers, rt.clock.now(), undefined, { limit: 200 })
   return done
 }
 
@@ -101,7 +100,7 @@ async function deliveriesPerSecond(maxConcurrent: number) {
   const ctx = rt.modules.webhooks.ctx
   await createEndpoint(ctx, caller, { url: `http://127.0.0.1:${port}/hook`, events: ['link.clicked'], maxConcurrent })
   publishMany(rt, workspaceId, DELIVERIES)
-  fanOutAll(rt, createFanout(rt.workerDb.db, ctx.state), DELIVERIES)
+  await fanOutAll(rt, rt.modules.webhooks.consumers ?? [], DELIVERIES)
   const receivedBefore = await receivedCount()
   // Polled cheaply (a job is removed in the transaction that records its attempt), counted once at the end.
   const jobLeft = rt.db.sqlite.query<{ one: number }, []>("SELECT 1 AS one FROM jobs WHERE type = 'webhook.deliver' LIMIT 1")
@@ -130,9 +129,9 @@ async function fanout() {
     await createEndpoint(ctx, caller, { url: `http://127.0.0.1:${port}/e${i}`, events: i % 2 ? ['*'] : ['link.*'] })
   }
   publishMany(rt, workspaceId, FANOUT_EVENTS)
-  const consumer = createFanout(rt.workerDb.db, ctx.state)
+  const consumers = rt.modules.webhooks.consumers ?? []
   const start = performance.now()
-  const events = fanOutAll(rt, consumer, FANOUT_EVENTS)
+  const events = await fanOutAll(rt, consumers, FANOUT_EVENTS)
   const ms = performance.now() - start
   const made = rt.db.sqlite.query<{ n: number }, []>('SELECT count(*) AS n FROM webhook_deliveries').get()!.n
   const jobs = rt.db.sqlite.query<{ n: number }, []>("SELECT count(*) AS n FROM jobs WHERE type = 'webhook.deliver'").get()!.n

@@ -1,14 +1,13 @@
 // What the database says when a write breaks a rule, in terms callers can use on any engine: callers name a
 // unique index of the schema, never the engine's wording.
-import { is } from 'drizzle-orm'
-import { getTableConfig, SQLiteTable } from 'drizzle-orm/sqlite-core'
+import { isTable, tableConfig } from './columns'
 import * as schema from './schema'
 
 /** Unique index name -> SQLite's spelling of its columns in a violation message ("links.domain, links.slug"). */
 const UNIQUE_COLUMNS = new Map<string, string>()
 for (const table of Object.values(schema)) {
-  if (!is(table, SQLiteTable)) continue
-  const config = getTableConfig(table)
+  if (!isTable(table)) continue
+  const config = tableConfig(table)
   for (const index of config.indexes) {
     if (!index.config.unique) continue
     const columns = index.config.columns.map((c) => `${config.name}.${'name' in c ? c.name : String(c)}`)

@@ -5,6 +5,9 @@
 import type { SQL } from 'bun'
 import type { CheckpointMode, DbHandle } from './client'
 import type { PgDb } from './pg/client'
+import type { Engine } from './engine'
+import { pgEngine } from './engine/pg'
+import { sqliteEngine } from './engine/sqlite'
 
 export interface SqliteStore {
   engine: 'sqlite'
@@ -37,4 +40,17 @@ export async function pingStore(store: Store): Promise<void> {
 /** The value for the engine served from: `sqlite(store)` or `pg(store)`. */
 export function onEngine<T>(store: Store, sqlite: (s: SqliteStore) => T, pg: (s: PgStore) => T): T {
   return store.engine === 'sqlite' ? sqlite(store) : pg(store)
+}
+
+const engines = new WeakMap<object, Engine>()
+
+/**
+ * The dialect seam (db/engine) over the store's connection: the requests' one, or on SQLite the job
+ * worker's own (`worker`). One per connection, so repos built from it share it.
+ */
+export function engineOf(store: Store, connection: 'requests' | 'worker' = 'requests'): Engine {
+  const key = store.engine === 'sqlite' ? (connection === 'worker' ? store.workerDb : store.db) : store.db
+  let engine = engines.get(key)
+  if (!engine) engines.set(key, (engine = store.engine === 'sqlite' ? sqliteEngine((key as DbHandle).db) : pgEngine(store.db)))
+  return engine
 }

@@ -1,68 +1,65 @@
 // The tables `lnk admin export` / `import` move, derived from the one table list (db/schema) so they cannot go
-// stale: each column's kind, the identity column, and an order in which every table comes after the tables
-// its foreign keys point at. Also the ports an engine implements to be read from or written to.
-import { getTableColumns, is } from 'drizzle-orm'
-import { getTableConfig, SQLiteTable, type AnySQLiteColumn } from 'drizzle-orm/sqlite-core'
+// stale: each column's kind, the identity column, the primary key, and an order in which every table comes
+// after the tables its foreign keys point at. Also the ports export and import read and write through, which
+// db/transfer-engine.ts implements once for both engines.
+import { getTableColumns } from 'drizzle-orm'
+import { columnKind, isTable, tableConfig, type Column, type ColumnKind, type Table } from './columns'
 import * as schema from './schema'
 
-/** How a column's values travel: the engines store each kind their own way (docs/scale-out.md, types). */
-export type ColumnKind = 'text' | 'integer' | 'real' | 'boolean' | 'json' | 'blob'
+export type { ColumnKind }
 
 export interface ColumnSpec {
   name: string
   kind: ColumnKind
+  /** The column's property in db/schema (and in engine.t). */
+  key: string
 }
 
 export interface TableSpec {
   name: string
+  /** The table's export in db/schema (and in engine.t). */
+  key: string
   columns: ColumnSpec[]
   /** The autoincrement / identity column whose counter must move past the imported rows, if any. */
   sequence: string | null
+  /** The primary key's columns, by which an export reads the table a batch at a time; none for a table without. */
+  primaryKey: string[]
 }
 
 /** A row as it travels: text, integer and real as string/number, booleans, parsed JSON, blobs as bytes. */
 export type Row = Record<string, unknown>
 
-const KINDS: Record<string, ColumnKind> = {
-  SQLiteText: 'text',
-  SQLiteInteger: 'integer',
-  SQLiteTimestamp: 'integer',
-  SQLiteReal: 'real',
-  SQLiteBoolean: 'boolean',
-  // The only custom type of the schema is columns.ts's json.
-  SQLiteCustomColumn: 'json',
-  SQLiteBlobBuffer: 'blob',
-}
-
-function specOf(table: SQLiteTable): TableSpec {
-  const config = getTableConfig(table)
-  const columns = Object.values(getTableColumns(table)).map((c) => {
-    const column = c as AnySQLiteColumn
-    const kind = KINDS[column.columnType]
+function specOf(key: string, table: Table): TableSpec {
+  const config = tableConfig(table)
+  const columns = Object.entries(getTableColumns(table)).map(([property, c]) => {
+    const column = c as Column
+    const kind = columnKind(column)
     if (!kind) throw new Error(`${config.name}.${column.name}: no transfer kind for ${column.columnType}`)
-    return { name: column.name, kind }
+    return { name: column.name, kind, key: property }
   })
-  const sequence = Object.values(getTableColumns(table)).find((c) => (c as { autoIncrement?: boolean }).autoIncrement)?.name ?? null
-  return { name: config.name, columns, sequence }
+  const sequence = config.columns.find((c) => (c as { autoIncrement?: boolean }).autoIncrement)?.name ?? null
+  const primaryKey = config.primaryKeys[0]?.columns.map((c) => c.name) ?? config.columns.filter((c) => c.primary).map((c) => c.name)
+  return { name: config.name, key, columns, sequence, primaryKey }
 }
 
 /** Every table, parents before children (depth-first over the foreign keys, in the schema's order otherwise). */
 function inForeignKeyOrder(): TableSpec[] {
-  const tables = (Object.values(schema) as unknown[]).filter((t): t is SQLiteTable => is(t, SQLiteTable))
+  const tables = (Object.entries(schema) as [string, unknown][]).filter((e): e is [string, Table] => isTable(e[1]))
+  const keyOf = new Map<Table, string>(tables.map(([key, table]) => [table, key]))
   const ordered: TableSpec[] = []
-  const state = new Map<SQLiteTable, 'visiting' | 'done'>()
-  const visit = (table: SQLiteTable) => {
+  const state = new Map<Table, 'visiting' | 'done'>()
+  const visit = (table: Table) => {
     if (state.get(table) === 'done') return
-    if (state.get(table) === 'visiting') throw new Error(`foreign keys form a cycle through ${getTableConfig(table).name}`)
+    if (state.get(table) === 'visiting') throw new Error(`foreign keys form a cycle through ${tableConfig(table).name}`)
     state.set(table, 'visiting')
-    for (const fk of getTableConfig(table).foreignKeys) {
-      const parent = fk.reference().foreignTable as SQLiteTable
+    for (const fk of tableConfig(table).foreignKeys) {
+      const parent = fk.reference().foreignTable as Table
       if (parent !== table) visit(parent)
     }
     state.set(table, 'done')
-    ordered.push(specOf(table))
+    ordered.push(specOf(keyOf.get(table)!, table))
   }
-  for (const table of tables) visit(table)
+  for (const [, table] of tables) visit(table)
   return ordered
 }
 

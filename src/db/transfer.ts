@@ -178,6 +178,13 @@ function readHeader(file: string, value: unknown, n: number): ExportHeader {
 /** One line of engine error text: drivers may spread theirs over several. */
 const oneLine = (text: string) => text.replace(/\s*\n\s*/g, ' ').trim()
 
+/** What the engine said: drizzle wraps the driver's error in one that quotes the whole statement. */
+function engineMessage(err: unknown): string {
+  let e = err
+  while (e instanceof Error && e.cause instanceof Error) e = e.cause
+  return e instanceof Error ? e.message : String(e)
+}
+
 /**
  * Loads `file` into the target opened by `open`: the header is checked before the target is touched, the
  * target is migrated and must be empty, and every row goes in within one transaction, so a failure leaves
@@ -197,7 +204,7 @@ export async function importDatabase(file: string, open: () => Promise<TransferT
       try {
         await target.transaction((loader) => loadRows(file, header, lines, loader))
       } catch (err) {
-        const why = `${oneLine(err instanceof Error ? err.message : String(err))}; the import was rolled back, ${target.label} holds nothing of it`
+        const why = `${oneLine(engineMessage(err))}; the import was rolled back, ${target.label} holds nothing of it`
         throw err instanceof AppError ? new AppError(err.code, why) : new Error(`import into ${target.label} failed: ${why}`)
       }
     } finally {

@@ -5,31 +5,17 @@
 // while a node's LISTEN connection is down: the reconnect resets every cache (caches.reset) and the caches'
 // short TTLs bound what a lost notice can leave stale.
 import type { SQL } from 'bun'
-import { notifyIn, type PgTx } from '../db/pg/client'
 import { publishChange } from '../db/pg/notify'
 import type { Logger } from '../platform/log'
-import type { EventBus, Notices } from './bus'
-
-export const BUS_CHANNEL = 'lnk_bus'
+import { BUS_CHANNEL, encodeNotice, type EventBus, type Notices } from './bus'
 
 /** From now on the bus's notices are also sent to the other nodes. */
 export function relayBusPg(bus: EventBus, sql: SQL, node: string, log: Logger) {
   bus.relayTo((name, notice) => {
-    publishChange(sql, BUS_CHANNEL, encode(node, name, notice)).catch((err) =>
+    publishChange(sql, BUS_CHANNEL, encodeNotice(node, name, notice)).catch((err) =>
       log.warn('a notice could not be sent to the other nodes; their caches catch up within their TTL', { notice: name, error: (err as Error).message }),
     )
   })
-}
-
-/** The notice as it travels: from `node` ('' is no node: every node tells its listeners, the sender's included). */
-const encode = <K extends keyof Notices>(node: string, name: K, notice: Notices[K]) => JSON.stringify([node, name, notice])
-
-/**
- * Sends a notice when `tx` commits (never on rollback) to every node, this one included: for a change whose
- * listeners must not hear of it before it can be read (a forwarding wake-up).
- */
-export function noticeAtCommitPg<K extends keyof Notices>(tx: PgTx, name: K, notice: Notices[K]): Promise<void> {
-  return notifyIn(tx, BUS_CHANNEL, encode('', name, notice))
 }
 
 /** A notice heard on BUS_CHANNEL, told to this node's listeners unless this node sent it. */

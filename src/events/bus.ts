@@ -2,7 +2,14 @@
 // once its transaction has committed; the areas that care listen. This is how one area reacts to another
 // (a link changed → the redirect cache drops it) without calling into its internals, and the seam through
 // which several nodes will later hear each other's writes.
+import type { Engine, Steps } from '../db/engine'
 import type { Logger } from '../platform/log'
+
+/** The PostgreSQL channel the bus travels on between nodes (bus-pg.ts relays and receives it). */
+export const BUS_CHANNEL = 'lnk_bus'
+
+/** A notice as it travels: from `node` ('' is no node: every node tells its listeners, the sender's included). */
+export const encodeNotice = <K extends keyof Notices>(node: string, name: K, notice: Notices[K]) => JSON.stringify([node, name, notice])
 
 /** Every notice, by name, with what it carries. */
 export interface Notices {
@@ -51,6 +58,18 @@ export class EventBus {
   emit<K extends keyof Notices>(name: K, notice: Notices[K]): void {
     this.emitLocal(name, notice)
     if (this.relay && name !== 'caches.reset') this.relay(name, notice)
+  }
+
+  /**
+   * Inside a transaction body: tells every node's listeners, this one's included, once the transaction has
+   * committed, for a change they must not hear of before it can be read (a forwarding wake-up). On PostgreSQL
+   * a notice the database sends at commit, never on rollback; where one SQLite process serves, this process's
+   * listeners once the synchronous transaction is over (a rolled-back one wakes whoever then finds nothing).
+   */
+  *atCommit<K extends keyof Notices>(engine: Engine, name: K, notice: Notices[K]): Steps<void> {
+    const statement = engine.notify(BUS_CHANNEL, encodeNotice('', name, notice))
+    if (statement) yield statement
+    else queueMicrotask(() => this.emitLocal(name, notice))
   }
 
   /** Tells this node's listeners only: a notice another node emitted, or one that concerns this node alone. */

@@ -1,33 +1,27 @@
-// Key authentication and the permission macro every authenticated route declares, in the contract's order:
-// unknown/revoked/expired -> 401; paused -> 403 key_paused; client address outside allowedIps -> 403
-// ip_not_allowed; outside the schedule -> 403 outside_schedule; workspace membership -> 403; monthly cap ->
-// 429 monthly_cap_exceeded; rate limit -> 429 rate_limited; permission -> 403 forbidden. The rules
-// themselves are api-keys/policy.ts; this file gathers the facts they need.
+// The permission macro every authenticated route declares. Who the caller is, and whether its credential
+// grants what the route needs, is the identity module's to say (identity/auth.ts): it hands this layer an
+// Authenticator, so the kernel knows no area.
 import { Elysia } from 'elysia'
-import { malformedKey, missingCredential, notAMember, notBearer, permissionMissing, unknownKey } from '../modules/api-keys/errors'
-import { accessRefusal, monthlyCapRefusal, rateLimitOf, rateRefusal } from '../modules/api-keys/policy'
-import type { RateLimit } from '../modules/api-keys/rate-limit'
-import type { Caller } from '../modules/identity/caller'
-import { badWorkspaceHeader } from '../modules/identity/errors'
-import { hashKey, isWellFormedKey } from '../modules/identity/keys'
-import type { LastUsedTracker } from '../modules/identity/last-used'
-import { hasPermission, type Permission } from '../modules/identity/permissions'
-import type { IdentityRepo } from '../modules/identity/repo'
-import type { Clock } from '../platform/clock'
-import { utcMonth } from '../platform/clock'
-import type { Config } from '../platform/config'
-import { clientIp } from './request-context'
 
-/** What authentication reads: the key store, the trackers of calls and rates, and the clock. */
-export interface AuthDeps {
+/** What the macro asks of the area that authenticates. */
+export interface Authenticator<Caller, Permission extends string> {
+  /** Distinguishes runtimes in one process; the plugin is deduplicated by it. */
   instanceId: string
-  config: Config
-  clock: Clock
-  identity: Pick<IdentityRepo, 'findKeyByHash' | 'findUser' | 'findMemberWorkspace' | 'countCall'>
-  /** In memory on SQLite; on PostgreSQL a database round trip, shared by every node. */
-  rateLimiter: RateLimit
-  lastUsed: LastUsedTracker
+  /**
+   * The caller of `request`, holding `needed` ('authenticated': any valid credential will do); throws the
+   * refusal. Headers for the answer (rate limits) go on `headers`.
+   */
+  authenticate(request: Request, needed: Permission | 'authenticated', headers: Record<string, unknown>): Promise<Caller>
+  /** The refusal of a route reached without a caller (the transform stage did not run). */
+  unauthenticated(): Error
 }
+
+/**
+ * X-Workspace-Id as the OpenAPI document states it (openapi.ts publishes these bounds): a workspace id or
+ * slug, 1 to 128 characters. Ids are ws_ and 20 characters, slugs at most 48; 128 leaves room and still
+ * keeps an absurd value out of the lookup.
+ */
+export const WORKSPACE_HEADER = { name: 'X-Workspace-Id', minLength: 1, maxLength: 128 } as const
 
 // RFC 7235 credentials: the scheme (case-insensitive), then the token. Only HTTP's own whitespace (SP and HTAB,
 // RFC 7230 OWS) may separate them or surround the value. JavaScript's \s would also take U+00A0, vertical tab,
@@ -39,62 +33,7 @@ export function bearerCredential(header: string): string | null {
   return BEARER.exec(header)?.[1] ?? null
 }
 
-/**
- * X-Workspace-Id as the OpenAPI document states it (openapi.ts publishes these bounds): a workspace id or
- * slug, 1 to 128 characters. Ids are ws_ and 20 characters, slugs at most 48; 128 leaves room and still
- * keeps an absurd value out of the lookup.
- */
-export const WORKSPACE_HEADER = { name: 'X-Workspace-Id', minLength: 1, maxLength: 128 } as const
-
-/**
- * The workspace a request acts in: X-Workspace-Id when sent, the key's own workspace without it. A header
- * sent empty is refused rather than read as absent: the document says it holds at least one character, and a
- * client that meant another workspace but sent nothing must not silently act in the key's own.
- */
-export function workspaceRef(request: Request, ownWorkspaceId: string): string {
-  // Fetch's Headers strip the value's surrounding whitespace, so a blank header reads as ''.
-  const header = request.headers.get(WORKSPACE_HEADER.name)
-  if (header === null) return ownWorkspaceId
-  if (header.length < WORKSPACE_HEADER.minLength) throw badWorkspaceHeader("must not be empty: send a workspace id or slug, or leave the header out to act in the key's own workspace")
-  if (header.length > WORKSPACE_HEADER.maxLength) throw badWorkspaceHeader(`must be at most ${WORKSPACE_HEADER.maxLength} characters: a workspace id or slug`)
-  return header
-}
-
-export async function authenticate(deps: AuthDeps, request: Request, headers: Record<string, unknown> = {}): Promise<Caller> {
-  const header = request.headers.get('authorization')
-  if (!header) throw missingCredential()
-  const secret = bearerCredential(header)
-  if (secret === null) throw notBearer()
-  if (!isWellFormedKey(secret)) throw malformedKey()
-  const now = deps.clock.now()
-  const key = await deps.identity.findKeyByHash(hashKey(secret), now)
-  if (!key) throw unknownKey()
-  const ip = clientIp(request, deps.config)
-  const refused = accessRefusal(key, now, ip)
-  if (refused) throw refused
-
-  const user = await deps.identity.findUser(key.userId)
-  if (!user) throw unknownKey()
-  const ref = workspaceRef(request, key.workspaceId)
-  const membership = await deps.identity.findMemberWorkspace(user.id, ref)
-  if (!membership) {
-    throw notAMember(ref, ref === key.workspaceId)
-  }
-
-  if ((await deps.identity.countCall(key.id, utcMonth(now), key.monthlyCallCap)) === undefined) throw monthlyCapRefusal(key, now)
-
-  const rate = await deps.rateLimiter.take(key.id, rateLimitOf(key), now)
-  headers['ratelimit-limit'] = String(rate.limit)
-  headers['ratelimit-remaining'] = String(rate.remaining)
-  headers['ratelimit-reset'] = String(rate.reset)
-  const overRate = rateRefusal(rate)
-  if (overRate) throw overRate
-
-  await deps.lastUsed.touch(key.id, now, ip)
-  return { key, user, workspace: membership.workspace, role: membership.role, mode: key.mode, ip }
-}
-
-const callers = new WeakMap<Request, Caller>()
+const callers = new WeakMap<Request, unknown>()
 
 /**
  * `permission: 'links:read'` (or 'authenticated' where any valid key will do) on a route authenticates the
@@ -102,21 +41,16 @@ const callers = new WeakMap<Request, Caller>()
  * the operation as bearer-secured in OpenAPI. The checks run in the transform stage, before the body and
  * query are validated, so a request without a valid key learns nothing but 401.
  */
-export function authPlugin(deps: AuthDeps) {
-  return new Elysia({ name: 'lnk.auth', seed: deps.instanceId }).macro({
+export function authPlugin<Caller, Permission extends string>(auth: Authenticator<Caller, Permission>) {
+  return new Elysia({ name: 'lnk.auth', seed: auth.instanceId }).macro({
     permission: (needed: Permission | 'authenticated') => ({
       detail: { security: [{ bearer: [] }], 'x-permission': needed } as Record<string, unknown>,
       async transform({ request, set }) {
-        const caller = await authenticate(deps, request, set.headers)
-        if (needed !== 'authenticated' && !hasPermission(caller.key.permissions, needed)) {
-          throw permissionMissing(needed)
-        }
-        callers.set(request, caller)
+        callers.set(request, await auth.authenticate(request, needed, set.headers))
       },
       resolve({ request }) {
-        const caller = callers.get(request)
-        if (!caller) throw missingCredential()
-        return { caller }
+        if (!callers.has(request)) throw auth.unauthenticated()
+        return { caller: callers.get(request) as Caller }
       },
     }),
   })

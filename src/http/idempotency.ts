@@ -5,13 +5,50 @@
 import { canonicalJson } from '../platform/canonical-json'
 import { DAY_MS } from '../platform/time'
 import type { Clock } from '../platform/clock'
-import type { IdempotencyRepo } from '../modules/platform/repo-idempotency'
+import type { Insertable } from '../db/rows'
 import { newId, sha256Hex } from '../platform/random'
-import type { Caller } from '../modules/identity/caller'
 import { AppError } from '../platform/errors'
 
 export const IDEMPOTENCY_TTL_MS = DAY_MS
 const KEY_FORMAT = /^[\x21-\x7e]{1,255}$/
+
+// What this layer asks of storage, in plain types (the platform module's repo-idempotency.ts answers it on
+// either engine).
+
+/** A POST's stored answer under its Idempotency-Key, per API key. */
+export interface IdempotencyRecord {
+  id: string
+  apiKeyId: string
+  key: string
+  method: string
+  path: string
+  requestHash: string
+  /** Null while the first request is still being processed. */
+  responseStatus: number | null
+  responseBody: string | null
+  createdAt: number
+  expiresAt: number
+}
+
+export type NewIdempotencyRecord = Insertable<IdempotencyRecord>
+
+export interface IdempotencyRepo {
+  find(apiKeyId: string, key: string): Promise<IdempotencyRecord | undefined>
+  /** Reserves the key; false when another request holds it already. Expired holders are replaced. */
+  reserve(record: NewIdempotencyRecord, now: number): Promise<boolean>
+  /** Stores the answer of the request that holds the record. */
+  complete(id: string, status: number, body: string): Promise<void>
+  /** Gives the key up (the request failed), so the next request with it runs afresh. */
+  release(id: string): Promise<void>
+  /** Deletes every record past its expiry; answers how many. */
+  pruneExpired(now: number): Promise<number>
+}
+
+/** Whose answer is stored: the caller's key, and the workspace it acts in. */
+export interface IdempotentCaller {
+  key: { id: string }
+  workspace: { id: string }
+}
 
 /** What idempotent() reads: the stored answers and the clock. */
 export interface IdempotencyDeps {
@@ -21,7 +58,7 @@ export interface IdempotencyDeps {
 
 export async function idempotent<T>(
   rt: IdempotencyDeps,
-  caller: Caller,
+  caller: IdempotentCaller,
   request: Request,
   body: unknown,
   set: { status?: number | string },

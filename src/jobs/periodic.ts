@@ -1,8 +1,15 @@
 // Periodic triggers. croner only decides *when*; each tick enqueues a durable job (deduplicated by a
 // unique key per task) and the worker does the work, so a slow or crashed run is retried like any job.
+// With several nodes on one PostgreSQL every node runs the same triggers, and only the holder of the sweep
+// lock (sweep-lock-pg.ts) enqueues; whichever worker claims the job then runs it, once.
 import { Cron } from 'croner'
-import type { Db } from '../db/client'
-import { enqueue, type EnqueueInput } from './queue'
+import type { Engine } from '../db/engine'
+import { enqueuing, type EnqueueInput } from './queue'
+
+/** Who may trigger: the node holding the sweep lock on PostgreSQL; anyone where one process serves. */
+export interface TriggerGate {
+  hold(): Promise<boolean>
+}
 
 export interface PeriodicTask {
   name: string
@@ -14,16 +21,17 @@ export interface PeriodicTask {
 /** The job a task's tick enqueues: at most one waits per task (its unique key). */
 export const periodicJob = (task: PeriodicTask): EnqueueInput => ({ type: task.jobType, uniqueKey: `periodic:${task.name}`, maxAttempts: 3 })
 
-/** Enqueues the task's job unless one is already waiting; answers the job id or null. */
-export function triggerPeriodic(db: Db, task: PeriodicTask, now: number): string | null {
-  return enqueue(db, periodicJob(task), now)
+/** Enqueues the task's job unless one is already waiting (or another node holds `gate`); answers the job id or null. */
+export async function triggerPeriodic(engine: Engine, task: PeriodicTask, now: number, gate?: TriggerGate): Promise<string | null> {
+  if (gate && !(await gate.hold())) return null
+  return engine.transaction((tx) => enqueuing(engine, tx, periodicJob(task), now))
 }
 
 type OnError = (task: PeriodicTask, err: unknown) => void
 const logError: OnError = (task, err) => console.error(`periodic task ${task.name} could not be triggered:`, err)
 
-export function startPeriodic(db: Db, tasks: PeriodicTask[], now: () => number, onTrigger: () => void, onError: OnError = logError): { stop(): void } {
-  return scheduleTriggers(tasks, (task) => triggerPeriodic(db, task, now()), onTrigger, onError)
+export function startPeriodic(engine: Engine, tasks: PeriodicTask[], now: () => number, onTrigger: () => void, onError: OnError = logError, gate?: TriggerGate): { stop(): void } {
+  return scheduleTriggers(tasks, (task) => triggerPeriodic(engine, task, now(), gate), onTrigger, onError)
 }
 
 /**

@@ -2,28 +2,21 @@
 // resume a job whose worker died, complete or fail. Its statements are in repo-queue.ts.
 import type { Db } from '../db/client'
 import type { Tx } from '../db/tx'
-import { newId, sortableId } from '../platform/random'
-import { createQueueRepo, insertJob, preparedJobInsert, preparedJobRemove, releaseDeadJobsKey, type JobRow, type JobTypes } from './repo-queue'
+import type { Engine } from '../db/engine'
+import { driveSync } from '../db/engine/sqlite'
+import { sortableId } from '../platform/random'
+import { createQueueRepo, enqueuing, type Claimer, type EnqueueInput, type JobRow, type JobTypes } from './repo-queue'
+import { preparedJobInsert, preparedJobRemove } from './repo-queue-sqlite'
 
-export type { JobRow }
+export type { EnqueueInput, JobRow }
+export { completing, enqueuing, JOBS_CHANNEL } from './repo-queue'
 
-export interface EnqueueInput {
-  type: string
-  payload?: unknown
-  runAt?: number
-  maxAttempts?: number
-  /** At most one job with this key exists; a second enqueue with it is ignored. */
-  uniqueKey?: string
-}
-
-/** Synchronous so it can join the caller's transaction. Answers the job id, or null when deduplicated. */
+/**
+ * enqueue() inside a synchronous SQLite transaction (SQLite-only callers, and tests): enqueuing() driven on
+ * the caller's transaction. Answers the job id, or null when deduplicated.
+ */
 export function enqueue(tx: Tx, input: EnqueueInput, now: number): string | null {
-  const id = newId('job')
-  // A dead job is kept for inspection but no longer holds its key: otherwise one run that failed for good
-  // (a periodic task, a batch window) would block every later enqueue with that key forever.
-  if (input.uniqueKey != null) releaseDeadJobsKey(tx, input.uniqueKey)
-  const job = { id, type: input.type, payload: input.payload, runAt: input.runAt ?? now, maxAttempts: input.maxAttempts ?? 5, uniqueKey: input.uniqueKey ?? null }
-  return insertJob(tx, job, now) ? id : null
+  return driveSync(tx, (engine, t) => enqueuing(engine, t, input, now))
 }
 
 /**
@@ -48,14 +41,15 @@ export function preparedEnqueue(db: Db, type: string, maxAttempts: number) {
  */
 export const preparedComplete = (db: Db) => preparedJobRemove(db)
 
-export function createJobQueue(db: Db) {
-  const repo = createQueueRepo(db)
+/** The queue on `engine`, claiming with the engine's own statement (repo-queue-sqlite.ts, repo-queue-pg.ts). */
+export function createJobQueue(engine: Engine, claimer: Claimer) {
+  const repo = createQueueRepo(engine, claimer)
   return {
     /** Claims up to `limit` due jobs (pending and due, or running with a lapsed lease), of the given types only or of all but `except`. */
     async claim(workerId: string, now: number, limit: number, leaseMs: number, types: JobTypes = {}): Promise<JobRow[]> {
       if (limit <= 0) return []
       // A plain read first: an idle queue never asks for the write lock.
-      if (!(await repo.anyClaimable(now, types))) return []
+      if (!(await repo.any(now, types))) return []
       return repo.claim(workerId, now, limit, leaseMs, types)
     },
     /** Success: the job is finished and removed. Only the worker holding the lease may do this. */

@@ -18,13 +18,12 @@
 // enqueues a job under the task's unique key, and one job waits at most.
 import type { ReservedSQL, SQL } from 'bun'
 import { holdSessionLockPg, keepLockSessionPg, releaseSessionLockPg } from './repo-sweep-lock-pg'
-import { periodicJob, scheduleTriggers, type PeriodicTask } from './periodic'
-import { enqueuePg } from './repo-queue-pg'
+import type { TriggerGate } from './periodic'
 
 /** The sweep lock's key: any fixed 64-bit number no other lock of lnk uses ("lnk_swp"). */
 export const SWEEP_LOCK = 0x6c6e6b5f737770n
 
-export interface SweepLock {
+export interface SweepLock extends TriggerGate {
   /** Whether this node holds the lock now, taking it when it is free. */
   hold(): Promise<boolean>
   /** Gives the lock up (its session ends), so another node takes it at its next check. Close it before the pool: the pool's close() waits for the connection the lock holds. */
@@ -88,15 +87,4 @@ export function createSweepLock(sql: SQL, key: bigint = SWEEP_LOCK): SweepLock {
       await drop()
     },
   }
-}
-
-/** periodic.ts's triggerPeriodic on PostgreSQL, on the lock holder only: the job id, or null (not the holder, or one waits). */
-export async function triggerPeriodicPg(sql: SQL, lock: SweepLock, task: PeriodicTask, now: number): Promise<string | null> {
-  if (!(await lock.hold())) return null
-  return sql.begin((tx) => enqueuePg(tx, periodicJob(task), now))
-}
-
-/** periodic.ts's startPeriodic on PostgreSQL: one croner job per task on every node, each tick triggering on the lock holder only. */
-export function startPeriodicPg(sql: SQL, lock: SweepLock, tasks: PeriodicTask[], now: () => number, onTrigger: () => void, onError?: (task: PeriodicTask, err: unknown) => void): { stop(): void } {
-  return scheduleTriggers(tasks, (task) => triggerPeriodicPg(sql, lock, task, now()), onTrigger, onError)
 }

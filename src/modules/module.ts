@@ -5,11 +5,9 @@
 import type { AnyElysia } from 'elysia'
 import type { Store } from '../db/store'
 import type { EventBus } from '../events/bus'
+import type { EventDefinition } from '../events/catalogue'
 import type { EventInterest } from '../events/interest'
-import type { OutboxConsumer } from '../events/outbox'
-import type { OutboxConsumerPg } from '../events/outbox-pg'
-import type { authPlugin } from '../http/auth'
-import type { IdempotencyDeps } from '../http/idempotency'
+import type { EventConsumer } from '../events/outbox'
 import type { Metrics } from '../http/metrics'
 import type { PeriodicTask } from '../jobs/periodic'
 import type { JobQueue } from '../jobs/queue'
@@ -17,7 +15,6 @@ import type { JobHandler, Worker } from '../jobs/worker'
 import type { Clock } from '../platform/clock'
 import type { Config } from '../platform/config'
 import type { Logger } from '../platform/log'
-import type { SettingsRepo } from './platform/repo-settings'
 
 /** What every module may use: configuration, time, logs, the database connections, jobs, events, metrics. */
 export interface Platform {
@@ -38,11 +35,17 @@ export interface Platform {
   metrics: Metrics
 }
 
-/** What routes need from the HTTP layer: the authentication macro and Idempotency-Key storage. */
-export interface HttpKit {
-  instanceId: string
-  auth: ReturnType<typeof authPlugin>
-  idempotency: IdempotencyDeps
+/**
+ * Server-wide values generated once and kept in the database (the platform module's repo-settings.ts answers
+ * it; its port-settings.ts names the secrets).
+ */
+export interface SettingsRepo {
+  /**
+   * The named secret, created on first use. Synchronous on purpose: modules read it while they are built,
+   * which is synchronous, and hand it to the redirect path, which never awaits the database. SQLite answers
+   * it at once; on PostgreSQL the secrets are read before (preloadSettings).
+   */
+  serverSecret(name: string, now: number): Buffer
 }
 
 export interface JobSpec {
@@ -59,9 +62,10 @@ export interface Module {
   root?: boolean
   /** Routes at the root beside a module's /v1 routes (what other hosts and local tools call). */
   rootRoutes?: AnyElysia
-  /** Outbox consumers, on the engine the runtime serves from (a module gives the list for its engine). */
-  consumers?: OutboxConsumer[]
-  consumersPg?: OutboxConsumerPg[]
+  /** The events this module publishes, with the schemas of their data: the runtime registers them with the outbox. */
+  events?: readonly EventDefinition[]
+  /** Outbox consumers: transaction bodies run inside the dispatch transaction. */
+  consumers?: EventConsumer[]
   jobs?: JobSpec[]
   periodic?: PeriodicTask[]
   /**

@@ -4,12 +4,10 @@
 // the start-up steps PostgreSQL runs in init(): the minute marks, set once, and the backfill of clicks stored
 // before rollups existed.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { enqueue } from '../../src/jobs/queue'
-import { enqueuePg } from '../../src/jobs/repo-queue-pg'
 import { PRUNE_CLICKS, ROLL_MONTHS } from '../../src/modules/analytics'
-import { MINUTES_FROM, SECONDS_FROM } from '../../src/modules/analytics/repo'
+import { MINUTES_FROM, SECONDS_FROM } from '../../src/modules/analytics/port'
 import { ManualClock } from '../../src/platform/clock'
-import { body, setupPg, setupSqlite, type PgTestEnv, type TestEnv } from '../helpers'
+import { body, enqueueJob, setupPg, setupSqlite, type PgTestEnv, type TestEnv } from '../helpers'
 import { beacon } from '../conversions/_conversions'
 import { account, UA, visit, type Api } from '../redirect/_redirect'
 
@@ -29,9 +27,7 @@ async function rows(env: AnyEnv, text: string): Promise<Record<string, unknown>[
 const count = async (env: AnyEnv, text: string) => Number(Object.values((await rows(env, text))[0]!)[0])
 
 async function runJob(env: AnyEnv, clock: ManualClock, type: string) {
-  const store = env.rt.store
-  if (store.engine === 'sqlite') enqueue(store.db.db, { type }, clock.now())
-  else await enqueuePg(store.sql, { type }, clock.now())
+  await enqueueJob(env.rt, { type })
   expect(await env.rt.worker.runDue()).toBeGreaterThanOrEqual(1)
 }
 

@@ -1,11 +1,13 @@
-// Shared limits on PostgreSQL (issue 18): the limits repo (repo-limits-pg.ts) against its SQLite twin on one
-// script, the shared rate limiter against the in-memory one (the same decisions and headers, request by
-// request, with the requests spread over two limiters as over two nodes), and concurrent requests from two
-// limiters on separate connections stopping exactly at the limit.
+// Shared limits on PostgreSQL (issue 18): the limits repo (repo-limits.ts) on both engines on one script,
+// the shared rate limiter against the in-memory one (the same decisions and headers, request by request,
+// with the requests spread over two limiters as over two nodes), and concurrent requests from two limiters
+// on separate connections stopping exactly at the limit.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { createLimitsRepo, type LimitsRepo } from '../../src/modules/api-keys/repo-limits'
-import { createLimitsRepoPg } from '../../src/modules/api-keys/repo-limits-pg'
-import { RateLimiter, SharedRateLimiter, type RateDecision } from '../../src/modules/api-keys/rate-limit'
+import { pgEngine } from '../../src/db/engine/pg'
+import { sqliteEngine } from '../../src/db/engine/sqlite'
+import type { LimitsRepo } from '../../src/modules/identity/port-limits'
+import { createLimitsRepo } from '../../src/modules/identity/repo-limits'
+import { RateLimiter, SharedRateLimiter, type RateDecision } from '../../src/modules/identity/rate-limit'
 import { openEngines, type Engines } from '../setup/engines'
 
 // Minute boundaries are exact: 14 January 2026, 12:00:00.000 UTC.
@@ -46,8 +48,8 @@ describe('the limits repo on both engines', () => {
       out.push(await take(1, 0.5, 10))
       return out
     }
-    const onSqlite = await script(createLimitsRepo(engines.sqlite.db), 'a')
-    expect(await script(createLimitsRepoPg(engines.pg), 'a')).toEqual(onSqlite)
+    const onSqlite = await script(createLimitsRepo(sqliteEngine(engines.sqlite.db)), 'a')
+    expect(await script(createLimitsRepo(pgEngine(engines.pg)), 'a')).toEqual(onSqlite)
     expect(onSqlite).toEqual([
       { taken: true, current: 1, previous: 0 },
       { taken: true, current: 2, previous: 0 },
@@ -75,7 +77,7 @@ describe('the limits repo on both engines', () => {
 
 describe('request rates across nodes', () => {
   /** Two limiters on the database, as two nodes have: nothing is shared between them but the tables. */
-  const nodes = (scope: string) => [new SharedRateLimiter(createLimitsRepoPg(engines.pg), scope), new SharedRateLimiter(createLimitsRepoPg(engines.pg), scope)]
+  const nodes = (scope: string) => [new SharedRateLimiter(createLimitsRepo(pgEngine(engines.pg)), scope), new SharedRateLimiter(createLimitsRepo(pgEngine(engines.pg)), scope)]
 
   test('requests alternated over two nodes get the decisions one in-memory limiter gives, header for header', async () => {
     const memory = new RateLimiter()

@@ -3,7 +3,7 @@
 // envelope one node gives; and the monthly cap counts across both too. The windows' rows are pruned by the
 // identity module's periodic job once no window reads them.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { PRUNE_LIMITS } from '../../src/modules/api-keys/limits-prune'
+import { PRUNE_LIMITS } from '../../src/modules/identity/limits-prune'
 import { ManualClock } from '../../src/platform/clock'
 import { bootstrapAccount, setupPg, type PgTestEnv } from '../helpers'
 import { call, createKey, expectError, outcome } from './_keys'

@@ -1,5 +1,5 @@
 // Key restrictions enforced on every authenticated request, through HTTP (contract section 3, the order in
-// src/http/auth.ts): unknown/revoked/expired -> 401; paused -> 403 key_paused; allowedIps -> 403
+// src/modules/identity/auth.ts): unknown/revoked/expired -> 401; paused -> 403 key_paused; allowedIps -> 403
 // ip_not_allowed; schedule -> 403 outside_schedule; monthlyCallCap -> 429 monthly_cap_exceeded; rate limit
 // -> 429 rate_limited; permission -> 403 forbidden. Client addresses come from X-Forwarded-For, believed
 // because LNK_TRUST_PROXY=1 (one trusted hop: the rightmost entry).

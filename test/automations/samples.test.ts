@@ -5,10 +5,9 @@
 // against the OpenAPI document) and, for the service's own contract, through direct calls.
 import { afterEach, describe, expect, test } from 'bun:test'
 import { Value } from '@sinclair/typebox/value'
-import { EVENT_CATALOGUE } from '../../src/events/catalogue'
-import { onEngine } from '../../src/db/store'
+import { EVENT_CATALOGUE } from '../../src/modules/webhooks/model'
+import { engineOf } from '../../src/db/store'
 import { pruneDispatched } from '../../src/events/outbox'
-import { pruneDispatchedPg } from '../../src/events/outbox-pg'
 import type { Caller } from '../../src/modules/identity/caller'
 import { listSamples } from '../../src/modules/automations/samples'
 import { body, bootstrapAccount, makeKey } from '../helpers'
@@ -65,7 +64,7 @@ async function bootstrapCaller() {
 /** Drops every dispatched event from the outbox, as the three-day pruning does: then only deliveries remember them. */
 async function pruneOutbox() {
   const before = env.clock.now() + 1
-  await onEngine<unknown>(env.rt.store, (s) => pruneDispatched(s.db.db, before), (s) => pruneDispatchedPg(s.db, before))
+  await pruneDispatched(engineOf(env.rt.store), before)
 }
 
 /** The events' ids, oldest event first: deliveries run side by side, so a receiver may get them in another order. */

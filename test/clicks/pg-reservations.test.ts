@@ -1,22 +1,23 @@
-// The atomic decision a click on a link under limits takes on PostgreSQL (clicks/repo-pg.ts reserveClick),
+// The atomic decision a click on a link under limits takes on PostgreSQL (clicks/repo.ts reserveClick),
 // called concurrently on separate connections as several nodes would: clickLimit and uniqueIpLimit stop exactly
 // at their limits, an admitted address stays admitted, and the flush of reserved clicks adds neither their
 // total_clicks nor their address again, while still storing the click and its unique visitor.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import * as pgs from '../../src/db/pg/schema.generated'
 import type { Enricher } from '../../src/modules/analytics/enrich'
-import type { ClickRecord } from '../../src/modules/clicks/repo'
-import { createClicksRepoPg } from '../../src/modules/clicks/repo-pg'
+import { pgEngine } from '../../src/db/engine/pg'
+import type { ClickRecord } from '../../src/modules/clicks/port'
+import { createClicksRepo } from '../../src/modules/clicks/repo'
 import { openEngines, type Engines } from '../setup/engines'
 
 const T0 = 1_800_000_000_000
 const enricher: Enricher = { enrich: () => ({ country: null, city: null, device: 'desktop', browser: null, os: null }) }
 let engines: Engines
-let repo: ReturnType<typeof createClicksRepoPg>
+let repo: ReturnType<typeof createClicksRepo>
 
 beforeAll(async () => {
   engines = await openEngines()
-  repo = createClicksRepoPg(engines.pg, Buffer.alloc(32, 3), enricher, 'https://lnk.test')
+  repo = createClicksRepo(pgEngine(engines.pg), Buffer.alloc(32, 3), enricher, 'https://lnk.test')
   await engines.pg.insert(pgs.workspaces).values({ id: 'ws_1', slug: 'ws-1', name: 'ws', createdAt: T0 })
 })
 afterAll(async () => {

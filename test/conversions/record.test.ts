@@ -3,7 +3,7 @@
 // conversion.created event written in the same transaction, and documented as a public operation.
 import { Value } from '@sinclair/typebox/value'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { EVENT_CATALOGUE } from '../../src/events/catalogue'
+import { EVENT_CATALOGUE } from '../../src/modules/webhooks/model'
 import { body, ON_PG, type TestEnv } from '../helpers'
 import {
   account,

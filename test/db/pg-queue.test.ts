@@ -1,4 +1,4 @@
-// The job queue on a real PostgreSQL (src/jobs/repo-queue-pg.ts): claimers on separate connections never
+// The job queue on a real PostgreSQL (src/jobs/queue.ts with repo-queue-pg.ts's claim): claimers on separate connections never
 // take the same job and together take all; a lapsed lease hands a job to another worker with the attempt
 // counted; only the lease holder completes, fails or releases; unique keys and dead jobs behave as on
 // SQLite (the same script run on both queues gives the same trace); an enqueue rolled back leaves no job and
@@ -11,8 +11,12 @@ import { openDatabase, type DbHandle } from '../../src/db/client'
 import { migrate } from '../../src/db/migrate'
 import { openPostgres } from '../../src/db/pg/connect'
 import { migratePostgres } from '../../src/db/pg/migrate'
-import { createJobQueue, enqueue, type EnqueueInput, type JobQueue } from '../../src/jobs/queue'
-import { completeInTransactionPg, createPgJobQueue, enqueuePg, listenForJobs } from '../../src/jobs/repo-queue-pg'
+import type { Engine } from '../../src/db/engine'
+import { pgEngine } from '../../src/db/engine/pg'
+import { pgDrizzle } from '../../src/db/pg/client'
+import { completing, createJobQueue, enqueue, enqueuing, type EnqueueInput, type JobQueue } from '../../src/jobs/queue'
+import { listenForJobs, pgClaimer } from '../../src/jobs/repo-queue-pg'
+import { sqliteQueue } from '../jobs/_queue'
 import { tempDir } from '../helpers'
 import { createTestDatabase, type TestDatabase } from '../setup/postgres'
 
@@ -21,12 +25,15 @@ const T0 = 1_700_000_000_000
 let pg: TestDatabase
 let sql: SQL
 let queue: JobQueue
+let engine: Engine
+const pgQueue = (client: SQL) => createJobQueue(pgEngine(pgDrizzle(client)), pgClaimer(client))
 
 beforeAll(async () => {
   pg = await createTestDatabase()
   sql = await openPostgres(pg.url, { max: 4 })
   await migratePostgres(sql)
-  queue = createPgJobQueue(sql)
+  engine = pgEngine(pgDrizzle(sql))
+  queue = pgQueue(sql)
 })
 
 afterAll(async () => {
@@ -38,7 +45,8 @@ beforeEach(async () => {
   await sql`DELETE FROM jobs`
 })
 
-const add = (input: EnqueueInput, now = T0) => sql.begin((tx) => enqueuePg(tx, input, now))
+const add = (input: EnqueueInput, now = T0) => engine.transaction((tx) => enqueuing(engine, tx, input, now))
+const complete = (id: string, workerId: string) => engine.transaction((tx) => completing(engine, tx, id, workerId))
 
 /** Polls `done` up to ~10 s: waits are bounded, never timed assertions. */
 async function until(done: () => boolean | Promise<boolean>) {
@@ -89,14 +97,14 @@ describe('enqueue, claim, finish', () => {
   test('a job completed inside the handler’s transaction is removed only for its holder', async () => {
     const id = (await add({ type: 'a' }))!
     await queue.claim('w', T0, 1, 1000)
-    expect(await sql.begin((tx) => completeInTransactionPg(tx, id, 'other'))).toBe(false)
-    const rolledBack = sql.begin(async (tx) => {
-      expect(await completeInTransactionPg(tx, id, 'w')).toBe(true)
+    expect(await complete(id, 'other')).toBe(false)
+    const rolledBack = engine.transaction(function* (tx) {
+      expect(yield* completing(engine, tx, id, 'w')).toBe(true)
       throw new Error('the handler failed after completing')
     })
     await expect(rolledBack).rejects.toThrow('the handler failed')
     expect(await queue.get(id)).toBeDefined()
-    expect(await sql.begin((tx) => completeInTransactionPg(tx, id, 'w'))).toBe(true)
+    expect(await complete(id, 'w')).toBe(true)
     expect(await queue.get(id)).toBeUndefined()
   })
 })
@@ -120,8 +128,8 @@ describe('leases', () => {
 
   test('two claimers on separate connections never take the same job and together take all', async () => {
     const total = 400
-    await sql.begin(async (tx) => {
-      for (let i = 0; i < total; i++) await enqueuePg(tx, { type: i % 3 ? 'a' : 'b', payload: i, runAt: T0 - i }, T0)
+    await engine.transaction(function* (tx) {
+      for (let i = 0; i < total; i++) yield* enqueuing(engine, tx, { type: i % 3 ? 'a' : 'b', payload: i, runAt: T0 - i }, T0)
     })
     const clients = [new SQL(pg.url, { max: 2 }), new SQL(pg.url, { max: 2 })]
     try {
@@ -134,7 +142,7 @@ describe('leases', () => {
           for (const j of jobs) taken.push({ id: j.id, by: name })
         }
       }
-      const queues = clients.map((c) => createPgJobQueue(c))
+      const queues = clients.map(pgQueue)
       await Promise.all([claimer(queues[0]!, 'a1'), claimer(queues[0]!, 'a2'), claimer(queues[1]!, 'b1'), claimer(queues[1]!, 'b2')])
       expect(taken.length).toBe(total)
       expect(new Set(taken.map((t) => t.id)).size).toBe(total)
@@ -168,7 +176,7 @@ describe('unique keys', () => {
     const h: DbHandle = openDatabase(join(dir, 'lnk.db'))
     try {
       migrate(h.sqlite)
-      const sqlite = createJobQueue(h.db)
+      const sqlite = sqliteQueue(h.db)
       const onSqlite = await script(sqlite, async (input, now) => enqueue(h.db, input, now))
       const onPg = await script(queue, (input, now) => add(input, now))
       expect(onPg).toEqual(onSqlite)
@@ -228,10 +236,12 @@ describe('wake-ups', () => {
     const woken: (string | undefined)[] = []
     const listener = await listenForJobs(pg.url, (type) => woken.push(type))
     try {
-      await sql.begin(async (tx) => {
-        await enqueuePg(tx, { type: 'rolled' }, T0)
-        throw new Error('roll back')
-      }).catch(() => {})
+      await engine
+        .transaction(function* (tx) {
+          yield* enqueuing(engine, tx, { type: 'rolled' }, T0)
+          throw new Error('roll back')
+        })
+        .catch(() => {})
       await add({ type: 'later', runAt: T0 + 1 })
       await add({ type: 'due' })
       // Notices arrive in commit order: had the rolled-back or the later one been sent, it would be here first.

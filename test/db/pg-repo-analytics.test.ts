@@ -1,20 +1,25 @@
 // The analytics reads, the maintenance jobs' rows and the public stats page on both engines (issue 18): the
-// same clicks, rollups, links, conversions and settings seeded into each, then every method asked the same
-// questions answers alike (as numbers, sketches as bytes), and maintenance leaves the same rows. On
+// same clicks, rollups, links, conversions and settings seeded into each, then every method of the one
+// analytics repo and the one maintenance repo, built on each engine, asked the same questions answers alike
+// (as numbers, sketches as bytes), SQLite's prepared uniques reads too, and maintenance leaves the same rows. On
 // PostgreSQL: concurrent backfills roll the clicks up once, concurrent prunes delete each click once, and
 // clicksPerLinkOutside reads one snapshot while flushes commit.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import * as pgTables from '../../src/db/pg/schema.generated'
 import * as liteTables from '../../src/db/schema'
+import { rows, type Builder, type Engine } from '../../src/db/engine'
+import { pgEngine } from '../../src/db/engine/pg'
+import { sqliteEngine } from '../../src/db/engine/sqlite'
 import { Figures } from '../../src/modules/analytics/figures'
 import type { Grain } from '../../src/modules/analytics/plan'
-import { createAnalyticsRepo, MINUTES_FROM, MONTHS_BEFORE, SECONDS_FROM, WEEKS_BEFORE, type AnalyticsRepo, type AnalyticsScope } from '../../src/modules/analytics/repo'
+import { MINUTES_FROM, MONTHS_BEFORE, SECONDS_FROM, WEEKS_BEFORE, type AnalyticsRepo, type AnalyticsScope, type MaintenanceRepo, type UniquesReads } from '../../src/modules/analytics/port'
+import { createAnalyticsRepo } from '../../src/modules/analytics/repo'
 import { createMaintenanceRepo } from '../../src/modules/analytics/repo-maintenance'
-import { createMaintenanceRepoPg, type MaintenanceRepoPg } from '../../src/modules/analytics/repo-maintenance-pg'
-import { createAnalyticsRepoPg } from '../../src/modules/analytics/repo-pg'
-import { createRollupWriter, type RollupClick } from '../../src/modules/analytics/rollup-writer'
+import { createUniquesReads } from '../../src/modules/analytics/repo-uniques-sqlite'
+import type { RollupClick } from '../../src/modules/analytics/rollup-writer'
+import { createRollupWriter } from '../../src/modules/analytics/rollup-writer-sqlite'
+import { createRedirectSyncReads } from '../../src/modules/redirect/repo-sqlite'
 import { createStatsRepo } from '../../src/modules/redirect/repo-stats'
-import { createStatsRepoPg } from '../../src/modules/redirect/repo-stats-pg'
 import { openEngines, type Engines } from '../setup/engines'
 
 const HOUR = 3_600_000
@@ -114,6 +119,8 @@ const sorted = <T,>(rows: T[]) => rows.map((r) => JSON.stringify(r, (_k, v) => (
 let e: Engines
 let lite: AnalyticsRepo
 let pg: AnalyticsRepo
+/** What SQLite's request and uniques threads read sketches and raw visitors through. */
+let hot: UniquesReads
 const allClicks = [
   // 40 days of clicks, then a burst in the hour H.
   ...makeClicks(1500, 1, ['lnk_a', 'lnk_b', 'lnk_c', 'lnk_t', 'lnk_z'], H - 40 * DAY, H),
@@ -122,8 +129,9 @@ const allClicks = [
 
 beforeAll(async () => {
   e = await openEngines()
-  lite = createAnalyticsRepo(e.sqlite.sqlite)
-  pg = createAnalyticsRepoPg(e.pg)
+  lite = createAnalyticsRepo(sqliteEngine(e.sqlite.db))
+  pg = createAnalyticsRepo(pgEngine(e.pg))
+  hot = createUniquesReads(e.sqlite.sqlite)
   await seed(e, 'workspaces', [
     { id: 'ws_1', slug: 'one', name: 'One', createdAt: H - 60 * DAY },
     { id: 'ws_2', slug: 'two', name: 'Two', createdAt: H - 60 * DAY },
@@ -198,8 +206,13 @@ describe('analytics reads', () => {
     expect(await pg.countLinks(SCOPES[0]!)).toBe(4)
 
     const ids = ['lnk_a', 'lnk_c', 'lnk_quiet', 'lnk_missing']
-    for (const [grain, from, to] of RANGES) expect(sorted(await pg.linkSketches(ids, grain, from, to))).toEqual(sorted(await lite.linkSketches(ids, grain, from, to)))
+    for (const [grain, from, to] of RANGES) {
+      const onLite = await lite.linkSketches(ids, grain, from, to)
+      expect(sorted(await pg.linkSketches(ids, grain, from, to))).toEqual(sorted(onLite))
+      expect(sorted(await hot.linkSketches(ids, grain, from, to))).toEqual(sorted(onLite))
+    }
     expect(await pg.linkSketches([], 'day', 0, H)).toEqual([])
+    expect(await hot.linkSketches([], 'day', 0, H)).toEqual([])
   })
 
   test('raw clicks, raw counts, the counts outside a part of an hour and packed visitors: the same on both engines', async () => {
@@ -232,6 +245,7 @@ describe('analytics reads', () => {
     for (const [from, to] of parts) {
       const packed = await pg.rawVisitors(ids, from, to)
       expect(packed).toEqual(await lite.rawVisitors(ids, from, to))
+      expect(packed).toEqual(await hot.rawVisitors(ids, from, to))
     }
     const full = await pg.rawVisitors(ids, H, H + HOUR)
     expect(full.map((r) => r.linkId)).toEqual(ids)
@@ -263,10 +277,16 @@ describe('analytics reads', () => {
   })
 
   test('the public stats page: the same on both engines', async () => {
-    const liteStats = createStatsRepo(e.sqlite.db)
-    const pgStats = createStatsRepoPg(e.pg)
+    // SQLite's redirect reads synchronously; the repo answers the same on either engine.
+    const liteSync = createRedirectSyncReads(e.sqlite.db)
+    const liteStats = createStatsRepo(sqliteEngine(e.sqlite.db))
+    const pgStats = createStatsRepo(pgEngine(e.pg))
     for (const id of ['lnk_a', 'lnk_b', 'lnk_quiet', 'lnk_gone']) {
-      for (const now of [H, H + 10 * DAY, H - 100 * DAY]) expect(await pgStats.publicStats(id, now)).toEqual(liteStats.publicStatsSync(id, now))
+      for (const now of [H, H + 10 * DAY, H - 100 * DAY]) {
+        const expected = liteSync.publicStatsSync(id, now)
+        expect(await pgStats.publicStats(id, now)).toEqual(expected)
+        expect(await liteStats.publicStats(id, now)).toEqual(expected)
+      }
     }
     const page = (await pgStats.publicStats('lnk_a', H))!
     expect(page.totalClicks).toBe(120)
@@ -306,12 +326,12 @@ describe('analytics reads', () => {
 })
 
 describe('maintenance rows', () => {
-  let mlite: ReturnType<typeof createMaintenanceRepo>
-  let mpg: MaintenanceRepoPg
+  let mlite: MaintenanceRepo
+  let mpg: MaintenanceRepo
 
   beforeAll(() => {
-    mlite = createMaintenanceRepo(e.sqlite.db)
-    mpg = createMaintenanceRepoPg(e.pg)
+    mlite = createMaintenanceRepo(sqliteEngine(e.sqlite.db))
+    mpg = createMaintenanceRepo(pgEngine(e.pg))
   })
 
   const tableRows = async (table: 'linkRollups' | 'workspaceRollups' | 'settings' | 'clicks') => {
@@ -321,14 +341,14 @@ describe('maintenance rows', () => {
   }
 
   test('marks, first day, links and rows read: the same on both engines', async () => {
-    for (const key of [MINUTES_FROM, WEEKS_BEFORE, 'unrelated_missing']) expect(await mpg.mark(key)).toEqual(mlite.mark(key))
-    mlite.setMark(WEEKS_BEFORE, H - 3 * DAY, H)
+    for (const key of [MINUTES_FROM, WEEKS_BEFORE, 'unrelated_missing']) expect(await mpg.mark(key)).toEqual(await mlite.mark(key))
+    await mlite.setMark(WEEKS_BEFORE, H - 3 * DAY, H)
     await mpg.setMark(WEEKS_BEFORE, H - 3 * DAY, H)
-    mlite.setMark(WEEKS_BEFORE, H - 2 * DAY, H + 1)
+    await mlite.setMark(WEEKS_BEFORE, H - 2 * DAY, H + 1)
     await mpg.setMark(WEEKS_BEFORE, H - 2 * DAY, H + 1)
-    mlite.setMarkOnce(MINUTES_FROM, 1, H + 2)
+    await mlite.setMarkOnce(MINUTES_FROM, 1, H + 2)
     await mpg.setMarkOnce(MINUTES_FROM, 1, H + 2)
-    mlite.setMarkOnce('fresh_mark', 7, H + 3)
+    await mlite.setMarkOnce('fresh_mark', 7, H + 3)
     await mpg.setMarkOnce('fresh_mark', 7, H + 3)
     const marks = await tableRows('settings')
     expect(marks.onPg).toEqual(marks.onLite)
@@ -336,16 +356,16 @@ describe('maintenance rows', () => {
     expect(await mpg.mark(MINUTES_FROM)).toBe(H - 30 * DAY)
     expect(await mpg.mark('fresh_mark')).toBe(7)
 
-    expect(await mpg.firstDay()).toBe(mlite.firstDay()!)
+    expect(await mpg.firstDay()).toBe((await mlite.firstDay())!)
     expect(await mpg.firstDay()).toBe(Math.min(...allClicks.map((c) => c.clickedAt - (c.clickedAt % DAY))))
-    expect((await mpg.linkIds()).sort()).toEqual(mlite.linkIds().sort())
+    expect((await mpg.linkIds()).sort()).toEqual((await mlite.linkIds()).sort())
     for (const id of ['lnk_a', 'lnk_quiet']) {
-      for (const at of [H - 41 * DAY, H - 10 * DAY, H + DAY]) expect(await mpg.hasClicksBefore(id, at)).toBe(mlite.hasClicksBefore(id, at))
+      for (const at of [H - 41 * DAY, H - 10 * DAY, H + DAY]) expect(await mpg.hasClicksBefore(id, at)).toBe(await mlite.hasClicksBefore(id, at))
     }
     expect(await mpg.hasClicksBefore('lnk_a', H)).toBe(true)
     for (const id of ['lnk_a', 'lnk_b', 'lnk_quiet']) {
       const onPg = await mpg.linkRows(id, 'day', H - 40 * DAY, H)
-      expect(sorted(onPg)).toEqual(sorted(mlite.linkRows(id, 'day', H - 40 * DAY, H)))
+      expect(sorted(onPg)).toEqual(sorted(await mlite.linkRows(id, 'day', H - 40 * DAY, H)))
     }
   })
 
@@ -358,8 +378,8 @@ describe('maintenance rows', () => {
     for (let round = 0; round < 2; round++) {
       for (const [to, from, start, end] of spans) {
         const rows = []
-        for (const linkId of mlite.linkIds()) {
-          const parts = mlite.linkRows(linkId, from, start, end)
+        for (const linkId of await mlite.linkIds()) {
+          const parts = await mlite.linkRows(linkId, from, start, end)
           if (!parts.length) continue
           const f = new Figures()
           f.addRows(parts)
@@ -367,7 +387,7 @@ describe('maintenance rows', () => {
           rows.push({ linkId, bucket: start, figures: { clicks: f.clicks + round, bots: f.bots, visitors: f.visitors.empty ? null : f.visitors.encode(), dims: f.dimsText() } })
         }
         expect(rows.length).toBeGreaterThan(0)
-        mlite.writeSums(to, rows)
+        await mlite.writeSums(to, rows)
         await mpg.writeSums(to, rows)
       }
     }
@@ -378,7 +398,7 @@ describe('maintenance rows', () => {
     expect(month.n).toBeGreaterThan(0)
     // The same link twice in one call: the later figures stay, as SQLite's row-by-row upserts leave them.
     const twice = (clicks: number) => ({ linkId: 'lnk_b', bucket: 0, figures: { clicks, bots: 0, visitors: null, dims: '' } })
-    mlite.writeSums('quarter', [twice(1), twice(2)])
+    await mlite.writeSums('quarter', [twice(1), twice(2)])
     await mpg.writeSums('quarter', [twice(1), twice(2)])
     const again = await tableRows('linkRollups')
     expect(again.onPg).toEqual(again.onLite)
@@ -389,7 +409,7 @@ describe('maintenance rows', () => {
   test('pruning minute and second rollups and raw clicks: the same counts and rows left on both engines', async () => {
     for (const [grain, at] of [['second', H + 30 * 60_000], ['minute', H - 5 * DAY], ['minute', H + 20 * 60_000]] as const) {
       const n = await mpg.deleteWorkspaceRowsBefore(grain, at)
-      expect(n).toBe(mlite.deleteWorkspaceRowsBefore(grain, at))
+      expect(n).toBe(await mlite.deleteWorkspaceRowsBefore(grain, at))
       expect(n).toBeGreaterThan(0)
     }
     const rollups = await tableRows('workspaceRollups')
@@ -397,7 +417,7 @@ describe('maintenance rows', () => {
 
     for (const [id, at, limit] of [['lnk_a', H - 20 * DAY, 50], ['lnk_a', H - 20 * DAY, 50], ['lnk_b', H, 1_000], ['lnk_quiet', H, 10]] as const) {
       const n = await mpg.deleteClicksBefore(id, at, limit)
-      expect(n).toBe(mlite.deleteClicksBefore(id, at, limit))
+      expect(n).toBe(await mlite.deleteClicksBefore(id, at, limit))
     }
     const left = await tableRows('clicks')
     expect(left.onPg).toEqual(left.onLite)
@@ -445,49 +465,64 @@ describe('the backfill', () => {
   const marker = (n: number) => ({ workspaceId: 'ws_1', grain: 'day' as const, bucket: n, clicks: 1, bots: 0, visitors: null, dims: '' })
 
   test('hands every click to the writer once, a page at a time, and marks it done: the same on both engines', async () => {
-    const mlite = createMaintenanceRepo(f.sqlite.db)
-    const mpg = createMaintenanceRepoPg(f.pg)
-    expect(await mpg.backfillDone()).toBe(mlite.backfillDone())
+    const lite = sqliteEngine(f.sqlite.db)
+    const pg = pgEngine(f.pg)
+    const mlite = createMaintenanceRepo(lite)
+    const mpg = createMaintenanceRepo(pg)
+    expect(await mpg.backfillDone()).toBe(await mlite.backfillDone())
     expect(await mpg.backfillDone()).toBe(false)
 
     // A writer that fails rolls the whole backfill back, mark included.
-    const failing = async (tx: Parameters<Parameters<MaintenanceRepoPg['backfill']>[0]>[0]) => {
-      await tx.insert(pgTables.workspaceRollups).values(marker(1))
-      throw new Error('writer failed')
-    }
-    await expect(mpg.backfill(failing, 100, H)).rejects.toThrow('writer failed')
+    const failing = (engine: Engine) =>
+      function* (tx: Builder) {
+        yield* rows(tx.insert(engine.t.workspaceRollups).values(marker(1)))
+        throw new Error('writer failed')
+      }
+    await expect(mpg.backfill(failing(pg), 100, H)).rejects.toThrow('writer failed')
+    await expect(mlite.backfill(failing(lite), 100, H)).rejects.toThrow('writer failed')
     expect(await mpg.backfillDone()).toBe(false)
+    expect(await mlite.backfillDone()).toBe(false)
     expect((await f.pg.select().from(pgTables.workspaceRollups)).length).toBe(0)
+    expect(f.sqlite.db.select().from(liteTables.workspaceRollups).all().length).toBe(0)
 
+    const pagesOf = (engine: Engine, pages: RollupClick[][]) =>
+      function* (tx: Builder, page: RollupClick[]) {
+        pages.push(page)
+        yield* rows(tx.insert(engine.t.workspaceRollups).values(marker(pages.length)))
+      }
     const litePages: RollupClick[][] = []
     const pgPages: RollupClick[][] = []
-    const liteTotal = mlite.backfill((page) => void litePages.push(page), 100, H)
-    const pgTotal = await mpg.backfill(async (tx, page) => {
-      pgPages.push(page)
-      await tx.insert(pgTables.workspaceRollups).values(marker(pgPages.length))
-    }, 100, H)
+    const liteTotal = await mlite.backfill(pagesOf(lite, litePages), 100, H)
+    const pgTotal = await mpg.backfill(pagesOf(pg, pgPages), 100, H)
     expect(pgTotal).toBe(liteTotal)
     expect(pgTotal).toBe(230)
     expect(pgPages.map((p) => p.length)).toEqual([100, 100, 30])
     expect(pgPages).toEqual(litePages)
     expect(await mpg.backfillDone()).toBe(true)
+    expect(await mlite.backfillDone()).toBe(true)
     const marks = { onLite: sorted(f.sqlite.db.select().from(liteTables.settings).all()), onPg: sorted(await f.pg.select().from(pgTables.settings)) }
     expect(marks.onPg).toEqual(marks.onLite)
     expect((await f.pg.select().from(pgTables.workspaceRollups)).length).toBe(3)
+    expect(f.sqlite.db.select().from(liteTables.workspaceRollups).all().length).toBe(3)
+    // Once done, a backfill claims nothing and hands nothing over, on either engine.
+    expect(await mlite.backfill(pagesOf(lite, litePages), 100, H)).toBe(0)
+    expect(await mpg.backfill(pagesOf(pg, pgPages), 100, H)).toBe(0)
+    expect([litePages.length, pgPages.length]).toEqual([3, 3])
   })
 
   test('on PostgreSQL backfills started at once on several connections roll the clicks up once', async () => {
-    const mpg = createMaintenanceRepoPg(f.pg)
+    const pg = pgEngine(f.pg)
+    const mpg = createMaintenanceRepo(pg)
     for (let round = 0; round < 5; round++) {
       await f.pg.delete(pgTables.settings)
       await f.pg.delete(pgTables.workspaceRollups)
       const handed: string[] = []
       const totals = await Promise.all(
         Array.from({ length: 4 }, () =>
-          mpg.backfill(async (tx, page) => {
+          mpg.backfill(function* (tx, page) {
             for (const c of page) handed.push((c as RollupClick & { id: string }).id)
             // The writer's rows: what a second backfill in the same transaction would find and stop at.
-            await tx.insert(pgTables.workspaceRollups).values(marker(handed.length + round * 1_000)).onConflictDoNothing()
+            yield* rows(tx.insert(pg.t.workspaceRollups).values(marker(handed.length + round * 1_000)).onConflictDoNothing())
           }, 50, H),
         ),
       )

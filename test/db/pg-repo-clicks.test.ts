@@ -1,15 +1,18 @@
-// The click flush on PostgreSQL (src/modules/clicks/repo-pg.ts with analytics' rollup-writer-pg.ts) against its
-// SQLite twin: the same batches must leave the same clicks, visitors, admitted addresses, link counters,
-// link.clicked events and every rollup row. Then what only PostgreSQL can get wrong: two nodes flushing the
+// The click flush of the one clicks repo (src/modules/clicks/repo.ts with analytics' rollup-writer.ts) on
+// PostgreSQL, set by set, against the same repo on SQLite, whose flush is repo-sqlite.ts's prepared one: the
+// same batches must leave the same clicks, visitors, admitted addresses, link counters, link.clicked events
+// and every rollup row. Then what only PostgreSQL can get wrong: two nodes flushing the
 // same links, visitors and buckets at once, and a flush failing halfway.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { asc, inArray } from 'drizzle-orm'
 import * as lite from '../../src/db/schema'
 import * as pgs from '../../src/db/pg/schema.generated'
-import type { AsyncPort } from '../../src/db/rows'
+import { pgEngine } from '../../src/db/engine/pg'
+import { sqliteEngine } from '../../src/db/engine/sqlite'
 import type { Enricher, Enrichment } from '../../src/modules/analytics/enrich'
-import { createClicksRepo, type ClickBatch, type ClickRecord, type ClicksRepo } from '../../src/modules/clicks/repo'
-import { createClicksRepoPg } from '../../src/modules/clicks/repo-pg'
+import type { ClickBatch, ClickRecord, ClicksRepo } from '../../src/modules/clicks/port'
+import { createClicksRepo } from '../../src/modules/clicks/repo'
+import { createClickFlush } from '../../src/modules/clicks/repo-sqlite'
 import { openEngines, type Engines } from '../setup/engines'
 
 const T0 = 1_800_000_000_000
@@ -17,7 +20,7 @@ const T0 = 1_800_000_000_000
 const START = T0 - (T0 % 86_400_000) + 86_400_000 - 3_600_000
 const KEY = Buffer.alloc(32, 7)
 const BASE_URL = 'https://lnk.test'
-type Repo = AsyncPort<ClicksRepo>
+type Repo = ClicksRepo
 
 /** Deterministic enrichment that varies with the input, a UA parser's 'bot' verdict on a person's click included. */
 const enricher: Enricher = {
@@ -84,6 +87,8 @@ function batchOf(o: BatchOptions): ClickBatch {
 let engines: Engines
 let sqliteRepo: Repo
 let pgRepo: Repo
+/** SQLite's redirect path reads the admitted addresses without awaiting: the same list. */
+let sqliteHot: ReturnType<typeof createClickFlush>
 
 function linkRow(id: string, workspaceId: string) {
   return {
@@ -104,9 +109,9 @@ async function seed(workspaces: string[], links: [string, string][]) {
 
 beforeAll(async () => {
   engines = await openEngines()
-  const sq = createClicksRepo(engines.sqlite.db, KEY, enricher, BASE_URL)
-  sqliteRepo = { admittedAddresses: async (id) => sq.admittedAddressesSync(id), writeBatch: (b, now) => sq.writeBatch(b, now) }
-  pgRepo = createClicksRepoPg(engines.pg, KEY, enricher, BASE_URL)
+  sqliteRepo = createClicksRepo(sqliteEngine(engines.sqlite.db), KEY, enricher, BASE_URL)
+  pgRepo = createClicksRepo(pgEngine(engines.pg), KEY, enricher, BASE_URL)
+  sqliteHot = createClickFlush(engines.sqlite.db, KEY, enricher, BASE_URL)
 })
 
 afterAll(async () => {
@@ -201,7 +206,10 @@ describe('one flush', () => {
   const check = async (exact: boolean) => {
     const [a, b] = [await state('sqlite', links, ['ws_s1', 'ws_s2']), await state('postgres', links, ['ws_s1', 'ws_s2'])]
     expect(exact ? b : bySketchSet(b)).toEqual(exact ? a : bySketchSet(a))
-    for (const id of links) expect(await pgRepo.admittedAddresses(id)).toEqual(await sqliteRepo.admittedAddresses(id))
+    for (const id of links) {
+      expect(await pgRepo.admittedAddresses(id)).toEqual(await sqliteRepo.admittedAddresses(id))
+      expect(sqliteHot.admittedAddressesSync(id)).toEqual(await sqliteRepo.admittedAddresses(id))
+    }
     return a
   }
 
@@ -268,7 +276,7 @@ describe('flushes of several nodes at once', () => {
       const disjoint = [links.slice(0, 2), links.slice(2, 4), links.slice(4, 6)]
       rounds.push(disjoint.map((ls, k) => batch(300 + 10 * i + k, ls, 300, `clk_d${i}_${k}`, shift + 3 * HOURS)))
     }
-    const nodes = [1, 2, 3].map(() => createClicksRepoPg(engines.pg, KEY, enricher, BASE_URL))
+    const nodes = [1, 2, 3].map(() => createClicksRepo(pgEngine(engines.pg), KEY, enricher, BASE_URL))
     for (const round of rounds) await Promise.all(round.map((b, i) => nodes[i]!.writeBatch(b, T0)))
     const one: ClickBatch = { clicks: rounds.flat().flatMap((b) => b.clicks), counts: rounds.flat().flatMap((b) => b.counts) }
     await sqliteRepo.writeBatch(one, T0)

@@ -1,11 +1,13 @@
-// The conversions port on both engines (issue 18): one script of beacons run against the SQLite repo and the
-// PostgreSQL repo gives the same answers, rows and outbox events; on PostgreSQL, identical beacons sent at
+// The conversions repo on both engines: one script of beacons run against it on SQLite and on PostgreSQL
+// gives the same answers, rows and outbox events; on PostgreSQL, identical beacons sent at
 // once on separate connections are counted once, as SQLite's one-writer order counts them.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import * as pgTables from '../../src/db/pg/schema.generated'
 import * as liteTables from '../../src/db/schema'
-import { createConversionsRepo, ConversionRefused, type ConversionDecision, type ConversionsRepo, type ClickOfConversion } from '../../src/modules/conversions/repo'
-import { createConversionsRepoPg } from '../../src/modules/conversions/repo-pg'
+import { pgEngine } from '../../src/db/engine/pg'
+import { sqliteEngine } from '../../src/db/engine/sqlite'
+import { ConversionRefused, type ConversionDecision, type ConversionsRepo, type ClickOfConversion } from '../../src/modules/conversions/port'
+import { createConversionsRepo } from '../../src/modules/conversions/repo'
 import { openEngines, type Engines } from '../setup/engines'
 
 const T0 = 1_700_000_000_000
@@ -30,8 +32,8 @@ const click = (id: string, linkId: string, isBot = false) => ({ id, linkId, work
 
 beforeAll(async () => {
   e = await openEngines()
-  lite = createConversionsRepo(e.sqlite.db)
-  pg = createConversionsRepoPg(e.pg)
+  lite = createConversionsRepo(sqliteEngine(e.sqlite.db))
+  pg = createConversionsRepo(pgEngine(e.pg))
   await seed('workspaces', { id: 'ws_1', slug: 'one', name: 'One', createdAt: T0 })
   await seed('links', link('lnk_on'))
   await seed('links', link('lnk_off', { conversionTracking: false }))

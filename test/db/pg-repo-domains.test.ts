@@ -1,4 +1,4 @@
-// The domains repo on PostgreSQL (src/modules/domains/repo-pg.ts) against its SQLite twin: one script of
+// The domains repo (src/modules/domains/repo.ts) on PostgreSQL and on SQLite: one script of
 // every method run on both gives the same answers, events and jobs; then what only PostgreSQL's concurrency
 // can break: a claim added while another workspace verifies the name, several workspaces verifying one name
 // at once (one holds it, the others are told, nothing deadlocks), one workspace adding a name twice at once,
@@ -8,23 +8,18 @@ import { asc } from 'drizzle-orm'
 import type { SQL } from 'bun'
 import * as pgSchema from '../../src/db/pg/schema.generated'
 import * as sqliteSchema from '../../src/db/schema'
-import type { AsyncPort } from '../../src/db/rows'
-import { createDomainsRepo, type DomainRow, type DomainsRepo, type Effects } from '../../src/modules/domains/repo'
-import { createDomainsRepoPg } from '../../src/modules/domains/repo-pg'
+import { pgEngine } from '../../src/db/engine/pg'
+import { sqliteEngine } from '../../src/db/engine/sqlite'
+import type { DomainRow, DomainsRepo, Effects } from '../../src/modules/domains/port'
+import { createDomainsRepo } from '../../src/modules/domains/repo'
 import { openEngines, type Engines } from '../setup/engines'
 
 const T0 = 1_700_000_000_000
 const NAME = 'go.example'
 
 let engines: Engines
-let sqliteRepo: AsyncPort<DomainsRepo>
-let pgRepo: AsyncPort<DomainsRepo>
-
-/** The SQLite repo seen through the PostgreSQL port. */
-function awaited(repo: DomainsRepo): AsyncPort<DomainsRepo> {
-  const { verifiedSync, ...rest } = repo
-  return { ...rest, verified: async () => verifiedSync() }
-}
+let sqliteRepo: DomainsRepo
+let pgRepo: DomainsRepo
 
 const workspace = (id: string) => ({ id, slug: id, name: id, createdAt: T0 })
 const link = (id: string, workspaceId: string, domain: string, isArchived = false) => ({
@@ -80,8 +75,8 @@ async function sideEffects(which: 'sqlite' | 'pg') {
 
 beforeAll(async () => {
   engines = await openEngines()
-  sqliteRepo = awaited(createDomainsRepo(engines.sqlite.db, () => T0))
-  pgRepo = createDomainsRepoPg(engines.pg, () => T0)
+  sqliteRepo = createDomainsRepo(sqliteEngine(engines.sqlite.db), () => T0)
+  pgRepo = createDomainsRepo(pgEngine(engines.pg), () => T0)
   await seed({
     workspaces: ['ws_a', 'ws_b', 'ws_c', 'ws_d'].map(workspace),
     links: [link('l1', 'ws_a', NAME), link('l2', 'ws_a', NAME), link('l3', 'ws_a', NAME, true), link('l4', 'ws_b', NAME), link('l5', 'ws_a', 'a.example')],
@@ -92,7 +87,7 @@ afterAll(async () => {
   await engines?.close()
 })
 
-async function script(repo: AsyncPort<DomainsRepo>) {
+async function script(repo: DomainsRepo) {
   const out: Record<string, unknown> = {}
   const d1 = domain('dom_1', 'ws_a', NAME)
   out.insert = await repo.insert(d1, effects('domain.created', d1))

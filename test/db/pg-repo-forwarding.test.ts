@@ -1,22 +1,32 @@
-// Forwarding sessions on both engines (issue 18): one script run against the SQLite repo and queue statements
-// and their PostgreSQL twins gives the same answers and rows. On PostgreSQL, with several connections at
+// Forwarding sessions on both engines (issue 18): one script run against the repo and queue statements on
+// SQLite and on PostgreSQL gives the same answers and rows. On PostgreSQL, with several connections at
 // once: a key gets one secret however many polls make it, a session's queue never passes its cap, every
 // queued event is handed over exactly once, and polls hand a session's events over in `seq` order even when
 // a dispatch transaction that drew a lower number is still open.
 import { afterAll, beforeAll, beforeEach, expect, test } from 'bun:test'
 import * as pgTables from '../../src/db/pg/schema.generated'
 import * as liteTables from '../../src/db/schema'
-import { createForwardingRepo, createQueueStatements, type ForwardingRepo, type SessionRow } from '../../src/modules/forwarding/repo'
-import { createForwardingRepoPg, createQueueStatementsPg } from '../../src/modules/forwarding/repo-pg'
+import type { Engine } from '../../src/db/engine'
+import { drivePg, pgEngine } from '../../src/db/engine/pg'
+import { sqliteEngine } from '../../src/db/engine/sqlite'
+import type { ForwardingRepo, SessionRow } from '../../src/modules/forwarding/port'
+import { createForwardingRepo, enqueuing, openSessionsOf } from '../../src/modules/forwarding/repo'
 import { openEngines, type Engines } from '../setup/engines'
 
 const T0 = 1_700_000_000_000
 
 let e: Engines
+let liteEngine: Engine
+let pgE: Engine
 let lite: ForwardingRepo
 let pg: ForwardingRepo
-const liteQueue = () => createQueueStatements(e.sqlite.db)
-const pgQueue = () => createQueueStatementsPg(e.pg)
+
+/** Queues one event in a transaction of its own, as a dispatch does. */
+const enqueueOn = (engine: Engine, sessionId: string, n: number, cap: number, now: number) =>
+  engine.transaction(function* (tx) {
+    return yield* enqueuing(engine, tx, sessionId, event(n), cap, now)
+  })
+const openOn = (engine: Engine) => engine.run((db) => openSessionsOf(engine, db, 'ws_1', 'live', T0 + 20))
 
 /** The same row in both databases (the generated tables carry the SQLite property names). */
 async function seed(table: 'workspaces' | 'users' | 'apiKeys', row: Record<string, unknown>) {
@@ -41,8 +51,10 @@ async function until(done: () => boolean | Promise<boolean>) {
 
 beforeAll(async () => {
   e = await openEngines()
-  lite = createForwardingRepo(e.sqlite.db)
-  pg = createForwardingRepoPg(e.pg)
+  liteEngine = sqliteEngine(e.sqlite.db)
+  pgE = pgEngine(e.pg)
+  lite = createForwardingRepo(liteEngine)
+  pg = createForwardingRepo(pgE)
   await seed('workspaces', { id: 'ws_1', slug: 'one', name: 'One', createdAt: T0 })
   await seed('users', { id: 'usr_1', email: 'a@b.test', createdAt: T0 })
   for (const id of ['key_1', 'key_2', 'key_race']) await seed('apiKeys', key(id))
@@ -96,16 +108,8 @@ test('sessions and queues: one script, the same answers and rows on both engines
     out.left = await repo.listOpen('key_1', T0)
     return out
   }
-  const onLite = await script(
-    lite,
-    async (id, n) => e.sqlite.db.transaction((tx) => liteQueue().enqueue(tx, id, event(n), 3, T0 + n)),
-    async () => liteQueue().openSessions('ws_1', 'live', T0 + 20),
-  )
-  const onPg = await script(
-    pg,
-    (id, n) => e.pg.transaction((tx) => pgQueue().enqueue(tx, id, event(n), 3, T0 + n)),
-    () => pgQueue().openSessions('ws_1', 'live', T0 + 20),
-  )
+  const onLite = await script(lite, (id, n) => enqueueOn(liteEngine, id, n, 3, T0 + n), () => openOn(liteEngine))
+  const onPg = await script(pg, (id, n) => enqueueOn(pgE, id, n, 3, T0 + n), () => openOn(pgE))
   expect(onPg).toEqual(onLite)
   // What the script means, beyond both engines agreeing.
   expect(onLite.open).toEqual([{ id: 'cls_a', events: ['link.*', 'conversion.created'] }, { id: 'cls_b', events: ['link.*', 'conversion.created'] }])
@@ -117,9 +121,10 @@ test('sessions and queues: one script, the same answers and rows on both engines
   expect((onLite.left as SessionRow[]).map((s) => [s.id, s.lastPollAt])).toEqual([['cls_a', T0 + 30]])
 })
 
-test('a session that went away since it was listed takes nothing and stops no dispatch (PostgreSQL)', async () => {
-  const queued = await e.pg.transaction(async (tx) => pgQueue().enqueue(tx, 'cls_gone', event(1), 3, T0))
-  expect(queued).toBe(false)
+test('a session that went away since it was listed takes nothing and stops no dispatch', async () => {
+  expect(await enqueueOn(pgE, 'cls_gone', 1, 3, T0)).toBe(false)
+  // On SQLite too: its fan-out lists sessions from a cache.
+  expect(await enqueueOn(liteEngine, 'cls_gone', 1, 3, T0)).toBe(false)
 })
 
 test('many nodes making the same key secret at once all answer the one that was stored', async () => {
@@ -135,7 +140,7 @@ test('dispatches queueing into one session at once never pass its cap; the rest 
   for (let round = 0; round < 4; round++) {
     const id = `cls_cap_${round}`
     await pg.insert(session(id))
-    const answers = await Promise.all(Array.from({ length: 24 }, (_, n) => e.pg.transaction((tx) => pgQueue().enqueue(tx, id, event(n), cap, T0))))
+    const answers = await Promise.all(Array.from({ length: 24 }, (_, n) => enqueueOn(pgE, id, n, cap, T0)))
     expect(answers.filter(Boolean).length).toBe(cap)
     const [row] = await e.sql`SELECT (SELECT count(*) FROM cli_session_events WHERE session_id = ${id})::int AS held, dropped::int FROM cli_sessions WHERE id = ${id}`
     expect(row).toEqual({ held: cap, dropped: 24 - cap })
@@ -144,8 +149,8 @@ test('dispatches queueing into one session at once never pass its cap; the rest 
 
 test('polls of one session at once hand every event over exactly once, each answer in order', async () => {
   await pg.insert(session('cls_poll'))
-  await e.pg.transaction(async (tx) => {
-    for (let n = 0; n < 120; n++) await pgQueue().enqueue(tx, 'cls_poll', event(n), 500, T0)
+  await pgE.transaction(function* (tx) {
+    for (let n = 0; n < 120; n++) yield* enqueuing(pgE, tx, 'cls_poll', event(n), 500, T0)
   })
   const seen: string[] = []
   for (let round = 0; round < 20; round++) {
@@ -167,13 +172,13 @@ test('a poll never sees a later number before an open dispatch commits a lower o
   // Dispatch 1 queues an event and stays open; dispatch 2 then queues into the same session.
   let firstQueued = false
   const first = e.pg.transaction(async (tx) => {
-    await pgQueue().enqueue(tx, 'cls_order', event(1), 500, T0)
+    await drivePg(tx, (engine, t) => enqueuing(engine, t, 'cls_order', event(1), 500, T0))
     firstQueued = true
     await gate
   })
   expect(await until(() => firstQueued)).toBe(true)
   let secondDone = false
-  const second = e.pg.transaction((tx) => pgQueue().enqueue(tx, 'cls_order', event(2), 500, T0)).then(() => (secondDone = true))
+  const second = enqueueOn(pgE, 'cls_order', 2, 500, T0).then(() => (secondDone = true))
   const waiting = async () => (await e.sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)[0].n > 0
   expect(await until(async () => secondDone || (await waiting()))).toBe(true)
   // Whatever dispatch 2 did, a poll now must not hand over its event ahead of dispatch 1's.

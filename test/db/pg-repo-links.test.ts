@@ -1,52 +1,83 @@
-// The links repo and the domain-slugs repo on PostgreSQL (src/modules/links/repo-pg.ts,
-// src/modules/redirect/repo-domain-slugs-pg.ts) against their SQLite twins: each script runs on both and
-// must answer the same and leave the same rows (links, link_tags, link_usage, outbox events). Then what only
-// PostgreSQL can get wrong: nodes creating links at once against a plan allowance, or on the same slug.
+// The links repo and the domain-slugs repo on both engines: each script runs on SQLite as the server runs it
+// (the bulk statements and the redirect's reads prepared, repo-sqlite.ts), on SQLite through the builder alone,
+// and on PostgreSQL, and all must answer the same and leave the same rows (links, link_tags, link_usage, outbox
+// events). Then what only PostgreSQL can get wrong: nodes creating links at once against a plan allowance, or
+// on the same slug.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { asc } from 'drizzle-orm'
+import { rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { openDatabase, type DbHandle } from '../../src/db/client'
+import { pgEngine } from '../../src/db/engine/pg'
+import { sqliteEngine } from '../../src/db/engine/sqlite'
+import { migrate } from '../../src/db/migrate'
 import * as lite from '../../src/db/schema'
 import * as pgs from '../../src/db/pg/schema.generated'
-import type { AsyncPort } from '../../src/db/rows'
-import { createLinksRepo, LinkWriteRefused, type LinkInsert, type LinkRow, type LinksRepo, type NewLink, type PlanUsage } from '../../src/modules/links/repo'
-import { createLinksRepoPg } from '../../src/modules/links/repo-pg'
+import { LinkWriteRefused, type LinkInsert, type LinkRow, type LinksRepo, type NewLink, type PlanUsage } from '../../src/modules/links/port'
+import { createLinksRepo } from '../../src/modules/links/repo'
+import { createLinkStatements, createRedirectReads } from '../../src/modules/links/repo-sqlite'
 import { createDomainSlugsRepo } from '../../src/modules/redirect/repo-domain-slugs'
-import { createDomainSlugsRepoPg } from '../../src/modules/redirect/repo-domain-slugs-pg'
+import { createRedirectSyncReads } from '../../src/modules/redirect/repo-sqlite'
+import { tempDir } from '../helpers'
 import { openEngines, type Engines } from '../setup/engines'
 
 const T0 = 1_700_000_000_000
-type Repo = AsyncPort<LinksRepo>
+type Repo = LinksRepo
 
 let engines: Engines
+/** A second SQLite database, for the repo without its prepared statements. */
+let plain: DbHandle
+let plainDir: string
 let repos: { name: string; repo: Repo; slugs: (domain: string) => Promise<string[]>; state: () => Promise<unknown> }[]
+
+/** The rows a script leaves in a SQLite database. */
+const sqliteState = (db: DbHandle['db']) => async () => ({
+  links: db.select().from(lite.links).orderBy(asc(lite.links.id)).all(),
+  tags: db.select().from(lite.linkTags).orderBy(asc(lite.linkTags.linkId), asc(lite.linkTags.tag)).all(),
+  usage: db.select().from(lite.linkUsage).orderBy(asc(lite.linkUsage.workspaceId), asc(lite.linkUsage.month)).all(),
+  events: db.select().from(lite.outbox).orderBy(asc(lite.outbox.seq)).all().map(({ seq: _, id: __, ...e }) => e),
+})
+
+/** The workspaces on every engine. */
+async function seedWorkspaces(workspaces: (typeof lite.workspaces.$inferInsert)[]) {
+  engines.sqlite.db.insert(lite.workspaces).values(workspaces).run()
+  plain.db.insert(lite.workspaces).values(workspaces).run()
+  await engines.pg.insert(pgs.workspaces).values(workspaces)
+}
 
 beforeAll(async () => {
   engines = await openEngines()
+  plainDir = tempDir('lnk-links-plain-')
+  plain = openDatabase(join(plainDir, 'lnk.db'))
+  migrate(plain.sqlite)
   // A database made under a linguistic locale (en_US.UTF-8, the usual default) orders text unlike SQLite; the
   // test cluster's C.UTF-8 would hide that, so the columns whose order the ports promise get ICU's root order.
   await engines.sql`ALTER TABLE links ALTER COLUMN id TYPE text COLLATE "und-x-icu", ALTER COLUMN slug TYPE text COLLATE "und-x-icu"`
-  const workspaces = ['ws_a', 'ws_b', 'ws_race'].map((id) => ({ id, slug: id, name: id, createdAt: T0 }))
-  engines.sqlite.db.insert(lite.workspaces).values(workspaces).run()
-  await engines.pg.insert(pgs.workspaces).values(workspaces)
-  const sq = createLinksRepo(engines.sqlite.db)
-  const sqSlugs = createDomainSlugsRepo(engines.sqlite.db)
-  const pgSlugs = createDomainSlugsRepoPg(engines.pg)
+  await seedWorkspaces(['ws_a', 'ws_b', 'ws_race'].map((id) => ({ id, slug: id, name: id, createdAt: T0 })))
   const db = engines.sqlite.db
+  const sq = createLinksRepo(sqliteEngine(db), createLinkStatements(db))
+  const reads = createRedirectReads(db)
+  const syncReads = createRedirectSyncReads(db)
+  const plainSlugs = createDomainSlugsRepo(sqliteEngine(plain.db))
+  const pgSlugs = createDomainSlugsRepo(pgEngine(engines.pg))
   const pg = engines.pg
   repos = [
     {
       name: 'sqlite',
-      repo: { ...sq, findRedirect: async (d, s) => sq.findRedirectSync(d, s), redirectLinks: async (a, l) => sq.redirectLinksSync(a, l) },
-      slugs: async (domain) => sqSlugs.slugsSync(domain),
-      state: async () => ({
-        links: db.select().from(lite.links).orderBy(asc(lite.links.id)).all(),
-        tags: db.select().from(lite.linkTags).orderBy(asc(lite.linkTags.linkId), asc(lite.linkTags.tag)).all(),
-        usage: db.select().from(lite.linkUsage).orderBy(asc(lite.linkUsage.workspaceId), asc(lite.linkUsage.month)).all(),
-        events: db.select().from(lite.outbox).orderBy(asc(lite.outbox.seq)).all().map(({ seq: _, id: __, ...e }) => e),
-      }),
+      // What the redirect reads on SQLite: the synchronous reads.
+      repo: { ...sq, findRedirect: async (d, s) => reads.findRedirectSync(d, s), redirectLinks: async (a, l) => reads.redirectLinksSync(a, l) },
+      slugs: async (domain) => syncReads.slugsSync(domain),
+      state: sqliteState(db),
+    },
+    {
+      name: 'sqlite, builder only',
+      repo: createLinksRepo(sqliteEngine(plain.db)),
+      slugs: (domain) => plainSlugs.slugs(domain),
+      state: sqliteState(plain.db),
     },
     {
       name: 'postgres',
-      repo: createLinksRepoPg(pg),
+      repo: createLinksRepo(pgEngine(pg)),
       slugs: (domain) => pgSlugs.slugs(domain),
       state: async () => ({
         links: byBytes(await pg.select().from(pgs.links), (r) => r.id),
@@ -59,6 +90,8 @@ beforeAll(async () => {
 })
 
 afterAll(async () => {
+  plain?.close()
+  if (plainDir) rmSync(plainDir, { recursive: true, force: true })
   await engines?.close()
 })
 
@@ -67,7 +100,7 @@ function byBytes<T>(rows: T[], key: (r: T) => string): T[] {
   return rows.sort((a, b) => Buffer.compare(Buffer.from(key(a)), Buffer.from(key(b))))
 }
 
-/** Runs the script on SQLite, then on PostgreSQL; both answers (as show() gives them) and both final states must be equal. */
+/** Runs the script on each in turn; every answer (as show() gives them) and every final state must equal SQLite's. */
 async function same(script: (repo: Repo, slugs: (domain: string) => Promise<string[]>) => Promise<unknown>): Promise<unknown> {
   const answers: unknown[] = []
   const states: unknown[] = []
@@ -75,8 +108,10 @@ async function same(script: (repo: Repo, slugs: (domain: string) => Promise<stri
     answers.push(show(await script(repo, slugs)))
     states.push(await state())
   }
-  expect(answers[1]).toEqual(answers[0])
-  expect(states[1]).toEqual(states[0])
+  for (let i = 1; i < repos.length; i++) {
+    expect({ on: repos[i]!.name, answer: answers[i] }).toEqual({ on: repos[i]!.name, answer: answers[0] })
+    expect({ on: repos[i]!.name, state: states[i] }).toEqual({ on: repos[i]!.name, state: states[0] })
+  }
   return answers[0]
 }
 
@@ -170,15 +205,14 @@ describe('the same answers and rows on both engines', () => {
     // Nothing counted in a month without a row: no row is left behind, whether refused by slug or allowance.
     await same((repo) => repo.insertMany([item(link('lnk_p8', { workspaceId: 'ws_b', domain: 'p.test', slug: 'p1' }))], { ...usage, month: '2023-12' }, T0))
     await same((repo) => repo.insertMany([item(link('lnk_p9', { workspaceId: 'ws_b', domain: 'p.test' }))], { ...usage, month: '2024-01', allowance: 0 }, T0))
-    const counters = (await repos[1]!.state()) as { usage: unknown[] }
+    const counters = (await repos.find((r) => r.name === 'postgres')!.state()) as { usage: unknown[] }
     expect(counters.usage).toContainEqual({ workspaceId: 'ws_b', month: '2023-11', created: 3 })
     expect(counters.usage).toHaveLength(2)
   })
 
   test('list: filters, ASCII-only case folding, literal wildcards, scope, newest first with ties in byte order, pages', async () => {
     const l = (id: string, over: Partial<NewLink>) => item(link(id, { workspaceId: 'ws_c', domain: 'l.test', ...over }))
-    engines.sqlite.db.insert(lite.workspaces).values({ id: 'ws_c', slug: 'ws_c', name: 'c', createdAt: T0 }).run()
-    await engines.pg.insert(pgs.workspaces).values({ id: 'ws_c', slug: 'ws_c', name: 'c', createdAt: T0 })
+    await seedWorkspaces([{ id: 'ws_c', slug: 'ws_c', name: 'c', createdAt: T0 }])
     await same((repo) =>
       repo.insertMany(
         [
@@ -258,7 +292,7 @@ describe('the same answers and rows on both engines', () => {
 })
 
 describe('concurrent writers on PostgreSQL', () => {
-  const pg = () => repos[1]!.repo
+  const pg = () => repos.find((r) => r.name === 'postgres')!.repo
   const race = (id: string, over: Partial<NewLink> = {}) => item(link(id, { workspaceId: 'ws_race', domain: 'race.test', ...over }))
   const usageRow = async (month: string) => (await engines.sql`SELECT created FROM link_usage WHERE workspace_id = 'ws_race' AND month = ${month}`)[0]?.created
 

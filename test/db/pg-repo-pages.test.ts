@@ -1,4 +1,4 @@
-// The pages repo on PostgreSQL (src/modules/pages/repo-pg.ts) against its SQLite twin: one script of every
+// The pages repo (src/modules/pages/repo.ts) on PostgreSQL and on SQLite: one script of every
 // method run on both gives the same answers and leaves the same events; then what only PostgreSQL's
 // concurrency can break: editors saving one page at once keep one whole tree with dense positions, two
 // deletes publish one event, and a count flush racing a delete neither fails nor resurrects the page.
@@ -7,10 +7,12 @@ import { asc } from 'drizzle-orm'
 import type { SQL } from 'bun'
 import * as pgSchema from '../../src/db/pg/schema.generated'
 import * as sqliteSchema from '../../src/db/schema'
-import type { AsyncPort } from '../../src/db/rows'
+import { pgEngine } from '../../src/db/engine/pg'
+import { sqliteEngine } from '../../src/db/engine/sqlite'
 import type { PublishInput } from '../../src/events/outbox'
-import { createPagesRepo, type PageRow, type PagesRepo } from '../../src/modules/pages/repo'
-import { createPagesRepoPg } from '../../src/modules/pages/repo-pg'
+import type { PageRow, PagesRepo } from '../../src/modules/pages/port'
+import { createPagesRepo } from '../../src/modules/pages/repo'
+import { createPagesSyncReads } from '../../src/modules/pages/repo-sqlite'
 import type { Theme, TreeSection } from '../../src/modules/pages/tree'
 import { openEngines, type Engines } from '../setup/engines'
 
@@ -23,14 +25,8 @@ const THEME: Theme = {
 }
 
 let engines: Engines
-let sqliteRepo: AsyncPort<PagesRepo>
-let pgRepo: AsyncPort<PagesRepo>
-
-/** The SQLite repo seen through the PostgreSQL port: its synchronous reads awaited like the others. */
-function awaited(repo: PagesRepo): AsyncPort<PagesRepo> {
-  const { findBySlugSync, findByIdSync, blockOwnerSync, treeSync: _tree, linkTargetsSync: _targets, ...rest } = repo
-  return { ...rest, findBySlug: async (d, s) => findBySlugSync(d, s), findById: async (id) => findByIdSync(id), blockOwner: async (id) => blockOwnerSync(id) }
-}
+let sqliteRepo: PagesRepo
+let pgRepo: PagesRepo
 
 const workspace = (id: string) => ({ id, slug: id, name: id, createdAt: T0 })
 const link = (id: string, workspaceId: string, extra: { isActive?: boolean; isArchived?: boolean } = {}) => ({
@@ -82,8 +78,8 @@ async function outboxOf(which: 'sqlite' | 'pg') {
 
 beforeAll(async () => {
   engines = await openEngines()
-  sqliteRepo = awaited(createPagesRepo(engines.sqlite.db, () => T0))
-  pgRepo = createPagesRepoPg(engines.pg, () => T0)
+  sqliteRepo = createPagesRepo(sqliteEngine(engines.sqlite.db), () => T0)
+  pgRepo = createPagesRepo(pgEngine(engines.pg), () => T0)
   await seed({
     workspaces: [workspace('ws_a'), workspace('ws_b')],
     links: [link('lnk_a', 'ws_a'), link('lnk_archived', 'ws_a', { isArchived: true }), link('lnk_other', 'ws_b'), link('lnk_off', 'ws_a', { isActive: false })],
@@ -95,7 +91,7 @@ afterAll(async () => {
 })
 
 /** Every method of the port, in an order that reaches each outcome; answers what each call answered. */
-async function script(repo: AsyncPort<PagesRepo>, setBridge: (linkId: string, pageId: string | null) => Promise<void>) {
+async function script(repo: PagesRepo, setBridge: (linkId: string, pageId: string | null) => Promise<void>) {
   const out: Record<string, unknown> = {}
   out.insert1 = await repo.insert(page('bp_1', 'ws_a', 'one'), tree('p1'), event('bridge_page.created'))
   out.insertTaken = await repo.insert(page('bp_x', 'ws_a', 'one'), tree('px'), event('bridge_page.created'))
@@ -191,6 +187,20 @@ describe('the same script on both engines', () => {
     expect((await outboxOf('pg')).map((e) => e.type)).toEqual([
       'bridge_page.created', 'bridge_page.created', 'bridge_page.created', 'bridge_page.created', 'bridge_page.updated', 'bridge_page.updated', 'bridge_page.deleted',
     ])
+  })
+  test("SQLite's synchronous serving reads answer what the repo answers", async () => {
+    const sync = createPagesSyncReads(engines.sqlite.db)
+    expect(sync.findBySlugSync('lnk.test', 'one')).toEqual(await sqliteRepo.findBySlug('lnk.test', 'one'))
+    expect(sync.findBySlugSync('lnk.test', 'one')?.id).toBe('bp_1')
+    expect(sync.findBySlugSync('other.test', 'one')).toBeUndefined()
+    expect(sync.findByIdSync('bp_1')).toEqual(await sqliteRepo.findById('bp_1'))
+    expect(sync.findByIdSync('bp_nope')).toBeUndefined()
+    expect(sync.treeSync('bp_1')).toEqual(await sqliteRepo.tree('bp_1'))
+    expect(sync.treeSync('bp_1').length).toBeGreaterThan(0)
+    expect(sync.blockOwnerSync('p1_b2')).toEqual(await sqliteRepo.blockOwner('p1_b2'))
+    expect(sync.blockOwnerSync('p1_b2')?.pageId).toBe('bp_1')
+    expect(sync.linkTargetsSync(['lnk_a', 'lnk_missing'])).toEqual(await sqliteRepo.linkTargets('ws_a', ['lnk_a', 'lnk_missing']))
+    expect(sync.linkTargetsSync([])).toEqual([])
   })
 })
 

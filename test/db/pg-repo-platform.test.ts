@@ -1,20 +1,21 @@
-// The platform area's repos on PostgreSQL (repo-settings-pg.ts, repo-idempotency-pg.ts) against their SQLite
-// twins: the same script on both must answer the same. Then what several nodes do at once, on separate
-// connections of the pool: a server secret created on first use by all of them (one secret for all), and one
-// Idempotency-Key claimed by many requests, fresh or over an expired holder (exactly one wins).
+// The platform area's repos on both engines (repo-settings.ts, repo-idempotency.ts, and SQLite's synchronous
+// secrets, repo-settings-sqlite.ts): the same script on each must answer the same. Then what several nodes do
+// at once, on separate connections of the pool: a server secret created on first use by all of them (one
+// secret for all), and one Idempotency-Key claimed by many requests, fresh or over an expired holder (exactly
+// one wins).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import type { AsyncPort } from '../../src/db/rows'
-import { createIdentityRepoPg } from '../../src/modules/identity/repo-pg'
-import { createIdempotencyRepo, type IdempotencyRepo, type NewIdempotencyRecord } from '../../src/modules/platform/repo-idempotency'
-import { createIdempotencyRepoPg } from '../../src/modules/platform/repo-idempotency-pg'
-import { createSettingsRepo } from '../../src/modules/platform/repo-settings'
-import { createSettingsRepoPg, preloadSettingsPg } from '../../src/modules/platform/repo-settings-pg'
+import { pgEngine } from '../../src/db/engine/pg'
+import { sqliteEngine } from '../../src/db/engine/sqlite'
+import type { IdempotencyRepo, NewIdempotencyRecord } from '../../src/modules/platform/port-idempotency'
+import { createIdempotencyRepo } from '../../src/modules/platform/repo-idempotency'
+import { createSettingsRepo, preloadSettings } from '../../src/modules/platform/repo-settings'
+import { createSettingsRepoSqlite } from '../../src/modules/platform/repo-settings-sqlite'
 import { createIdentityRepo } from '../../src/modules/identity/repo'
 import { openEngines, type Engines } from '../setup/engines'
 
 const T0 = 1_700_000_000_000
 
-type Idempotency = AsyncPort<IdempotencyRepo>
+type Idempotency = IdempotencyRepo
 
 let engines: Engines
 
@@ -27,8 +28,8 @@ beforeAll(async () => {
     key: { id: 'key_1', workspaceId: 'ws_1', userId: 'usr_1', name: 'k', keyHash: 'h1', keyPrefix: 'lnk_live_h1', mode: 'live' as const, permissions: [], allowedIps: [], createdAt: T0 },
     now: T0,
   }
-  await createIdentityRepo(engines.sqlite.db).bootstrap(seed)
-  await createIdentityRepoPg(engines.pg).bootstrap(seed)
+  await createIdentityRepo(sqliteEngine(engines.sqlite.db)).bootstrap(seed)
+  await createIdentityRepo(pgEngine(engines.pg)).bootstrap(seed)
 })
 
 afterAll(async () => {
@@ -37,16 +38,22 @@ afterAll(async () => {
 
 describe('server secrets', () => {
   test('created once, then the same; one per name; the same shape on both engines', async () => {
-    const sqlite = createSettingsRepo(engines.sqlite.db)
-    const pg = createSettingsRepoPg(engines.pg)
-    const script = async (secret: (name: string, now: number) => Buffer | Promise<Buffer>) => {
-      const a = await secret('secret_a', T0)
-      const again = await secret('secret_a', T0 + 1)
-      const b = await secret('secret_b', T0)
+    const sqlite = createSettingsRepoSqlite(engines.sqlite.db)
+    const sqliteAwaited = createSettingsRepo(sqliteEngine(engines.sqlite.db))
+    const pg = createSettingsRepo(pgEngine(engines.pg))
+    // Names of their own per repo on the one SQLite file, so each creates its secrets.
+    const script = async (secret: (name: string, now: number) => Buffer | Promise<Buffer>, prefix = 'secret') => {
+      const a = await secret(`${prefix}_a`, T0)
+      const again = await secret(`${prefix}_a`, T0 + 1)
+      const b = await secret(`${prefix}_b`, T0)
       return { length: a.length, stable: a.equals(again), distinct: !a.equals(b) }
     }
     const onSqlite = await script((name, now) => sqlite.serverSecret(name, now))
+    expect(await script((name, now) => sqliteAwaited.serverSecret(name, now), 'awaited')).toEqual(onSqlite)
     expect(await script((name, now) => pg.serverSecret(name, now))).toEqual(onSqlite)
+    // Both SQLite repos read what the other wrote.
+    expect(sqlite.serverSecret('awaited_a', T0 + 3).equals(await sqliteAwaited.serverSecret('awaited_a', T0 + 3))).toBe(true)
+    expect((await sqliteAwaited.serverSecret('secret_b', T0 + 3)).equals(sqlite.serverSecret('secret_b', T0 + 3))).toBe(true)
     expect(onSqlite).toEqual({ length: 32, stable: true, distinct: true })
     const [row] = await engines.sql`SELECT value, created_at FROM settings WHERE key = 'secret_a'`
     expect(Buffer.from(row.value, 'base64').equals(await pg.serverSecret('secret_a', T0 + 2))).toBe(true)
@@ -54,8 +61,8 @@ describe('server secrets', () => {
   })
 
   test('the preloaded port answers synchronously what the database holds, and refuses names it was not given', async () => {
-    const pg = createSettingsRepoPg(engines.pg)
-    const repo = await preloadSettingsPg(engines.pg, ['secret_a', 'secret_c'], T0)
+    const pg = createSettingsRepo(pgEngine(engines.pg))
+    const repo = await preloadSettings(pgEngine(engines.pg), ['secret_a', 'secret_c'], T0)
     expect(repo.serverSecret('secret_a', T0).equals(await pg.serverSecret('secret_a', T0))).toBe(true)
     expect(repo.serverSecret('secret_c', T0).equals(await pg.serverSecret('secret_c', T0))).toBe(true)
     expect(() => repo.serverSecret('secret_d', T0)).toThrow('secret_d')
@@ -65,7 +72,7 @@ describe('server secrets', () => {
     for (let round = 0; round < 5; round++) {
       const name = `race_${round}`
       // One repo per "node": each asks on its own connection of the pool.
-      const secrets = await Promise.all(Array.from({ length: 8 }, () => createSettingsRepoPg(engines.pg).serverSecret(name, T0)))
+      const secrets = await Promise.all(Array.from({ length: 8 }, () => createSettingsRepo(pgEngine(engines.pg)).serverSecret(name, T0)))
       for (const s of secrets) expect(s.equals(secrets[0]!)).toBe(true)
       const rows = await engines.sql`SELECT value FROM settings WHERE key = ${name}`
       expect(rows.length).toBe(1)
@@ -116,8 +123,8 @@ describe('idempotency records', () => {
       trace.push(await repo.find('key_1', 'k1'))
       return trace
     }
-    const onSqlite = await script(createIdempotencyRepo(engines.sqlite.db))
-    const onPg = await script(createIdempotencyRepoPg(engines.pg))
+    const onSqlite = await script(createIdempotencyRepo(sqliteEngine(engines.sqlite.db)))
+    const onPg = await script(createIdempotencyRepo(pgEngine(engines.pg)))
     expect(onPg).toEqual(onSqlite)
     expect(onPg.filter((t) => typeof t === 'boolean')).toEqual([true, false, false, true, true, true, true])
     expect(onPg.filter((t) => typeof t === 'number')).toEqual([0, 2, 1])
@@ -126,7 +133,7 @@ describe('idempotency records', () => {
   })
 
   test('of many requests claiming one key at once, exactly one wins, fresh or over an expired holder', async () => {
-    const repo = createIdempotencyRepoPg(engines.pg)
+    const repo = createIdempotencyRepo(pgEngine(engines.pg))
     for (let round = 0; round < 5; round++) {
       const key = `race_${round}`
       const claims = (at: number, tag: string) =>

@@ -1,10 +1,13 @@
-// Where automations' samples come from, on both engines (issue 18): the same deliveries and outbox rows in
-// a SQLite file and a PostgreSQL database give the same envelopes, newest first where the port says so.
+// Where automations' samples come from, the one repo on both engines (issue 18): the same deliveries and
+// outbox rows in a SQLite file and a PostgreSQL database give the same envelopes, newest first where the port
+// says so.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import * as pgTables from '../../src/db/pg/schema.generated'
 import * as liteTables from '../../src/db/schema'
-import { createSamplesRepo, SAMPLE_SCAN_WINDOW, type SamplesRepo } from '../../src/modules/automations/repo-samples'
-import { createSamplesRepoPg } from '../../src/modules/automations/repo-samples-pg'
+import { pgEngine } from '../../src/db/engine/pg'
+import { sqliteEngine } from '../../src/db/engine/sqlite'
+import { SAMPLE_SCAN_WINDOW, type SamplesRepo } from '../../src/modules/automations/port-samples'
+import { createSamplesRepo } from '../../src/modules/automations/repo-samples'
 import { openEngines, type Engines } from '../setup/engines'
 
 const T0 = 1_700_000_000_000
@@ -35,8 +38,8 @@ const byId = (rows: Record<string, unknown>[]) => [...rows].sort((a, b) => Strin
 
 beforeAll(async () => {
   e = await openEngines()
-  lite = createSamplesRepo(e.sqlite.db)
-  pg = createSamplesRepoPg(e.pg)
+  lite = createSamplesRepo(sqliteEngine(e.sqlite.db))
+  pg = createSamplesRepo(pgEngine(e.pg))
   await seed('workspaces', [{ id: 'ws_1', slug: 'one', name: 'One', createdAt: T0 }, { id: 'ws_2', slug: 'two', name: 'Two', createdAt: T0 }])
   await seed('webhookEndpoints', [endpoint('ep_1', 'ws_1', 'live'), endpoint('ep_2', 'ws_1', 'live', 'rest_hook'), endpoint('ep_3', 'ws_1', 'test'), endpoint('ep_4', 'ws_2', 'live')])
   const rows = []

@@ -1,37 +1,41 @@
-// The webhooks repo and the fan-out statements on PostgreSQL (src/modules/webhooks/repo-pg.ts,
-// repo-fanout-pg.ts) against their SQLite twins: each script runs on both and must answer the same and leave
-// the same rows (endpoints, deliveries, attempts, batch events, jobs). Then what only PostgreSQL can get
-// wrong, with calls at once on separate connections of the pool: one attempt recorded twice, failures
-// racing to disable an endpoint, batches of attempts locking endpoints in opposite orders, one delivery
-// replayed twice, events joining a batch while it closes, rotations of one secret, and two nodes taking
-// delivery slots of one endpoint (maxConcurrent).
+// The webhooks repo and the fan-out statements on both engines: each script runs on the one repo
+// (src/modules/webhooks/repo.ts) on PostgreSQL and on SQLite, on SQLite both as served (the deliver job's
+// and the fan-out's statements prepared once: repo-deliver-sqlite.ts, repo-fanout-sqlite.ts) and with the
+// statements written once for both engines, and must answer the same and leave the same rows (endpoints,
+// deliveries, attempts, batch events, jobs). Then what only PostgreSQL can get wrong, with calls at once on
+// separate connections of the pool: one attempt recorded twice, failures racing to disable an endpoint,
+// batches of attempts locking endpoints in opposite orders, one delivery replayed twice, events joining a
+// batch while it closes, rotations of one secret, and two nodes taking delivery slots of one endpoint
+// (maxConcurrent).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { asc } from 'drizzle-orm'
+import type { Builder, Steps } from '../../src/db/engine'
+import { pgEngine } from '../../src/db/engine/pg'
+import { driveSync, sqliteEngine } from '../../src/db/engine/sqlite'
+import type { PgDb } from '../../src/db/pg/client'
 import * as lite from '../../src/db/schema'
 import * as pgs from '../../src/db/pg/schema.generated'
-import type { AsyncPort } from '../../src/db/rows'
 import { createJobQueue, type JobRow } from '../../src/jobs/queue'
-import { createPgJobQueue } from '../../src/jobs/repo-queue-pg'
-import {
-  createFanoutStatements,
-  createWebhooksRepo,
-  type AttemptOutcome,
-  type AutoDisable,
-  type FanoutStatements,
-  type NewDelivery,
-  type NewEndpoint,
-  type WebhooksRepo,
-} from '../../src/modules/webhooks/repo'
-import { createFanoutStatementsPg } from '../../src/modules/webhooks/repo-fanout-pg'
-import { createDeliverySlotsPg, createWebhooksRepoPg, type WebhooksRepoPg } from '../../src/modules/webhooks/repo-pg'
+import { pgClaimer } from '../../src/jobs/repo-queue-pg'
+import { sqliteClaimer } from '../../src/jobs/repo-queue-sqlite'
+import type { AttemptOutcome, AutoDisable, NewDelivery, NewEndpoint, WebhooksRepo } from '../../src/modules/webhooks/port'
+import { createWebhooksRepo } from '../../src/modules/webhooks/repo'
+import { createDeliverStatementsSqlite } from '../../src/modules/webhooks/repo-deliver-sqlite'
+import { createFanoutStatements, type FanoutStatements } from '../../src/modules/webhooks/repo-fanout'
+import { createFanoutStatementsSqlite } from '../../src/modules/webhooks/repo-fanout-sqlite'
+import { createDeliverySlotsPg } from '../../src/modules/webhooks/repo-slots-pg'
 import { openEngines, type Engines } from '../setup/engines'
 
 const T0 = 1_700_000_000_000
 const AUTO: AutoDisable = { failures: 3, afterMs: 1_000, reason: 'auto off' }
 
-type Repo = AsyncPort<WebhooksRepo>
+type Repo = WebhooksRepo
 /** The fan-out's statements bound to one transaction (or none, on SQLite), awaited. */
-type Fanout = { [K in keyof FanoutStatements]: (...args: Parameters<FanoutStatements[K]>) => Promise<ReturnType<FanoutStatements[K]>> }
+type Fanout = {
+  [K in keyof FanoutStatements]: (...args: FanoutStatements[K] extends (tx: Builder, ...a: infer A) => Steps<infer _> ? A : never) => Promise<
+    FanoutStatements[K] extends (...a: never[]) => Steps<infer R> ? R : never
+  >
+}
 interface Engine {
   repo: Repo
   /** Runs `fn` with the fan-out's statements inside one dispatch-like transaction. */
@@ -42,8 +46,10 @@ interface Engine {
 
 let engines: Engines
 let sqlite: Engine
+let sqliteShared: Engine
 let postgres: Engine
-let pgRepo: WebhooksRepoPg
+let pgRepo: Repo
+let pgStatements: FanoutStatements
 
 /** Sorted by UTF-8 bytes, as SQLite's ORDER BY on text. */
 function byBytes<T>(rows: T[], key: (r: T) => string): T[] {
@@ -57,6 +63,10 @@ const jobsOf = (rows: { type: string; payload: unknown; status: string; runAt: n
     (j) => JSON.stringify([j.runAt, j.payload, j.status]),
   )
 
+/** Each statement of `st` run at once by `run` on `tx`. */
+const bound = (st: FanoutStatements, tx: Builder, run: (steps: Steps<unknown>) => unknown) =>
+  Object.fromEntries(Object.entries(st).map(([k, f]) => [k, async (...args: unknown[]) => run((f as (...a: unknown[]) => Steps<unknown>)(tx, ...args))])) as Fanout
+
 beforeAll(async () => {
   engines = await openEngines()
   const workspaces = ['ws_a', 'ws_b'].map((id) => ({ id, slug: id, name: id, createdAt: T0 }))
@@ -64,28 +74,31 @@ beforeAll(async () => {
   await engines.pg.insert(pgs.workspaces).values(workspaces)
   const db = engines.sqlite.db
   const pg = engines.pg
-  const st = createFanoutStatements(db)
-  const sqliteFanout = Object.fromEntries(Object.entries(st).map(([k, f]) => [k, async (...args: unknown[]) => (f as (...a: unknown[]) => unknown)(...args)])) as Fanout
-  const stPg = createFanoutStatementsPg()
-  const sqliteQueue = createJobQueue(db)
-  const pgQueue = createPgJobQueue(engines.sql)
-  sqlite = {
-    repo: createWebhooksRepo(db),
-    fanout: (fn) => fn(sqliteFanout),
+  const liteEngine = sqliteEngine(db)
+  const postgresEngine = pgEngine(pg)
+  const sqliteQueue = createJobQueue(liteEngine, sqliteClaimer(db))
+  const pgQueue = createJobQueue(postgresEngine, pgClaimer(engines.sql))
+  const sqliteState = async () => ({
+    endpoints: db.select().from(lite.webhookEndpoints).orderBy(asc(lite.webhookEndpoints.id)).all(),
+    deliveries: db.select().from(lite.webhookDeliveries).orderBy(asc(lite.webhookDeliveries.id)).all(),
+    attempts: db.select().from(lite.webhookAttempts).orderBy(asc(lite.webhookAttempts.id)).all(),
+    batchEvents: db.select().from(lite.webhookBatchEvents).orderBy(asc(lite.webhookBatchEvents.deliveryId), asc(lite.webhookBatchEvents.position)).all(),
+    jobs: jobsOf(db.select().from(lite.jobs).all()),
+  })
+  const onSqlite = (repo: Repo, st: FanoutStatements): Engine => ({
+    repo,
+    fanout: (fn) => fn(bound(st, db, (steps) => driveSync(db, () => steps))),
     claim: (workerId, now) => sqliteQueue.claim(workerId, now, 100, 60_000),
-    state: async () => ({
-      endpoints: db.select().from(lite.webhookEndpoints).orderBy(asc(lite.webhookEndpoints.id)).all(),
-      deliveries: db.select().from(lite.webhookDeliveries).orderBy(asc(lite.webhookDeliveries.id)).all(),
-      attempts: db.select().from(lite.webhookAttempts).orderBy(asc(lite.webhookAttempts.id)).all(),
-      batchEvents: db.select().from(lite.webhookBatchEvents).orderBy(asc(lite.webhookBatchEvents.deliveryId), asc(lite.webhookBatchEvents.position)).all(),
-      jobs: jobsOf(db.select().from(lite.jobs).all()),
-    }),
-  }
-  pgRepo = createWebhooksRepoPg(pg)
+    state: sqliteState,
+  })
+  sqlite = onSqlite(createWebhooksRepo(liteEngine, createDeliverStatementsSqlite(db)), createFanoutStatementsSqlite(db, liteEngine))
+  sqliteShared = onSqlite(createWebhooksRepo(liteEngine), createFanoutStatements(liteEngine))
+  pgRepo = createWebhooksRepo(postgresEngine)
+  pgStatements = createFanoutStatements(postgresEngine)
   postgres = {
     repo: pgRepo,
-    fanout: (fn) =>
-      pg.transaction((tx) => fn(Object.fromEntries(Object.entries(stPg).map(([k, f]) => [k, (...args: unknown[]) => (f as (...a: unknown[]) => unknown)(tx, ...args)])) as Fanout)),
+    // The engine on the transaction: its statements run on it, as the dispatch's do.
+    fanout: (fn) => pg.transaction((tx) => fn(bound(pgStatements, tx as unknown as Builder, (steps) => pgEngine(tx as unknown as PgDb).run(() => steps)))),
     claim: (workerId, now) => pgQueue.claim(workerId, now, 100, 60_000),
     state: async () => ({
       endpoints: byBytes(await pg.select().from(pgs.webhookEndpoints), (r) => r.id),
@@ -108,17 +121,22 @@ async function reset() {
   for (const t of [pgs.webhookBatchEvents, pgs.webhookAttempts, pgs.webhookDeliveries, pgs.webhookEndpoints, pgs.jobs]) await engines.pg.delete(t)
 }
 
-/** Runs the script on SQLite, then on PostgreSQL, each from empty tables; answers and rows left must be equal. */
+/**
+ * Runs the script on SQLite as served, on SQLite with the statements written once, then on PostgreSQL, each
+ * from empty tables; answers and rows left must be equal.
+ */
 async function same<T>(script: (e: Engine) => Promise<T>): Promise<T> {
   const answers: unknown[] = []
   const states: unknown[] = []
-  for (const engine of [sqlite, postgres]) {
+  for (const engine of [sqlite, sqliteShared, postgres]) {
     await reset()
     answers.push(await script(engine))
     states.push(await engine.state())
   }
-  expect(answers[1]).toEqual(answers[0])
-  expect(states[1]).toEqual(states[0])
+  for (let i = 1; i < answers.length; i++) {
+    expect(answers[i]).toEqual(answers[0])
+    expect(states[i]).toEqual(states[0])
+  }
   return answers[0] as T
 }
 
@@ -448,16 +466,17 @@ describe('at once on PostgreSQL, on separate connections', () => {
   })
 
   test('events joining a batch while it closes are each either in the closed batch or told it is closed, never lost', async () => {
-    const st = createFanoutStatementsPg()
+    const st = pgStatements
+    const engine = pgEngine(engines.pg)
     for (let round = 0; round < ROUNDS; round++) {
       await reset()
       await repo().insertEndpoint(endpoint('whe_b', { batchEnabled: true }))
       await repo().insertDelivery(delivery('dlv_batch', 'whe_b', { event: 'batch', eventId: null, payload: null, batchOpen: true, batchSize: 0 }), null, T0)
       const add = (n: number) =>
-        engines.pg.transaction(async (tx) => {
-          const open = await st.openBatch(tx, 'whe_b')
+        engine.transaction(function* (tx) {
+          const open = yield* st.openBatch(tx, 'whe_b')
           if (!open) return null
-          await st.addBatchEvent(tx, open.id, open.batchSize, JSON.stringify({ id: `evt_${n}` }), T0)
+          yield* st.addBatchEvent(tx, open.id, open.batchSize, JSON.stringify({ id: `evt_${n}` }), T0)
           return n
         })
       const close = async () => {

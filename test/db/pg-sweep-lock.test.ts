@@ -9,7 +9,10 @@ import type { SQL } from 'bun'
 import { openPostgres } from '../../src/db/pg/connect'
 import { migratePostgres } from '../../src/db/pg/migrate'
 import type { PeriodicTask } from '../../src/jobs/periodic'
-import { createSweepLock, startPeriodicPg, SWEEP_LOCK, triggerPeriodicPg, type SweepLock } from '../../src/jobs/sweep-lock-pg'
+import { createSweepLock, SWEEP_LOCK, type SweepLock } from '../../src/jobs/sweep-lock-pg'
+import { startPeriodic, triggerPeriodic } from '../../src/jobs/periodic'
+import { pgEngine } from '../../src/db/engine/pg'
+import { pgDrizzle } from '../../src/db/pg/client'
 import { createTestDatabase, type TestDatabase } from '../setup/postgres'
 
 const T0 = 1_700_000_000_000
@@ -123,10 +126,10 @@ describe('periodic triggers', () => {
     const a = await node()
     const b = await node()
     expect(await a.lock.hold()).toBe(true)
-    expect(await triggerPeriodicPg(b.sql, b.lock, task, T0)).toBeNull()
+    expect(await triggerPeriodic(pgEngine(pgDrizzle(b.sql)), task, T0, b.lock)).toBeNull()
     expect(await jobs()).toEqual([])
-    expect(await triggerPeriodicPg(a.sql, a.lock, task, T0)).toStartWith('job_')
-    expect(await triggerPeriodicPg(a.sql, a.lock, task, T0 + 1)).toBeNull()
+    expect(await triggerPeriodic(pgEngine(pgDrizzle(a.sql)), task, T0, a.lock)).toStartWith('job_')
+    expect(await triggerPeriodic(pgEngine(pgDrizzle(a.sql)), task, T0 + 1, a.lock)).toBeNull()
     expect(await jobs()).toEqual([{ type: 'sweep.run', unique_key: 'periodic:sweep' }])
   })
 
@@ -136,7 +139,7 @@ describe('periodic triggers', () => {
     expect(await a.lock.hold()).toBe(true)
     const triggered = [0, 0]
     const errors: unknown[] = []
-    const runs = [a, b].map((n, i) => startPeriodicPg(n.sql, n.lock, [task], () => T0, () => triggered[i]!++, (_t, err) => errors.push(err)))
+    const runs = [a, b].map((n, i) => startPeriodic(pgEngine(pgDrizzle(n.sql)), [task], () => T0, () => triggered[i]!++, (_t, err) => errors.push(err), n.lock))
     try {
       // Each job taken away as if run, so each tick of the holder enqueues again.
       expect(await until(async () => {

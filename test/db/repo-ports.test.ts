@@ -4,12 +4,13 @@
 import { expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { dirname, join, normalize, relative } from 'node:path'
-import type { apiKeys, conversions, idempotencyRecords, links, users, webhookAttempts, webhookDeliveries, webhookEndpoints, workspaces } from '../../src/db/schema'
-import type { ConversionRow, NewConversion } from '../../src/modules/conversions/repo'
-import type { ApiKeyRow, NewApiKey, NewUser, NewWorkspace, UserRow, WorkspaceRow } from '../../src/modules/identity/repo'
-import type { LinkRow, NewLink } from '../../src/modules/links/repo'
-import type { IdempotencyRecord, NewIdempotencyRecord } from '../../src/modules/platform/repo-idempotency'
-import type { AttemptRow, DeliveryRow, EndpointRow, NewAttempt, NewDelivery, NewEndpoint } from '../../src/modules/webhooks/repo'
+import type { apiKeys, conversions, domains, idempotencyRecords, links, users, webhookAttempts, webhookDeliveries, webhookEndpoints, workspaces } from '../../src/db/schema'
+import type { ConversionRow, NewConversion } from '../../src/modules/conversions/port'
+import type { DomainRow } from '../../src/modules/domains/port'
+import type { ApiKeyRow, NewApiKey, NewUser, NewWorkspace, UserRow, WorkspaceRow } from '../../src/modules/identity/port'
+import type { LinkRow, NewLink } from '../../src/modules/links/port'
+import type { IdempotencyRecord, NewIdempotencyRecord } from '../../src/modules/platform/port-idempotency'
+import type { AttemptRow, DeliveryRow, EndpointRow, NewAttempt, NewDelivery, NewEndpoint } from '../../src/modules/webhooks/port'
 
 const ROOT = join(import.meta.dir, '../..')
 const SOURCES = [...new Bun.Glob('src/**/*.ts').scanSync({ cwd: ROOT })].sort()
@@ -58,6 +59,7 @@ test('the plain row types describe their tables exactly', () => {
   sameType<ApiKeyRow, typeof apiKeys.$inferSelect>()
   sameType<NewApiKey, typeof apiKeys.$inferInsert>()
   sameType<LinkRow, typeof links.$inferSelect>()
+  sameType<DomainRow, typeof domains.$inferSelect>()
   sameType<NewLink, typeof links.$inferInsert>()
   sameType<EndpointRow, typeof webhookEndpoints.$inferSelect>()
   sameType<NewEndpoint, typeof webhookEndpoints.$inferInsert>()

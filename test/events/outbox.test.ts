@@ -4,9 +4,10 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { asc, eq } from 'drizzle-orm'
 import { ManualClock } from '../../src/platform/clock'
 import { jobs, outbox, outboxCursor } from '../../src/db/schema'
-import { EVENT_TYPES } from '../../src/events/catalogue'
+import { isRegisteredEvent } from '../../src/events/catalogue'
 import { dispatchedUpTo, dispatchOutbox, hasPendingEvents, pruneDispatched, publish, type OutboxEvent, type PublishInput } from '../../src/events/outbox'
 import { enqueue } from '../../src/jobs/queue'
+import { sqliteEngine } from '../../src/db/engine/sqlite'
 import { ON_PG, setupSqlite, type TestEnv } from '../helpers'
 
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0)
@@ -27,22 +28,26 @@ const ping = (message: string, workspaceId = 'ws_1'): PublishInput => ({ type: '
 
 const rows = (rt: TestEnv['rt']) => rt.db.db.select().from(outbox).orderBy(asc(outbox.seq)).all()
 /** The seqs of stored events the cursor has passed. */
-const dispatchedSeqs = (rt: TestEnv['rt']) => rows(rt).filter((r) => r.seq <= dispatchedUpTo(rt.db.db)).map((r) => r.seq)
+const engine = (rt: TestEnv['rt']) => sqliteEngine(rt.db.db)
+const dispatchedSeqs = async (rt: TestEnv['rt']) => {
+  const upTo = await dispatchedUpTo(engine(rt))
+  return rows(rt).filter((r) => r.seq <= upTo).map((r) => r.seq)
+}
 const cursorTime = (rt: TestEnv['rt']) => rt.db.db.select().from(outboxCursor).get()?.updatedAt ?? null
 
 describe.skipIf(ON_PG)('publish()', () => {
-  test('inside a committed transaction leaves one outbox row, not yet dispatched', () => {
+  test('inside a committed transaction leaves one outbox row, not yet dispatched', async () => {
     const { rt } = env()
     const envelope = rt.db.db.transaction((tx) => publish(tx, { ...ping('hello'), mode: 'test' }, T0 + 5))
     expect(envelope).toEqual({ id: expect.stringMatching(/^evt_[0-9A-Za-z]{20}$/), type: 'webhook.test', timestamp: '2026-01-01T12:00:00.005Z', mode: 'test', data: { endpointId: 'we_1', message: 'hello' } })
     const stored = rows(rt)
     expect(stored).toHaveLength(1)
     expect(stored[0]).toMatchObject({ id: envelope.id, type: 'webhook.test', mode: 'test', workspaceId: 'ws_1', data: { endpointId: 'we_1', message: 'hello' }, createdAt: T0 + 5 })
-    expect(dispatchedSeqs(rt)).toEqual([])
-    expect(hasPendingEvents(rt.db.db)).toBe(true)
+    expect(await dispatchedSeqs(rt)).toEqual([])
+    expect(await hasPendingEvents(engine(rt))).toBe(true)
   })
 
-  test('inside a transaction that throws leaves nothing, together with the change it reported', () => {
+  test('inside a transaction that throws leaves nothing, together with the change it reported', async () => {
     const { rt } = env()
     expect(() =>
       rt.db.db.transaction((tx) => {
@@ -53,12 +58,12 @@ describe.skipIf(ON_PG)('publish()', () => {
     ).toThrow('the change failed')
     expect(rows(rt)).toEqual([])
     expect(rt.db.db.select().from(jobs).all()).toEqual([])
-    expect(hasPendingEvents(rt.db.db)).toBe(false)
+    expect(await hasPendingEvents(engine(rt))).toBe(false)
   })
 
   test('an unknown event type throws and writes nothing', () => {
     const { rt } = env()
-    expect(EVENT_TYPES.has('link.exploded')).toBe(false)
+    expect(isRegisteredEvent('link.exploded')).toBe(false)
     expect(() => publish(rt.db.db, { ...ping('x'), type: 'link.exploded' }, T0)).toThrow(/unknown event type "link.exploded"/)
     expect(() => rt.db.db.transaction((tx) => publish(tx, { ...ping('x'), type: '' }, T0))).toThrow(/unknown event type/)
     expect(rows(rt)).toEqual([])
@@ -70,8 +75,12 @@ describe.skipIf(ON_PG)('dispatch through the worker', () => {
     const { rt, clock } = env()
     const a: OutboxEvent[] = []
     const b: string[] = []
-    rt.outbox.consume((_tx, event) => void a.push(event))
-    rt.outbox.consume((_tx, event, now) => void b.push(`${event.envelope.data.message}@${now - T0}`))
+    rt.outbox.consume(function* (_tx, event) {
+      a.push(event)
+    })
+    rt.outbox.consume(function* (_tx, event, now) {
+      b.push(`${event.envelope.data.message}@${now - T0}`)
+    })
 
     rt.db.db.transaction((tx) => {
       publish(tx, ping('first'), T0 - 3000)
@@ -97,9 +106,9 @@ describe.skipIf(ON_PG)('dispatch through the worker', () => {
     })
     const stored = rows(rt)
     expect(stored.map((r) => r.id)).toEqual(a.map((e) => e.envelope.id))
-    expect(dispatchedSeqs(rt)).toEqual(stored.map((r) => r.seq))
+    expect(await dispatchedSeqs(rt)).toEqual(stored.map((r) => r.seq))
     expect(cursorTime(rt)).toBe(T0 + 7)
-    expect(hasPendingEvents(rt.db.db)).toBe(false)
+    expect(await hasPendingEvents(engine(rt))).toBe(false)
 
     // nothing is handed over twice; a later event is handed over on the next pass
     clock.advance(1000)
@@ -110,7 +119,7 @@ describe.skipIf(ON_PG)('dispatch through the worker', () => {
     await rt.worker.runDue()
     expect(a.map((e) => e.envelope.data.message)).toEqual(['first', 'second', 'third', 'fourth'])
     expect(b).toHaveLength(4)
-    expect(dispatchedUpTo(rt.db.db)).toBe(rows(rt).at(-1)!.seq)
+    expect(await dispatchedUpTo(engine(rt))).toBe(rows(rt).at(-1)!.seq)
     expect(cursorTime(rt)).toBe(T0 + 1007)
   })
 
@@ -119,10 +128,12 @@ describe.skipIf(ON_PG)('dispatch through the worker', () => {
     const handledJobs: unknown[] = []
     rt.worker.handle('test.deliver', async (payload) => void handledJobs.push(payload))
     // the first consumer records durable work (as webhook fan-out does) in the dispatch transaction
-    rt.outbox.consume((tx, event, now) => void enqueue(tx, { type: 'test.deliver', payload: event.envelope.data.message }, now))
+    rt.outbox.consume(function* (tx, event, now) {
+      enqueue(tx, { type: 'test.deliver', payload: event.envelope.data.message }, now)
+    })
     let broken = true
     const seenBySecond: string[] = []
-    rt.outbox.consume((_tx, event) => {
+    rt.outbox.consume(function* (_tx, event) {
       seenBySecond.push(event.envelope.data.message as string)
       if (broken && event.envelope.data.message === 'b') throw new Error('consumer broke on b')
     })
@@ -132,19 +143,19 @@ describe.skipIf(ON_PG)('dispatch through the worker', () => {
 
     await expect(rt.worker.runDue()).rejects.toThrow('consumer broke on b')
     expect(seenBySecond).toEqual(['a', 'b'])
-    expect(dispatchedSeqs(rt)).toEqual([])
+    expect(await dispatchedSeqs(rt)).toEqual([])
     expect(rt.db.db.select().from(jobs).all()).toEqual([]) // the job enqueued for 'a' (and 'b') was rolled back
     expect(handledJobs).toEqual([])
 
     // still broken: still nothing
     await expect(rt.worker.runDue()).rejects.toThrow('consumer broke on b')
-    expect(dispatchedSeqs(rt)).toEqual([])
+    expect(await dispatchedSeqs(rt)).toEqual([])
     expect(rt.db.db.select().from(jobs).all()).toEqual([])
 
     broken = false
     expect(await rt.worker.runDue()).toBe(3) // the three delivery jobs, enqueued by the consumer, ran
     expect(handledJobs).toEqual(['a', 'b', 'c'])
-    expect(dispatchedSeqs(rt)).toHaveLength(3)
+    expect(await dispatchedSeqs(rt)).toHaveLength(3)
     expect(seenBySecond).toEqual(['a', 'b', 'a', 'b', 'a', 'b', 'c'])
     // exactly once after the retry: nothing more to do
     expect(await rt.worker.runDue()).toBe(0)
@@ -158,7 +169,7 @@ describe.skipIf(ON_PG)('dispatch through the worker', () => {
     })
     const seen: number[] = []
     let failAt = 300
-    rt.outbox.consume((tx, event) => {
+    rt.outbox.consume(function* (tx, event) {
       const i = Number((event.envelope.data.message as string).slice(1))
       if (i === failAt) throw new Error(`cannot take m${i}`)
       seen.push(i)
@@ -167,7 +178,7 @@ describe.skipIf(ON_PG)('dispatch through the worker', () => {
 
     await expect(rt.worker.runDue()).rejects.toThrow('cannot take m300')
     // the first batch of 200 committed; the failing second batch (200..399) was rolled back whole
-    const dispatched = dispatchedSeqs(rt).length
+    const dispatched = (await dispatchedSeqs(rt)).length
     expect(dispatched).toBe(200)
     expect(rt.db.db.select().from(jobs).all()).toHaveLength(200)
     expect(rt.db.db.select().from(jobs).where(eq(jobs.id, 'job_m250')).get()).toBeUndefined()
@@ -176,19 +187,22 @@ describe.skipIf(ON_PG)('dispatch through the worker', () => {
     seen.length = 0
     await rt.worker.runDue()
     expect(seen).toEqual(Array.from({ length: 250 }, (_, i) => 200 + i))
-    expect(dispatchedSeqs(rt)).toHaveLength(450)
+    expect(await dispatchedSeqs(rt)).toHaveLength(450)
     expect(rt.db.db.select().from(jobs).all()).toHaveLength(450)
   })
 
-  test('dispatchOutbox answers how many it handed over and honours its limit', () => {
+  test('dispatchOutbox answers how many it handed over and honours its limit', async () => {
     const { rt } = env()
     for (let i = 0; i < 5; i++) publish(rt.db.db, ping(`m${i}`), T0 + i)
     const seen: string[] = []
-    const consumer = (_tx: unknown, e: OutboxEvent) => void seen.push(e.envelope.data.message as string)
-    expect(rt.db.db.transaction((tx) => dispatchOutbox(tx, [consumer], T0 + 10, 2))).toBe(2)
-    expect(rt.db.db.transaction((tx) => dispatchOutbox(tx, [consumer], T0 + 10, 2))).toBe(2)
-    expect(rt.db.db.transaction((tx) => dispatchOutbox(tx, [consumer], T0 + 10, 2))).toBe(1)
-    expect(rt.db.db.transaction((tx) => dispatchOutbox(tx, [consumer], T0 + 10, 2))).toBe(0)
+    const consumer = function* (_tx: unknown, e: OutboxEvent) {
+      seen.push(e.envelope.data.message as string)
+    }
+    const dispatch = () => dispatchOutbox(engine(rt), [consumer], T0 + 10, undefined, { limit: 2 })
+    expect(await dispatch()).toBe(2)
+    expect(await dispatch()).toBe(2)
+    expect(await dispatch()).toBe(1)
+    expect(await dispatch()).toBe(0)
     expect(seen).toEqual(['m0', 'm1', 'm2', 'm3', 'm4'])
   })
 
@@ -197,8 +211,8 @@ describe.skipIf(ON_PG)('dispatch through the worker', () => {
     publish(rt.db.db, ping('unheard'), T0)
     publish(rt.db.db, ping('unheard either'), T0)
     await rt.worker.runDue()
-    expect(dispatchedSeqs(rt)).toEqual(rows(rt).map((r) => r.seq))
-    expect(hasPendingEvents(rt.db.db)).toBe(false)
+    expect(await dispatchedSeqs(rt)).toEqual(rows(rt).map((r) => r.seq))
+    expect(await hasPendingEvents(engine(rt))).toBe(false)
   })
 
   test('pruning deletes dispatched events older than the retention, never pending ones', async () => {
@@ -207,8 +221,8 @@ describe.skipIf(ON_PG)('dispatch through the worker', () => {
     publish(rt.db.db, ping('recent'), T0)
     await rt.worker.runDue()
     publish(rt.db.db, ping('pending and old'), T0 - 20_000)
-    expect(pruneDispatched(rt.db.db, T0 - 5_000)).toBe(1)
+    expect(await pruneDispatched(engine(rt), T0 - 5_000)).toBe(1)
     expect(rows(rt).map((r) => r.data.message)).toEqual(['recent', 'pending and old'])
-    expect(hasPendingEvents(rt.db.db)).toBe(true)
+    expect(await hasPendingEvents(engine(rt))).toBe(true)
   })
 })

@@ -1,16 +1,23 @@
 // What is left to do in a database, read through the queue and the outbox as the worker sees them.
 import type { Db } from '../../src/db/client'
+import { sqliteEngine } from '../../src/db/engine/sqlite'
 import { dispatchedUpTo } from '../../src/events/outbox'
 import { eventsAfter } from '../../src/events/repo-outbox'
 import { createJobQueue } from '../../src/jobs/queue'
+import { sqliteClaimer } from '../../src/jobs/repo-queue-sqlite'
+
+/** The queue on one SQLite connection, as the runtime builds it. */
+export const sqliteQueue = (db: Db) => createJobQueue(sqliteEngine(db), sqliteClaimer(db))
 
 /** Jobs in the queue, whatever their state. */
 export async function jobsLeft(db: Db): Promise<number> {
-  const d = await createJobQueue(db).depth(Date.now())
+  const d = await sqliteQueue(db).depth(Date.now())
   return d.due + d.scheduled + d.running + d.dead
 }
 
 /** Outbox events not yet handed to consumers. */
-export function eventsPending(db: Db): number {
-  return eventsAfter(db, dispatchedUpTo(db), Number.MAX_SAFE_INTEGER).length
+export async function eventsPending(db: Db): Promise<number> {
+  const engine = sqliteEngine(db)
+  const from = await dispatchedUpTo(engine)
+  return (await engine.run((tx) => eventsAfter(engine, tx, from, Number.MAX_SAFE_INTEGER))).length
 }

@@ -5,10 +5,15 @@ import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { openDatabase, type DbHandle } from '../../src/db/client'
 import { migrate } from '../../src/db/migrate'
+import { registerEvents } from '../../src/events/catalogue'
 import { publish } from '../../src/events/outbox'
 import { enqueue } from '../../src/jobs/queue'
 import { ROOT, tempDir } from '../helpers'
 import { eventsPending, jobsLeft } from './_queue'
+import { WEBHOOK_EVENTS } from '../../src/modules/webhooks/model'
+
+// The webhooks module registers webhook.test when a runtime is built; this file publishes without one.
+registerEvents(WEBHOOK_EVENTS)
 
 const FIXTURE = 'test/jobs/fixtures/worker-process.ts'
 
@@ -112,7 +117,7 @@ describe('two worker processes on one database file', () => {
 
       expect(count('SELECT count(*) AS n FROM consumed')).toBe(600)
       expect(count('SELECT count(DISTINCT event_id) AS n FROM consumed')).toBe(600)
-      expect(eventsPending(h.db)).toBe(0)
+      expect(await eventsPending(h.db)).toBe(0)
       expect(await jobsLeft(h.db)).toBe(0)
       expect(reports.reduce((n, r) => n + r.consumed, 0)).toBe(600)
       // events reach consumers oldest first: the rowid order of `consumed` follows the outbox order (raw on

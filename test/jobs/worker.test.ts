@@ -11,7 +11,9 @@ import { jobs } from '../../src/db/schema'
 import { publish } from '../../src/events/outbox'
 import { createLogger, type Logger } from '../../src/platform/log'
 import { startPeriodic, triggerPeriodic, type PeriodicTask } from '../../src/jobs/periodic'
-import { createJobQueue, enqueue, type JobQueue } from '../../src/jobs/queue'
+import { enqueue, type JobQueue } from '../../src/jobs/queue'
+import { engineOf } from '../../src/db/store'
+import { sqliteQueue } from './_queue'
 import { PLATFORM_PERIODIC as PERIODIC_TASKS, PRUNE_IDEMPOTENCY } from '../../src/modules/platform'
 import { defaultBackoff, PermanentFailure, RetryAt, Worker, type JobContext, type WorkerOptions } from '../../src/jobs/worker'
 import { ON_PG, ROOT, setupSqlite, tempDir, type TestEnv } from '../helpers'
@@ -505,7 +507,7 @@ describe.skipIf(ON_PG)('the background loop', () => {
     const { rt } = env({ pollMs: 5 }, log)
     workers.push(rt.worker)
     let consumed = 0
-    rt.outbox.consume(() => {
+    rt.outbox.consume(function* () {
       consumed++
       throw new Error('consumer cannot take it')
     })
@@ -561,7 +563,7 @@ describe.skipIf(ON_PG)('periodic tasks', () => {
     expect(await reserve(rt, 'fresh', T0 + 1)).toBe(true)
     expect(await reserve(rt, 'later', T0 + 86_400_000)).toBe(true)
 
-    const jobId = triggerPeriodic(rt.db.db, task, clock.now())
+    const jobId = await triggerPeriodic(engineOf(rt.store), task, clock.now())
     expect(jobId).not.toBeNull()
     expect(await rt.queue.get(jobId!)).toMatchObject({ type: PRUNE_IDEMPOTENCY, uniqueKey: `periodic:${task.name}`, maxAttempts: 3 })
     expect(await rt.worker.runDue()).toBe(1)
@@ -575,11 +577,11 @@ describe.skipIf(ON_PG)('periodic tasks', () => {
   test('triggering twice before the job runs enqueues one job; after it ran, the next trigger enqueues again', async () => {
     const { rt, clock } = env()
     const task = PERIODIC_TASKS[0]!
-    expect(triggerPeriodic(rt.db.db, task, clock.now())).not.toBeNull()
-    expect(triggerPeriodic(rt.db.db, task, clock.now())).toBeNull()
+    expect(await triggerPeriodic(engineOf(rt.store), task, clock.now())).not.toBeNull()
+    expect(await triggerPeriodic(engineOf(rt.store), task, clock.now())).toBeNull()
     expect(rt.db.db.select().from(jobs).where(eq(jobs.type, task.jobType)).all()).toHaveLength(1)
     expect(await rt.worker.runDue()).toBe(1)
-    expect(triggerPeriodic(rt.db.db, task, clock.now())).not.toBeNull()
+    expect(await triggerPeriodic(engineOf(rt.store), task, clock.now())).not.toBeNull()
     expect(rt.db.db.select().from(jobs).where(eq(jobs.type, task.jobType)).all()).toHaveLength(1)
   })
 
@@ -590,14 +592,14 @@ describe.skipIf(ON_PG)('periodic tasks', () => {
     rt.worker.handle(task.jobType, async () => {
       if (++runs === 1) throw new PermanentFailure('broken this once')
     })
-    const first = triggerPeriodic(rt.db.db, task, clock.now())!
+    const first = (await triggerPeriodic(engineOf(rt.store), task, clock.now()))!
     await rt.worker.runDue()
     expect((await rt.queue.get(first))?.status).toBe('dead')
 
     clock.advance(3_600_000)
-    const second = triggerPeriodic(rt.db.db, task, clock.now())
+    const second = await triggerPeriodic(engineOf(rt.store), task, clock.now())
     expect(second).not.toBeNull()
-    expect(triggerPeriodic(rt.db.db, task, clock.now())).toBeNull()
+    expect(await triggerPeriodic(engineOf(rt.store), task, clock.now())).toBeNull()
     expect(await rt.worker.runDue()).toBe(1)
     expect(runs).toBe(2)
     // the dead one is kept for inspection
@@ -609,7 +611,7 @@ describe.skipIf(ON_PG)('periodic tasks', () => {
     const tasks: PeriodicTask[] = [...PERIODIC_TASKS, { name: 'test-every-5', pattern: '*/5 * * * *', jobType: 'test.every-5' }]
     const before = new Set(scheduledJobs)
     let triggers = 0
-    const periodic = startPeriodic(rt.db.db, tasks, () => clock.now(), () => void triggers++)
+    const periodic = startPeriodic(engineOf(rt.store), tasks, () => clock.now(), () => void triggers++)
     const created = scheduledJobs.filter((c) => !before.has(c))
     try {
       expect(created).toHaveLength(tasks.length)
@@ -650,7 +652,7 @@ describe.skipIf(ON_PG)('periodic tasks', () => {
     const task: PeriodicTask = { name: 'test-fails', pattern: '0 0 1 1 *', jobType: 'test.never' }
     const before = new Set(scheduledJobs)
     const errors: string[] = []
-    const periodic = startPeriodic(rt.db.db, [task], () => clock.now(), () => {}, (t, err) => errors.push(`${t.name}: ${(err as Error).message}`))
+    const periodic = startPeriodic(engineOf(rt.store), [task], () => clock.now(), () => {}, (t, err) => errors.push(`${t.name}: ${(err as Error).message}`))
     const cron = scheduledJobs.find((c) => !before.has(c))!
     try {
       // Raw on purpose: the table is taken away so the trigger's write fails.
@@ -672,7 +674,7 @@ test.skipIf(ON_PG)('createJobQueue works on any handle of the same file', async 
   const other = openDatabase(rt.db.path)
   try {
     const id = add(rt, { type: 'test.shared' })!
-    const q2 = createJobQueue(other.db)
+    const q2 = sqliteQueue(other.db)
     const [job] = await q2.claim('second', clock.now(), 5, 1000)
     expect(job?.id).toBe(id)
     expect(await rt.queue.claim('first', clock.now(), 5, 1000)).toEqual([])

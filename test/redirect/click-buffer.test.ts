@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import { ClickBuffer } from '../../src/modules/clicks/click-buffer'
 import type { ClickWriter } from '../../src/modules/clicks/click-writer'
-import type { ClickBatch, ClickRecord } from '../../src/modules/clicks/repo'
+import type { ClickBatch, ClickRecord } from '../../src/modules/clicks/port'
 import { createLogger } from '../../src/platform/log'
 import { systemClock } from '../../src/platform/clock'
 import type { TestEnv } from '../helpers'

@@ -2,10 +2,10 @@
 import { afterAll, expect, test } from 'bun:test'
 import { silentLogger } from '../../src/platform/log'
 import { createEnricher } from '../../src/modules/analytics/enrich'
-import { createClicksRepo, type ClickBatch, type ClickRecord } from '../../src/modules/clicks/repo'
+import type { ClickBatch, ClickRecord } from '../../src/modules/clicks/port'
+import { createClickFlush } from '../../src/modules/clicks/repo-sqlite'
 import { inlineClickWriter, threadClickWriter, type ClickWriter } from '../../src/modules/clicks/click-writer'
-import { eventsAfter } from '../../src/events/repo-outbox'
-import { bootstrapAccount, ON_PG, setup } from '../helpers'
+import { bootstrapAccount, ON_PG, setup, storedEvents } from '../helpers'
 
 const env = await setup()
 afterAll(() => env.cleanup())
@@ -46,8 +46,8 @@ async function counters(workspaceId: string, linkId: string) {
   return { t: row?.totalClicks, u: row?.uniqueClicks }
 }
 
-const clickedEvents = (linkId: string) =>
-  eventsAfter(env.rt.db.db, 0, Number.MAX_SAFE_INTEGER).filter((e) => e.type === 'link.clicked' && (e.data.link as { id: string }).id === linkId).length
+const clickedEvents = async (linkId: string) =>
+  (await storedEvents(env)).filter((e) => e.type === 'link.clicked' && (e.data.link as { id: string }).id === linkId).length
 
 // SQLite's writer thread and its connection: SQLite storage itself (PostgreSQL flushes inline, as in the last test).
 test.skipIf(ON_PG)('the thread writes each batch on its own connection, counters and events included', async () => {
@@ -98,7 +98,7 @@ test('the same repo writes inline when used directly', async () => {
   const ws = link.workspaceId
   // PostgreSQL has no writer thread: the module's repo is the one its flush writes through.
   const { store } = env.rt
-  const repo = store.engine === 'sqlite' ? createClicksRepo(store.db.db, env.rt.modules.clicks.visitorKey, createEnricher(), env.rt.config.baseUrl) : env.rt.modules.clicks.repo
+  const repo = store.engine === 'sqlite' ? createClickFlush(store.db.db, env.rt.modules.clicks.visitorKey, createEnricher(), env.rt.config.baseUrl) : env.rt.modules.clicks.repo
   await inlineClickWriter(repo).write(records(link, ws, 3), Date.now())
   expect(await clicksStored(ws, link.id)).toBe(3)
 })
@@ -107,7 +107,7 @@ test('the same repo writes inline when used directly', async () => {
 // earlier versions (node:crypto's HMAC) stored, or every returning visitor would count as new once.
 test('visitor hashes are the keyed HMAC-SHA256 earlier versions stored', async () => {
   const { createHmac } = await import('node:crypto')
-  const { visitorHash } = await import('../../src/modules/clicks/repo')
+  const { visitorHash } = await import('../../src/modules/clicks/visitor')
   const key = Buffer.from('lnk-test-visitor-key-0123456789ab')
   expect(visitorHash(key, '203.0.113.7', 'Mozilla/5.0 test')).toBe('hOh3jZcLrQzmHeDZI1N_BQtJYE_4CUZF')
   for (const [ip, ua] of [['2001:db8::1', null], ['198.51.100.2', 'Agent ünïcode ✓'], ['::ffff:192.0.2.1', '']] as const) {

@@ -1,7 +1,7 @@
 // decide() on its own: the contract's order of checks (section 4) as a pure function of a link and the
 // facts of a visit, without HTTP, cache or clock.
 import { describe, expect, test } from 'bun:test'
-import type { LinkRow } from '../../src/modules/links/repo'
+import type { LinkRow } from '../../src/modules/links/port'
 import { decide, type Visit } from '../../src/modules/redirect/decide'
 
 const NOW = Date.UTC(2026, 4, 10, 12, 0, 0)

@@ -1,8 +1,7 @@
 // The redirect's link cache filled at start: every link loaded up to the cache's size, visits then answered
 // without reading the database, and writes after the fill still seen at once.
 import { afterAll, beforeAll, expect, test } from 'bun:test'
-import type { Port } from '../../src/db/rows'
-import type { LinksRepo } from '../../src/modules/links/repo'
+import type { LinksRepo, RedirectReads } from '../../src/modules/links/port'
 import { LinkCache } from '../../src/modules/redirect/cache'
 import type { TestEnv } from '../helpers'
 import { account, counters, nextIp, redirectEnv, UA, visit, type Api } from './_redirect'
@@ -18,16 +17,15 @@ beforeAll(async () => {
 })
 afterAll(() => env.cleanup())
 
-/** The links repo, counting the redirect's single-link reads (what a cache miss costs). */
+/** The links repo and SQLite's synchronous reads, counting the redirect's single-link reads (what a cache miss costs). */
 function countingRepo() {
-  const repo = env.rt.modules.links.repo
-  const counted = { misses: 0, repo: { ...repo } as Port<LinksRepo> }
-  // SQLite's repo reads synchronously, PostgreSQL's asynchronously: the cache uses whichever the repo has.
-  const { findRedirectSync } = repo
-  if (findRedirectSync) {
-    counted.repo.findRedirectSync = (domain, slug) => {
+  const { repo, redirectReads: reads } = env.rt.modules.links
+  const counted: { misses: number; repo: LinksRepo; reads: RedirectReads | null } = { misses: 0, repo: { ...repo }, reads: reads && { ...reads } }
+  // SQLite reads synchronously, PostgreSQL asynchronously: the cache uses the synchronous reads where there are some.
+  if (reads && counted.reads) {
+    counted.reads.findRedirectSync = (domain, slug) => {
       counted.misses++
-      return findRedirectSync(domain, slug)
+      return reads.findRedirectSync(domain, slug)
     }
   } else {
     counted.repo.findRedirect = (domain, slug) => {
@@ -40,7 +38,7 @@ function countingRepo() {
 
 test('prefill loads links a page at a time until the cache is full; those visits read nothing more', async () => {
   const counting = countingRepo()
-  const cache = new LinkCache(counting.repo, () => [], { pendingClicks: () => 0, pendingAddresses: () => [] }, { max: 5 })
+  const cache = new LinkCache(counting.repo, counting.reads, () => [], { pendingClicks: () => 0, pendingAddresses: () => [] }, { max: 5 })
   expect(await cache.prefill(2)).toBe(5)
   expect(await cache.prefill(2)).toBe(0)
   // The five first in id order answer from memory; each of the other seven costs one read.
@@ -75,8 +73,8 @@ test('domain.changed on PostgreSQL: until the slugs are read, each of the domain
       reads++
       return { id: `lnk_${slug}`, domain, slug, destinationUrl: destination, totalClicks: 0 }
     },
-  } as unknown as Port<LinksRepo>
-  const cache = new LinkCache(repo, async () => [], { pendingClicks: () => 0, pendingAddresses: () => [] })
+  } as unknown as LinksRepo
+  const cache = new LinkCache(repo, null, async () => [], { pendingClicks: () => 0, pendingAddresses: () => [] })
   const at = async (domain: string, slug: string) => (await cache.get(domain, slug))?.row.destinationUrl
   expect(await at('go.example', 'a')).toBe('https://example.com/old')
   expect(await at('other.example', 'a')).toBe('https://example.com/old')

@@ -6,7 +6,7 @@
 import { createHmac } from 'node:crypto'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { ManualClock } from '../../src/platform/clock'
-import type { RedirectLink } from '../../src/modules/links/repo'
+import type { RedirectLink } from '../../src/modules/links/port'
 import { createGatePost } from '../../src/modules/redirect/gate-post'
 import { Captcha, gateLimitsFor } from '../../src/modules/redirect/gates'
 import { setupPg, type PgTestEnv } from '../helpers'

@@ -5,7 +5,8 @@
 // delivered exactly once.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Webhook } from 'standardwebhooks'
-import { publishPg } from '../../src/events/repo-outbox-pg'
+import { engineOf } from '../../src/db/store'
+import { publishing } from '../../src/events/outbox'
 import { ManualClock } from '../../src/platform/clock'
 import { body, bootstrapAccount, setupPg, type PgTestEnv } from '../helpers'
 import { expectRefusedByBoth, LOOPBACK_ENV, receiver, sampleLink, verifyBoth, type Receiver } from './_webhooks'
@@ -58,11 +59,11 @@ async function createLink(node: PgTestEnv, slug: string) {
 
 /** Events published the way an area does, in a transaction of the node's pool. */
 async function emit(node: PgTestEnv, count: number, tag: string) {
-  const store = node.rt.store
-  if (store.engine !== 'pg') throw new Error('expected PostgreSQL')
+  const engine = engineOf(node.rt.store)
+  if (engine.name !== 'pg') throw new Error('expected PostgreSQL')
   const ids: string[] = []
-  await store.db.transaction(async (tx) => {
-    for (let i = 0; i < count; i++) ids.push((await publishPg(tx, { type: 'link.updated', workspaceId, mode: 'live', data: sampleLink({ slug: `${tag}-${i}` }) }, clock.now())).id)
+  await engine.transaction(function* (tx) {
+    for (let i = 0; i < count; i++) ids.push((yield* publishing(engine, tx, { type: 'link.updated', workspaceId, mode: 'live', data: sampleLink({ slug: `${tag}-${i}` }) }, clock.now())).id)
   })
   return ids
 }

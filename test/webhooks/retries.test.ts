@@ -3,8 +3,8 @@
 // restart-resume, replay, replay-all, test pings and SSRF refusal at send.
 import { afterEach, describe, expect, test } from 'bun:test'
 import { ManualClock } from '../../src/platform/clock'
-import { sqliteOutbox } from '../../src/events/outbox'
-import { pgOutbox } from '../../src/events/outbox-pg'
+import { engineOf } from '../../src/db/store'
+import { createOutbox } from '../../src/events/outbox'
 import { createApp } from '../../src/app'
 import { silentLogger } from '../../src/platform/log'
 import { nextAttemptAt, parseRetryAfter, retryDelay, RETRY_DELAYS_MS } from '../../src/modules/webhooks/schedule'
@@ -29,7 +29,7 @@ async function world(answer: Parameters<typeof receiver>[0] = () => ({ status: 5
 async function fanOutOnly(env: Env) {
   const { store, clock, modules } = env.rt
   const now = () => clock.now()
-  const outbox = store.engine === 'sqlite' ? sqliteOutbox(store.workerDb.db, [...(modules.webhooks.consumers ?? [])], now) : pgOutbox(store.db, modules.webhooks.consumersPg ?? [], now)
+  const outbox = createOutbox(engineOf(store, 'worker'), modules.webhooks.consumers ?? [], now)
   await outbox.drain()
 }
 

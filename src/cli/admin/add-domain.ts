@@ -1,7 +1,7 @@
 // `lnk admin add-domain`: a custom domain for a workspace, as POST /v1/domains adds it, and the DNS records
 // to create.
 import type { DomainView } from '../../modules/domains/model'
-import { addDomain as addDomainTo } from '../../modules/domains/service'
+import { addDomain as addDomainTo } from '../../modules/domains'
 import { AppError } from '../../platform/errors'
 import { type AdminCommand, named, operatorIn, required, str, table, withRuntime, workspaceOf } from './shared'
 

@@ -1,5 +1,5 @@
 // `lnk admin add-member`: a user (created if new) in a workspace, or a member's new role.
-import { addMember as addMemberTo } from '../../modules/identity/service'
+import { addMember as addMemberTo } from '../../modules/identity'
 import { UsageError } from '../command'
 import { type AdminCommand, required, withRuntime } from './shared'
 

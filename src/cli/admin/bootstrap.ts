@@ -1,5 +1,5 @@
 // `lnk admin bootstrap`: the first user, workspace and key of an instance.
-import { bootstrap as bootstrapAccount } from '../../modules/identity/service'
+import { bootstrap as bootstrapAccount } from '../../modules/identity'
 import { type AdminCommand, required, withRuntime } from './shared'
 
 export const bootstrap: AdminCommand = {

@@ -1,5 +1,5 @@
 // `lnk admin create-key`: another key for a workspace's owner.
-import { createKey as createApiKey } from '../../modules/identity/service'
+import { createKey as createApiKey } from '../../modules/identity'
 import { UsageError } from '../command'
 import { type AdminCommand, required, withRuntime } from './shared'
 

@@ -1,5 +1,5 @@
 // `lnk admin create-workspace`: another workspace for an existing user.
-import { createWorkspace as createWorkspaceFor } from '../../modules/identity/service'
+import { createWorkspace as createWorkspaceFor } from '../../modules/identity'
 import { type AdminCommand, required, withRuntime } from './shared'
 
 export const createWorkspace: AdminCommand = {

@@ -1,6 +1,6 @@
 // `lnk admin list-domains`: custom domains of one workspace or of all, with their statuses.
 import type { DomainView } from '../../modules/domains/model'
-import { listDomains as listDomainsOf, toDomain } from '../../modules/domains/service'
+import { listDomains as listDomainsOf, toDomain } from '../../modules/domains'
 import { type AdminCommand, named, operatorIn, str, table, withRuntime, workspaceOf } from './shared'
 
 export const listDomains: AdminCommand = {

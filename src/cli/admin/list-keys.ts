@@ -1,5 +1,5 @@
 // `lnk admin list-keys`: keys of one workspace or of all, never their secrets.
-import { listKeys as listApiKeys } from '../../modules/identity/service'
+import { listKeys as listApiKeys } from '../../modules/identity'
 import { type AdminCommand, withRuntime } from './shared'
 
 export const listKeys: AdminCommand = {

@@ -1,5 +1,5 @@
 // `lnk admin pause-key`: a key refused with 403 key_paused until resume-key.
-import { pauseApiKey } from '../../modules/api-keys/service'
+import { pauseApiKey } from '../../modules/api-keys'
 import { type AdminCommand, str, withRuntime } from './shared'
 
 export const pauseKey: AdminCommand = {

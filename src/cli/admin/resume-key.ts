@@ -1,5 +1,5 @@
 // `lnk admin resume-key`: a paused key works again.
-import { resumeApiKey } from '../../modules/api-keys/service'
+import { resumeApiKey } from '../../modules/api-keys'
 import { type AdminCommand, withRuntime } from './shared'
 
 export const resumeKey: AdminCommand = {

@@ -1,5 +1,5 @@
 // `lnk admin revoke-key`: the end of a key.
-import { revokeApiKey } from '../../modules/api-keys/service'
+import { revokeApiKey } from '../../modules/api-keys'
 import { type AdminCommand, str, withRuntime } from './shared'
 
 export const revokeKey: AdminCommand = {

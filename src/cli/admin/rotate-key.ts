@@ -1,5 +1,5 @@
 // `lnk admin rotate-key`: a new secret, the old one kept for a grace period.
-import { rotateApiKey } from '../../modules/api-keys/service'
+import { rotateApiKey } from '../../modules/api-keys'
 import { type AdminCommand, wholeNumber, withRuntime } from './shared'
 
 export const rotateKey: AdminCommand = {

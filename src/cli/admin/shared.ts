@@ -2,9 +2,9 @@
 // them use: flag checks that are usage errors, the operator acting in a workspace, aligned columns.
 import { type Runtime, openRuntime } from '../../runtime'
 import type { DomainView } from '../../modules/domains/model'
-import type { Who } from '../../modules/domains/service'
-import { workspaceNotFound } from '../../modules/identity/errors'
-import type { IdentityRepo, WorkspaceRow } from '../../modules/identity/repo'
+import type { Who } from '../../modules/domains'
+import { workspaceNotFound } from '../../modules/identity'
+import type { IdentityRepo, WorkspaceRow } from '../../modules/identity'
 import { type CommandContext, type Options, UsageError } from '../command'
 
 /** One `lnk admin` command. Its help is `Usage: lnk admin <name> <usage>`, a blank line, then `details`. */

@@ -1,6 +1,6 @@
 // `lnk admin update-key`: a key's settings (spec 2.7) from flags; "none" clears one.
-import { type KeySettings, updateApiKey } from '../../modules/api-keys/service'
-import { parseGrants } from '../../modules/identity/permissions'
+import { type KeySettings, updateApiKey } from '../../modules/api-keys'
+import { parseGrants } from '../../modules/identity'
 import { type Values, UsageError } from '../command'
 import { type AdminCommand, str, wholeNumber, withRuntime } from './shared'
 

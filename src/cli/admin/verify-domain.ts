@@ -1,7 +1,7 @@
 // `lnk admin verify-domain`: a domain's DNS checked now, as POST /v1/domains/{id}/verify checks it.
-import { domainNotFound } from '../../modules/domains/errors'
+import { domainNotFound } from '../../modules/domains'
 import type { DomainView } from '../../modules/domains/model'
-import { verifyDomain as verifyDomainNow } from '../../modules/domains/service'
+import { verifyDomain as verifyDomainNow } from '../../modules/domains'
 import { type AdminCommand, named, operatorIn, table, withRuntime, workspaceOf } from './shared'
 
 /** What the check saw at the record's name, and whether the value was among it. */

@@ -24,13 +24,18 @@ function checkChannel(channel: string) {
   if (!channel || Buffer.byteLength(channel) > MAX_CHANNEL_BYTES) throw new Error(`notice channel "${channel}" must be 1 to ${MAX_CHANNEL_BYTES} bytes`)
 }
 
+/** What goes out on `channel` for `payload`: the payload, or the reset notice when PostgreSQL would refuse it. */
+export function noticePayload(channel: string, payload: string): string {
+  checkChannel(channel)
+  return Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES ? RESET_PAYLOAD : payload
+}
+
 /**
  * Publishes `payload` on `channel` inside `tx`: sent when it commits, never when it rolls back. A payload too
  * long for PostgreSQL (or empty) goes out as the reset notice.
  */
 export async function publishChange(tx: Notifier, channel: string, payload: string): Promise<void> {
-  checkChannel(channel)
-  await tx.notify(channel, Buffer.byteLength(payload) > MAX_PAYLOAD_BYTES ? RESET_PAYLOAD : payload)
+  await tx.notify(channel, noticePayload(channel, payload))
 }
 
 export type ResetCause = 'reconnected' | 'notice'

@@ -1,123 +1,46 @@
-// The PostgreSQL side of export / import (db/transfer.ts): an export reads through cursors inside one
-// REPEATABLE READ READ ONLY transaction (one snapshot, a batch in memory at a time); an import is one
-// transaction of multi-row inserts, then moves each identity sequence past the imported numbers.
+// The PostgreSQL side of export / import (db/transfer-engine.ts): an export reads inside one REPEATABLE READ
+// READ ONLY transaction (one snapshot); an import is one transaction, after which each identity sequence is
+// moved past the imported numbers.
 import type { SQL } from 'bun'
+import { sql } from 'drizzle-orm'
 import { redactUrl } from '../../platform/config'
-import { sourceNotMigrated } from '../transfer-errors'
-import { TRANSFER_TABLES, type ColumnKind, type Loader, type Row, type Snapshot, type TableSpec, type TransferSource, type TransferTarget } from '../transfer-tables'
+import { rawRows, rawRun, type Builder } from '../engine'
+import { pgEngine } from '../engine/pg'
+import { engineSource, engineTarget, type TransferEngine } from '../transfer-engine'
+import type { TableSpec, TransferSource, TransferTarget } from '../transfer-tables'
+import { pgDrizzle } from './client'
 import { migratePostgres } from './migrate'
 import { EMBEDDED_PG_MIGRATIONS } from './migrations.generated'
 
 const quote = (name: string) => `"${name}"`
-const columnList = (table: TableSpec) => table.columns.map((c) => quote(c.name)).join(', ')
 
-/** How a parameter is cast in an insert. JSON goes as text: a string cast straight to jsonb would be stored as a JSON string. */
-const CAST: Record<ColumnKind, string> = { text: 'text', integer: 'bigint', real: 'double precision', boolean: 'boolean', json: 'text::jsonb', blob: 'bytea' }
-
-/** bigint arrives as a decimal string; refused rather than rounded past 2^53. */
-function whole(table: TableSpec, column: string, v: unknown): number {
-  const n = Number(v)
-  if (!Number.isSafeInteger(n)) throw new Error(`${table.name}.${column} holds ${v}, beyond what an export carries exactly`)
-  return n
-}
-
-function fromPg(table: TableSpec, raw: Record<string, unknown>): Row {
-  const row: Row = {}
-  for (const { name, kind } of table.columns) {
-    const v = raw[name]
-    if (v === null || v === undefined) row[name] = null
-    else if (kind === 'integer') row[name] = whole(table, name, v)
-    else if (kind === 'real') row[name] = Number(v)
-    else if (kind === 'blob') row[name] = Buffer.from(v as Uint8Array)
-    else row[name] = v
-  }
-  return row
-}
-
-const toPg = (kind: ColumnKind, v: unknown) => (v === null || v === undefined ? null : kind === 'json' ? JSON.stringify(v) : v)
-
-const countOf = async (sql: SQL, table: TableSpec) => Number((await sql.unsafe(`SELECT count(*) AS n FROM ${quote(table.name)}`))[0].n)
-
-function snapshotOf(tx: SQL): Snapshot {
+function pgSide(client: SQL, url: string): TransferEngine {
   return {
-    count: (table) => countOf(tx, table),
-    async sequence(table) {
+    engine: pgEngine(pgDrizzle(client)),
+    label: `PostgreSQL ${redactUrl(url)}`,
+    latestTag: EMBEDDED_PG_MIGRATIONS.at(-1)!.tag,
+    async appliedTag() {
+      const [exists] = await client.unsafe(`SELECT to_regclass('schema_migrations') IS NOT NULL AS present`)
+      if (!exists.present) return null
+      const [latest] = await client.unsafe('SELECT max(tag) AS tag FROM schema_migrations')
+      return latest.tag ?? null
+    },
+    migrate: async () => void (await migratePostgres(client)),
+    *sequence(_tx: Builder, table: TableSpec) {
       // Sequences are outside the snapshot: this reads the value now, never lower than the snapshot's.
-      const [seq] = await tx.unsafe(`SELECT pg_get_serial_sequence($1, $2) AS name`, [quote(table.name), table.sequence!])
-      const [state] = await tx.unsafe(`SELECT last_value, is_called FROM ${seq.name}`)
-      const [max] = await tx.unsafe(`SELECT max(${quote(table.sequence!)}) AS m FROM ${quote(table.name)}`)
-      return Math.max(state.is_called ? Number(state.last_value) : Number(state.last_value) - 1, Number(max.m ?? 0))
+      const [seq] = yield* rawRows<{ name: string }>(sql`SELECT pg_get_serial_sequence(${quote(table.name)}, ${table.sequence!}) AS name`)
+      const [state] = yield* rawRows<{ last_value: string; is_called: boolean }>(sql`SELECT last_value, is_called FROM ${sql.raw(seq!.name)}`)
+      return state!.is_called ? Number(state!.last_value) : Number(state!.last_value) - 1
     },
-    async *rows(table, size) {
-      const cursor = `lnk_export_${table.name}`
-      await tx.unsafe(`DECLARE ${cursor} NO SCROLL CURSOR FOR SELECT ${columnList(table)} FROM ${quote(table.name)}`)
-      try {
-        for (;;) {
-          const batch = (await tx.unsafe(`FETCH ${size} FROM ${cursor}`)) as Record<string, unknown>[]
-          if (!batch.length) break
-          yield batch.map((raw) => fromPg(table, raw))
-        }
-      } finally {
-        await tx.unsafe(`CLOSE ${cursor}`)
-      }
+    *advanceSequence(_tx: Builder, table: TableSpec, atLeast: number) {
+      // Identity columns are "generated by default": imported rows kept their numbers, the sequence did not move.
+      yield* rawRun(sql`SELECT setval(pg_get_serial_sequence(${quote(table.name)}, ${table.sequence!}), ${atLeast}::bigint, true)`)
     },
+    close: () => client.close(),
   }
-}
-
-/** The applied migration tags, or an empty list when none ever ran. */
-async function appliedTags(sql: SQL): Promise<string[]> {
-  const [exists] = await sql.unsafe(`SELECT to_regclass('schema_migrations') IS NOT NULL AS present`)
-  if (!exists.present) return []
-  return ((await sql.unsafe('SELECT tag FROM schema_migrations ORDER BY tag')) as { tag: string }[]).map((r) => r.tag)
 }
 
 /** The database behind `sql` (opened by openPostgres); `url` only names it in messages. */
-export function pgSource(sql: SQL, url: string): TransferSource {
-  const label = `PostgreSQL ${redactUrl(url)}`
-  return {
-    label,
-    async checkSchema() {
-      const latest = EMBEDDED_PG_MIGRATIONS.at(-1)!.tag
-      const current = (await appliedTags(sql)).at(-1) ?? '(none)'
-      if (current !== latest) throw sourceNotMigrated(label, current, latest)
-    },
-    snapshot: (read) => sql.begin('ISOLATION LEVEL REPEATABLE READ READ ONLY', (tx) => read(snapshotOf(tx))),
-    close: () => sql.close(),
-  }
-}
+export const pgSource = (sql: SQL, url: string): TransferSource => engineSource(pgSide(sql, url))
 
-function loaderOf(tx: SQL): Loader {
-  return {
-    async insert(table, rows) {
-      const params: unknown[] = []
-      const tuples = rows.map((row) => `(${table.columns.map(({ name, kind }) => (params.push(toPg(kind, row[name])), `$${params.length}::${CAST[kind]}`)).join(', ')})`)
-      await tx.unsafe(`INSERT INTO ${quote(table.name)} (${columnList(table)}) VALUES ${tuples.join(', ')}`, params)
-    },
-    count: (table) => countOf(tx, table),
-    async advanceSequence(table, atLeast) {
-      // Identity columns are "generated by default": imported rows kept their numbers, the sequence did not move.
-      if (atLeast > 0) await tx.unsafe(`SELECT setval(pg_get_serial_sequence($1, $2), $3::bigint, true)`, [quote(table.name), table.sequence!, atLeast])
-    },
-  }
-}
-
-export function pgTarget(sql: SQL, url: string): TransferTarget {
-  return {
-    label: `PostgreSQL ${redactUrl(url)}`,
-    async migrate() {
-      await migratePostgres(sql)
-    },
-    async occupied() {
-      const held: Record<string, number> = {}
-      for (const table of TRANSFER_TABLES) {
-        const n = await countOf(sql, table)
-        if (n) held[table.name] = n
-      }
-      return held
-    },
-    async transaction(load) {
-      await sql.begin((tx) => load(loaderOf(tx)))
-    },
-    close: () => sql.close(),
-  }
-}
+export const pgTarget = (sql: SQL, url: string): TransferTarget => engineTarget(pgSide(sql, url))

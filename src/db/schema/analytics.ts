@@ -3,7 +3,7 @@
 // boundaries with whole-hour offsets) and UTC days (long ranges read 24 times fewer rows). A range is read
 // as whole days in its middle, hours at its sides and raw clicks only for a partial hour at either end.
 // Rollups are kept when raw clicks are pruned after LNK_CLICK_RETENTION_DAYS.
-import { blob, index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core'
+import { bytes, index, int, primaryKey, table, text } from '../columns'
 import { workspaces } from './identity'
 import { links } from './links'
 
@@ -19,18 +19,18 @@ export const ROLLUP_GRAINS = ['second', 'minute', 'hour', 'day', 'week', 'month'
 
 const figures = {
   grain: text('grain', { enum: ROLLUP_GRAINS }).notNull(),
-  bucket: integer('bucket').notNull(),
+  bucket: int('bucket').notNull(),
   /** People's clicks (bots excluded). */
-  clicks: integer('clicks').notNull(),
+  clicks: int('clicks').notNull(),
   /** Bot hits, crawler previews included: counted here and nowhere else. */
-  bots: integer('bots').notNull(),
+  bots: int('bots').notNull(),
   /** HyperLogLog sketch of the visitors (see modules/analytics/hll.ts); null while clicks = 0. */
-  visitors: blob('visitors', { mode: 'buffer' }),
+  visitors: bytes('visitors'),
   /** Clicks per country, referrer host, browser, OS and device: {"country":{"DE":3,"":1},…} ('' = unknown/direct). */
   dims: text('dims').notNull(),
 }
 
-export const linkRollups = sqliteTable('link_rollups', {
+export const linkRollups = table('link_rollups', {
   linkId: text('link_id').notNull().references(() => links.id, { onDelete: 'cascade' }),
   ...figures,
 }, (t) => [
@@ -44,7 +44,7 @@ export const linkRollups = sqliteTable('link_rollups', {
  * The same figures summed over a workspace's links, so workspace-wide questions read one row per bucket.
  * They keep the clicks of links deleted since: those visits happened.
  */
-export const workspaceRollups = sqliteTable('workspace_rollups', {
+export const workspaceRollups = table('workspace_rollups', {
   workspaceId: text('workspace_id').notNull().references(() => workspaces.id, { onDelete: 'cascade' }),
   ...figures,
 }, (t) => [primaryKey({ columns: [t.workspaceId, t.grain, t.bucket] })])

@@ -1,10 +1,9 @@
 // Conversions recorded by the public beacon (POST /v1/conversions): each one attributed to the click whose
 // lnk_cid it carried, that click's link and the link's workspace.
-import { index, real, sqliteTable, text } from 'drizzle-orm/sqlite-core'
-import { json, time } from '../columns'
+import { index, json, real, table, text, time } from '../columns'
 import { links } from './links'
 
-export const conversions = sqliteTable('conversions', {
+export const conversions = table('conversions', {
   id: text('id').primaryKey(),
   /**
    * The click (clk_…) that led to it. No foreign key on purpose: raw clicks will be pruned after their

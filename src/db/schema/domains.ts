@@ -1,7 +1,5 @@
 // Custom domains of workspaces: what was asked for, what DNS showed at the last check, and when to look again.
-import { sql } from 'drizzle-orm'
-import { sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
-import { json, time } from '../columns'
+import { json, sql, table, text, time, uniqueIndex } from '../columns'
 import { workspaces } from './identity'
 
 export const VERIFICATION_STATUSES = ['pending', 'verified', 'failed'] as const
@@ -20,7 +18,7 @@ export interface SeenRecords {
   errors: string[]
 }
 
-export const domains = sqliteTable(
+export const domains = table(
   'domains',
   {
     id: text('id').primaryKey(),

@@ -1,10 +1,9 @@
 // Local forwarding: a signing secret per API key (the same across sessions until the key's secret changes),
 // the sessions a developer's `lnk listen` polls, and the events queued for each until a poll takes them.
-import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
-import { json, time } from '../columns'
+import { index, int, json, table, text, time } from '../columns'
 import { apiKeys, workspaces } from './identity'
 
-export const cliSecrets = sqliteTable('cli_secrets', {
+export const cliSecrets = table('cli_secrets', {
   keyId: text('key_id').primaryKey().references(() => apiKeys.id, { onDelete: 'cascade' }),
   /** The key's hash when the secret was made: a rotated key (another hash) gets a new secret. */
   keyHash: text('key_hash').notNull(),
@@ -12,7 +11,7 @@ export const cliSecrets = sqliteTable('cli_secrets', {
   createdAt: time('created_at').notNull(),
 })
 
-export const cliSessions = sqliteTable(
+export const cliSessions = table(
   'cli_sessions',
   {
     id: text('id').primaryKey(),
@@ -22,7 +21,7 @@ export const cliSessions = sqliteTable(
     events: json<string[]>('events').notNull(),
     deviceName: text('device_name'),
     /** Events that did not fit the queue. */
-    dropped: integer('dropped').notNull(),
+    dropped: int('dropped').notNull(),
     createdAt: time('created_at').notNull(),
     lastPollAt: time('last_poll_at'),
     expiresAt: time('expires_at').notNull(),
@@ -30,10 +29,10 @@ export const cliSessions = sqliteTable(
   (t) => [index('cli_sessions_workspace_idx').on(t.workspaceId, t.mode, t.expiresAt)],
 )
 
-export const cliSessionEvents = sqliteTable(
+export const cliSessionEvents = table(
   'cli_session_events',
   {
-    seq: integer('seq').primaryKey({ autoIncrement: true }),
+    seq: int('seq').primaryKey({ autoIncrement: true }),
     sessionId: text('session_id').notNull().references(() => cliSessions.id, { onDelete: 'cascade' }),
     eventId: text('event_id').notNull(),
     type: text('type').notNull(),

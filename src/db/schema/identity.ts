@@ -1,22 +1,21 @@
-import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
+import { index, int, json, primaryKey, table, text, time, uniqueIndex } from '../columns'
 import type { Schedule, ScopeFilters } from '../../platform/key-restrictions'
-import { json, time } from '../columns'
 
-export const users = sqliteTable('users', {
+export const users = table('users', {
   id: text('id').primaryKey(),
   email: text('email').notNull(),
   name: text('name'),
   createdAt: time('created_at').notNull(),
 }, (t) => [uniqueIndex('users_email_unique').on(t.email)])
 
-export const workspaces = sqliteTable('workspaces', {
+export const workspaces = table('workspaces', {
   id: text('id').primaryKey(),
   slug: text('slug').notNull(),
   name: text('name').notNull(),
   createdAt: time('created_at').notNull(),
 }, (t) => [uniqueIndex('workspaces_slug_unique').on(t.slug)])
 
-export const memberships = sqliteTable('memberships', {
+export const memberships = table('memberships', {
   workspaceId: text('workspace_id').notNull().references(() => workspaces.id, { onDelete: 'cascade' }),
   userId: text('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
   role: text('role', { enum: ['owner', 'member'] }).notNull(),
@@ -26,7 +25,7 @@ export const memberships = sqliteTable('memberships', {
 export type { Schedule, ScopeFilters }
 
 /** Every field of spec 2.7; rotation keeps the previous secret's hash until its grace ends. */
-export const apiKeys = sqliteTable('api_keys', {
+export const apiKeys = table('api_keys', {
   id: text('id').primaryKey(),
   workspaceId: text('workspace_id').notNull().references(() => workspaces.id, { onDelete: 'cascade' }),
   userId: text('user_id').notNull().references(() => users.id, { onDelete: 'cascade' }),
@@ -38,8 +37,8 @@ export const apiKeys = sqliteTable('api_keys', {
   allowedIps: json<string[]>('allowed_ips').notNull(),
   scopeFilters: json<ScopeFilters | null>('scope_filters'),
   schedule: json<Schedule | null>('schedule'),
-  monthlyCallCap: integer('monthly_call_cap'),
-  rateLimitOverride: integer('rate_limit_override'),
+  monthlyCallCap: int('monthly_call_cap'),
+  rateLimitOverride: int('rate_limit_override'),
   expiresAt: time('expires_at'),
   lastUsedAt: time('last_used_at'),
   lastUsedIp: text('last_used_ip'),
@@ -58,8 +57,8 @@ export const apiKeys = sqliteTable('api_keys', {
 ])
 
 /** Calls per key per UTC calendar month: `/me` usage and `monthlyCallCap`. */
-export const apiKeyUsage = sqliteTable('api_key_usage', {
+export const apiKeyUsage = table('api_key_usage', {
   keyId: text('key_id').notNull().references(() => apiKeys.id, { onDelete: 'cascade' }),
   month: text('month').notNull(),
-  calls: integer('calls').notNull(),
+  calls: int('calls').notNull(),
 }, (t) => [primaryKey({ columns: [t.keyId, t.month] })])

@@ -1,9 +1,8 @@
 // Links, what their redirects need to remember (visitors, addresses) and the clicks they record.
-import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
-import { bool, json, time } from '../columns'
+import { bool, index, int, json, primaryKey, table, text, time, uniqueIndex } from '../columns'
 import { workspaces } from './identity'
 
-export const links = sqliteTable('links', {
+export const links = table('links', {
   id: text('id').primaryKey(),
   workspaceId: text('workspace_id').notNull().references(() => workspaces.id, { onDelete: 'cascade' }),
   domain: text('domain').notNull(),
@@ -14,12 +13,12 @@ export const links = sqliteTable('links', {
   tags: json<string[]>('tags').notNull(),
   folderId: text('folder_id'),
   campaignId: text('campaign_id'),
-  redirectStatus: integer('redirect_status').notNull(),
+  redirectStatus: int('redirect_status').notNull(),
   fallbackUrl: text('fallback_url'),
   passwordHash: text('password_hash'),
   expiresAt: time('expires_at'),
-  clickLimit: integer('click_limit'),
-  uniqueIpLimit: integer('unique_ip_limit'),
+  clickLimit: int('click_limit'),
+  uniqueIpLimit: int('unique_ip_limit'),
   publicStatsEnabled: bool('public_stats_enabled').notNull(),
   utmSource: text('utm_source'),
   utmMedium: text('utm_medium'),
@@ -39,8 +38,8 @@ export const links = sqliteTable('links', {
   isActive: bool('is_active').notNull(),
   isArchived: bool('is_archived').notNull(),
   isTest: bool('is_test').notNull(),
-  totalClicks: integer('total_clicks').notNull(),
-  uniqueClicks: integer('unique_clicks').notNull(),
+  totalClicks: int('total_clicks').notNull(),
+  uniqueClicks: int('unique_clicks').notNull(),
   createdByKeyId: text('created_by_key_id'),
   /** Lower-cased slug, title, destination and tags, one per line: what `search` matches (kept by the service). */
   searchText: text('search_text').notNull(),
@@ -52,27 +51,27 @@ export const links = sqliteTable('links', {
 ])
 
 /** One row per tag of a link, so the tag filter is an exact, indexed match. */
-export const linkTags = sqliteTable('link_tags', {
+export const linkTags = table('link_tags', {
   linkId: text('link_id').notNull().references(() => links.id, { onDelete: 'cascade' }),
   tag: text('tag').notNull(),
 }, (t) => [primaryKey({ columns: [t.linkId, t.tag] }), index('link_tags_tag_idx').on(t.tag, t.linkId)])
 
 /** Distinct visitors (keyed hash of address + user agent) per link: uniqueClicks. */
-export const linkVisitors = sqliteTable('link_visitors', {
+export const linkVisitors = table('link_visitors', {
   linkId: text('link_id').notNull().references(() => links.id, { onDelete: 'cascade' }),
   visitorHash: text('visitor_hash').notNull(),
   firstSeenAt: time('first_seen_at').notNull(),
 }, (t) => [primaryKey({ columns: [t.linkId, t.visitorHash] })])
 
 /** The first uniqueIpLimit distinct client addresses (keyed hashes) admitted to a link. */
-export const linkAddresses = sqliteTable('link_addresses', {
+export const linkAddresses = table('link_addresses', {
   linkId: text('link_id').notNull().references(() => links.id, { onDelete: 'cascade' }),
   ipHash: text('ip_hash').notNull(),
   firstSeenAt: time('first_seen_at').notNull(),
 }, (t) => [primaryKey({ columns: [t.linkId, t.ipHash] })])
 
 /** One row per counted redirect. Raw IP addresses are never stored. */
-export const clicks = sqliteTable('clicks', {
+export const clicks = table('clicks', {
   id: text('id').primaryKey(),
   linkId: text('link_id').notNull().references(() => links.id, { onDelete: 'cascade' }),
   workspaceId: text('workspace_id').notNull(),
@@ -93,15 +92,15 @@ export const clicks = sqliteTable('clicks', {
 }, (t) => [index('clicks_link_time_idx').on(t.linkId, t.clickedAt, t.isBot, t.visitorHash)])
 
 /** Server-wide secrets and settings generated on first start (e.g. the key of visitor hashes). */
-export const settings = sqliteTable('settings', {
+export const settings = table('settings', {
   key: text('key').primaryKey(),
   value: text('value').notNull(),
   createdAt: time('created_at').notNull(),
 })
 
 /** Live links created per workspace per UTC month: the plan allowance. */
-export const linkUsage = sqliteTable('link_usage', {
+export const linkUsage = table('link_usage', {
   workspaceId: text('workspace_id').notNull().references(() => workspaces.id, { onDelete: 'cascade' }),
   month: text('month').notNull(),
-  created: integer('created').notNull(),
+  created: int('created').notNull(),
 }, (t) => [primaryKey({ columns: [t.workspaceId, t.month] })])

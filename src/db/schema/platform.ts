@@ -1,10 +1,9 @@
 // Tables the platform itself runs on: the events outbox, durable jobs and idempotency records.
-import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core'
-import { json, time } from '../columns'
+import { index, int, json, table, text, time, uniqueIndex } from '../columns'
 
 /** Every state change others must hear about, written in the transaction that made it, in order (seq). */
-export const outbox = sqliteTable('outbox', {
-  seq: integer('seq').primaryKey({ autoIncrement: true }),
+export const outbox = table('outbox', {
+  seq: int('seq').primaryKey({ autoIncrement: true }),
   id: text('id').notNull(),
   type: text('type').notNull(),
   mode: text('mode', { enum: ['live', 'test'] }).notNull(),
@@ -17,9 +16,9 @@ export const outbox = sqliteTable('outbox', {
  * How far the outbox has been handed to consumers: one row, the last dispatched seq. A cursor rather than
  * a mark per event, so dispatch is one small write however many events there are.
  */
-export const outboxCursor = sqliteTable('outbox_cursor', {
+export const outboxCursor = table('outbox_cursor', {
   name: text('name').primaryKey(),
-  seq: integer('seq').notNull(),
+  seq: int('seq').notNull(),
   updatedAt: time('updated_at').notNull(),
 })
 
@@ -27,14 +26,14 @@ export const JOB_STATUSES = ['pending', 'running', 'done', 'dead'] as const
 export type JobStatus = (typeof JOB_STATUSES)[number]
 
 /** Durable work: claimed atomically, retried with backoff, resumed after a crash when its lease lapses. */
-export const jobs = sqliteTable('jobs', {
+export const jobs = table('jobs', {
   id: text('id').primaryKey(),
   type: text('type').notNull(),
   payload: json<unknown>('payload').notNull(),
   status: text('status', { enum: JOB_STATUSES }).notNull(),
   runAt: time('run_at').notNull(),
-  attempts: integer('attempts').notNull(),
-  maxAttempts: integer('max_attempts').notNull(),
+  attempts: int('attempts').notNull(),
+  maxAttempts: int('max_attempts').notNull(),
   /** Dedupe key: at most one job with this key exists (periodic triggers, batch windows). */
   uniqueKey: text('unique_key'),
   lockedBy: text('locked_by'),
@@ -48,7 +47,7 @@ export const jobs = sqliteTable('jobs', {
 ])
 
 /** A POST's stored answer under its Idempotency-Key, per API key, for 24 hours. */
-export const idempotencyRecords = sqliteTable('idempotency_records', {
+export const idempotencyRecords = table('idempotency_records', {
   id: text('id').primaryKey(),
   apiKeyId: text('api_key_id').notNull(),
   key: text('key').notNull(),
@@ -56,7 +55,7 @@ export const idempotencyRecords = sqliteTable('idempotency_records', {
   path: text('path').notNull(),
   requestHash: text('request_hash').notNull(),
   /** Null while the first request is still being processed. */
-  responseStatus: integer('response_status'),
+  responseStatus: int('response_status'),
   responseBody: text('response_body'),
   createdAt: time('created_at').notNull(),
   expiresAt: time('expires_at').notNull(),

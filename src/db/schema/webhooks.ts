@@ -1,8 +1,6 @@
 // Outbound webhooks: endpoints (spec 2.5), their deliveries (spec 2.6), every attempt made for a delivery,
 // and the events collected by a batch that is still open.
-import { sql } from 'drizzle-orm'
-import { index, integer, sqliteTable, text } from 'drizzle-orm/sqlite-core'
-import { bool, json, time } from '../columns'
+import { bool, index, int, json, sql, table, text, time } from '../columns'
 import { workspaces } from './identity'
 
 export interface StoredFilters {
@@ -14,7 +12,7 @@ export interface StoredFilters {
 export const ENDPOINT_KINDS = ['endpoint', 'rest_hook'] as const
 export type EndpointKind = (typeof ENDPOINT_KINDS)[number]
 
-export const webhookEndpoints = sqliteTable('webhook_endpoints', {
+export const webhookEndpoints = table('webhook_endpoints', {
   id: text('id').primaryKey(),
   workspaceId: text('workspace_id').notNull().references(() => workspaces.id, { onDelete: 'cascade' }),
   name: text('name'),
@@ -24,7 +22,7 @@ export const webhookEndpoints = sqliteTable('webhook_endpoints', {
   mode: text('mode', { enum: ['live', 'test'] }).notNull(),
   isActive: bool('is_active').notNull(),
   /** Consecutive failed attempts; reset by a success or by re-enabling. */
-  failureCount: integer('failure_count').notNull(),
+  failureCount: int('failure_count').notNull(),
   /** When the current run of failures began (null while the last attempt succeeded): the auto-disable clock. */
   failingSince: time('failing_since'),
   disabledReason: text('disabled_reason'),
@@ -33,8 +31,8 @@ export const webhookEndpoints = sqliteTable('webhook_endpoints', {
   filters: json<StoredFilters | null>('filters'),
   transform: json<{ kind: 'template'; template: Record<string, unknown> } | null>('transform'),
   batchEnabled: bool('batch_enabled').notNull(),
-  batchWindowSeconds: integer('batch_window_seconds').notNull(),
-  maxConcurrent: integer('max_concurrent').notNull(),
+  batchWindowSeconds: int('batch_window_seconds').notNull(),
+  maxConcurrent: int('max_concurrent').notNull(),
   mtlsEnabled: bool('mtls_enabled').notNull(),
   secret: text('secret').notNull(),
   /** The secret before the last rotation, still signing until previousSecretExpiresAt. */
@@ -55,7 +53,7 @@ export const webhookEndpoints = sqliteTable('webhook_endpoints', {
 export const DELIVERY_STATUSES = ['pending', 'success', 'failed', 'dead'] as const
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number]
 
-export const webhookDeliveries = sqliteTable('webhook_deliveries', {
+export const webhookDeliveries = table('webhook_deliveries', {
   /** Time-ordered (sortableId), so "newest first" is the primary key order. */
   id: text('id').primaryKey(),
   endpointId: text('endpoint_id').notNull().references(() => webhookEndpoints.id, { onDelete: 'cascade' }),
@@ -68,14 +66,14 @@ export const webhookDeliveries = sqliteTable('webhook_deliveries', {
   payload: json<Record<string, unknown> | null>('payload'),
   status: text('status', { enum: DELIVERY_STATUSES }).notNull(),
   /** Attempts made so far. */
-  attempt: integer('attempt').notNull(),
-  maxAttempts: integer('max_attempts').notNull(),
-  batchSize: integer('batch_size').notNull(),
+  attempt: int('attempt').notNull(),
+  maxAttempts: int('max_attempts').notNull(),
+  batchSize: int('batch_size').notNull(),
   /** A batch still collecting events; it closes at batchClosesAt or at the size cap. */
   batchOpen: bool('batch_open').notNull(),
   batchClosesAt: time('batch_closes_at'),
-  responseStatus: integer('response_status'),
-  durationMs: integer('duration_ms'),
+  responseStatus: int('response_status'),
+  durationMs: int('duration_ms'),
   nextAttemptAt: time('next_attempt_at'),
   deliveredAt: time('delivered_at'),
   errorMessage: text('error_message'),
@@ -96,14 +94,14 @@ export const webhookDeliveries = sqliteTable('webhook_deliveries', {
 ])
 
 /** One HTTP attempt of a delivery: the exact request (credentials redacted) and what came back. */
-export const webhookAttempts = sqliteTable('webhook_attempts', {
+export const webhookAttempts = table('webhook_attempts', {
   id: text('id').primaryKey(),
   deliveryId: text('delivery_id').notNull().references(() => webhookDeliveries.id, { onDelete: 'cascade' }),
-  attempt: integer('attempt').notNull(),
+  attempt: int('attempt').notNull(),
   startedAt: time('started_at').notNull(),
-  durationMs: integer('duration_ms'),
+  durationMs: int('duration_ms'),
   request: json<{ method: string; url: string; headers: Record<string, string>; body: string }>('request').notNull(),
-  responseStatus: integer('response_status'),
+  responseStatus: int('response_status'),
   responseHeaders: json<Record<string, string> | null>('response_headers'),
   responseBody: text('response_body'),
   responseBodyTruncated: bool('response_body_truncated').notNull(),
@@ -113,8 +111,8 @@ export const webhookAttempts = sqliteTable('webhook_attempts', {
 }, (t) => [index('webhook_attempts_delivery_idx').on(t.deliveryId, t.attempt)])
 
 /** Events waiting in an open batch delivery, in arrival order; moved into its payload when it closes. */
-export const webhookBatchEvents = sqliteTable('webhook_batch_events', {
+export const webhookBatchEvents = table('webhook_batch_events', {
   deliveryId: text('delivery_id').notNull().references(() => webhookDeliveries.id, { onDelete: 'cascade' }),
-  position: integer('position').notNull(),
+  position: int('position').notNull(),
   envelope: json<Record<string, unknown>>('envelope').notNull(),
 }, (t) => [index('webhook_batch_events_delivery_idx').on(t.deliveryId, t.position)])

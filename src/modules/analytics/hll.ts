@@ -4,7 +4,7 @@
 // Dense form: 2^12 = 4096 one-byte registers, standard error 1.04 / sqrt(4096) ≈ 1.6 %. Small sketches use
 // a sparse form at precision 25 (HLL++'s idea): each entry keeps 25 bits of the hash and the rank of the
 // rest, so while a merged range stays sparse (up to SPARSE_LIMIT distinct entries) the count is exact up to
-// hash collisions at 2^25, far below one visitor. The hash is the visitor's keyed HMAC (clicks/repo.ts), so
+// hash collisions at 2^25, far below one visitor. The hash is the visitor's keyed HMAC (clicks/visitor.ts), so
 // its bits are already uniform.
 //
 // Encoding (a BLOB): byte 0 = 0 → sparse, then 4-byte big-endian entries (index25 << 6 | rank), in any order;

@@ -1,18 +1,25 @@
 // Analytics: overview, timeline and top links from the rollups the click flush keeps; raw-click retention,
 // the monthly sums of link rollups, and the one-time rollup of clicks recorded before rollups existed (in the
-// factory on SQLite, in init() on PostgreSQL).
-import { onEngine } from '../../db/store'
+// factory on SQLite, whose runtime is built synchronously; in init() on PostgreSQL).
+import { engineOf } from '../../db/store'
 import type { PeriodicTask } from '../../jobs/periodic'
 import { DAY_MS } from '../../platform/time'
-import { defineModule, type HttpKit, type Platform } from '../module'
-import { backfillRollups, backfillRollupsPg, markMinuteRollups, pruneRawClicks, pruneSecondRollups, rollSpans, type MaintenanceRows } from './maintenance'
+import { defineModule, type Platform } from '../module'
+import type { HttpKit } from '../identity'
+import { backfillRollups, markMinuteRollups, pruneRawClicks, pruneSecondRollups, rollSpans } from './maintenance'
 import { createAnalyticsRepo } from './repo'
 import { createMaintenanceRepo } from './repo-maintenance'
-import { createMaintenanceRepoPg } from './repo-maintenance-pg'
-import { createAnalyticsRepoPg } from './repo-pg'
+import { createUniquesReads } from './repo-uniques-sqlite'
 import { analyticsRoutes } from './routes'
 import type { AnalyticsCtx } from './service'
 import { uniquesThread } from './uniques-helper'
+
+// What other modules, the app and the CLI use of analytics.
+export { createEnricher, type Enricher, type Enrichment } from './enrich'
+export { Figures } from './figures'
+export type { RollupAdder, RollupClick } from './port'
+export { createRollupWriter } from './rollup-writer-sqlite'
+export { rollupWriter } from './rollup-writer'
 
 /** The uniques thread's page cache, as the request connection's. */
 const UNIQUES_CACHE_MB = 16
@@ -29,16 +36,27 @@ export function createAnalyticsModule(platform: Platform, http: HttpKit) {
   const reportBackfill = (clicks: number) => {
     if (clicks) log.info('clicks recorded before rollups existed were rolled up', { clicks })
   }
-  const maintenance = onEngine<MaintenanceRows>(store, (s) => createMaintenanceRepo(s.db.db), (s) => createMaintenanceRepoPg(s.db))
-  if (store.engine === 'sqlite') {
-    reportBackfill(backfillRollups(store.db.db, clock.now()))
-    void markMinuteRollups(maintenance, clock.now())
+  const engine = engineOf(store)
+  const maintenance = createMaintenanceRepo(engine)
+  // Both started at once, not one after the other's await: SQLite runs a statement as it is called, so both
+  // writes are done before the factory returns, before another connection may hold the write lock (a wait
+  // for it on the requests' connection would block the thread).
+  const startUp = async () => {
+    const now = clock.now()
+    const [backfilled] = await Promise.all([backfillRollups(engine, now), markMinuteRollups(maintenance, now)])
+    reportBackfill(backfilled)
   }
+  if (store.engine === 'sqlite') {
+    void startUp().catch((err: Error) => log.error('rolling up clicks recorded before rollups existed failed', { error: err.message }))
+  }
+  const analytics = createAnalyticsRepo(engine)
   const ctx: AnalyticsCtx = {
     config,
     clock,
     log,
-    analytics: onEngine(store, (s) => createAnalyticsRepo(s.db.sqlite), (s) => createAnalyticsRepoPg(s.db)),
+    // The unique-visitor reads are a question's bulk on SQLite, whose request thread reads them alongside
+    // the uniques thread: both through the same statements prepared once.
+    analytics: store.engine === 'sqlite' ? { ...analytics, ...createUniquesReads(store.db.sqlite) } : analytics,
     uniques: store.engine === 'sqlite' ? uniquesThread(store.db.path, log, UNIQUES_CACHE_MB) : undefined,
   }
   return defineModule({
@@ -48,9 +66,7 @@ export function createAnalyticsModule(platform: Platform, http: HttpKit) {
     periodic: ANALYTICS_PERIODIC,
     close: async () => ctx.uniques?.close(),
     async init() {
-      if (store.engine !== 'pg') return
-      reportBackfill(await backfillRollupsPg(store.db, clock.now()))
-      await markMinuteRollups(maintenance, clock.now())
+      if (store.engine === 'pg') await startUp()
     },
     jobs: [
       {

@@ -1,48 +1,24 @@
 // Keeping raw clicks and rollups in order: raw clicks are pruned after LNK_CLICK_RETENTION_DAYS (rollups
 // stay, so analytics keeps every figure but partial hours), and clicks recorded before rollups existed
-// are rolled up once. Written once for both engines over MaintenanceRows: SQLite's repo answers at once,
-// PostgreSQL's is awaited (the start-up steps stay synchronous on SQLite, run in the factory).
-import type { Db } from '../../db/client'
-import type { PgDb } from '../../db/pg/client'
+// are rolled up once. Written once for both engines over the maintenance port (repo-maintenance.ts).
+import type { Engine } from '../../db/engine'
 import { DAY_MS, MINUTE_MS } from '../../platform/time'
 import { Figures } from './figures'
 import { quarterFloor, weekFloor } from './plan'
-import { MINUTES_FROM, MONTHS_BEFORE, QUARTERS_BEFORE, SECONDS_FROM, SECONDS_KEPT_MS, WEEKS_BEFORE } from './repo'
+import { MINUTES_FROM, MONTHS_BEFORE, QUARTERS_BEFORE, SECONDS_FROM, SECONDS_KEPT_MS, WEEKS_BEFORE, type MaintenanceRepo, type SummedRollup } from './port'
 import { createMaintenanceRepo } from './repo-maintenance'
-import { createMaintenanceRepoPg } from './repo-maintenance-pg'
-import type { StoredRollup } from './repo-rollups'
-import { createRollupWriter } from './rollup-writer'
-import { createRollupWriterPg } from './rollup-writer-pg'
+import { rollupWriter } from './rollup-writer'
 
 const PRUNE_CHUNK = 5_000
 const BACKFILL_PAGE = 10_000
 /** Links whose month is summed per transaction (and between two yields of the event loop). */
 const MONTH_CHUNK = 500
 
-type Awaitable<T> = T | Promise<T>
-
-/**
- * The maintenance rows on either engine: repo-maintenance.ts (answers at once) and repo-maintenance-pg.ts
- * (awaited) both fit. Writes answer whatever their engine gives; they are awaited, never read.
- */
-export interface MaintenanceRows {
-  mark(key: string): Awaitable<number | undefined>
-  setMark(key: string, value: number, now: number): unknown
-  setMarkOnce(key: string, value: number, now: number): unknown
-  firstDay(): Awaitable<number | undefined>
-  linkRows(linkId: string, grain: 'day' | 'month', from: number, to: number): Awaitable<StoredRollup[]>
-  writeSums(grain: 'week' | 'month' | 'quarter', rows: { linkId: string; bucket: number; figures: StoredRollup }[]): unknown
-  deleteWorkspaceRowsBefore(grain: 'minute' | 'second', at: number): Awaitable<number>
-  linkIds(): Awaitable<string[]>
-  hasClicksBefore(linkId: string, at: number): Awaitable<boolean>
-  deleteClicksBefore(linkId: string, at: number, limit: number): Awaitable<number>
-}
-
 /**
  * Deletes raw clicks older than `before`, link by link through the (link_id, clicked_at) index, at most
  * PRUNE_CHUNK rows per transaction so the click writer never waits long for the lock. Answers how many.
  */
-export async function pruneRawClicks(repo: MaintenanceRows, before: number): Promise<number> {
+export async function pruneRawClicks(repo: MaintenanceRepo, before: number): Promise<number> {
   let removed = 0
   // Every link, each probed through the index: scanning the clicks for the links that have old ones would
   // read the whole table every hour.
@@ -62,7 +38,7 @@ export async function pruneRawClicks(repo: MaintenanceRows, before: number): Pro
 }
 
 /** Deletes the workspaces' second rollups older than SECONDS_KEPT_MS (analytics reads none older). */
-export function pruneSecondRollups(repo: MaintenanceRows, now: number): Awaitable<number> {
+export function pruneSecondRollups(repo: MaintenanceRepo, now: number): Promise<number> {
   return repo.deleteWorkspaceRowsBefore('second', now - SECONDS_KEPT_MS)
 }
 
@@ -71,9 +47,8 @@ export function pruneSecondRollups(repo: MaintenanceRows, now: number): Awaitabl
  * Partial hours before it are read from raw clicks, as before; a minute of margin for a click buffered
  * when an older version stopped.
  */
-export function markMinuteRollups(repo: MaintenanceRows, now: number): Promise<unknown> {
+export function markMinuteRollups(repo: MaintenanceRepo, now: number): Promise<unknown> {
   const from = now - (now % MINUTE_MS) + 2 * MINUTE_MS
-  // Both written before this returns on SQLite (the factory does not wait).
   return Promise.all([repo.setMarkOnce(MINUTES_FROM, from, now), repo.setMarkOnce(SECONDS_FROM, from, now)])
 }
 
@@ -90,27 +65,27 @@ const nextMonth = (t: number) => Date.UTC(new Date(t).getUTCFullYear(), new Date
  * its visit); the marks say which spans are, and only those are read as such. Answers how many rows were
  * written.
  */
-export async function rollSpans(repo: MaintenanceRows, now: number): Promise<number> {
+export async function rollSpans(repo: MaintenanceRepo, now: number): Promise<number> {
   const months = await sumSpans(repo, now, MONTHS_BEFORE, 'day', 'month', monthStart(now - DAY_MS), monthStart, nextMonth)
   const quarters = await sumSpans(repo, now, QUARTERS_BEFORE, 'month', 'quarter', quarterFloor((await repo.mark(MONTHS_BEFORE))!), quarterFloor, nextQuarter)
   const weeks = await sumSpans(repo, now, WEEKS_BEFORE, 'day', 'week', weekFloor(now - DAY_MS), weekFloor, (t) => t + 7 * DAY_MS)
   return months + quarters + weeks
 }
 
-/** rollSpans on a SQLite database. */
-export const rollMonths = (db: Db, now: number) => rollSpans(createMaintenanceRepo(db), now)
+/** rollSpans on a database. */
+export const rollMonths = (engine: Engine, now: number) => rollSpans(createMaintenanceRepo(engine), now)
 
 const nextQuarter = (t: number) => Date.UTC(new Date(t).getUTCFullYear(), new Date(t).getUTCMonth() + 3, 1)
 
 /** Sums each link's `from` rows of every span before `until` into a `to` row, span by span behind `markKey`. */
-async function sumSpans(repo: MaintenanceRows, now: number, markKey: string, from: 'day' | 'month', to: 'week' | 'month' | 'quarter', until: number, floor: (t: number) => number, next: (t: number) => number) {
+async function sumSpans(repo: MaintenanceRepo, now: number, markKey: string, from: 'day' | 'month', to: 'week' | 'month' | 'quarter', until: number, floor: (t: number) => number, next: (t: number) => number) {
   let span = (await repo.mark(markKey)) ?? floor((await repo.firstDay()) ?? until)
   let written = 0
   while (span < until) {
     const end = next(span)
     const ids = await repo.linkIds()
     for (let i = 0; i < ids.length; i += MONTH_CHUNK) {
-      const rows: { linkId: string; bucket: number; figures: StoredRollup }[] = []
+      const rows: SummedRollup[] = []
       for (const linkId of ids.slice(i, i + MONTH_CHUNK)) {
         const parts = await repo.linkRows(linkId, from, span, end)
         if (!parts.length) continue
@@ -132,17 +107,10 @@ async function sumSpans(repo: MaintenanceRows, now: number, markKey: string, fro
 
 /**
  * Rolls up the clicks stored before the rollup tables existed (an install upgraded to this version), once:
- * the rollups and the mark that it happened commit together, so it can neither be skipped nor repeated.
+ * the rollups and the mark that it happened commit together, so it can neither be skipped nor repeated. The
+ * first start (the first node, on PostgreSQL) of this version does it; the others answer 0. One transaction,
+ * which SQLite runs before this returns: its start-up need not wait for it.
  */
-export function backfillRollups(db: Db, now: number): number {
-  const repo = createMaintenanceRepo(db)
-  if (repo.backfillDone()) return 0
-  return repo.backfill(createRollupWriter(db.$client, { minutes: false }), BACKFILL_PAGE, now)
-}
-
-/** backfillRollups on PostgreSQL: the first node to start this version rolls the clicks up (see backfill). */
-export async function backfillRollupsPg(db: PgDb, now: number): Promise<number> {
-  const repo = createMaintenanceRepoPg(db)
-  if (await repo.backfillDone()) return 0
-  return repo.backfill(createRollupWriterPg({ minutes: false }), BACKFILL_PAGE, now)
+export function backfillRollups(engine: Engine, now: number): Promise<number> {
+  return createMaintenanceRepo(engine).backfill(rollupWriter(engine, { minutes: false }), BACKFILL_PAGE, now)
 }

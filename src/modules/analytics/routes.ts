@@ -1,7 +1,7 @@
 // GET {base_url}/analytics/overview|timeline|top-links (spec 4.2): analytics:read, the key's scope filters.
 import { Elysia, t } from 'elysia'
 import { Envelope, ErrorEnvelope, ok } from '../../http/envelope'
-import type { HttpKit } from '../module'
+import type { HttpKit } from '../identity'
 import { IntervalSchema, Overview, RangeParams, SortSchema, Timeline, TopLinks, TopLinksLimit } from './model'
 import { overview, timeline, topLinks, type AnalyticsCtx } from './service'
 

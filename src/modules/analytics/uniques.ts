@@ -3,13 +3,13 @@
 // which measure halves of the same links at once.
 import { Figures } from './figures'
 import type { Segment } from './plan'
-import type { AnalyticsRepo, RollupRow } from './repo'
+import type { RollupRow, UniquesReads } from './port'
 
 /** Links per sketch query: SQLite's IN list stays short. */
 const SKETCH_QUERY_LINKS = 500
 
 /** The estimated unique visitors of each link, in the order of `ids`. */
-export async function linkUniques(repo: Pick<AnalyticsRepo, 'rawVisitors' | 'linkSketches'>, ids: readonly string[], segments: readonly Segment[]): Promise<number[]> {
+export async function linkUniques(repo: UniquesReads, ids: readonly string[], segments: readonly Segment[]): Promise<number[]> {
   const packed = new Map<string, string[]>(ids.map((id) => [id, []]))
   for (const s of segments) {
     if (s.source !== 'raw') continue

@@ -1,9 +1,8 @@
 import { t } from 'elysia'
 import { checkedByService } from '../../http/published-schema'
 import { timeZoneName } from '../../http/time-zone'
+import { DAYS, PERMISSIONS } from '../identity'
 import { ApiKey } from '../identity/model'
-import { PERMISSIONS } from '../identity/permissions'
-import { DAYS } from './schedule'
 
 export const Grant = t.Union([t.Literal('*'), ...PERMISSIONS.map((p) => t.Literal(p))], { description: 'A permission name, or * for all' })
 

@@ -2,20 +2,12 @@
 // itself: not in permissions, and a restricted key passes its restrictions on (address ranges, scope,
 // schedule, caps, expiry) rather than creating an unrestricted one. A test key only touches test keys.
 import type { Deps } from '../../context'
-import type { Caller } from '../identity/caller'
-import { DEFAULT_RATE_LIMIT } from './policy'
-import { listedMode, type ModeFilter } from '../identity/sandbox'
+import { type ApiKeyRow, type Caller, DAYS, DEFAULT_RATE_LIMIT, generateKey, type Grant, type IdentityRepo, isValidTimeZone, type KeyMode, type LastUsedTracker, listedMode, type ModeFilter, type NewApiKey, toApiKey } from '../identity'
 import { AppError, type ValidationIssue } from '../../platform/errors'
 import { apiKeyNotFound, cannotGrant, cannotManageWider, fasterRate, higherCap, invalidKeySettings, keyIsRevoked, otherSchedule, outlivesCaller, testKeyCreatesLiveKey, widerAddresses, widerScope } from './errors'
 import { newId } from '../../platform/random'
-import { generateKey, type KeyMode } from '../identity/keys'
-import type { Grant } from '../identity/permissions'
-import type { LastUsedTracker } from '../identity/last-used'
-import type { ApiKeyRow, IdentityRepo, NewApiKey } from '../identity/repo'
-import { toApiKey } from '../identity/service'
 import { parseRange } from '../../platform/ip'
 import type { Schedule } from '../identity/model'
-import { DAYS, isValidTimeZone } from './schedule'
 import { HOUR_MS } from '../../platform/time'
 
 export interface ApiKeysCtx extends Deps {

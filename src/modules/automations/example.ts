@@ -8,7 +8,7 @@ import { Kind, type TSchema } from '@sinclair/typebox'
 import { Value } from '@sinclair/typebox/value'
 import type { EventDefinition } from '../../events/catalogue'
 import { iso } from '../../platform/clock'
-import { splitNull, type Schema } from '../webhooks/type-gen'
+import { splitNull, type Schema } from '../webhooks'
 
 type Hint = unknown | ((now: number) => unknown)
 

@@ -2,9 +2,8 @@
 // samples query. The event and hook address are checked by the service, so that the answer names the field
 // that was sent (hookUrl, targetUrl, target_url or url) and lists the events that can be subscribed to.
 import { t } from 'elysia'
-import { EVENT_CATALOGUE } from '../../events/catalogue'
 import { checkedByService } from '../../http/published-schema'
-import { URL_MAX_LENGTH } from '../webhooks/model'
+import { EVENT_CATALOGUE, URL_MAX_LENGTH } from '../webhooks/model'
 
 /** webhook.test is a ping sent on request to one endpoint, never an event a subscription could receive. */
 export const SUBSCRIBABLE_EVENTS: readonly string[] = EVENT_CATALOGUE.map((e) => e.type).filter((type) => type !== 'webhook.test')

@@ -3,11 +3,12 @@
 // envelopes with their `id`, which Zapier uses to dedupe.
 import type { Clock } from '../../platform/clock'
 import { Issues } from '../../platform/errors'
-import { EVENT_CATALOGUE, type EventDefinition } from '../../events/catalogue'
-import type { Caller } from '../identity/caller'
+import type { EventDefinition } from '../../events/catalogue'
+import { EVENT_CATALOGUE } from '../webhooks/model'
+import type { Caller } from '../identity'
 import { sampleEnvelope } from './example'
 import { flatten } from './flatten'
-import type { SampleMode, SamplesRepo } from './repo-samples'
+import type { SampleMode, SamplesRepo } from './port-samples'
 
 export interface SamplesCtx {
   samples: SamplesRepo

@@ -1,16 +1,13 @@
 // REST-hook subscriptions (Zapier's and Make's instant triggers). A subscription is a webhook endpoint of
 // kind rest_hook with one event and the standard format, so its calls go through the webhooks area's
 // pipeline unchanged: signed in both schemes, retried on the same schedule, bounded by maxConcurrent, and
-// recorded as deliveries. A 410 answer removes it (webhooks/repo.ts).
+// recorded as deliveries. A 410 answer removes it (webhooks/repo-attempts.ts).
 import { iso } from '../../platform/clock'
 import { Issues } from '../../platform/errors'
 import { newId } from '../../platform/random'
 import { checkUrl } from '../../net/egress'
-import type { Caller } from '../identity/caller'
-import type { EndpointRow } from '../webhooks/repo'
-import { deliveriesOf, deliveryOf, newEndpoint, type DeliveriesQuery } from '../webhooks/service'
-import { generateSecret } from '../webhooks/signing'
-import { egressPolicy, type WebhooksCtx } from '../webhooks/state'
+import type { Caller } from '../identity'
+import { type EndpointRow, deliveriesOf, deliveryOf, newEndpoint, type DeliveriesQuery, generateSecret, egressPolicy, type WebhooksCtx } from '../webhooks'
 import { subscriptionNotFound, tooManySubscriptions } from './errors'
 import { HOOK_URL_FIELDS, MAX_SUBSCRIPTIONS, SUBSCRIBABLE_EVENTS } from './model'
 import type { SamplesCtx } from './samples'

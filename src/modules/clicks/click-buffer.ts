@@ -13,7 +13,7 @@
 import type { Clock } from '../../platform/clock'
 import type { Logger } from '../../platform/log'
 import { HOUR_MS } from '../../platform/time'
-import type { ClickBatch, ClickCounts, ClickRecord } from './repo'
+import type { ClickBatch, ClickCounts, ClickRecord } from './port'
 import type { ClickWriter } from './click-writer'
 
 /** What is served but not yet written: the redirect's limits count it too (the link cache reads it). */

@@ -5,7 +5,7 @@ import type { LogLevel } from '../../platform/config'
 import type { Logger } from '../../platform/log'
 import { threadCalls } from '../../platform/thread-calls'
 import { threadEntry } from '../../platform/thread-entry'
-import type { ClickBatch, ClicksRepo } from './repo'
+import type { ClickBatch, ClicksRepo } from './port'
 
 export interface ClickWriter {
   write(batch: ClickBatch, now: number): Promise<void>

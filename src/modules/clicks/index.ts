@@ -1,13 +1,17 @@
 // Clicks: the in-memory buffer every counted redirect hands its click to, and the writer that flushes it
 // (inline, or on SQLite a thread with its own connection in the server) with enrichment, counters and rollups.
-import { withAsync, type Port } from '../../db/rows'
-import { onEngine } from '../../db/store'
-import { createEnricher } from '../analytics/enrich'
+import { engineOf } from '../../db/store'
+import { createEnricher } from '../analytics'
 import { defineModule, type Platform } from '../module'
 import { ClickBuffer } from './click-buffer'
 import { inlineClickWriter, threadClickWriter } from './click-writer'
-import { createClicksRepo, type ClickReservations, type ClicksRepo } from './repo'
-import { createClicksRepoPg } from './repo-pg'
+import type { ClickHotReads, ClickReservations, ClicksRepo } from './port'
+import { createClicksRepo } from './repo'
+import { createClickFlush } from './repo-sqlite'
+
+// What other modules, the app and the CLI use of clicks.
+export { ClickBuffer, type PendingCounts } from './click-buffer'
+export type { ClickReservations } from './port'
 
 /** 'thread': clicks are written by a thread of their own (the server); 'inline': by the caller (tests). */
 export type ClickWriterKind = 'inline' | 'thread'
@@ -19,23 +23,25 @@ export function createClicksModule(platform: Platform, writerKind: ClickWriterKi
   // Clicks are enriched (country, device, browser, OS) by whichever writer writes them: the thread builds
   // its own enricher from the same database path; this one serves inline writes and the fallback.
   const enricher = createEnricher({ geoipPath: config.geoipDb, onError: (message) => log.error(message) })
-  const { repo, writer, reservations } = onEngine(
-    store,
-    (s) => {
-      const repo = withAsync(createClicksRepo(s.db.db, visitorKey, enricher, config.baseUrl))
-      const inline = inlineClickWriter(repo)
-      const writer =
-        writerKind === 'thread' ? threadClickWriter(s.db.path, visitorKey, inline, log, { baseUrl: config.baseUrl, geoipPath: config.geoipDb, logLevel: config.logLevel, checkpoints: s.checkpoints }) : inline
-      // SQLite's one process sees every click: the limits are counted in memory (redirect/count.ts).
-      return { repo: repo as Port<ClicksRepo>, writer, reservations: null as ClickReservations | null }
-    },
-    // The writer thread is SQLite's way to keep writes off the event loop; PostgreSQL's flush only awaits
-    // the pool, so it runs inline. Limits are decided in the database, where every node's clicks meet.
-    (s) => {
-      const repo = createClicksRepoPg(s.db, visitorKey, enricher, config.baseUrl)
-      return { repo: repo as Port<ClicksRepo>, writer: inlineClickWriter(repo), reservations: repo as ClickReservations | null }
-    },
-  )
+  const clicks = createClicksRepo(engineOf(store), visitorKey, enricher, config.baseUrl)
+  let repo: ClicksRepo & Partial<ClickHotReads> = clicks
+  let writer = inlineClickWriter(clicks)
+  // Limits are decided in the database on PostgreSQL, where every node's clicks meet; SQLite's one process
+  // sees every click and counts them in memory (redirect/count.ts).
+  let reservations: ClickReservations | null = clicks
+  if (store.engine === 'sqlite') {
+    // The redirect path's read and the flush through statements prepared once; the writer thread is
+    // SQLite's way to keep writes off the event loop, and this flush its fallback. PostgreSQL's flush only
+    // awaits the pool, so it runs inline.
+    const hot = createClickFlush(store.db.db, visitorKey, enricher, config.baseUrl)
+    const inline = inlineClickWriter(hot)
+    repo = { admittedAddresses: clicks.admittedAddresses, writeBatch: hot.writeBatch, admittedAddressesSync: hot.admittedAddressesSync }
+    writer =
+      writerKind === 'thread'
+        ? threadClickWriter(store.db.path, visitorKey, inline, log, { baseUrl: config.baseUrl, geoipPath: config.geoipDb, logLevel: config.logLevel, checkpoints: store.checkpoints })
+        : inline
+    reservations = null
+  }
   const buffer = new ClickBuffer(writer, clock, log, (workspaceId) => platform.interest.wants('link.clicked', workspaceId, 'live'))
   metrics.gauge('lnk_click_buffer', 'Clicks waiting in memory for the next flush.', () => buffer.size)
   // What a node would lose if killed now: the waiting clicks and those in a write not yet committed.

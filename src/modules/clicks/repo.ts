@@ -1,166 +1,218 @@
-// Writes of the click buffer: one transaction per flush for clicks, distinct visitors and admitted
-// addresses, the links' counters and the link.clicked events. This is the busiest write of the service
-// (tens of thousands of rows a second), so its statements are plain SQL prepared once. It runs on the
-// click-writer thread in a server, and inline in tests and tools. Each click is enriched here (country,
-// city, device, browser, OS), off the redirect path. Bot hits are stored flagged is_bot = 1 and are
-// nothing else: no counter, no visitor, no event. The same transaction keeps the analytics rollups.
+// Click storage on either engine: the admitted addresses, the flush and the reservations (port.ts has their
+// meaning).
+//
+// The flush writes the same clicks, visitors, addresses, counters, link.clicked events and rollups for the
+// same batch on both engines, each in the form its engine writes fastest. SQLite's is repo-sqlite.ts: a row
+// at a time through statements prepared once, on its one writer. Here, where each round trip costs what a
+// whole row costs on SQLite, it is one transaction of a few set-based statements: rows go as arrays through
+// PostgreSQL's unnest(), one parameter per column, so a statement never nears PostgreSQL's 65,535
+// parameters however large the batch.
+//
+// Several nodes flush at once there. What SQLite's single writer gave for free is made explicit:
+// - the batch's links are locked first, in id order, so the counter UPDATE (whose row order the planner
+//   picks) never deadlocks with another flush, and a link cannot be deleted under its new clicks;
+// - a visitor is new only if this flush's INSERT … ON CONFLICT DO NOTHING created its row (RETURNING says
+//   which): a node inserting the same visitor waits for the other to commit, so a visitor counts once;
+// - counters are added in SQL, never read and written back;
+// - the rollups lock the buckets they merge (analytics' rollup-writer.ts).
+import { and, eq, isNull, lt, or, sql } from 'drizzle-orm'
 import type { Db } from '../../db/client'
-import { preparedPublisher } from '../../events/outbox'
-import type { Enricher, Enrichment } from '../analytics/enrich'
-import { createRollupWriter, type RollupClick } from '../analytics/rollup-writer'
-import { shortUrl } from '../links/slug'
+import { notice, rawRows, rawRun, rows, type Builder, type Engine, type Steps } from '../../db/engine'
+import { OUTBOX_CHANNEL } from '../../events/outbox'
+import { sortableId } from '../../platform/random'
+import { type Enricher, type Enrichment, type RollupAdder, rollupWriter, type RollupClick } from '../analytics'
+import { shortUrl } from '../links/model'
+import type { ClickBatch, ClickReservations, ClicksRepo, Reservation } from './port'
+import { createClickFlush } from './repo-sqlite'
+import { visitorHash } from './visitor'
 
-/** A served click as the redirect path hands it over: plain data, so it can cross to the writer thread. */
-export interface ClickRecord {
-  id: string
-  linkId: string
-  workspaceId: string
-  clickedAt: number
-  /** The client address; held in memory until the flush hashes it, never written. */
-  ip: string
-  userAgent: string | null
-  referrer: string | null
-  referrerHost: string | null
-  /** Keyed hash of a client address newly admitted under uniqueIpLimit (never set for a bot). */
-  newAddress: string | null
-  /** A bot's hit (a crawler's preview included): stored for the bot count, never counted as a click. */
-  isBot: boolean
-  /** Whether anyone listens for link.clicked in the workspace (events/interest.ts): only then is it written. */
-  announce: boolean
-  /**
-   * Already counted by a reservation (ClickReservations, PostgreSQL, links under limits): the link's
-   * total_clicks and the admitted address were written when it was served, so the flush adds neither again.
-   */
-  counted?: boolean
-}
+type LinkRef = { id: string; slug: string; domain: string; shortUrl: string; destinationUrl: string }
 
-/** Clicks kept as counts only (the buffer was full, see click-buffer.ts): one link, one UTC hour. */
-export interface ClickCounts {
-  linkId: string
-  workspaceId: string
-  hour: number
-  clicks: number
-  bots: number
-}
-
-/** One flush's write: clicks in full, and clicks kept as counts. */
-export interface ClickBatch {
-  clicks: ClickRecord[]
-  counts: ClickCounts[]
-}
-
+/** A link's share of the flush: its counter increments, and how its click events name it. */
 interface LinkTotals {
   clicks: number
   unique: number
-  /** The link as its click events name it, read for the first event written. */
-  ref: { id: string; slug: string; domain: string; shortUrl: string; destinationUrl: string } | null
+  ref: LinkRef
 }
+
+/** A (link, key) pair as first seen in the batch: visitors and admitted addresses are inserted once each. */
+interface FirstSeen {
+  linkId: string
+  key: string
+  at: number
+}
+
+const param = <T>(values: T[]) => sql.param(values)
+
+/** The clicks table's columns and their array types, as a flush sends them. */
+const CLICK_COLUMNS = [
+  ['id', 'text'], ['link_id', 'text'], ['workspace_id', 'text'], ['clicked_at', 'int8'], ['visitor_hash', 'text'], ['user_agent', 'text'], ['referrer', 'text'],
+  ['referrer_host', 'text'], ['country', 'text'], ['city', 'text'], ['device', 'text'], ['browser', 'text'], ['os', 'text'], ['is_bot', 'bool'],
+] as const
+
+/** Rolls a reservation back: its address was refused after its click had been added. */
+class AddressRefused extends Error {}
 
 /**
- * Keyed hash of a visitor (address + user agent): unique clicks without keeping the address. HMAC-SHA256
- * through Bun's hasher: the same bytes as node:crypto's createHmac, for a third less per click.
+ * Locks the batch's links (id order) and answers those that still exist, as their events name them. A join,
+ * not `id = any($1)`: a row another flush updated meanwhile is rechecked against the query's condition, and
+ * against an array parameter that recheck scans the whole array, so locking n contended rows cost n² string
+ * comparisons (20,000 links took two minutes after a saturating load, docs/performance.md); the join's
+ * recheck is one comparison.
  */
-export const visitorHash = (key: Buffer, ip: string, userAgent: string | null) =>
-  new Bun.CryptoHasher('sha256', key).update(`v|${ip}|${userAgent ?? ''}`).digest('base64url').slice(0, 32)
-
-/** What a reservation answers: the click may be served, or the limit that refused it. */
-export type Reservation = 'ok' | 'clickLimit' | 'uniqueIpLimit'
-
-/**
- * PostgreSQL only: the decision a person's click on a link with clickLimit or uniqueIpLimit takes in the
- * database before it is served, so the limits hold across nodes. SQLite's one process counts them in memory.
- */
-export interface ClickReservations {
-  /**
-   * One atomic decision: under clickLimit, total_clicks is added to only while below it; under
-   * uniqueIpLimit, `address` (the keyed hash of the client address) is admitted only if already admitted or
-   * while fewer than the limit are. An accepted click has its total_clicks and address written.
-   */
-  reserveClick(linkId: string, address: string | null, now: number): Promise<Reservation>
-}
-
-/** Click storage: the one read the redirect path makes, and the flush's write. */
-export interface ClicksRepo {
-  /** Synchronous: the redirect path loads a link's admitted addresses once, without awaiting. */
-  admittedAddressesSync(linkId: string): string[]
-  /** One transaction: clicks, visitors, admitted addresses, the links' counters, events and rollups. */
-  writeBatch(batch: ClickBatch, now: number): Promise<void>
-}
-
-export function createClicksRepo(db: Db, visitorKey: Buffer, enricher: Enricher, baseUrl: string): ClicksRepo {
-  const sqlite = db.$client
-  const urls = { config: { baseUrl } }
-  const addressesOf = sqlite.prepare('SELECT ip_hash FROM link_addresses WHERE link_id = ?')
-  const linkExists = sqlite.prepare('SELECT 1 AS x FROM links WHERE id = ?')
-  // What a link.clicked event names: read at the flush, and only for links whose events are written,
-  // rather than carried by every click to the thread.
-  const linkRef = sqlite.prepare('SELECT id, slug, domain, destination_url FROM links WHERE id = ?')
-  const insertClick = sqlite.prepare(
-    'INSERT INTO clicks (id, link_id, workspace_id, clicked_at, visitor_hash, user_agent, referrer, referrer_host, country, city, device, browser, os, is_bot) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+function* lockLinks(ids: string[], urls: { config: { baseUrl: string } }): Steps<Map<string, LinkTotals>> {
+  const found = yield* rawRows<{ id: string; slug: string; domain: string; destination_url: string }>(sql`SELECT l.id, l.slug, l.domain, l.destination_url FROM links l
+    JOIN unnest(${param(ids)}::text[]) AS v(id) ON l.id = v.id
+    ORDER BY l.id FOR NO KEY UPDATE OF l`)
+  return new Map(
+    found.map((r) => [r.id, { clicks: 0, unique: 0, ref: { id: r.id, slug: r.slug, domain: r.domain, shortUrl: shortUrl(urls, r), destinationUrl: r.destination_url } }]),
   )
-  const insertVisitor = sqlite.prepare('INSERT INTO link_visitors (link_id, visitor_hash, first_seen_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
-  const insertAddress = sqlite.prepare('INSERT INTO link_addresses (link_id, ip_hash, first_seen_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
-  const addCounts = sqlite.prepare('UPDATE links SET total_clicks = total_clicks + ?, unique_clicks = unique_clicks + ? WHERE id = ?')
-  const publish = preparedPublisher(db)
-  const addToRollups = createRollupWriter(sqlite)
+}
 
-  const writeBatch = sqlite.transaction(({ clicks: batch, counts }: ClickBatch, enriched: Enrichment[], now: number) => {
-    const totals = new Map<string, LinkTotals | null>()
+/** Inserts the pairs not stored yet (in key order, the same on every node) and answers which were new. */
+function* insertFirstSeen(table: 'link_visitors' | 'link_addresses', pairs: FirstSeen[]): Steps<Set<string>> {
+  if (!pairs.length) return new Set()
+  const column = sql.raw(table === 'link_visitors' ? 'visitor_hash' : 'ip_hash')
+  const inserted = yield* rawRows<{ link_id: string; key: string }>(sql`INSERT INTO ${sql.raw(table)} (link_id, ${column}, first_seen_at)
+    SELECT * FROM unnest(${param(pairs.map((p) => p.linkId))}::text[], ${param(pairs.map((p) => p.key))}::text[], ${param(pairs.map((p) => p.at))}::int8[]) AS v(l, k, t)
+    ORDER BY 1, 2 ON CONFLICT DO NOTHING RETURNING link_id, ${column} AS key`)
+  return new Set(inserted.map((r) => `${r.link_id}\u0000${r.key}`))
+}
+
+/**
+ * The clicks repo on `engine`. On SQLite the flush is repo-sqlite.ts's (prepared on first use: a server's
+ * flushes go through the click-writer thread's own) and the reservations are never asked for: SQLite's one
+ * process counts limits in memory (redirect/count.ts).
+ */
+export function createClicksRepo(engine: Engine, visitorKey: Buffer, enricher: Enricher, baseUrl: string): ClicksRepo & ClickReservations {
+  const { linkAddresses, links } = engine.t
+  const urls = { config: { baseUrl } }
+  // Built on first use: on SQLite the flush never comes here, and the writer would prepare statements for nothing.
+  let addToRollups: RollupAdder | undefined
+  let sqliteFlush: Pick<ClicksRepo, 'writeBatch'> | undefined
+
+  function* write(tx: Builder, { clicks: batch, counts }: ClickBatch, enriched: Enrichment[], now: number): Steps<void> {
+    const ids = [...new Set([...batch.map((c) => c.linkId), ...counts.map((c) => c.linkId)])]
+    if (!ids.length) return
     // A link deleted since the click was served takes its clicks with it.
-    const totalsOf = (linkId: string) => {
-      let t = totals.get(linkId)
-      if (t === undefined) totals.set(linkId, (t = linkExists.get(linkId) ? { clicks: 0, unique: 0, ref: null } : null))
-      return t
-    }
+    const totals = yield* lockLinks(ids, urls)
+    const columns: unknown[][] = CLICK_COLUMNS.map(() => [])
     const rollup: RollupClick[] = []
+    const visitors = new Map<string, FirstSeen>()
+    const addresses = new Map<string, FirstSeen>()
+    /** Index in `batch` of each click counted as a person's, with its visitor's pair key. */
+    const counted: { i: number; pair: string }[] = []
     for (let i = 0; i < batch.length; i++) {
       const c = batch[i]!
-      const t = totalsOf(c.linkId)
-      if (t === null) continue
+      if (!totals.has(c.linkId)) continue
       const visitor = visitorHash(visitorKey, c.ip, c.userAgent)
       const e = enriched[i]!
       // device 'bot' exactly when is_bot: the redirect's verdict (isbot) decides, not the UA parser.
       const device = c.isBot ? 'bot' : e.device === 'bot' ? 'other' : e.device
-      insertClick.run(c.id, c.linkId, c.workspaceId, c.clickedAt, visitor, c.userAgent, c.referrer, c.referrerHost, e.country, e.city, device, e.browser, e.os, c.isBot)
+      // In CLICK_COLUMNS' order.
+      const values = [c.id, c.linkId, c.workspaceId, c.clickedAt, visitor, c.userAgent, c.referrer, c.referrerHost, e.country, e.city, device, e.browser, e.os, c.isBot]
+      for (let k = 0; k < values.length; k++) columns[k]!.push(values[k])
       rollup.push({ linkId: c.linkId, workspaceId: c.workspaceId, clickedAt: c.clickedAt, visitor, isBot: c.isBot, country: e.country, referrer: c.referrerHost, browser: e.browser, os: e.os, device })
       if (c.isBot) continue
-      const unique = insertVisitor.run(c.linkId, visitor, c.clickedAt).changes > 0
-      if (!c.counted) {
-        if (c.newAddress) insertAddress.run(c.linkId, c.newAddress, c.clickedAt)
-        t.clicks++
+      const pair = `${c.linkId}\u0000${visitor}`
+      // SQLite inserts per click: the first click of a pair in the batch is the one its row records.
+      if (!visitors.has(pair)) visitors.set(pair, { linkId: c.linkId, key: visitor, at: c.clickedAt })
+      if (c.newAddress && !c.counted) {
+        const a = `${c.linkId}\u0000${c.newAddress}`
+        if (!addresses.has(a)) addresses.set(a, { linkId: c.linkId, key: c.newAddress, at: c.clickedAt })
       }
+      counted.push({ i, pair })
+    }
+    if (rollup.length) {
+      const arrays = sql.join(columns.map((r, k) => sql`${param(r)}::${sql.raw(CLICK_COLUMNS[k]![1])}[]`), sql`, `)
+      yield* rawRun(sql`INSERT INTO clicks (${sql.raw(CLICK_COLUMNS.map(([name]) => name).join(', '))}) SELECT * FROM unnest(${arrays})`)
+    }
+    const newVisitors = yield* insertFirstSeen('link_visitors', [...visitors.values()])
+    yield* insertFirstSeen('link_addresses', [...addresses.values()])
+
+    const events: { id: string; workspaceId: string; data: string }[] = []
+    for (const { i, pair } of counted) {
+      const c = batch[i]!
+      const t = totals.get(c.linkId)!
+      // Only the click that inserted the pair is unique, as on SQLite, where a later click of the same pair conflicts.
+      const unique = newVisitors.delete(pair)
+      if (!c.counted) t.clicks++
       if (unique) t.unique++
       if (!c.announce) continue
-      if (!t.ref) {
-        const row = linkRef.get(c.linkId) as { id: string; slug: string; domain: string; destination_url: string }
-        t.ref = { id: row.id, slug: row.slug, domain: row.domain, shortUrl: shortUrl(urls, row), destinationUrl: row.destination_url }
-      }
-      publish(
-        {
-          type: 'link.clicked',
-          workspaceId: c.workspaceId,
-          mode: 'live',
-          data: { click: { id: c.id, timestamp: new Date(c.clickedAt).toISOString(), unique, referrer: c.referrer, userAgent: c.userAgent }, link: t.ref },
-        },
-        now,
-      )
+      const data = { click: { id: c.id, timestamp: new Date(c.clickedAt).toISOString(), unique, referrer: c.referrer, userAgent: c.userAgent }, link: t.ref }
+      events.push({ id: sortableId('evt', now), workspaceId: c.workspaceId, data: JSON.stringify(data) })
     }
     for (const c of counts) {
-      const t = totalsOf(c.linkId)
+      const t = totals.get(c.linkId)
       if (t) t.clicks += c.clicks
     }
-    for (const [linkId, t] of totals) if (t && (t.clicks || t.unique)) addCounts.run(t.clicks, t.unique, linkId)
-    addToRollups(rollup)
-  })
+    const added = [...totals].filter(([, t]) => t.clicks || t.unique)
+    if (added.length) {
+      yield* rawRun(sql`UPDATE links SET total_clicks = total_clicks + v.clicks, unique_clicks = unique_clicks + v.uniq
+        FROM unnest(${param(added.map(([id]) => id))}::text[], ${param(added.map(([, t]) => t.clicks))}::int8[], ${param(added.map(([, t]) => t.unique))}::int8[]) AS v(id, clicks, uniq)
+        WHERE links.id = v.id`)
+    }
+    yield* (addToRollups ??= rollupWriter(engine))(tx, rollup)
+    if (events.length) {
+      // publishing()'s row, many at once; WITH ORDINALITY keeps the batch's order in the outbox's sequence.
+      // Last: a dispatcher waits for transactions that hold the outbox's write lock (a gap in seq may still fill).
+      yield* rawRun(sql`INSERT INTO outbox (id, type, mode, workspace_id, data, created_at)
+        SELECT e.id, 'link.clicked', 'live', e.ws, e.data::jsonb, ${now}::int8
+        FROM unnest(${param(events.map((e) => e.id))}::text[], ${param(events.map((e) => e.workspaceId))}::text[], ${param(events.map((e) => e.data))}::text[]) WITH ORDINALITY AS e(id, ws, data, n)
+        ORDER BY e.n`)
+      yield* notice(engine, OUTBOX_CHANNEL, 'due')
+    }
+  }
 
   return {
-    admittedAddressesSync(linkId: string): string[] {
-      return (addressesOf.all(linkId) as { ip_hash: string }[]).map((r) => r.ip_hash)
+    async admittedAddresses(linkId) {
+      const found = await engine.db
+        .select({ ipHash: linkAddresses.ipHash })
+        .from(linkAddresses)
+        .where(eq(linkAddresses.linkId, linkId))
+        .orderBy(engine.byteOrder(linkAddresses.ipHash))
+      return found.map((r) => r.ipHash)
     },
-    async writeBatch(batch: ClickBatch, now: number): Promise<void> {
-      // Looked up before the transaction, so the write lock is held for the writes alone.
+
+    async writeBatch(batch, now) {
+      if (engine.name === 'sqlite') return (sqliteFlush ??= createClickFlush(engine.db as Db, visitorKey, enricher, baseUrl)).writeBatch(batch, now)
+      // Looked up before the transaction, so its locks are held for the writes alone.
       const enriched = batch.clicks.map((c) => enricher.enrich(c.ip, c.userAgent))
-      writeBatch.immediate(batch, enriched, now)
+      await engine.transaction((tx) => write(tx, batch, enriched, now))
+    },
+
+    async reserveClick(linkId, address, now): Promise<Reservation> {
+      // The click is added only while below the limit, in one statement: its row lock queues concurrent
+      // clicks from every node, and each sees the total the one before it left. No row: the limit is reached
+      // (or the link is gone, which its cache hears about anyway).
+      const add = (db: Builder) =>
+        db
+          .update(links)
+          .set({ totalClicks: sql`${links.totalClicks} + 1` })
+          .where(and(eq(links.id, linkId), or(isNull(links.clickLimit), lt(links.totalClicks, links.clickLimit))))
+          .returning({ uniqueIpLimit: links.uniqueIpLimit })
+      if (address === null) return (await add(engine.db)).length ? 'ok' : 'clickLimit'
+      try {
+        return await engine.transaction<Reservation>(function* (tx) {
+          const [row] = yield* rows(add(tx))
+          if (!row) return 'clickLimit'
+          if (row.uniqueIpLimit === null) return 'ok'
+          // The link's row stays locked to the commit, and every writer of its addresses (a reservation, a
+          // flush) takes that lock first: this statement, on a snapshot taken after the lock, counts every
+          // address admitted before it, so the count cannot overshoot.
+          const [seen] = yield* rawRows<{ admitted: boolean }>(sql`WITH known AS (SELECT 1 FROM link_addresses WHERE link_id = ${linkId} AND ip_hash = ${address}),
+            added AS (INSERT INTO link_addresses (link_id, ip_hash, first_seen_at)
+              SELECT ${linkId}, ${address}, ${now}::int8
+              WHERE NOT EXISTS (SELECT 1 FROM known) AND (SELECT count(*) FROM link_addresses WHERE link_id = ${linkId}) < ${row.uniqueIpLimit}::int8
+              ON CONFLICT DO NOTHING RETURNING 1)
+            SELECT EXISTS (SELECT 1 FROM known) OR EXISTS (SELECT 1 FROM added) AS admitted`)
+          if (!seen!.admitted) throw new AddressRefused()
+          return 'ok'
+        })
+      } catch (err) {
+        if (err instanceof AddressRefused) return 'uniqueIpLimit'
+        throw err
+      }
     },
   }
 }

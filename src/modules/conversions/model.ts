@@ -2,6 +2,8 @@
 // answers. The service checks bodies itself (they also arrive as text/plain, and every rule gets a message
 // that names it); these schemas state the same rules in the OpenAPI document.
 import { t, type Static } from 'elysia'
+import type { EventDefinition } from '../../events/catalogue'
+import { LinkRef } from '../links/model'
 
 /** Ids the redirect hands destinations as lnk_cid: `clk_` + 20 base62 characters (random.ts sortableId). */
 export const CLICK_ID_PATTERN = '^clk_[0-9A-Za-z]{20}$'
@@ -36,3 +38,23 @@ export const Conversion = t.Object(
   { title: 'Conversion' },
 )
 export type ConversionView = Static<typeof Conversion>
+
+export const CONVERSION_EVENTS: EventDefinition[] = [
+  {
+    type: 'conversion.created',
+    description: 'A conversion beacon (POST /conversions) was recorded for a click of a link with conversionTracking; a resent beacon counted once sends no second event.',
+    data: t.Object({
+      conversion: t.Object({
+        id: t.String({ description: 'cnv_…' }),
+        clickId: t.String({ description: 'The click (clk_…) whose lnk_cid the beacon carried' }),
+        eventName: t.String({ minLength: 1, maxLength: 64 }),
+        value: t.Union([t.Number({ minimum: 0 }), t.Null()], { description: 'In the major unit of currency (19.99), or null' }),
+        currency: t.Union([t.String({ pattern: '^[A-Z]{3}$' }), t.Null()], { description: 'ISO 4217 code; set exactly when value is' }),
+        metadata: t.Union([t.Record(t.String(), t.Unknown()), t.Null()], { description: 'The object the beacon sent, or null' }),
+        timestamp: t.String({ format: 'date-time', description: 'When it was recorded' }),
+      }),
+      link: LinkRef,
+      workspaceId: t.String({ description: 'The workspace of the link' }),
+    }),
+  },
+]

@@ -1,105 +1,58 @@
-// Queries of the conversions area. A conversion is written by one synchronous transaction that also reads
-// its click (and the click's link) and any identical beacon of the last 24 hours, and publishes
-// conversion.created: a refusal or a failure leaves nothing behind, and two identical beacons can never
-// both be counted (the transaction takes the write lock up front, so they run one after the other).
-// The port comes first (plain types, Promises, so another database can sit behind the same signatures);
-// the SQLite implementation follows it.
+// Queries of the conversions area, on either engine. A conversion is written by one transaction that also
+// reads its click (and the click's link) and any identical beacon of the last 24 hours, and publishes
+// conversion.created: a refusal or a failure leaves nothing behind, and two identical beacons are never both
+// counted. SQLite's transaction takes the one write lock up front, so they run one after the other; on
+// PostgreSQL, where nodes write at once, the transaction first locks the click's row. A fingerprint covers
+// the click id, so identical beacons queue on that lock and the second one's duplicate check (a fresh
+// snapshot under READ COMMITTED) sees the first one's committed row.
 import { and, desc, eq, gt } from 'drizzle-orm'
-import type { Db } from '../../db/client'
-import type { Insertable } from '../../db/rows'
-import { clicks, conversions, links } from '../../db/schema'
-import { publish, type PublishInput } from '../../events/outbox'
+import { rows, type Engine } from '../../db/engine'
+import { publishing } from '../../events/outbox'
+import { ConversionRefused, type ConversionRow, type ConversionsRepo } from './port'
 
-/** An accepted conversion, attributed to the click whose lnk_cid it carried, that click's link and workspace. */
-export interface ConversionRow {
-  id: string
-  clickId: string
-  linkId: string
-  workspaceId: string
-  eventName: string
-  /** In the currency's major unit as sent; null when no value was sent. */
-  value: number | null
-  /** ISO 4217 code; set exactly when value is. */
-  currency: string | null
-  metadata: Record<string, unknown> | null
-  /** Of clickId, eventName, value, currency and metadata: a resent beacon within 24 h is counted once. */
-  fingerprint: string
-  createdAt: number
-}
-
-export type NewConversion = Insertable<ConversionRow>
-
-/** A stored click as a conversion sees it: whether a bot made it, and its link. */
-export interface ClickOfConversion {
-  id: string
-  isBot: boolean
-  link: { id: string; workspaceId: string; slug: string; domain: string; destinationUrl: string; conversionTracking: boolean; isTest: boolean }
-}
-
-/** Why a beacon was not recorded; the service turns it into an AppError. Nothing was written. */
-export class ConversionRefused {
-  constructor(
-    readonly reason: 'unknown_click' | 'bot_click' | 'test_click' | 'not_tracked',
-    readonly click?: ClickOfConversion,
-  ) {}
-}
-
-/** What the service decides once it has seen the click: refuse, or write this row and this event. */
-export type ConversionDecision = ConversionRefused | { row: NewConversion; event: (row: ConversionRow) => PublishInput }
-
-export interface ConversionsRepo {
-  /**
-   * Looks up the click, lets `decide` accept or refuse it, answers an identical conversion (same
-   * fingerprint) created after `duplicateAfter` instead of writing a new one, else inserts the row and
-   * publishes its event. All in one transaction.
-   */
-  record(
-    clickId: string,
-    fingerprint: string,
-    duplicateAfter: number,
-    decide: (click: ClickOfConversion) => ConversionDecision,
-    now: number,
-  ): Promise<{ row: ConversionRow; duplicate: boolean } | ConversionRefused>
-}
-
-// --- SQLite ------------------------------------------------------------------------------------------
-
-export function createConversionsRepo(db: Db): ConversionsRepo {
+export function createConversionsRepo(engine: Engine): ConversionsRepo {
+  const { clicks, conversions, links } = engine.t
   return {
-    async record(clickId, fingerprint, duplicateAfter, decide, now) {
-      return db.transaction((tx) => {
-        const found = tx
-          .select({
-            id: clicks.id,
-            isBot: clicks.isBot,
-            linkId: links.id,
-            workspaceId: links.workspaceId,
-            slug: links.slug,
-            domain: links.domain,
-            destinationUrl: links.destinationUrl,
-            conversionTracking: links.conversionTracking,
-            isTest: links.isTest,
-          })
-          .from(clicks)
-          .innerJoin(links, eq(links.id, clicks.linkId))
-          .where(eq(clicks.id, clickId))
-          .get()
+    record: (clickId, fingerprint, duplicateAfter, decide, now) =>
+      engine.transaction(function* (tx) {
+        const [found] = yield* rows(
+          engine.forUpdate(
+            tx
+              .select({
+                id: clicks.id,
+                isBot: clicks.isBot,
+                linkId: links.id,
+                workspaceId: links.workspaceId,
+                slug: links.slug,
+                domain: links.domain,
+                destinationUrl: links.destinationUrl,
+                conversionTracking: links.conversionTracking,
+                isTest: links.isTest,
+              })
+              .from(clicks)
+              .innerJoin(links, eq(links.id, clicks.linkId))
+              .where(eq(clicks.id, clickId)),
+            // The click row only: the link stays free for edits and for conversions of its other clicks.
+            { of: clicks, weak: true },
+          ),
+        )
         if (!found) return new ConversionRefused('unknown_click')
         const { id, isBot, linkId, ...link } = found
         const decision = decide({ id, isBot, link: { id: linkId, ...link } })
         if (decision instanceof ConversionRefused) return decision
-        const earlier = tx
-          .select()
-          .from(conversions)
-          .where(and(eq(conversions.fingerprint, fingerprint), gt(conversions.createdAt, duplicateAfter)))
-          .orderBy(desc(conversions.createdAt))
-          .limit(1)
-          .get()
-        if (earlier) return { row: earlier, duplicate: true }
-        const row = tx.insert(conversions).values(decision.row).returning().get()
-        publish(tx, decision.event(row), now)
+        const [earlier] = yield* rows(
+          tx
+            .select()
+            .from(conversions)
+            .where(and(eq(conversions.fingerprint, fingerprint), gt(conversions.createdAt, duplicateAfter)))
+            .orderBy(desc(conversions.createdAt), desc(conversions.id))
+            .limit(1),
+        )
+        if (earlier) return { row: earlier as ConversionRow, duplicate: true }
+        const [inserted] = yield* rows(tx.insert(conversions).values(decision.row).returning())
+        const row = inserted as ConversionRow
+        yield* publishing(engine, tx, decision.event(row), now)
         return { row, duplicate: false }
-      }, { behavior: 'immediate' })
-    },
+      }, { immediate: true }),
   }
 }

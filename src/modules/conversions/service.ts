@@ -7,10 +7,10 @@ import type { Deps } from '../../context'
 import type { ValidationIssue } from '../../platform/errors'
 import { clickNotFound, clickNotTracked, invalidConversion } from './errors'
 import { sha256Hex, sortableId } from '../../platform/random'
-import { shortUrl } from '../links/slug'
+import { shortUrl } from '../links/model'
 import { isCurrencyCode } from './currencies'
 import { CLICK_ID_PATTERN, EVENT_NAME_MAX, METADATA_MAX_BYTES, VALUE_MAX, type ConversionInput, type ConversionView } from './model'
-import { ConversionRefused, type ClickOfConversion, type ConversionRow, type ConversionsRepo } from './repo'
+import { ConversionRefused, type ClickOfConversion, type ConversionRow, type ConversionsRepo } from './port'
 import { DAY_MS, MINUTE_MS } from '../../platform/time'
 
 export interface ConversionsCtx extends Deps {

@@ -6,7 +6,7 @@ import { sendOutbound } from '../../net/outbound'
 import type { Config } from '../../platform/config'
 import { constantTimeEqual } from '../../platform/random'
 import type { DnsResolver, Lookup } from './dns'
-import type { SeenRecords } from './repo'
+import type { SeenRecords } from './port'
 import { CHALLENGE_PREFIX, pointingByRecords } from './verdict'
 
 export const WELL_KNOWN_PREFIX = '/.well-known/lnk/'

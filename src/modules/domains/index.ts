@@ -1,16 +1,24 @@
 // Custom domains: add, verify by DNS, checks as durable jobs on a schedule, the in-memory set of domains
 // served now (filled before the first request: at creation on SQLite, in init() on PostgreSQL), and the root
 // routes for the HTTP check and Caddy's TLS question.
-import { withAsync } from '../../db/rows'
-import { onEngine } from '../../db/store'
-import { defineModule, type HttpKit, type Platform } from '../module'
+import { engineOf } from '../../db/store'
+import { defineModule, type Platform } from '../module'
+import type { HttpKit } from '../identity'
 import { createDnsResolver, type DnsResolver } from './dns'
 import { createDomainsRepo } from './repo'
-import { createDomainsRepoPg } from './repo-pg'
+import { createDomainsSyncReads } from './repo-sqlite'
 import { domainRootRoutes } from './root-routes'
 import { domainRoutes } from './routes'
 import { ServedDomains } from './served'
 import { CHECK_JOB, markHttpsSeen, refreshServed, runScheduledCheck, type DomainsCtx } from './service'
+import { DOMAIN_EVENTS } from './model'
+
+// What other modules, the app and the CLI use of domains.
+export { domainNotFound, domainOutOfScope } from './errors'
+export { toHostname } from './hostname'
+export type { ServedDomain, ServedDomains } from './served'
+export { addDomain, listDomains, toDomain, verifyDomain, type Who } from './service'
+export { inDomainScope, unusableDomainMessage, usableDomain } from './usable'
 
 /**
  * How often the served set is compared with the database: changes made by other processes, graces that end.
@@ -22,7 +30,7 @@ export function createDomainsModule(platform: Platform, http: HttpKit, options: 
   const { config, clock, log, store, bus } = platform
   const proofKey = platform.settings.serverSecret('domain_check_key', clock.now())
   const now = () => clock.now()
-  const repo = onEngine(store, (s) => withAsync(createDomainsRepo(s.db.db, now)), (s) => createDomainsRepoPg(s.db, now))
+  const repo = createDomainsRepo(engineOf(store), now)
   const served = new ServedDomains((domain) => {
     markHttpsSeen(ctx, domain.id).catch((err) => log.error('recording a domain\'s working certificate failed', { domain: domain.domain, error: (err as Error).message }))
   })
@@ -33,6 +41,7 @@ export function createDomainsModule(platform: Platform, http: HttpKit, options: 
     bus,
     served,
     domains: repo,
+    syncReads: store.engine === 'sqlite' ? createDomainsSyncReads(store.db.db) : undefined,
     check: { config, dns: options.dns ?? createDnsResolver(config.dnsServers), proofKey },
   }
   // SQLite reads synchronously, here and on every refresh. PostgreSQL's reads are awaited, one at a time so
@@ -48,6 +57,7 @@ export function createDomainsModule(platform: Platform, http: HttpKit, options: 
   let refresher: ReturnType<typeof setInterval> | undefined
   return defineModule({
     name: 'domains',
+    events: DOMAIN_EVENTS,
     ctx,
     served,
     /** Whether a hostname (lower case, punycode, no port) is a custom domain served now: for other areas. */

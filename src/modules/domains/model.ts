@@ -1,7 +1,8 @@
 // TypeBox schemas of the domains area: the custom domain of spec 2.4 with its DNS state, and the request
 // bodies. Hostname rules and URL checks are the service's, so every problem is named at once.
 import { t, type Static } from 'elysia'
-import { documentOnly, HTTP_URL_PATTERN } from '../platform/openapi'
+import type { EventDefinition } from '../../events/catalogue'
+import { documentOnly, HTTP_URL_PATTERN } from '../../http/published-schema'
 
 const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(schema: T, options: Record<string, unknown> = {}) => t.Union([schema, t.Null()], options)
 const Timestamp = (description: string) => Nullable(t.String({ format: 'date-time' }), { description })
@@ -101,3 +102,22 @@ export const DeleteDomainQuery = t.Object({
 export type CreateDomainInput = Static<typeof CreateDomainBody>
 export type UpdateDomainInput = Static<typeof UpdateDomainBody>
 export type DomainView = Static<typeof Domain>
+
+export const DOMAIN_EVENTS: EventDefinition[] = [
+  { type: 'domain.created', description: 'A custom domain was added; data.records names the DNS records to create.', data: Domain },
+  {
+    type: 'domain.verified',
+    description: 'A custom domain\'s TXT record was seen (it is verified), or a verified domain that was misconfigured points here again.',
+    data: Domain,
+  },
+  {
+    type: 'domain.misconfigured',
+    description: 'A verified domain\'s records stopped pointing here; it is still served until 7 days after misconfiguredAt.',
+    data: Domain,
+  },
+  {
+    type: 'domain.deleted',
+    description: 'A custom domain was deleted and is no longer served; archivedLinks counts the links archived with it.',
+    data: t.Composite([Domain, t.Object({ archivedLinks: t.Integer() })]),
+  },
+]

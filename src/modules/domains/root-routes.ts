@@ -6,7 +6,7 @@ import { tlsProxyPeers } from '../../net/tls-proxy'
 import type { Config } from '../../platform/config'
 import { proofOf } from './check'
 import { serviceHostnames, toHostname } from './hostname'
-import type { DomainsRepo } from './repo'
+import type { DomainsRepo } from './port'
 import type { ServedDomains } from './served'
 
 export interface RootRoutesDeps {

@@ -2,7 +2,7 @@
 import { Elysia, t } from 'elysia'
 import { Envelope, ErrorEnvelope, ok } from '../../http/envelope'
 import { idempotent } from '../../http/idempotency'
-import type { HttpKit } from '../module'
+import type { HttpKit } from '../identity'
 import { CreateDomainBody, DeleteDomainQuery, Domain, UpdateDomainBody } from './model'
 import { addDomain, deleteDomain, getDomain, listDomains, updateDomain, verifyDomain, type DomainsCtx } from './service'
 

@@ -3,18 +3,17 @@
 // ahead of what is stored.
 import { domainToUnicode } from 'node:url'
 import type { Deps } from '../../context'
-import type { Port } from '../../db/rows'
 import type { EventBus } from '../../events/bus'
 import type { PublishInput } from '../../events/outbox'
 import { iso, isoOrNull } from '../../platform/clock'
 import { Issues } from '../../platform/errors'
 import { newId, randomId } from '../../platform/random'
-import type { Caller } from '../identity/caller'
+import type { Caller } from '../identity'
 import { lookUp, httpCheckUrl, type CheckDeps } from './check'
 import { domainHasLinks, domainNotFound, domainOutOfScope, domainTakenHere, domainVerifiedElsewhere, testKeyChangesDomain, verifyThrottled } from './errors'
 import { parseDomain, serviceHostnames } from './hostname'
 import type { CreateDomainInput, DomainView, UpdateDomainInput } from './model'
-import type { DomainPatch, DomainRow, DomainsRepo, Effects } from './repo'
+import type { DomainPatch, DomainRow, DomainsRepo, DomainsSyncReads, Effects } from './port'
 import type { ServedDomain, ServedDomains } from './served'
 import { acceptsNewLinks, expectedRecords, isServed, nextCheckAt, PENDING_FOR_MS, pointing, VERIFY_EVERY_MS } from './verdict'
 import { inDomainScope } from './usable'
@@ -22,8 +21,9 @@ import { inDomainScope } from './usable'
 export const CHECK_JOB = 'domains.check'
 
 export interface DomainsCtx extends Deps {
-  /** verifiedSync on SQLite only: PostgreSQL's served set is read with the awaited verified(). */
-  domains: Port<DomainsRepo>
+  domains: DomainsRepo
+  /** SQLite only: the served set read without awaiting; PostgreSQL's is read with the awaited verified(). */
+  syncReads?: DomainsSyncReads
   served: ServedDomains
   bus: Pick<EventBus, 'emit' | 'emitLocal'>
   check: CheckDeps
@@ -124,7 +124,7 @@ const sameServing = (a: ServedDomain | undefined, b: ServedDomain) => a !== unde
  * ends on time. Synchronous on SQLite; on PostgreSQL it answers once the read is applied.
  */
 export function refreshServed(ctx: DomainsCtx): void | Promise<void> {
-  if (ctx.domains.verifiedSync) return serveStored(ctx, ctx.domains.verifiedSync())
+  if (ctx.syncReads) return serveStored(ctx, ctx.syncReads.verifiedSync())
   return ctx.domains.verified().then((rows) => serveStored(ctx, rows))
 }
 

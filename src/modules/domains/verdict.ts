@@ -1,7 +1,7 @@
 // What a check's lookups mean for a domain, and when to look again. Pure: the service feeds it the row, what
 // DNS showed and the clock, and writes what it answers.
 import { DAY_MS, HOUR_MS, MINUTE_MS } from '../../platform/time'
-import type { DomainRow, SeenRecords } from './repo'
+import type { DomainRow, SeenRecords } from './port'
 
 export const CHALLENGE_PREFIX = '_lnk-challenge.'
 /** A pending domain whose TXT record was not seen in this long fails. */

@@ -2,15 +2,16 @@
 // an event for them commits, and pruned a day after they end. On PostgreSQL a poll may be held on any node:
 // `forwarding.queued` reaches them all, and a session opened or ended on one node is announced
 // (`subscribers.changed`) so every node's cached lists of open sessions drop.
-import { onEngine } from '../../db/store'
-import type { OutboxConsumer } from '../../events/outbox'
-import type { OutboxConsumerPg } from '../../events/outbox-pg'
+import { engineOf, onEngine } from '../../db/store'
+import type { EventConsumer } from '../../events/outbox'
 import type { PeriodicTask } from '../../jobs/periodic'
 import { DAY_MS } from '../../platform/time'
-import { defineModule, type HttpKit, type Platform } from '../module'
-import { createForwardingFanout, createForwardingFanoutPg, OpenSessions, OpenSessionsPg } from './fanout'
-import { createForwardingRepo, type ForwardingRepo } from './repo'
-import { createForwardingRepoPg } from './repo-pg'
+import { defineModule, type Platform } from '../module'
+import type { HttpKit } from '../identity'
+import { WorkspaceLists } from '../webhooks'
+import { forwardingFanout, OpenSessions, OpenSessionsPg } from './fanout'
+import type { ForwardingRepo, OpenSession } from './port'
+import { createForwardingRepo } from './repo'
 import { forwardingRoutes } from './routes'
 import type { ForwardingCtx } from './service'
 import { Waiters } from './waiters'
@@ -23,8 +24,7 @@ interface Wiring {
   sessions: ForwardingRepo
   /** The prune's (SQLite: the worker's connection). */
   onWorker: ForwardingRepo
-  consumers?: OutboxConsumer[]
-  consumersPg?: OutboxConsumerPg[]
+  consumer: EventConsumer
 }
 
 export function createForwardingModule(platform: Platform, http: HttpKit) {
@@ -51,15 +51,16 @@ export function createForwardingModule(platform: Platform, http: HttpKit) {
       // Clicks write link.clicked only where someone listens for it: an open session counts.
       interest.add((type, workspaceId, mode) => openHere.wants(type, workspaceId, mode))
       // The consumer runs inside the dispatch transaction, which is on the worker's own connection.
-      const openOnWorker = new OpenSessions(s.workerDb.db, clock, openGeneration)
-      const consumer = createForwardingFanout(s.workerDb.db, openOnWorker, (sessionIds) => bus.emit('forwarding.queued', { sessionIds }))
-      return { sessions: createForwardingRepo(s.db.db), onWorker: createForwardingRepo(s.workerDb.db), consumers: [consumer] }
+      const onWorker = engineOf(s, 'worker')
+      const consumer = forwardingFanout(onWorker, new WorkspaceLists<OpenSession>(openGeneration), bus)
+      return { sessions: createForwardingRepo(engineOf(s)), onWorker: createForwardingRepo(onWorker), consumer }
     },
     (s) => {
-      const open = new OpenSessionsPg(s.db, clock, openGeneration)
+      const engine = engineOf(s)
+      const open = new OpenSessionsPg(engine, clock, openGeneration)
       interest.add((type, workspaceId, mode) => open.wants(type, workspaceId, mode))
-      const repo = createForwardingRepoPg(s.db)
-      return { sessions: repo, onWorker: repo, consumersPg: [createForwardingFanoutPg(open)] }
+      const repo = createForwardingRepo(engine)
+      return { sessions: repo, onWorker: repo, consumer: forwardingFanout(engine, open.lists, bus) }
     },
   )
   const ctx: ForwardingCtx = {
@@ -78,8 +79,7 @@ export function createForwardingModule(platform: Platform, http: HttpKit) {
     ctx,
     waiters,
     routes: forwardingRoutes(ctx, http),
-    consumers: wiring.consumers,
-    consumersPg: wiring.consumersPg,
+    consumers: [wiring.consumer],
     periodic: PERIODIC,
     /** Held polls answer at once, so they never hold up a shutdown. */
     async close() {

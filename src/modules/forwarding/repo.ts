@@ -1,129 +1,131 @@
-// Queries of forwarding sessions: the per-key signing secret, the sessions, and their queues. Taking events
-// deletes them in the same statement, so two polls never hand over the same event.
+// Queries of forwarding sessions (port.ts), on either engine: the per-key signing secret, the sessions, and
+// their queues. SQLite has one writer; on PostgreSQL nodes write at once, so:
+// - A session's queue is written only under a lock on its session row (enqueuing), so the cap holds exactly
+//   and, since `seq` is drawn after that lock is taken and the lock is held to commit, a session's events
+//   commit in `seq` order: no poll of a session can see its seq n+1 before a later commit adds its n.
+//   (Numbers are unique across sessions but not gapless: a rolled-back dispatch leaves holes.)
+// - take deletes exactly the rows it answers, in one statement (never "up to the last seq", which on
+//   PostgreSQL could remove a row committed in between that was never read): two polls never hand over the
+//   same event, and an event is deleted only by the poll that hands it over.
 import { and, asc, count, eq, gt, inArray, lte, sql } from 'drizzle-orm'
-import type { Db } from '../../db/client'
-import type { Tx } from '../../db/tx'
-import { cliSecrets, cliSessionEvents, cliSessions } from '../../db/schema'
+import { rows, type Builder, type Engine, type Steps } from '../../db/engine'
+import type { ForwardingRepo, OpenSession, QueuedEvent, SessionRow } from './port'
 
-export interface SessionRow {
-  id: string
-  workspaceId: string
-  keyId: string
-  mode: 'live' | 'test'
-  events: string[]
-  deviceName: string | null
-  dropped: number
-  createdAt: number
-  lastPollAt: number | null
-  expiresAt: number
+/**
+ * The open sessions of a workspace and mode: the fan-out's read, inside the dispatch transaction (or alone,
+ * for the interest source).
+ */
+export function* openSessionsOf(engine: Engine, tx: Builder, workspaceId: string, mode: string, now: number): Steps<OpenSession[]> {
+  const { cliSessions } = engine.t
+  return yield* rows(
+    tx
+      .select({ id: cliSessions.id, events: cliSessions.events })
+      .from(cliSessions)
+      .where(and(eq(cliSessions.workspaceId, workspaceId), eq(cliSessions.mode, mode as 'live' | 'test'), gt(cliSessions.expiresAt, now)))
+      // enqueuing locks sessions in the order they are listed: one order on every node makes two dispatch
+      // transactions waiting on each other's sessions rare (PostgreSQL ends such a deadlock by failing one
+      // dispatch, whose events stay undispatched for the next round).
+      .orderBy(asc(cliSessions.id)),
+  )
 }
 
-export interface QueuedEvent {
-  seq: number
-  eventId: string
-  type: string
-  body: string
-}
-
-/** What the fan-out needs of an open session. */
-export type OpenSession = Pick<SessionRow, 'id' | 'events'>
-
-export interface ForwardingRepo {
-  /** The key's secret, made (by `make`) when the key has none or its hash changed since. */
-  secretFor(keyId: string, keyHash: string, make: () => string, now: number): Promise<string>
-  insert(row: SessionRow): Promise<void>
-  find(id: string): Promise<SessionRow | undefined>
-  /** Open sessions of the key, with how many events wait in each. */
-  listOpen(keyId: string, now: number): Promise<(SessionRow & { queued: number })[]>
-  delete(id: string, keyId: string): Promise<boolean>
-  /** Moves the session's expiry (a poll is its heartbeat); false when it has gone. */
-  touch(id: string, now: number, expiresAt: number): Promise<boolean>
-  /** Takes up to `limit` waiting events, oldest first, removing them. */
-  take(sessionId: string, limit: number): Promise<QueuedEvent[]>
-  /** Sessions that expired before `before`, with their queues. */
-  pruneExpired(before: number): Promise<number>
-}
-
-/** The fan-out's statements: on the worker's connection, inside the dispatch transaction. */
-export function createQueueStatements(db: Tx) {
-  return {
-    openSessions(workspaceId: string, mode: string, now: number): OpenSession[] {
-      return db
-        .select({ id: cliSessions.id, events: cliSessions.events })
-        .from(cliSessions)
-        .where(and(eq(cliSessions.workspaceId, workspaceId), eq(cliSessions.mode, mode as 'live' | 'test'), gt(cliSessions.expiresAt, now)))
-        .all()
-    },
-    /** Queues the event unless the session holds `cap` already; then only its dropped count grows. */
-    enqueue(tx: Tx, sessionId: string, event: { eventId: string; type: string; body: string }, cap: number, now: number): boolean {
-      const held = tx.select({ n: count() }).from(cliSessionEvents).where(eq(cliSessionEvents.sessionId, sessionId)).get()!.n
-      if (held >= cap) {
-        tx.update(cliSessions).set({ dropped: sql`${cliSessions.dropped} + 1` }).where(eq(cliSessions.id, sessionId)).run()
-        return false
-      }
-      tx.insert(cliSessionEvents).values({ sessionId, ...event, createdAt: now }).run()
-      return true
-    },
+/**
+ * Queues the event unless the session holds `cap` already; then only its dropped count grows. False too when
+ * the session has gone since it was listed (the lists are cached; on PostgreSQL another node may have ended
+ * it): the dispatch carries on. Inside the dispatch transaction.
+ */
+export function* enqueuing(
+  engine: Engine,
+  tx: Builder,
+  sessionId: string,
+  event: { eventId: string; type: string; body: string },
+  cap: number,
+  now: number,
+): Steps<boolean> {
+  const { cliSessions, cliSessionEvents } = engine.t
+  // The count below decides; without this lock two dispatchers on PostgreSQL could both see cap - 1 and both
+  // insert.
+  const [session] = yield* rows(engine.forUpdate(tx.select({ id: cliSessions.id }).from(cliSessions).where(eq(cliSessions.id, sessionId)), { weak: true }))
+  if (!session) return false
+  const [held] = yield* rows(tx.select({ n: count() }).from(cliSessionEvents).where(eq(cliSessionEvents.sessionId, sessionId)))
+  if (held!.n >= cap) {
+    yield* rows(tx.update(cliSessions).set({ dropped: sql`${cliSessions.dropped} + 1` }).where(eq(cliSessions.id, sessionId)))
+    return false
   }
+  yield* rows(tx.insert(cliSessionEvents).values({ sessionId, ...event, createdAt: now }))
+  return true
 }
 
-export function createForwardingRepo(db: Db): ForwardingRepo {
+export function createForwardingRepo(engine: Engine): ForwardingRepo {
+  const { db } = engine
+  const { cliSecrets, cliSessionEvents, cliSessions } = engine.t
   return {
     async secretFor(keyId, keyHash, make, now) {
-      return db.transaction((tx) => {
-        const row = tx.select().from(cliSecrets).where(eq(cliSecrets.keyId, keyId)).get()
-        if (row && row.keyHash === keyHash) return row.secret
-        const secret = make()
-        tx.insert(cliSecrets).values({ keyId, keyHash, secret, createdAt: now }).onConflictDoUpdate({ target: cliSecrets.keyId, set: { keyHash, secret, createdAt: now } }).run()
-        return secret
-      })
+      const [row] = await db.select().from(cliSecrets).where(eq(cliSecrets.keyId, keyId))
+      if (row && row.keyHash === keyHash) return row.secret
+      const secret = make()
+      // Another request (or node) may be making the key's secret too: only a row of another hash is replaced,
+      // so the loser of that race keeps the winner's secret (read again below) instead of overwriting it.
+      const [stored] = await db
+        .insert(cliSecrets)
+        .values({ keyId, keyHash, secret, createdAt: now })
+        .onConflictDoUpdate({ target: cliSecrets.keyId, set: { keyHash, secret, createdAt: now }, setWhere: sql`${cliSecrets.keyHash} <> ${keyHash}` })
+        .returning({ secret: cliSecrets.secret })
+      if (stored) return stored.secret
+      const [winner] = await db.select({ secret: cliSecrets.secret }).from(cliSecrets).where(eq(cliSecrets.keyId, keyId))
+      return winner!.secret
     },
 
     async insert(row) {
-      db.insert(cliSessions).values(row).run()
+      await db.insert(cliSessions).values(row)
     },
 
     async find(id) {
-      return db.select().from(cliSessions).where(eq(cliSessions.id, id)).get() as SessionRow | undefined
+      const [row] = await db.select().from(cliSessions).where(eq(cliSessions.id, id))
+      return row as SessionRow | undefined
     },
 
     async listOpen(keyId, now) {
-      const rows = db.select().from(cliSessions).where(and(eq(cliSessions.keyId, keyId), gt(cliSessions.expiresAt, now))).orderBy(asc(cliSessions.createdAt)).all() as SessionRow[]
-      if (!rows.length) return []
-      const queued = db
+      const open = (await db
+        .select()
+        .from(cliSessions)
+        .where(and(eq(cliSessions.keyId, keyId), gt(cliSessions.expiresAt, now)))
+        .orderBy(asc(cliSessions.createdAt), asc(cliSessions.id))) as SessionRow[]
+      if (!open.length) return []
+      const queued = await db
         .select({ sessionId: cliSessionEvents.sessionId, n: count() })
         .from(cliSessionEvents)
-        .where(inArray(cliSessionEvents.sessionId, rows.map((r) => r.id)))
+        .where(inArray(cliSessionEvents.sessionId, open.map((r) => r.id)))
         .groupBy(cliSessionEvents.sessionId)
-        .all()
       const by = new Map(queued.map((q) => [q.sessionId, q.n]))
-      return rows.map((r) => ({ ...r, queued: by.get(r.id) ?? 0 }))
+      return open.map((r) => ({ ...r, queued: by.get(r.id) ?? 0 }))
     },
 
     async delete(id, keyId) {
-      return db.delete(cliSessions).where(and(eq(cliSessions.id, id), eq(cliSessions.keyId, keyId))).returning({ id: cliSessions.id }).all().length > 0
+      return (await db.delete(cliSessions).where(and(eq(cliSessions.id, id), eq(cliSessions.keyId, keyId))).returning({ id: cliSessions.id })).length > 0
     },
 
     async touch(id, now, expiresAt) {
-      return db.update(cliSessions).set({ lastPollAt: now, expiresAt }).where(eq(cliSessions.id, id)).returning({ id: cliSessions.id }).all().length > 0
+      return (await db.update(cliSessions).set({ lastPollAt: now, expiresAt }).where(eq(cliSessions.id, id)).returning({ id: cliSessions.id })).length > 0
     },
 
     async take(sessionId, limit) {
-      return db.transaction((tx) => {
-        const rows = tx
-          .select({ seq: cliSessionEvents.seq, eventId: cliSessionEvents.eventId, type: cliSessionEvents.type, body: cliSessionEvents.body })
-          .from(cliSessionEvents)
-          .where(eq(cliSessionEvents.sessionId, sessionId))
-          .orderBy(asc(cliSessionEvents.seq))
-          .limit(limit)
-          .all()
-        if (rows.length) tx.delete(cliSessionEvents).where(and(eq(cliSessionEvents.sessionId, sessionId), lte(cliSessionEvents.seq, rows.at(-1)!.seq))).run()
-        return rows
-      })
+      // On PostgreSQL a concurrent poll of the same session waits for these rows, passes over them once they
+      // are gone and locks the next ones (PostgreSQL locks before it applies the LIMIT), so polls hand events
+      // over in order.
+      const oldest = engine.forUpdate(
+        db.select({ seq: cliSessionEvents.seq }).from(cliSessionEvents).where(eq(cliSessionEvents.sessionId, sessionId)).orderBy(asc(cliSessionEvents.seq)).limit(limit),
+      )
+      const taken: QueuedEvent[] = await db
+        .delete(cliSessionEvents)
+        .where(inArray(cliSessionEvents.seq, oldest))
+        .returning({ seq: cliSessionEvents.seq, eventId: cliSessionEvents.eventId, type: cliSessionEvents.type, body: cliSessionEvents.body })
+      // RETURNING follows no order.
+      return taken.sort((a, b) => a.seq - b.seq)
     },
 
     async pruneExpired(before) {
-      return db.delete(cliSessions).where(lte(cliSessions.expiresAt, before)).returning({ id: cliSessions.id }).all().length
+      return (await db.delete(cliSessions).where(lte(cliSessions.expiresAt, before)).returning({ id: cliSessions.id })).length
     },
   }
 }

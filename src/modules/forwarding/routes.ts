@@ -2,7 +2,7 @@
 import { Elysia, t } from 'elysia'
 import { Envelope, ErrorEnvelope, ok } from '../../http/envelope'
 import { holdOpen } from '../../http/request-context'
-import type { HttpKit } from '../module'
+import type { HttpKit } from '../identity'
 import { CreatedSession, CreateSessionBody, ForwardedEvent, OpenSessionView, PollQuery } from './model'
 import { endSession, listSessions, openSession, poll, type ForwardingCtx } from './service'
 

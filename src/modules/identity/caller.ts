@@ -1,7 +1,8 @@
-// Who is calling: the key, its user, the workspace acted in and the key's mode. Built by the HTTP layer's
-// authentication, read by every service; it lives here, below both, so services never import the HTTP layer.
+// Who is calling: the key, its user, the workspace acted in and the key's mode. Built by authentication
+// (auth.ts), handed to routes by the HTTP kernel's permission macro and read by every service, which never
+// imports the HTTP layer for it.
 import type { KeyMode } from './keys'
-import type { ApiKeyRow, UserRow, WorkspaceRow } from './repo'
+import type { ApiKeyRow, UserRow, WorkspaceRow } from './port'
 
 export interface Caller {
   key: ApiKeyRow

@@ -1,18 +1,36 @@
 // Identity: users, workspaces, memberships and keys, and the authentication every authenticated route
-// uses (the HTTP layer's macro, fed by this module's key store, call counter, rate limiter and last-use
-// tracker). GET /me.
-import { authPlugin } from '../../http/auth'
+// uses (auth.ts: the HTTP kernel's macro, given this module's key check, fed by its key store, call counter,
+// rate limiter and last-use tracker). GET /me.
 import type { IdempotencyDeps } from '../../http/idempotency'
 import { MINUTE_MS } from '../../platform/time'
-import { rateLimitFor } from '../api-keys/rate-limit'
-import { LIMITS_PERIODIC, limitsPruneJobs } from '../api-keys/limits-prune'
-import { defineModule, type HttpKit, type Platform } from '../module'
+import { keyAuth, type HttpKit } from './auth'
+import { rateLimitFor } from './rate-limit'
+import { LIMITS_PERIODIC, limitsPruneJobs } from './limits-prune'
+import { defineModule, type Platform } from '../module'
 import { LastUsedTracker } from './last-used'
-import { onEngine } from '../../db/store'
+import { engineOf, onEngine } from '../../db/store'
+import type { IdentityRepo } from './port'
 import { createIdentityRepo } from './repo'
-import { createIdentityRepoPg } from './repo-pg'
+import { createIdentityAuthReadsSqlite } from './repo-auth-sqlite'
 import { identityRoutes } from './routes'
 import type { IdentityCtx } from './service'
+
+// What other modules, the app and the CLI use of identity.
+export { authenticate, type AuthDeps, type HttpKit } from './auth'
+export type { Caller } from './caller'
+export { testKeySandboxed, workspaceNotFound } from './errors'
+export { generateKey, hashKey, isWellFormedKey, type KeyMode } from './keys'
+export type { LastUsedTracker } from './last-used'
+export { PRUNE_LIMITS } from './limits-prune'
+export { hasPermission, parseGrants, PERMISSIONS, type Grant, type Permission } from './permissions'
+export { DEFAULT_RATE_LIMIT } from './policy'
+export type { ApiKeyRow, IdentityRepo, NewApiKey, UserRow, WorkspaceRow } from './port'
+export type { LimitsRepo } from './port-limits'
+export { rateLimitFor, type RateDecision, type RateLimit } from './rate-limit'
+export { createLimitsRepo } from './repo-limits'
+export { listedMode, ModeQuery, sandboxHides, type ModeFilter } from './sandbox'
+export { DAYS, isValidTimeZone } from './schedule'
+export { addMember, bootstrap, createKey, createWorkspace, listKeys, toApiKey } from './service'
 
 /** Last-use stamps are written at most this long after the call (and at shutdown). */
 const LAST_USED_FLUSH_MS = MINUTE_MS
@@ -20,12 +38,13 @@ const LAST_USED_FLUSH_MS = MINUTE_MS
 /** `idempotency` completes the HTTP kit this module hands every other module's routes. */
 export function createIdentityModule(platform: Platform, idempotency: IdempotencyDeps['idempotency']) {
   const { instanceId, config, store, clock, log } = platform
-  const repo = onEngine(store, (s) => createIdentityRepo(s.db.db), (s) => createIdentityRepoPg(s.db))
+  // On SQLite the authenticated request's own reads run on statements prepared once (repo-auth-sqlite.ts).
+  const repo: IdentityRepo = { ...createIdentityRepo(engineOf(store)), ...onEngine(store, (s) => createIdentityAuthReadsSqlite(s.db.db), () => ({})) }
   const ctx: IdentityCtx = { config, clock, log, identity: repo }
   const lastUsed = new LastUsedTracker(repo)
   /** Per-key request rates: in memory on SQLite (a restart opens a fresh window), shared on PostgreSQL. */
   const rateLimiter = rateLimitFor(store, 'api')
-  const auth = authPlugin({ instanceId, config, clock, identity: repo, rateLimiter, lastUsed })
+  const auth = keyAuth({ instanceId, config, clock, identity: repo, rateLimiter, lastUsed })
   const http: HttpKit = { instanceId, auth, idempotency: { clock, idempotency } }
   let timer: ReturnType<typeof setInterval> | undefined
   const flush = () => lastUsed.flush().catch((err) => log.error('last-used flush failed', { error: (err as Error).message }))

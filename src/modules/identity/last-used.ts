@@ -1,6 +1,6 @@
 // Keeps lastUsedAt / lastUsedIp current without a database write on every request: at most one write per
 // key per interval, the rest held in memory and written by flush() (timer and shutdown).
-import type { IdentityRepo } from './repo'
+import type { IdentityRepo } from './port'
 import { MINUTE_MS } from '../../platform/time'
 
 export class LastUsedTracker {

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import { Envelope, ErrorEnvelope, ok } from '../../http/envelope'
-import type { HttpKit } from '../module'
+import type { HttpKit } from './auth'
 import type { IdentityCtx } from './service'
 import { Me } from './model'
 import { whoAmI } from './service'

@@ -6,7 +6,7 @@ import { badKeyName, badPermissions, notAnEmail, userNotFound, workspaceHasNoOwn
 import { newId } from '../../platform/random'
 import { generateKey, type KeyMode } from './keys'
 import { parseGrants, type Grant } from './permissions'
-import type { ApiKeyRow, IdentityRepo, UserRow, WorkspaceRow } from './repo'
+import type { ApiKeyRow, IdentityRepo, UserRow, WorkspaceRow } from './port'
 import { HOUR_MS } from '../../platform/time'
 import { slugify } from '../../platform/slugify'
 

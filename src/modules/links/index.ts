@@ -2,18 +2,27 @@
 // commit, so whatever caches links (the redirect) drops them.
 import type { DomainsModule } from '../domains'
 import type { PagesModule } from '../pages'
-import { defineModule, type HttpKit, type Platform } from '../module'
-import { onEngine } from '../../db/store'
-import { withAsync } from '../../db/rows'
+import { LINK_EVENTS, type LinkQr } from './model'
+import { defineModule, type Platform } from '../module'
+import type { HttpKit } from '../identity'
+import { engineOf, onEngine } from '../../db/store'
+import type { RedirectReads } from './port'
 import { createLinksRepo } from './repo'
-import { createLinksRepoPg } from './repo-pg'
+import { createLinkStatements, createRedirectReads } from './repo-sqlite'
 import { linkRoutes } from './routes'
 import type { LinksCtx } from './service'
 
-export function createLinksModule(platform: Platform, http: HttpKit, domains: DomainsModule, pages: Pick<PagesModule, 'repo'>) {
+// What other modules, the app and the CLI use of links.
+export type { LinksRepo, RedirectLink, RedirectReads } from './port'
+export { getLink, type LinksCtx } from './service'
+
+export function createLinksModule(platform: Platform, http: HttpKit, domains: DomainsModule, pages: Pick<PagesModule, 'repo'>, qr: LinkQr) {
   const { config, store, clock, log, bus } = platform
-  const ctx: LinksCtx = { config, clock, log, links: onEngine(store, (s) => withAsync(createLinksRepo(s.db.db)), (s) => createLinksRepoPg(s.db)), bus, served: domains.served, bridgePages: pages.repo }
-  return defineModule({ name: 'links', ctx, repo: ctx.links, routes: linkRoutes(ctx, http) })
+  const links = createLinksRepo(engineOf(store), onEngine(store, (s) => createLinkStatements(s.db.db), () => undefined))
+  /** The redirect's synchronous reads: SQLite only; on PostgreSQL the redirect awaits `repo`. */
+  const redirectReads: RedirectReads | null = onEngine(store, (s) => createRedirectReads(s.db.db), () => null)
+  const ctx: LinksCtx = { config, clock, log, links, bus, served: domains.served, bridgePages: pages.repo, qr }
+  return defineModule({ name: 'links', events: LINK_EVENTS, ctx, repo: links, redirectReads, routes: linkRoutes(ctx, http) })
 }
 
 export type LinksModule = ReturnType<typeof createLinksModule>

@@ -2,7 +2,13 @@
 // Link of spec 2.2 with every stored field.
 import type { TSchema } from '@sinclair/typebox'
 import { t, type Static } from 'elysia'
+import type { EventDefinition } from '../../events/catalogue'
+import type { Config } from '../../platform/config'
 import { publishedString } from '../../http/published-schema'
+
+// The slug rules and short-URL building are pure and used beside the redirect path, by areas the links module
+// itself depends on (pages): they are reached here, not through index.ts, so no import cycle forms.
+export { isReservedSlug, RESERVED_SLUGS, shortUrl } from './slug'
 
 const nullableString = (max: number, description?: string) => t.Optional(t.Union([t.String({ maxLength: max }), t.Null()], description ? { description } : {}))
 // The format is published, not enforced here: the service's checkUrl decides (see http/published-schema.ts), so
@@ -63,6 +69,9 @@ export const CreateLinkBody = t.Object({ include: t.Optional(Include), ...linkFi
 export type CreateLinkInput = Static<typeof CreateLinkBody>
 
 export const Qr = t.Object({ svg: t.String({ description: 'Inline SVG' }), png: t.String({ description: '{base_url}/qr/render?data=<short URL>&size=<px>' }) }, { title: 'Qr' })
+export type QrObject = Static<typeof Qr>
+/** Renders a link's qr object from its short URL (the qr module's linkQr). */
+export type LinkQr = (config: Pick<Config, 'baseUrl'>, shortUrl: string) => Promise<QrObject>
 
 /**
  * Fields of the Link that only the server sets. A PATCH may carry them, so a client can send back a Link it
@@ -159,3 +168,35 @@ export const Link = t.Object(
   },
   { title: 'Link' },
 )
+
+// --- Events (contract section 5) --------------------------------------------------------------------------
+// The link.* events. link.clicked is written by the clicks module's flush; it is a link's event all the same,
+// and carries the link the way the others name one.
+
+const LinkData = t.Omit(Link, ['qr'])
+/** A link as the events that do not carry it whole name it. */
+export const LinkRef = t.Object({ id: t.String(), slug: t.String(), domain: t.String(), shortUrl: t.String(), destinationUrl: t.String() })
+
+export const LINK_EVENTS: EventDefinition[] = [
+  { type: 'link.created', description: 'A link was created (also in bulk).', data: LinkData },
+  {
+    type: 'link.updated',
+    description: 'A link was changed; `changes` names the fields that were sent.',
+    data: t.Composite([LinkData, t.Object({ changes: t.Array(t.String()) })]),
+  },
+  { type: 'link.deleted', description: 'A link and its redirect were removed.', data: LinkRef },
+  {
+    type: 'link.clicked',
+    description: 'A redirect was counted (bots, HEAD requests and test links are never counted).',
+    data: t.Object({
+      click: t.Object({
+        id: t.String({ description: 'clk_…; also handed to the destination as lnk_cid when conversionTracking is on' }),
+        timestamp: t.String({ format: 'date-time' }),
+        unique: t.Boolean({ description: 'First click of this visitor on this link' }),
+        referrer: t.Union([t.String(), t.Null()]),
+        userAgent: t.Union([t.String(), t.Null()]),
+      }),
+      link: LinkRef,
+    }),
+  },
+]

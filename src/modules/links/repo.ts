@@ -1,249 +1,70 @@
-// Queries of the links area. Writes run in one synchronous transaction together with their outbox events
-// and the plan-allowance counter, so a refused or failed write leaves nothing behind.
-// The port comes first (plain types, Promises, so another database can sit behind the same signatures);
-// the SQLite implementation follows it.
-import { and, asc, count, desc, eq, exists, getTableColumns, gt, inArray, sql, type Placeholder, type SQL } from 'drizzle-orm'
-import type { Db } from '../../db/client'
+// Queries of the links area, on either engine. Writes run in one transaction together with their outbox events
+// and the plan-allowance counter, so a refused or failed write leaves nothing behind. Two things SQLite gives
+// for free are asked of the engine: one writer at a time (on PostgreSQL the plan allowance is guarded by a row
+// lock, heldUsage below) and byte order of text with ASCII-only case folding in LIKE (ids sort and search folds
+// through the engine, so lists come out the same whatever the database's locale). On SQLite a bulk create's
+// per-link statements and the slug checks run prepared once (repo-sqlite.ts), as do the redirect's reads.
+import { and, count, desc, eq, exists, gt, inArray, sql, type SQL } from 'drizzle-orm'
+import { rows, type Builder, type Engine, type Steps, type Tables } from '../../db/engine'
 import { isUniqueViolation } from '../../db/errors'
-import { hotStatement } from '../../db/hot'
 import { escapeLike } from '../../db/like'
-import type { Insertable } from '../../db/rows'
-import { linkTags, linkUsage, links } from '../../db/schema'
-import type { Tx } from '../../db/tx'
-import { preparedPublisher, publish, type PublishInput } from '../../events/outbox'
+import { publishing } from '../../events/outbox'
+import { LinkWriteRefused, type LinkFilter, type LinkRow, type LinksRepo, type LinkStatements, type PlanUsage, type RedirectLink } from './port'
 
-/** Every field of spec 2.3, the counters and what search matches. */
-export interface LinkRow {
-  id: string
-  workspaceId: string
-  domain: string
-  slug: string
-  destinationUrl: string
-  title: string | null
-  description: string | null
-  tags: string[]
-  folderId: string | null
-  campaignId: string | null
-  redirectStatus: number
-  fallbackUrl: string | null
-  passwordHash: string | null
-  expiresAt: number | null
-  clickLimit: number | null
-  uniqueIpLimit: number | null
-  publicStatsEnabled: boolean
-  utmSource: string | null
-  utmMedium: string | null
-  utmCampaign: string | null
-  utmTerm: string | null
-  utmContent: string | null
-  ogTitle: string | null
-  ogDescription: string | null
-  ogImageUrl: string | null
-  twitterCard: 'summary' | 'summary_large_image' | 'player' | null
-  deepLinkEnabled: boolean
-  captchaEnabled: boolean
-  consentRequired: boolean
-  conversionTracking: boolean
-  bridgePageId: string | null
-  isActive: boolean
-  isArchived: boolean
-  isTest: boolean
-  totalClicks: number
-  uniqueClicks: number
-  createdByKeyId: string | null
-  /** Lower-cased slug, title, destination and tags, one per line (kept by the service). */
-  searchText: string
-  createdAt: number
-  updatedAt: number
-}
+const REDIRECT_KEYS = [
+  'id', 'workspaceId', 'domain', 'slug', 'destinationUrl', 'title', 'description', 'redirectStatus', 'fallbackUrl', 'passwordHash',
+  'expiresAt', 'clickLimit', 'uniqueIpLimit', 'publicStatsEnabled', 'utmSource', 'utmMedium', 'utmCampaign', 'utmTerm', 'utmContent',
+  'ogTitle', 'ogDescription', 'ogImageUrl', 'twitterCard', 'deepLinkEnabled', 'captchaEnabled', 'consentRequired', 'conversionTracking',
+  'bridgePageId', 'isActive', 'isTest', 'totalClicks',
+] as const satisfies readonly (keyof RedirectLink)[]
+// Fails to compile when RedirectLink gains a field this list lacks.
+const everyRedirectKey: Exclude<keyof RedirectLink, (typeof REDIRECT_KEYS)[number]> extends never ? true : never = true
+void everyRedirectKey
 
-export type NewLink = Insertable<LinkRow>
+type Links = Tables['links']
 
-/**
- * What the redirect path keeps of a link in memory: the fields a visit, its pages and its destination may
- * need, nothing else (no tags, search text or bookkeeping), so 100,000 cached links stay small.
- */
-export type RedirectLink = Pick<
-  LinkRow,
-  | 'id' | 'workspaceId' | 'domain' | 'slug' | 'destinationUrl' | 'title' | 'description' | 'redirectStatus' | 'fallbackUrl'
-  | 'passwordHash' | 'expiresAt' | 'clickLimit' | 'uniqueIpLimit' | 'publicStatsEnabled' | 'utmSource' | 'utmMedium'
-  | 'utmCampaign' | 'utmTerm' | 'utmContent' | 'ogTitle' | 'ogDescription' | 'ogImageUrl' | 'twitterCard' | 'deepLinkEnabled'
-  | 'captchaEnabled' | 'consentRequired' | 'conversionTracking' | 'bridgePageId' | 'isActive' | 'isTest' | 'totalClicks'
->
-
-export interface LinkFilter {
-  workspaceId: string
-  search?: string
-  tag?: string
-  domain?: string
-  archived?: boolean
-  isTest?: boolean
-  /** The calling key's scope filters: only links on these domains / carrying one of these tags. */
-  scope?: { domains?: string[]; tags?: string[] } | null
-}
-
-/** A link to insert, the event its insert publishes, and whether it counts towards the plan allowance. */
-export interface LinkInsert {
-  row: NewLink
-  event: (row: LinkRow) => PublishInput
-  countsTowardsPlan: boolean
-}
-
-/** Live links per month: the workspace's counter for `month`, and its allowance (null = no limit). */
-export interface PlanUsage {
-  workspaceId: string
-  month: string
-  allowance: number | null
-}
-
-/** Thrown inside a write transaction to roll it back with a reason the service turns into an AppError. */
-export class LinkWriteRefused extends Error {
-  constructor(readonly reason: 'slug_taken' | 'plan_limit_reached', readonly index = 0) {
-    super(reason)
-  }
-}
-
-export interface LinksRepo {
-  /**
-   * Synchronous on purpose: the redirect path reads through it on a link-cache miss and never awaits the
-   * database (an adapter for a server database answers it from memory or a replica it keeps in step).
-   */
-  findRedirectSync(domain: string, slug: string): RedirectLink | undefined
-  /** Up to `limit` links after `afterId` in id order, as the redirect keeps them: to fill its cache at start. */
-  redirectLinksSync(afterId: string, limit: number): RedirectLink[]
-  findById(workspaceId: string, id: string): Promise<LinkRow | undefined>
-  /** Newest first. */
-  list(f: LinkFilter, page: number, perPage: number): Promise<{ rows: LinkRow[]; total: number }>
-  /**
-   * Inserts links with their events in one transaction. The allowance is checked against the month's
-   * counter inside the transaction, so it holds under concurrency. Answers per input either the row or
-   * the reason it was refused; refused inputs change nothing.
-   */
-  insertMany(items: LinkInsert[], usage: PlanUsage, now: number): Promise<(LinkRow | LinkWriteRefused)[]>
-  /** Updates a link and publishes its event; slug_taken when the new domain/slug is in use, undefined when the link is gone. */
-  update(id: string, patch: Partial<NewLink>, event: (row: LinkRow) => PublishInput, now: number): Promise<LinkRow | LinkWriteRefused | undefined>
-  /** Deletes the link and publishes the event; false when it was gone already. */
-  delete(id: string, event: PublishInput, now: number): Promise<boolean>
-  /** Which of the slugs are taken on the domain. */
-  slugsInUse(domain: string, slugs: string[]): Promise<Set<string>>
-}
-
-// --- SQLite ------------------------------------------------------------------------------------------
-
-/** The slugs one prepared statement checks at once: a generated-slug round asks for 8 candidates. */
-const SLUGS_PER_CHECK = 8
-
-/**
- * The redirect's read on a link-cache miss and the statements of a bulk create run on the driver
- * (db/hot.ts); link rows are decoded by this mapping, derived from the table so it follows the schema.
- */
-const LINK_COLUMNS = Object.entries(getTableColumns(links)).map(([key, column]) => ({ key, column }))
-
-function decodeLink(raw: Record<string, unknown>): LinkRow {
-  const row: Record<string, unknown> = {}
-  for (const { key, column } of LINK_COLUMNS) {
-    const v = raw[column.name]
-    row[key] = v === null || v === undefined ? null : column.mapFromDriverValue(v)
-  }
-  return row as unknown as LinkRow
-}
-
-const REDIRECT_COLUMNS = {
-  id: links.id, workspaceId: links.workspaceId, domain: links.domain, slug: links.slug, destinationUrl: links.destinationUrl,
-  title: links.title, description: links.description, redirectStatus: links.redirectStatus, fallbackUrl: links.fallbackUrl,
-  passwordHash: links.passwordHash, expiresAt: links.expiresAt, clickLimit: links.clickLimit, uniqueIpLimit: links.uniqueIpLimit,
-  publicStatsEnabled: links.publicStatsEnabled, utmSource: links.utmSource, utmMedium: links.utmMedium, utmCampaign: links.utmCampaign,
-  utmTerm: links.utmTerm, utmContent: links.utmContent, ogTitle: links.ogTitle, ogDescription: links.ogDescription,
-  ogImageUrl: links.ogImageUrl, twitterCard: links.twitterCard, deepLinkEnabled: links.deepLinkEnabled, captchaEnabled: links.captchaEnabled,
-  consentRequired: links.consentRequired, conversionTracking: links.conversionTracking, bridgePageId: links.bridgePageId, isActive: links.isActive,
-  isTest: links.isTest, totalClicks: links.totalClicks,
+/** What a RedirectLink is read from: its columns of `links`, in one order for every statement. */
+export function redirectColumns(links: Links) {
+  return Object.fromEntries(REDIRECT_KEYS.map((key) => [key, links[key]])) as { [K in (typeof REDIRECT_KEYS)[number]]: Links[K] }
 }
 
 /**
- * Workspace ids and domains repeat across every cached link: one string each instead of one per link.
- * Bounded like any cache; past it, strings are simply not shared.
+ * The month's count the allowance is checked against, held for the rest of the transaction. SQLite's IMMEDIATE
+ * transaction is its one writer, so the count read stays true until commit. On PostgreSQL two nodes would both
+ * read the same count and pass the allowance together, so the row is locked: the upsert creates the row when
+ * missing (a plain SELECT … FOR UPDATE would lock nothing then) and, at READ COMMITTED, waits for and returns
+ * the latest committed count. `inserted` (`xmax = 0`) tells a row this lock created. The statements differ in
+ * kind (a read against a locking write), not in dialect, hence the engine's name.
  */
-function interner(max = 50_000) {
-  const seen = new Map<string, string>()
-  return (s: string) => {
-    const hit = seen.get(s)
-    if (hit !== undefined) return hit
-    if (seen.size < max) seen.set(s, s)
-    return s
+function* heldUsage(engine: Engine, tx: Builder, usage: PlanUsage): Steps<{ created: number; inserted: boolean }> {
+  const { linkUsage } = engine.t
+  if (engine.name === 'sqlite') {
+    const [row] = yield* rows(tx.select({ created: linkUsage.created }).from(linkUsage).where(and(eq(linkUsage.workspaceId, usage.workspaceId), eq(linkUsage.month, usage.month))))
+    return { created: row?.created ?? 0, inserted: false }
   }
-}
-
-/** A literal of fixed shape: far smaller in memory than an object filled key by key. */
-function decodeRedirectLink(r: Record<string, unknown>, intern: (s: string) => string): RedirectLink {
-  const str = (v: unknown) => (v === null || v === undefined ? null : (v as string))
-  const num = (v: unknown) => (v === null || v === undefined ? null : (v as number))
-  return {
-    id: r.id as string,
-    workspaceId: intern(r.workspace_id as string),
-    domain: intern(r.domain as string),
-    slug: r.slug as string,
-    destinationUrl: r.destination_url as string,
-    title: str(r.title),
-    description: str(r.description),
-    redirectStatus: r.redirect_status as number,
-    fallbackUrl: str(r.fallback_url),
-    passwordHash: str(r.password_hash),
-    expiresAt: num(r.expires_at),
-    clickLimit: num(r.click_limit),
-    uniqueIpLimit: num(r.unique_ip_limit),
-    publicStatsEnabled: r.public_stats_enabled === 1,
-    utmSource: str(r.utm_source),
-    utmMedium: str(r.utm_medium),
-    utmCampaign: str(r.utm_campaign),
-    utmTerm: str(r.utm_term),
-    utmContent: str(r.utm_content),
-    ogTitle: str(r.og_title),
-    ogDescription: str(r.og_description),
-    ogImageUrl: str(r.og_image_url),
-    twitterCard: str(r.twitter_card) as RedirectLink['twitterCard'],
-    deepLinkEnabled: r.deep_link_enabled === 1,
-    captchaEnabled: r.captcha_enabled === 1,
-    consentRequired: r.consent_required === 1,
-    conversionTracking: r.conversion_tracking === 1,
-    bridgePageId: str(r.bridge_page_id),
-    isActive: r.is_active === 1,
-    isTest: r.is_test === 1,
-    totalClicks: r.total_clicks as number,
-  }
-}
-
-function writeTags(tx: Tx, linkId: string, tags: string[]) {
-  tx.delete(linkTags).where(eq(linkTags.linkId, linkId)).run()
-  if (tags.length) tx.insert(linkTags).values(tags.map((tag) => ({ linkId, tag }))).run()
-}
-
-export function createLinksRepo(db: Db): LinksRepo {
-  const intern = interner()
-  const redirectByDomainSlug = hotStatement(db, db.select(REDIRECT_COLUMNS).from(links).where(and(eq(links.domain, sql.placeholder('domain')), eq(links.slug, sql.placeholder('slug')))))
-  const redirectPage = hotStatement(db, db.select(REDIRECT_COLUMNS).from(links).where(gt(links.id, sql.placeholder('afterId'))).orderBy(asc(links.id)).limit(sql.placeholder('limit')))
-  const insertLink = hotStatement(
-    db,
-    db
-      .insert(links)
-      .values(Object.fromEntries(LINK_COLUMNS.map(({ key }) => [key, sql.placeholder(key)])) as Record<keyof LinkRow, Placeholder>)
-      .onConflictDoNothing()
-      .returning(),
+  const [row] = yield* rows(
+    tx
+      .insert(linkUsage)
+      .values({ workspaceId: usage.workspaceId, month: usage.month, created: 0 })
+      .onConflictDoUpdate({ target: [linkUsage.workspaceId, linkUsage.month], set: { created: sql`${linkUsage.created}` } })
+      .returning({ created: linkUsage.created, inserted: sql<boolean>`xmax = 0` }),
   )
-  const slotNames = Array.from({ length: SLUGS_PER_CHECK }, (_, i) => `s${i}`)
-  const slugsTaken = hotStatement(
-    db,
-    db
-      .select({ slug: links.slug })
-      .from(links)
-      .where(and(eq(links.domain, sql.placeholder('domain')), inArray(links.slug, slotNames.map((name) => sql.placeholder(name))))),
-  )
-  const insertTag = hotStatement(db, db.insert(linkTags).values({ linkId: sql.placeholder('linkId'), tag: sql.placeholder('tag') }).onConflictDoNothing())
-  const publishFast = preparedPublisher(db)
+  return row!
+}
+
+/**
+ * `prepared`: SQLite's prepared statements for the per-link writes of a bulk create and for slug checks
+ * (repo-sqlite.ts), on the engine's connection; without them the builder's statements do the same.
+ */
+export function createLinksRepo(engine: Engine, prepared?: LinkStatements): LinksRepo {
+  const { db } = engine
+  const { links, linkTags, linkUsage } = engine.t
+  const redirect = redirectColumns(links)
 
   function where(f: LinkFilter): SQL {
     const parts: (SQL | undefined)[] = [eq(links.workspaceId, f.workspaceId)]
-    // search_text is lower-cased by the service (Unicode-aware), so a plain LIKE is case-insensitive everywhere.
-    if (f.search) parts.push(sql`${links.searchText} like ${`%${escapeLike(f.search.toLowerCase())}%`} escape '\\'`)
+    // search_text is lower-cased by the service (Unicode-aware); LIKE then folds ASCII letters only, as SQLite's does.
+    if (f.search) parts.push(sql`${engine.asciiLower(links.searchText)} like ${`%${escapeLike(f.search.toLowerCase())}%`} escape '\\'`)
     if (f.tag) parts.push(exists(db.select({ linkId: linkTags.linkId }).from(linkTags).where(and(eq(linkTags.linkId, links.id), eq(linkTags.tag, f.tag)))))
     if (f.domain) parts.push(eq(links.domain, f.domain))
     if (f.archived !== undefined) parts.push(eq(links.isArchived, f.archived))
@@ -254,32 +75,36 @@ export function createLinksRepo(db: Db): LinksRepo {
   }
 
   return {
-    findRedirectSync(domain, slug) {
-      const raw = redirectByDomainSlug.get({ domain, slug })
-      return raw && decodeRedirectLink(raw, intern)
+    async findRedirect(domain, slug) {
+      const [row] = await db.select(redirect).from(links).where(and(eq(links.domain, domain), eq(links.slug, slug))).limit(1)
+      return row
     },
-    redirectLinksSync(afterId, limit) {
-      return redirectPage.all({ afterId, limit }).map((raw) => decodeRedirectLink(raw, intern))
+    async redirectLinks(afterId, limit) {
+      return db.select(redirect).from(links).where(gt(engine.byteOrder(links.id), afterId)).orderBy(engine.byteOrder(links.id)).limit(limit)
     },
     async findById(workspaceId, id) {
-      return db.select().from(links).where(and(eq(links.workspaceId, workspaceId), eq(links.id, id))).get()
+      const [row] = await db.select().from(links).where(and(eq(links.workspaceId, workspaceId), eq(links.id, id))).limit(1)
+      return row
     },
     async list(f, page, perPage) {
       const w = where(f)
-      const total = db.select({ n: count() }).from(links).where(w).get()?.n ?? 0
-      const rows = db
-        .select()
-        .from(links)
-        .where(w)
-        .orderBy(desc(links.createdAt), desc(links.id))
-        .limit(perPage)
-        .offset((page - 1) * perPage)
-        .all()
-      return { rows, total }
+      const [counted, found] = await Promise.all([
+        db.select({ n: count() }).from(links).where(w),
+        db
+          .select()
+          .from(links)
+          .where(w)
+          .orderBy(desc(links.createdAt), desc(engine.byteOrder(links.id)))
+          .limit(perPage)
+          .offset((page - 1) * perPage),
+      ])
+      return { rows: found, total: counted[0]?.n ?? 0 }
     },
-    async insertMany(items, usage, now) {
-      return db.transaction((tx) => {
-        let used = tx.select({ created: linkUsage.created }).from(linkUsage).where(and(eq(linkUsage.workspaceId, usage.workspaceId), eq(linkUsage.month, usage.month))).get()?.created ?? 0
+    insertMany: (items, usage, now) =>
+      engine.transaction(function* (tx) {
+        const limited = usage.allowance !== null && items.some((item) => item.countsTowardsPlan)
+        const held = limited ? yield* heldUsage(engine, tx, usage) : undefined
+        let used = held?.created ?? 0
         const results: (LinkRow | LinkWriteRefused)[] = []
         let counted = 0
         for (const [index, item] of items.entries()) {
@@ -287,14 +112,20 @@ export function createLinksRepo(db: Db): LinksRepo {
             results.push(new LinkWriteRefused('plan_limit_reached', index))
             continue
           }
-          const raw = insertLink.get(item.row)
-          if (!raw) {
+          // On PostgreSQL a (domain, slug) another transaction holds uncommitted makes this wait for its
+          // outcome, so of two nodes creating the same slug exactly one gets it.
+          const inserted = prepared ? prepared.insertLink(item.row) : (yield* rows(tx.insert(links).values(item.row).onConflictDoNothing().returning()))[0]
+          if (!inserted) {
             results.push(new LinkWriteRefused('slug_taken', index))
             continue
           }
-          const inserted = decodeLink(raw)
-          for (const tag of inserted.tags) insertTag.run({ linkId: inserted.id, tag })
-          publishFast(item.event(inserted), now)
+          if (prepared) {
+            for (const tag of inserted.tags) prepared.insertTag(inserted.id, tag)
+            prepared.publish(item.event(inserted), now)
+          } else {
+            if (inserted.tags.length) yield* rows(tx.insert(linkTags).values(inserted.tags.map((tag) => ({ linkId: inserted.id, tag }))).onConflictDoNothing())
+            yield* publishing(engine, tx, item.event(inserted), now)
+          }
           if (item.countsTowardsPlan) {
             used++
             counted++
@@ -302,21 +133,30 @@ export function createLinksRepo(db: Db): LinksRepo {
           results.push(inserted)
         }
         if (counted) {
-          tx.insert(linkUsage)
-            .values({ workspaceId: usage.workspaceId, month: usage.month, created: counted })
-            .onConflictDoUpdate({ target: [linkUsage.workspaceId, linkUsage.month], set: { created: sql`${linkUsage.created} + ${counted}` } })
-            .run()
+          // Incremented in SQL: the row is locked when limited, and an unlimited insert must not lose a
+          // concurrent one's count either.
+          yield* rows(
+            tx
+              .insert(linkUsage)
+              .values({ workspaceId: usage.workspaceId, month: usage.month, created: counted })
+              .onConflictDoUpdate({ target: [linkUsage.workspaceId, linkUsage.month], set: { created: sql`${linkUsage.created} + ${counted}` } }),
+          )
+        } else if (held?.inserted) {
+          // The lock's row, created for nothing: SQLite would have written none.
+          yield* rows(tx.delete(linkUsage).where(and(eq(linkUsage.workspaceId, usage.workspaceId), eq(linkUsage.month, usage.month))))
         }
         return results
-      }, { behavior: 'immediate' })
-    },
+      }, { immediate: true }),
     async update(id, patch, event, now) {
       try {
-        return db.transaction((tx) => {
-          const row = tx.update(links).set(patch).where(eq(links.id, id)).returning().get()
-          if (!row) return row
-          if (patch.tags) writeTags(tx, row.id, row.tags)
-          publish(tx, event(row), now)
+        return await engine.transaction(function* (tx) {
+          const [row] = yield* rows(tx.update(links).set(patch).where(eq(links.id, id)).returning())
+          if (!row) return undefined
+          if (patch.tags) {
+            yield* rows(tx.delete(linkTags).where(eq(linkTags.linkId, row.id)))
+            if (row.tags.length) yield* rows(tx.insert(linkTags).values(row.tags.map((tag) => ({ linkId: row.id, tag }))))
+          }
+          yield* publishing(engine, tx, event(row), now)
           return row
         })
       } catch (err) {
@@ -324,21 +164,17 @@ export function createLinksRepo(db: Db): LinksRepo {
         throw err
       }
     },
-    async delete(id, event, now) {
-      return db.transaction((tx) => {
-        const gone = tx.delete(links).where(eq(links.id, id)).returning({ id: links.id }).all()
-        if (gone.length) publish(tx, event, now)
+    delete: (id, event, now) =>
+      engine.transaction(function* (tx) {
+        const gone = yield* rows(tx.delete(links).where(eq(links.id, id)).returning({ id: links.id }))
+        if (gone.length) yield* publishing(engine, tx, event, now)
         return gone.length > 0
-      })
-    },
+      }),
     async slugsInUse(domain, slugs) {
-      const taken = new Set<string>()
-      for (let i = 0; i < slugs.length; i += SLUGS_PER_CHECK) {
-        const params: Record<string, string> = { domain }
-        slotNames.forEach((name, j) => (params[name] = slugs[i + j] ?? ''))
-        for (const r of slugsTaken.all(params)) taken.add(r.slug as string)
-      }
-      return taken
+      if (prepared) return prepared.slugsInUse(domain, slugs)
+      if (!slugs.length) return new Set()
+      const taken = await db.select({ slug: links.slug }).from(links).where(and(eq(links.domain, domain), inArray(links.slug, slugs)))
+      return new Set(taken.map((r) => r.slug))
     },
   }
 }

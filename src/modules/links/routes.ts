@@ -2,10 +2,9 @@ import { Elysia, t, type Static } from 'elysia'
 import { Envelope, ErrorEnvelope, ok, okPage, PageEnvelope } from '../../http/envelope'
 import { qrPageTooLarge } from './errors'
 import { idempotent } from '../../http/idempotency'
-import type { HttpKit } from '../module'
+import { type HttpKit, ModeQuery } from '../identity'
 import type { LinksCtx } from './service'
 import { CreateLinkBody, Link, UpdateLinkBody } from './model'
-import { ModeQuery } from '../identity/sandbox'
 import { BULK_MAX, bulkCreate, createLink, deleteLink, getLink, listLinks, updateLink } from './service'
 
 const errors = { 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 404: ErrorEnvelope, 409: ErrorEnvelope, 429: ErrorEnvelope }

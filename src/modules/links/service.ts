@@ -3,29 +3,26 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { iso, isoOrNull, utcMonth } from '../../platform/clock'
 import type { Deps } from '../../context'
-import type { Caller } from '../identity/caller'
+import { type Caller, listedMode, sandboxHides, type ModeFilter } from '../identity'
 import { AppError, Issues, pointerToPath } from '../../platform/errors'
 import { bulkError, bulkItemInvalid, linkNotFound, outOfScope, planLimitReached, slugTaken, tooManyBulkLinks } from './errors'
 import { base62, uuidV7 } from '../../platform/random'
-import { linkQr, type QrObject } from '../qr/link-qr'
-import type { Port } from '../../db/rows'
 import type { EventBus } from '../../events/bus'
 import { isReservedSlug, RESERVED_SLUGS, shortUrl } from './slug'
-import { CreateLinkBody, READ_ONLY_LINK_FIELDS, type CreateLinkInput, type UpdateLinkInput } from './model'
-import { listedMode, sandboxHides, type ModeFilter } from '../identity/sandbox'
-import { toHostname } from '../domains/hostname'
-import { unusableDomainMessage, usableDomain } from '../domains/usable'
-import type { ServedDomains } from '../domains/served'
-import { LinkWriteRefused, type LinkFilter, type LinkRow, type LinksRepo, type NewLink } from './repo'
+import { CreateLinkBody, READ_ONLY_LINK_FIELDS, type CreateLinkInput, type LinkQr, type QrObject, type UpdateLinkInput } from './model'
+import { toHostname, unusableDomainMessage, usableDomain, type ServedDomains } from '../domains'
+import { LinkWriteRefused, type LinkFilter, type LinkRow, type LinksRepo, type NewLink } from './port'
 
 export interface LinksCtx extends Deps {
-  links: Port<LinksRepo>
+  links: LinksRepo
   /** The custom domains served now: links may be made on a workspace's own, and never point at any. */
   served: Pick<ServedDomains, 'get'>
   /** Announces changed links after commit, so caches of them (the redirect's) drop them. */
   bus: Pick<EventBus, 'emit'>
   /** The bridge pages a link may show (bridgePageId). */
   bridgePages: { find(workspaceId: string, id: string): Promise<{ isTest: boolean } | undefined> }
+  /** A link's qr object (include=qr): the qr module renders it, and links are built before that module. */
+  qr: LinkQr
 }
 
 export const BULK_MAX = 1000
@@ -79,7 +76,7 @@ export function toLink(ctx: Pick<Deps, 'config'>, row: LinkRow) {
 export type LinkView = ReturnType<typeof toLink> & { qr?: QrObject }
 
 async function withQr(ctx: LinksCtx, view: LinkView, include: boolean): Promise<LinkView> {
-  return include ? { ...view, qr: await linkQr(ctx.config, view.shortUrl) } : view
+  return include ? { ...view, qr: await ctx.qr(ctx.config, view.shortUrl) } : view
 }
 
 

@@ -2,8 +2,8 @@
 // templates and saved templates. Block fields are published per type (the union below names each type's
 // schema), so a client sees every block schema in the OpenAPI document.
 import { t, type Static } from 'elysia'
-import { publishedString } from '../../http/published-schema'
-import { documentOnly, HTTP_URL_PATTERN } from '../platform/openapi'
+import type { EventDefinition } from '../../events/catalogue'
+import { documentOnly, HTTP_URL_PATTERN, publishedString } from '../../http/published-schema'
 import { BLOCK_TYPES } from './blocks'
 import { BUILTIN_TEMPLATES } from './templates'
 
@@ -235,3 +235,20 @@ export const SaveTemplateBody = t.Object(
   },
   { additionalProperties: false },
 )
+
+/** A page as its events carry it: without the view and click counters, which change without events. */
+const PageData = t.Omit(BridgePage, ['views', 'buttonClicks'])
+
+export const PAGE_EVENTS: EventDefinition[] = [
+  { type: 'bridge_page.created', description: 'A bridge page was created (empty, or from a template).', data: PageData },
+  {
+    type: 'bridge_page.updated',
+    description: 'A bridge page or its blocks changed; `changes` names the page fields sent, or `blocks` when a block was appended, changed or deleted. version is the page\'s new version.',
+    data: t.Composite([PageData, t.Object({ changes: t.Array(t.String()) })]),
+  },
+  {
+    type: 'bridge_page.deleted',
+    description: 'A bridge page was deleted with its blocks; its URL no longer answers.',
+    data: t.Object({ id: t.String(), slug: t.String(), domain: t.String(), url: t.String(), title: t.String() }),
+  },
+]

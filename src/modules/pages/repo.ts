@@ -1,142 +1,66 @@
-// Queries of the pages area. A change to a page's layout or blocks rewrites its whole tree in one
-// transaction guarded by the page's version, so two editors never interleave half-changes: the second one
-// sees a newer version and starts again from what the first wrote. The serving path reads synchronously.
+// Queries of the pages area, on either engine. A change to a page's layout or blocks rewrites its whole tree
+// in one transaction guarded by the page's version, in one conditional UPDATE: a second writer at the same
+// version waits for the first (SQLite's one writer, PostgreSQL's row lock), then finds the version moved on
+// and answers `stale`, so trees never interleave and positions stay 0..n-1 per parent. A tree is read in one
+// statement: at PostgreSQL's READ COMMITTED separate reads of sections, columns and blocks could straddle
+// another node's rewrite.
 import { and, asc, count, desc, eq, inArray, sql } from 'drizzle-orm'
-import type { Db } from '../../db/client'
+import { rows, type Builder, type Engine, type Steps } from '../../db/engine'
 import { isUniqueViolation } from '../../db/errors'
-import type { Tx } from '../../db/tx'
-import { bridgePages, links, pageBlocks, pageColumns, pageSections, pageStats, savedTemplates, type StoredTheme } from '../../db/schema'
-import { publish, type PublishInput } from '../../events/outbox'
-import type { BareSections, SectionLayout, Theme, TreeSection } from './tree'
+import type { StoredTheme } from '../../db/schema'
+import { publishing } from '../../events/outbox'
+import { asTarget, type BlockOwner, type PageCounts, type PageRow, type PagesRepo, type SavedTemplateRow } from './port'
+import type { SectionLayout, TreeColumn, TreeSection } from './tree'
 
-export interface PageRow {
-  id: string
-  workspaceId: string
-  isTest: boolean
-  domain: string
-  slug: string
-  title: string
-  description: string | null
-  lang: string
-  theme: Theme
-  ogImageUrl: string | null
-  templateSlug: string | null
-  savedTemplateId: string | null
-  version: number
-  createdAt: number
-  updatedAt: number
-}
+type Tables = Engine['t']
 
-export type PagePatch = Partial<Pick<PageRow, 'domain' | 'slug' | 'title' | 'description' | 'lang' | 'theme' | 'ogImageUrl'>>
-
-export interface SavedTemplateRow {
-  id: string
-  workspaceId: string
-  name: string
-  description: string | null
-  sourcePageId: string | null
-  title: string
-  lang: string
-  theme: Theme
-  sections: BareSections
-  createdAt: number
-}
-
-/** Counted visits and button clicks of a page; `blocks` by block id. */
-export interface PageCounts {
-  views: number
-  buttonClicks: number
-  blocks: Record<string, number>
-}
-
-/** A workspace link as a button or a link option names it. */
-export interface LinkTarget {
-  id: string
-  workspaceId: string
-  domain: string
-  slug: string
-  isTest: boolean
-  usable: boolean
-}
-
-export interface BlockOwner {
-  pageId: string
-  workspaceId: string
-  isTest: boolean
-  domain: string
-  type: string
-  fields: Record<string, unknown>
-}
-
-export type WriteOutcome = { ok: true; row: PageRow } | { ok: false; reason: 'gone' | 'slug_taken' | 'stale' }
-
-export interface PagesRepo {
-  insert(row: PageRow, tree: TreeSection[], event: (row: PageRow) => PublishInput): Promise<WriteOutcome>
-  find(workspaceId: string, id: string): Promise<PageRow | undefined>
-  /** Newest first; `isTest` undefined lists both modes; `domains` limits to those domains when given. */
-  list(workspaceId: string, filter: { isTest?: boolean; domains?: string[] }, offset: number, limit: number): Promise<{ rows: PageRow[]; total: number }>
-  tree(pageId: string): Promise<TreeSection[]>
-  /** Block counts per page. */
-  blockCounts(pageIds: string[]): Promise<Map<string, number>>
-  counts(pageIds: string[]): Promise<Map<string, PageCounts>>
-  /**
-   * Writes the page's fields and, when given, its whole tree, if the page is still at `version`; bumps the
-   * version and publishes the event built from the new row, in one transaction.
-   */
-  save(id: string, workspaceId: string, version: number, patch: PagePatch, tree: TreeSection[] | null, now: number, event: (row: PageRow) => PublishInput): Promise<WriteOutcome>
-  /** Deletes the page unless links show it. */
-  delete(id: string, workspaceId: string, event: PublishInput): Promise<{ ok: true } | { ok: false; reason: 'gone' } | { ok: false; reason: 'in_use'; links: number }>
-  slugsInUse(domain: string, candidates: string[]): Promise<Set<string>>
-  /** The links among `ids` that belong to the workspace. */
-  linkTargets(workspaceId: string, ids: string[]): Promise<LinkTarget[]>
-
-  insertSavedTemplate(row: SavedTemplateRow): Promise<void>
-  findSavedTemplate(workspaceId: string, id: string): Promise<SavedTemplateRow | undefined>
-  listSavedTemplates(workspaceId: string): Promise<SavedTemplateRow[]>
-  deleteSavedTemplate(workspaceId: string, id: string): Promise<boolean>
-
-  // The serving path: synchronous reads, as a cache miss of the redirect path is.
-  findBySlugSync(domain: string, slug: string): PageRow | undefined
-  findByIdSync(id: string): PageRow | undefined
-  treeSync(pageId: string): TreeSection[]
-  blockOwnerSync(blockId: string): BlockOwner | undefined
-  linkTargetsSync(ids: string[]): LinkTarget[]
-  /** Adds counted views and clicks; pages deleted meanwhile are skipped. */
-  addCounts(rows: { pageId: string; blockId: string; day: number; count: number }[]): Promise<void>
-}
-
-// --- SQLite ------------------------------------------------------------------------------------------
-
-const asPage = (row: typeof bridgePages.$inferSelect) => row as unknown as PageRow
+const asPage = (row: Tables['bridgePages']['$inferSelect']) => row as unknown as PageRow
 // The stored theme is the Theme the service checked; the schema below src/modules cannot name its type.
 const stored = <T>(row: T) => row as T & { theme: StoredTheme }
 
-function readTree(db: Tx, pageId: string): TreeSection[] {
-  const sections = db.select().from(pageSections).where(eq(pageSections.pageId, pageId)).orderBy(asc(pageSections.position)).all()
-  const columns = db.select().from(pageColumns).where(eq(pageColumns.pageId, pageId)).orderBy(asc(pageColumns.position)).all()
-  const blocks = db.select().from(pageBlocks).where(eq(pageBlocks.pageId, pageId)).orderBy(asc(pageBlocks.position)).all()
-  return sections.map((s) => ({
-    id: s.id,
-    layout: s.layout as SectionLayout,
-    columns: columns
-      .filter((c) => c.sectionId === s.id)
-      .map((c) => ({ id: c.id, width: c.width, blocks: blocks.filter((b) => b.columnId === c.id).map((b) => ({ id: b.id, type: b.type, fields: b.fields })) })),
-  }))
-}
-
-function writeTree(tx: Tx, pageId: string, tree: TreeSection[]) {
-  // Sections cascade to their columns and blocks; every id is written again as it was.
-  tx.delete(pageSections).where(eq(pageSections.pageId, pageId)).run()
-  tree.forEach((s, sp) => {
-    tx.insert(pageSections).values({ id: s.id, pageId, position: sp, layout: s.layout }).run()
-    s.columns.forEach((c, cp) => {
-      tx.insert(pageColumns).values({ id: c.id, pageId, sectionId: s.id, position: cp, width: c.width }).run()
-      if (c.blocks.length) tx.insert(pageBlocks).values(c.blocks.map((b, bp) => ({ id: b.id, pageId, columnId: c.id, position: bp, type: b.type, fields: b.fields }))).run()
+/** The statement that reads a page's tree, and how its rows become the tree. */
+export function treeQuery(t: Tables, db: Builder, pageId: string) {
+  const { pageSections, pageColumns, pageBlocks } = t
+  return db
+    .select({
+      sectionId: pageSections.id,
+      layout: pageSections.layout,
+      columnId: pageColumns.id,
+      width: pageColumns.width,
+      blockId: pageBlocks.id,
+      type: pageBlocks.type,
+      fields: pageBlocks.fields,
     })
-  })
+    .from(pageSections)
+    .leftJoin(pageColumns, eq(pageColumns.sectionId, pageSections.id))
+    .leftJoin(pageBlocks, eq(pageBlocks.columnId, pageColumns.id))
+    .where(eq(pageSections.pageId, pageId))
+    .orderBy(asc(pageSections.position), asc(pageColumns.position), asc(pageBlocks.position))
 }
 
-const linkTargetColumns = {
+type TreeRow = Awaited<ReturnType<typeof treeQuery>>[number]
+
+export function treeOf(found: TreeRow[]): TreeSection[] {
+  const sections: TreeSection[] = []
+  let section: TreeSection | undefined
+  let column: TreeColumn | undefined
+  for (const r of found) {
+    if (section?.id !== r.sectionId) {
+      section = { id: r.sectionId, layout: r.layout as SectionLayout, columns: [] }
+      column = undefined
+      sections.push(section)
+    }
+    if (r.columnId === null) continue
+    if (column?.id !== r.columnId) {
+      column = { id: r.columnId, width: r.width!, blocks: [] }
+      section.columns.push(column)
+    }
+    if (r.blockId !== null) column.blocks.push({ id: r.blockId, type: r.type!, fields: r.fields as Record<string, unknown> })
+  }
+  return sections
+}
+
+export const linkTargetColumns = ({ links }: Tables) => ({
   id: links.id,
   workspaceId: links.workspaceId,
   domain: links.domain,
@@ -144,38 +68,50 @@ const linkTargetColumns = {
   isTest: links.isTest,
   isActive: links.isActive,
   isArchived: links.isArchived,
-}
-/** A link as a page's block targets it (either engine). */
-export const asTarget = (r: { id: string; workspaceId: string; domain: string; slug: string; isTest: boolean; isActive: boolean; isArchived: boolean }): LinkTarget => ({
-  id: r.id,
-  workspaceId: r.workspaceId,
-  domain: r.domain,
-  slug: r.slug,
-  isTest: r.isTest,
-  usable: r.isActive && !r.isArchived,
 })
 
-export function createPagesRepo(db: Db, now: () => number): PagesRepo {
-  const findOne = (workspaceId: string, id: string) => db.select().from(bridgePages).where(and(eq(bridgePages.id, id), eq(bridgePages.workspaceId, workspaceId))).get()
-  const byBlock = db
+/** The block and its page, as a button's click needs them. */
+export function blockOwnerQuery({ bridgePages, pageBlocks }: Tables, db: Builder) {
+  return db
     .select({ pageId: bridgePages.id, workspaceId: bridgePages.workspaceId, isTest: bridgePages.isTest, domain: bridgePages.domain, type: pageBlocks.type, fields: pageBlocks.fields })
     .from(pageBlocks)
     .innerJoin(bridgePages, eq(bridgePages.id, pageBlocks.pageId))
-    .where(eq(pageBlocks.id, sql.placeholder('id')))
-    .prepare()
-  const bySlug = db
-    .select()
-    .from(bridgePages)
-    .where(and(eq(bridgePages.domain, sql.placeholder('domain')), eq(bridgePages.slug, sql.placeholder('slug'))))
-    .prepare()
+}
+
+/** Sums rows of the same (page, block, day), in key order: one upsert may touch a row once, and a fixed order keeps two flushes from deadlocking. */
+function summed(counted: { pageId: string; blockId: string; day: number; count: number }[]) {
+  const byKey = new Map<string, { pageId: string; blockId: string; day: number; count: number }>()
+  for (const r of counted) {
+    const key = JSON.stringify([r.pageId, r.blockId, r.day])
+    const seen = byKey.get(key)
+    if (seen) seen.count += r.count
+    else byKey.set(key, { ...r })
+  }
+  return [...byKey.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, r]) => r)
+}
+
+export function createPagesRepo(engine: Engine, now: () => number): PagesRepo {
+  const { db, t } = engine
+  const { bridgePages, links, pageBlocks, pageColumns, pageSections, pageStats, savedTemplates } = t
+  const ownPage = (workspaceId: string, id: string) => and(eq(bridgePages.id, id), eq(bridgePages.workspaceId, workspaceId))
+
+  function* writeTree(tx: Builder, pageId: string, tree: TreeSection[]): Steps<void> {
+    // Sections cascade to their columns and blocks; every id is written again as it was, one statement per level.
+    yield* rows(tx.delete(pageSections).where(eq(pageSections.pageId, pageId)))
+    const columns = tree.flatMap((s) => s.columns.map((c, cp) => ({ id: c.id, pageId, sectionId: s.id, position: cp, width: c.width })))
+    const blocks = tree.flatMap((s) => s.columns.flatMap((c) => c.blocks.map((b, bp) => ({ id: b.id, pageId, columnId: c.id, position: bp, type: b.type, fields: b.fields }))))
+    if (tree.length) yield* rows(tx.insert(pageSections).values(tree.map((s, sp) => ({ id: s.id, pageId, position: sp, layout: s.layout }))))
+    if (columns.length) yield* rows(tx.insert(pageColumns).values(columns))
+    if (blocks.length) yield* rows(tx.insert(pageBlocks).values(blocks))
+  }
 
   return {
     async insert(row, tree, event) {
       try {
-        return db.transaction((tx) => {
-          tx.insert(bridgePages).values(stored(row)).run()
-          writeTree(tx, row.id, tree)
-          publish(tx, event(row), now())
+        return await engine.transaction(function* (tx) {
+          yield* rows(tx.insert(bridgePages).values(stored(row)))
+          yield* writeTree(tx, row.id, tree)
+          yield* publishing(engine, tx, event(row), now())
           return { ok: true as const, row }
         })
       } catch (err) {
@@ -185,7 +121,7 @@ export function createPagesRepo(db: Db, now: () => number): PagesRepo {
     },
 
     async find(workspaceId, id) {
-      const row = findOne(workspaceId, id)
+      const [row] = await db.select().from(bridgePages).where(ownPage(workspaceId, id))
       return row ? asPage(row) : undefined
     },
 
@@ -195,31 +131,33 @@ export function createPagesRepo(db: Db, now: () => number): PagesRepo {
         filter.isTest === undefined ? undefined : eq(bridgePages.isTest, filter.isTest),
         filter.domains?.length ? inArray(bridgePages.domain, filter.domains) : undefined,
       )
-      const rows = db.select().from(bridgePages).where(where).orderBy(desc(bridgePages.createdAt), desc(bridgePages.id)).limit(limit).offset(offset).all()
-      const total = db.select({ n: count() }).from(bridgePages).where(where).get()!.n
-      return { rows: rows.map(asPage), total }
+      const [found, [total]] = await Promise.all([
+        db.select().from(bridgePages).where(where).orderBy(desc(bridgePages.createdAt), desc(bridgePages.id)).limit(limit).offset(offset),
+        db.select({ n: count() }).from(bridgePages).where(where),
+      ])
+      return { rows: found.map(asPage), total: total!.n }
     },
 
     async tree(pageId) {
-      return readTree(db, pageId)
+      return treeOf(await treeQuery(t, db, pageId))
     },
 
     async blockCounts(pageIds) {
       if (!pageIds.length) return new Map()
-      const rows = db.select({ pageId: pageBlocks.pageId, n: count() }).from(pageBlocks).where(inArray(pageBlocks.pageId, pageIds)).groupBy(pageBlocks.pageId).all()
-      return new Map(rows.map((r) => [r.pageId, r.n]))
+      const found = await db.select({ pageId: pageBlocks.pageId, n: count() }).from(pageBlocks).where(inArray(pageBlocks.pageId, pageIds)).groupBy(pageBlocks.pageId)
+      return new Map(found.map((r) => [r.pageId, r.n]))
     },
 
     async counts(pageIds) {
       const out = new Map<string, PageCounts>(pageIds.map((id) => [id, { views: 0, buttonClicks: 0, blocks: {} }]))
       if (!pageIds.length) return out
-      const rows = db
-        .select({ pageId: pageStats.pageId, blockId: pageStats.blockId, n: sql<number>`sum(${pageStats.count})` })
+      // PostgreSQL's sum() of a bigint is numeric, which arrives as a string.
+      const found = await db
+        .select({ pageId: pageStats.pageId, blockId: pageStats.blockId, n: sql<number>`sum(${pageStats.count})`.mapWith(Number) })
         .from(pageStats)
         .where(inArray(pageStats.pageId, pageIds))
         .groupBy(pageStats.pageId, pageStats.blockId)
-        .all()
-      for (const r of rows) {
+      for (const r of found) {
         const c = out.get(r.pageId)!
         if (r.blockId === '') c.views += r.n
         else {
@@ -232,20 +170,22 @@ export function createPagesRepo(db: Db, now: () => number): PagesRepo {
 
     async save(id, workspaceId, version, patch, tree, at, event) {
       try {
-        return db.transaction((tx) => {
-          const row = tx
-            .update(bridgePages)
-            .set(stored({ ...patch, version: version + 1, updatedAt: at }))
-            .where(and(eq(bridgePages.id, id), eq(bridgePages.workspaceId, workspaceId), eq(bridgePages.version, version)))
-            .returning()
-            .get()
+        return await engine.transaction(function* (tx) {
+          // The version guard and the row lock in one statement: see the header.
+          const [row] = yield* rows(
+            tx
+              .update(bridgePages)
+              .set(stored({ ...patch, version: version + 1, updatedAt: at }))
+              .where(and(ownPage(workspaceId, id), eq(bridgePages.version, version)))
+              .returning(),
+          )
           if (!row) {
-            const exists = tx.select({ id: bridgePages.id }).from(bridgePages).where(and(eq(bridgePages.id, id), eq(bridgePages.workspaceId, workspaceId))).get()
+            const [exists] = yield* rows(tx.select({ id: bridgePages.id }).from(bridgePages).where(ownPage(workspaceId, id)))
             return { ok: false as const, reason: exists ? ('stale' as const) : ('gone' as const) }
           }
-          if (tree) writeTree(tx, id, tree)
+          if (tree) yield* writeTree(tx, id, tree)
           const page = asPage(row)
-          publish(tx, event(page), now())
+          yield* publishing(engine, tx, event(page), now())
           return { ok: true as const, row: page }
         })
       } catch (err) {
@@ -254,80 +194,83 @@ export function createPagesRepo(db: Db, now: () => number): PagesRepo {
       }
     },
 
-    async delete(id, workspaceId, event) {
-      return db.transaction((tx) => {
-        const row = tx.select({ id: bridgePages.id }).from(bridgePages).where(and(eq(bridgePages.id, id), eq(bridgePages.workspaceId, workspaceId))).get()
+    delete: (id, workspaceId, event) =>
+      engine.transaction(function* (tx) {
+        // Locked so that of two deletes one publishes the event and the other answers gone; a writer that
+        // points a link at the page must lock it FOR SHARE for the count below to see its link.
+        const [row] = yield* rows(engine.forUpdate(tx.select({ id: bridgePages.id }).from(bridgePages).where(ownPage(workspaceId, id))))
         if (!row) return { ok: false as const, reason: 'gone' as const }
-        const showing = tx.select({ n: count() }).from(links).where(eq(links.bridgePageId, id)).get()!.n
-        if (showing > 0) return { ok: false as const, reason: 'in_use' as const, links: showing }
-        tx.delete(bridgePages).where(eq(bridgePages.id, id)).run()
-        publish(tx, event, now())
+        const [showing] = yield* rows(tx.select({ n: count() }).from(links).where(eq(links.bridgePageId, id)))
+        if (showing!.n > 0) return { ok: false as const, reason: 'in_use' as const, links: showing!.n }
+        yield* rows(tx.delete(bridgePages).where(eq(bridgePages.id, id)))
+        yield* publishing(engine, tx, event, now())
         return { ok: true as const }
-      })
-    },
+      }, { immediate: true }),
 
     async slugsInUse(domain, candidates) {
       if (!candidates.length) return new Set()
-      const rows = db.select({ slug: bridgePages.slug }).from(bridgePages).where(and(eq(bridgePages.domain, domain), inArray(bridgePages.slug, candidates))).all()
-      return new Set(rows.map((r) => r.slug))
+      const found = await db.select({ slug: bridgePages.slug }).from(bridgePages).where(and(eq(bridgePages.domain, domain), inArray(bridgePages.slug, candidates)))
+      return new Set(found.map((r) => r.slug))
     },
 
     async linkTargets(workspaceId, ids) {
       if (!ids.length) return []
-      return db.select(linkTargetColumns).from(links).where(and(eq(links.workspaceId, workspaceId), inArray(links.id, ids))).all().map(asTarget)
+      const found = await db.select(linkTargetColumns(t)).from(links).where(and(eq(links.workspaceId, workspaceId), inArray(links.id, ids))).orderBy(engine.byteOrder(links.id))
+      return found.map(asTarget)
     },
 
     async insertSavedTemplate(row) {
-      db.insert(savedTemplates).values(stored(row)).run()
+      await db.insert(savedTemplates).values(stored(row))
     },
 
     async findSavedTemplate(workspaceId, id) {
-      return db.select().from(savedTemplates).where(and(eq(savedTemplates.id, id), eq(savedTemplates.workspaceId, workspaceId))).get() as unknown as SavedTemplateRow | undefined
+      const [row] = await db.select().from(savedTemplates).where(and(eq(savedTemplates.id, id), eq(savedTemplates.workspaceId, workspaceId)))
+      return row as unknown as SavedTemplateRow | undefined
     },
 
     async listSavedTemplates(workspaceId) {
-      return db.select().from(savedTemplates).where(eq(savedTemplates.workspaceId, workspaceId)).orderBy(asc(savedTemplates.createdAt), asc(savedTemplates.id)).all() as unknown as SavedTemplateRow[]
+      const found = await db.select().from(savedTemplates).where(eq(savedTemplates.workspaceId, workspaceId)).orderBy(asc(savedTemplates.createdAt), asc(savedTemplates.id))
+      return found as unknown as SavedTemplateRow[]
     },
 
     async deleteSavedTemplate(workspaceId, id) {
-      return db.delete(savedTemplates).where(and(eq(savedTemplates.id, id), eq(savedTemplates.workspaceId, workspaceId))).returning({ id: savedTemplates.id }).all().length > 0
+      const gone = await db.delete(savedTemplates).where(and(eq(savedTemplates.id, id), eq(savedTemplates.workspaceId, workspaceId))).returning({ id: savedTemplates.id })
+      return gone.length > 0
     },
 
-    findBySlugSync(domain, slug) {
-      const row = bySlug.get({ domain, slug })
+    async findBySlug(domain, slug) {
+      const [row] = await db.select().from(bridgePages).where(and(eq(bridgePages.domain, domain), eq(bridgePages.slug, slug)))
       return row ? asPage(row) : undefined
     },
 
-    findByIdSync(id) {
-      const row = db.select().from(bridgePages).where(eq(bridgePages.id, id)).get()
+    async findById(id) {
+      const [row] = await db.select().from(bridgePages).where(eq(bridgePages.id, id))
       return row ? asPage(row) : undefined
     },
 
-    treeSync(pageId) {
-      return readTree(db, pageId)
+    async blockOwner(blockId) {
+      const [row] = await blockOwnerQuery(t, db).where(eq(pageBlocks.id, blockId))
+      return row as BlockOwner | undefined
     },
 
-    blockOwnerSync(blockId) {
-      return byBlock.get({ id: blockId }) as BlockOwner | undefined
-    },
-
-    linkTargetsSync(ids) {
-      if (!ids.length) return []
-      return db.select(linkTargetColumns).from(links).where(inArray(links.id, ids)).all().map(asTarget)
-    },
-
-    async addCounts(rows) {
-      if (!rows.length) return
-      db.transaction((tx) => {
-        const live = new Set(tx.select({ id: bridgePages.id }).from(bridgePages).where(inArray(bridgePages.id, [...new Set(rows.map((r) => r.pageId))])).all().map((r) => r.id))
-        for (const r of rows) {
-          if (!live.has(r.pageId)) continue
-          tx.insert(pageStats)
-            .values(r)
-            .onConflictDoUpdate({ target: [pageStats.pageId, pageStats.blockId, pageStats.day], set: { count: sql`${pageStats.count} + ${r.count}` } })
-            .run()
-        }
-      })
+    async addCounts(counted) {
+      if (!counted.length) return
+      await engine.transaction(function* (tx) {
+        // FOR KEY SHARE holds the pages until commit: a page deleted meanwhile is skipped here instead of
+        // failing the whole flush on page_stats' foreign key, and a delete waits for the flush.
+        const pageIds = [...new Set(counted.map((r) => r.pageId))].sort()
+        const locked = yield* rows(engine.forUpdate(tx.select({ id: bridgePages.id }).from(bridgePages).where(inArray(bridgePages.id, pageIds)).orderBy(asc(bridgePages.id)), { keyShare: true }))
+        const live = new Set(locked.map((r) => r.id))
+        const values = summed(counted.filter((r) => live.has(r.pageId)))
+        if (!values.length) return
+        // Added in SQL, never read and written back, so flushes of several nodes add up.
+        yield* rows(
+          tx
+            .insert(pageStats)
+            .values(values)
+            .onConflictDoUpdate({ target: [pageStats.pageId, pageStats.blockId, pageStats.day], set: { count: sql`${pageStats.count} + excluded.count` } }),
+        )
+      }, { immediate: true })
     },
   }
 }

@@ -2,8 +2,7 @@
 import { Elysia, t } from 'elysia'
 import { Envelope, ErrorEnvelope, ok, okPage, PageEnvelope } from '../../http/envelope'
 import { idempotent } from '../../http/idempotency'
-import { ModeQuery } from '../identity/sandbox'
-import type { HttpKit } from '../module'
+import { ModeQuery, type HttpKit } from '../identity'
 import {
   AppendBlockBody,
   Block,

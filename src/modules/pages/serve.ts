@@ -4,7 +4,6 @@
 // counted in memory and written every second, so a visit never waits for the database. On SQLite a cache
 // miss reads synchronously and nothing awaits; on PostgreSQL a miss awaits the pool, other nodes' changes
 // arrive as bus notices, and entries also expire after SHARED_CACHE_TTL_MS.
-import type { Port } from '../../db/rows'
 import { isBot } from '../../platform/agents'
 import type { Clock } from '../../platform/clock'
 import type { Config } from '../../platform/config'
@@ -12,10 +11,10 @@ import { escapeHtml, htmlPage } from '../../platform/html'
 import { LruCache } from '../../platform/lru'
 import type { Logger } from '../../platform/log'
 import { DAY_MS } from '../../platform/time'
-import { shortUrl } from '../links/slug'
+import { shortUrl } from '../links/model'
 import { blockType } from './blocks'
 import { renderPage } from './render/page'
-import type { BlockOwner, LinkTarget, PageRow, PagesRepo } from './repo'
+import type { BlockOwner, LinkTarget, PageRow, PagesRepo, PagesSyncReads } from './port'
 import type { TreeSection } from './tree'
 import { pageUrl } from './service'
 
@@ -54,7 +53,9 @@ export interface PageServerDeps {
   config: Config
   clock: Clock
   log: Logger
-  pages: Port<PagesRepo>
+  pages: PagesRepo
+  /** SQLite only: the serving path's reads without awaiting (PostgreSQL's are awaited on `pages`). */
+  syncReads?: PagesSyncReads
   /** How long a cached entry is trusted; Infinity where every change is heard (one SQLite process). */
   ttlMs: number
 }
@@ -65,7 +66,7 @@ function andThen<T, U>(value: T | Promise<T>, f: (v: T) => U | Promise<U>): U | 
 }
 
 export function createPageServer(deps: PageServerDeps) {
-  const { clock, pages, ttlMs } = deps
+  const { clock, pages, syncReads, ttlMs } = deps
   // The console on the API origin previews pages in a frame; no other origin may frame them.
   const frameAncestor = new URL(deps.config.baseUrl).origin
   const rendered = new LruCache<Rendered>(CACHE_ENTRIES)
@@ -133,11 +134,11 @@ export function createPageServer(deps: PageServerDeps) {
     if (cached) return cached
     const since = generation
     const at = clock.now()
-    if (pages.findByIdSync && pages.treeSync && pages.linkTargetsSync) {
-      const row = pages.findByIdSync(id)
+    if (syncReads) {
+      const row = syncReads.findByIdSync(id)
       if (!row) return null
-      const tree = pages.treeSync(id)
-      return keep(rendered, id, build(row, tree, pages.linkTargetsSync(linkIdsOf(tree)), at), since)
+      const tree = syncReads.treeSync(id)
+      return keep(rendered, id, build(row, tree, syncReads.linkTargetsSync(linkIdsOf(tree)), at), since)
     }
     const under = reading.get(id)
     if (under) return under
@@ -160,7 +161,7 @@ export function createPageServer(deps: PageServerDeps) {
     if (cached) return cached.id
     const since = generation
     const at = clock.now()
-    const found = pages.findBySlugSync ? pages.findBySlugSync(domain, slug) : pages.findBySlug(domain, slug)
+    const found = syncReads ? syncReads.findBySlugSync(domain, slug) : pages.findBySlug(domain, slug)
     return andThen(found, (row) => keep(bySlug, key, { id: row?.id ?? null, at }, since).id)
   }
 
@@ -222,7 +223,7 @@ export function createPageServer(deps: PageServerDeps) {
     },
 
     button(request: Request, blockId: string, index: string | null, target: VisitTarget): VisitAnswer {
-      const owner = pages.blockOwnerSync ? pages.blockOwnerSync(blockId) : pages.blockOwner(blockId)
+      const owner = syncReads ? syncReads.blockOwnerSync(blockId) : pages.blockOwner(blockId)
       return andThen(owner, (found) => clicked(request, blockId, index, target, found))
     },
 

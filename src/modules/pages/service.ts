@@ -3,7 +3,6 @@
 // change is all or nothing and concurrent editors never lose each other's work; the serving cache hears of
 // it on the bus after the commit.
 import type { Deps } from '../../context'
-import type { Port } from '../../db/rows'
 import type { EventBus } from '../../events/bus'
 import type { PublishInput } from '../../events/outbox'
 import { iso } from '../../platform/clock'
@@ -11,12 +10,9 @@ import { Issues } from '../../platform/errors'
 import type { KeyedQueue } from '../../platform/keyed-queue'
 import { newId, randomId } from '../../platform/random'
 import { slugify } from '../../platform/slugify'
-import { domainOutOfScope } from '../domains/errors'
-import { inDomainScope, unusableDomainMessage, usableDomain } from '../domains/usable'
-import type { ServedDomains } from '../domains/served'
-import type { Caller } from '../identity/caller'
-import { listedMode, sandboxHides, type ModeFilter } from '../identity/sandbox'
-import { shortUrl } from '../links/slug'
+import { domainOutOfScope, inDomainScope, unusableDomainMessage, usableDomain, type ServedDomains } from '../domains'
+import { type Caller, listedMode, sandboxHides, type ModeFilter } from '../identity'
+import { shortUrl } from '../links/model'
 import { BLOCK_TYPES, blockType, mergeDefaults, validateFields } from './blocks'
 import type { BlockType } from './blocks/types'
 import { blockFieldsInvalid, blockNotFound, blockTypeImmutable, pageBusy, pageInUse, pageNotFound, pageSlugTaken, unknownBlockType } from './errors'
@@ -25,12 +21,12 @@ import { mergePatch } from './merge-patch'
 import type { AppendBlockInput, CreatePageInput, UpdatePageInput } from './model'
 import { MAX_BLOCKS_PER_PAGE } from './model'
 import { DEFAULT_THEME, themeIssues } from './render/theme'
-import type { PageCounts, PageRow, PagePatch, PagesRepo, SavedTemplateRow } from './repo'
+import type { PageCounts, PageRow, PagePatch, PagesRepo, SavedTemplateRow } from './port'
 import { resolveTemplate, toSaved } from './templates-service'
 import type { Theme, TreeSection } from './tree'
 
 export interface PagesCtx extends Deps {
-  pages: Port<PagesRepo>
+  pages: PagesRepo
   served: Pick<ServedDomains, 'get'>
   bus: Pick<EventBus, 'emit'>
   /** Changes to one page take turns in this process; across processes the version guard decides. */

@@ -1,17 +1,16 @@
 // Templates: the public catalogue of built-ins (compiled into the binary) and a workspace's saved ones. A
 // page made from either starts with the template's theme, title and a copy of its sections with new ids.
-import type { Port } from '../../db/rows'
 import { iso } from '../../platform/clock'
 import type { Issues } from '../../platform/errors'
 import type { CreatePageInput } from './model'
 import { savedTemplateNotFound, templateNotFound } from './errors'
-import type { PagesRepo, SavedTemplateRow } from './repo'
+import type { PagesRepo, SavedTemplateRow } from './port'
 import { buildTemplateSections, findTemplate, listTemplates, type Template } from './templates'
 import type { BareSections, Theme } from './tree'
 import type { Deps } from '../../context'
-import type { Caller } from '../identity/caller'
+import type { Caller } from '../identity'
 
-type Ctx = Deps & { pages: Port<PagesRepo> }
+type Ctx = Deps & { pages: PagesRepo }
 type Who = Pick<Caller, 'workspace' | 'mode'>
 
 const blocksIn = (sections: BareSections) => sections.reduce((n, s) => n + s.columns.reduce((m, c) => m + c.blocks.length, 0), 0)

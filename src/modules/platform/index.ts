@@ -1,17 +1,20 @@
 // The platform's own area: health, readiness and metrics, the OpenAPI document and its page, stored
 // Idempotency-Key answers, and the pruning of what the platform keeps (idempotency records, dispatched
 // outbox events).
-import { onEngine } from '../../db/store'
+import { engineOf } from '../../db/store'
 import { pruneDispatched } from '../../events/outbox'
-import { pruneDispatchedPg } from '../../events/outbox-pg'
 import type { PeriodicTask } from '../../jobs/periodic'
 import { DAY_MS } from '../../platform/time'
 import { Elysia } from 'elysia'
 import { defineModule, type Platform } from '../module'
 import { createIdempotencyRepo } from './repo-idempotency'
-import { createIdempotencyRepoPg } from './repo-idempotency-pg'
 import { openapiDocs } from './openapi'
 import { opsRoutes } from './ops-routes'
+
+// What other modules, the app and the CLI use of platform.
+export { SERVER_SECRETS } from './port-settings'
+export { preloadSettings } from './repo-settings'
+export { createSettingsRepoSqlite } from './repo-settings-sqlite'
 
 export const PRUNE_IDEMPOTENCY = 'idempotency.prune'
 export const PRUNE_OUTBOX = 'outbox.prune'
@@ -25,7 +28,7 @@ export const PLATFORM_PERIODIC: PeriodicTask[] = [
 
 export function createPlatformModule(platform: Platform) {
   const { store, clock, log, config } = platform
-  const idempotency = onEngine(store, (s) => createIdempotencyRepo(s.db.db), (s) => createIdempotencyRepoPg(s.db))
+  const idempotency = createIdempotencyRepo(engineOf(store))
   return defineModule({
     name: 'platform',
     idempotency,
@@ -44,7 +47,7 @@ export function createPlatformModule(platform: Platform) {
         type: PRUNE_OUTBOX,
         run: async () => {
           const before = clock.now() - OUTBOX_RETENTION_MS
-          const removed = await onEngine<number | Promise<number>>(store, (s) => pruneDispatched(s.db.db, before), (s) => pruneDispatchedPg(s.db, before))
+          const removed = await pruneDispatched(engineOf(store), before)
           if (removed) log.info('dispatched outbox events pruned', { removed })
         },
       },

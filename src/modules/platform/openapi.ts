@@ -6,6 +6,7 @@ import { OptionalKind } from '@sinclair/typebox'
 import { Elysia, t } from 'elysia'
 import { STATUS_CODES } from 'node:http'
 import { WORKSPACE_HEADER } from '../../http/auth'
+import { DOCUMENT_ONLY } from '../../http/published-schema'
 import { ErrorEnvelope } from '../../http/envelope'
 import { API_VERSIONS, CURRENT_VERSION } from '../../http/version'
 import { DOCS_PATH, docsRoutes } from './docs/page'
@@ -170,25 +171,6 @@ const HEADER_PARAMETERS = {
 
 type Obj = Record<string, any>
 
-const DOCUMENT_ONLY = 'x-lnk-document-only'
-
-/**
- * Keywords the document states while the route's validator leaves them to the service, spread into a TypeBox
- * schema's options: `t.String({ minLength: 1, maxLength: 2048, ...documentOnly({ format: 'uri' }) })`. The
- * validator still enforces the schema's own keywords (with TypeBox's messages, naming the field), and the service
- * checks these with its own. It is for a schema whose length the validator should check while a `format` or
- * `pattern` is the service's to judge: TypeBox enforces every format it knows (RFC 3986 for uri, which refuses
- * a domain fallback's {DOMAIN} placeholder) and refuses the ones it does not, so a plain keyword cannot be
- * published alone. (publishedString in http/published-schema.ts leaves every keyword to the service.)
- */
-export const documentOnly = (keywords: Record<string, unknown>): Record<string, unknown> => ({ [DOCUMENT_ONLY]: keywords })
-
-/**
- * An http(s) URL's start, for beside `format: 'uri'`: the scheme in any case, then `//` and the first character
- * of a host, which a browser's URL parser needs while RFC 3986 does not ("http:" is a URI, no URL a browser
- * opens).
- */
-export const HTTP_URL_PATTERN = '^[Hh][Tt][Tt][Pp][Ss]?://[^/?#@:]'
 
 type PathItem = Record<string, Obj>
 export interface OpenApiDoc {

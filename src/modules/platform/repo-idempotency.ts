@@ -1,64 +1,44 @@
-// Stored answers of POSTs sent with an Idempotency-Key.
-// The port comes first (plain types, Promises, so another database can sit behind the same signatures);
-// the SQLite implementation follows it.
+// Stored answers of POSTs sent with an Idempotency-Key (port-idempotency.ts), on either engine, for requests
+// reaching one process or several nodes at once.
 import { and, eq, lt } from 'drizzle-orm'
-import type { Db } from '../../db/client'
-import type { Insertable } from '../../db/rows'
-import { idempotencyRecords } from '../../db/schema'
+import { rows, type Engine } from '../../db/engine'
+import type { IdempotencyRepo } from './port-idempotency'
 
-/** A POST's stored answer under its Idempotency-Key, per API key. */
-export interface IdempotencyRecord {
-  id: string
-  apiKeyId: string
-  key: string
-  method: string
-  path: string
-  requestHash: string
-  /** Null while the first request is still being processed. */
-  responseStatus: number | null
-  responseBody: string | null
-  createdAt: number
-  expiresAt: number
-}
-
-export type NewIdempotencyRecord = Insertable<IdempotencyRecord>
-
-export interface IdempotencyRepo {
-  find(apiKeyId: string, key: string): Promise<IdempotencyRecord | undefined>
-  /** Reserves the key; false when another request holds it already. Expired holders are replaced. */
-  reserve(record: NewIdempotencyRecord, now: number): Promise<boolean>
-  /** Stores the answer of the request that holds the record. */
-  complete(id: string, status: number, body: string): Promise<void>
-  /** Gives the key up (the request failed), so the next request with it runs afresh. */
-  release(id: string): Promise<void>
-  /** Deletes every record past its expiry; answers how many. */
-  pruneExpired(now: number): Promise<number>
-}
-
-// --- SQLite ------------------------------------------------------------------------------------------
-
-export function createIdempotencyRepo(db: Db): IdempotencyRepo {
+export function createIdempotencyRepo(engine: Engine): IdempotencyRepo {
+  const { db } = engine
+  const { idempotencyRecords } = engine.t
   return {
     async find(apiKeyId, key) {
-      return db.select().from(idempotencyRecords).where(and(eq(idempotencyRecords.apiKeyId, apiKeyId), eq(idempotencyRecords.key, key))).get()
+      const [row] = await db
+        .select()
+        .from(idempotencyRecords)
+        .where(and(eq(idempotencyRecords.apiKeyId, apiKeyId), eq(idempotencyRecords.key, key)))
+        .limit(1)
+      return row
     },
-    async reserve(record, now) {
-      return db.transaction((tx) => {
-        tx.delete(idempotencyRecords)
-          .where(and(eq(idempotencyRecords.apiKeyId, record.apiKeyId), eq(idempotencyRecords.key, record.key), lt(idempotencyRecords.expiresAt, now + 1)))
-          .run()
-        const inserted = tx.insert(idempotencyRecords).values(record).onConflictDoNothing().returning({ id: idempotencyRecords.id }).all()
+    // Exactly one of the requests racing for a key wins, through the unique index rather than a read: on
+    // PostgreSQL a second insert waits for the first one's commit and then does nothing. A request waiting to
+    // delete an expired holder that another one deleted first finds nothing left to delete, and its insert
+    // then meets that request's new record.
+    reserve: (record, now) =>
+      engine.transaction(function* (tx) {
+        yield* rows(
+          tx
+            .delete(idempotencyRecords)
+            .where(and(eq(idempotencyRecords.apiKeyId, record.apiKeyId), eq(idempotencyRecords.key, record.key), lt(idempotencyRecords.expiresAt, now + 1))),
+        )
+        const inserted = yield* rows(tx.insert(idempotencyRecords).values(record).onConflictDoNothing().returning({ id: idempotencyRecords.id }))
         return inserted.length === 1
-      })
-    },
+      }),
     async complete(id, status, body) {
-      db.update(idempotencyRecords).set({ responseStatus: status, responseBody: body }).where(eq(idempotencyRecords.id, id)).run()
+      await db.update(idempotencyRecords).set({ responseStatus: status, responseBody: body }).where(eq(idempotencyRecords.id, id))
     },
     async release(id) {
-      db.delete(idempotencyRecords).where(eq(idempotencyRecords.id, id)).run()
+      await db.delete(idempotencyRecords).where(eq(idempotencyRecords.id, id))
     },
     async pruneExpired(now) {
-      return db.delete(idempotencyRecords).where(lt(idempotencyRecords.expiresAt, now + 1)).returning({ id: idempotencyRecords.id }).all().length
+      const removed = await db.delete(idempotencyRecords).where(lt(idempotencyRecords.expiresAt, now + 1)).returning({ id: idempotencyRecords.id })
+      return removed.length
     },
   }
 }

@@ -7,9 +7,9 @@
 // would label a binary `response` schema application/json or text/plain.
 import { Elysia, t } from 'elysia'
 import { ErrorEnvelope } from '../../http/envelope'
-import type { HttpKit } from '../module'
-import { documentOnly, HTTP_URL_PATTERN } from '../platform/openapi'
-import type { LinksCtx } from '../links/service'
+import type { HttpKit } from '../identity'
+import { documentOnly, HTTP_URL_PATTERN } from '../../http/published-schema'
+import type { LinksCtx } from '../links'
 import { notModified, type Rendered } from './cache'
 import { HEX_COLOUR_PATTERN, QR_LIMITS } from './render'
 import { checkRenderData, linkQrFile, qrParams, refuseRepeated, render, type ServedHosts } from './service'

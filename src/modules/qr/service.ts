@@ -1,9 +1,9 @@
 // QR logic behind the routes: checking the style parameters, deciding what /qr/render may encode (only this
 // service's short URLs: it is not an open QR generator), and rendering a link's code for download.
-import type { Caller } from '../identity/caller'
+import type { Caller } from '../identity'
 import type { ValidationIssue } from '../../platform/errors'
 import { badRenderData, invalidQrQuery, repeatedParams } from './errors'
-import { getLink, type LinksCtx } from '../links/service'
+import { getLink, type LinksCtx } from '../links'
 import { renderQr, type QrRequest, type Rendered } from './cache'
 import { contrastRatio, ECC_LEVELS, normaliseColour, QR_FORMATS, QR_LIMITS, type QrFormat } from './render'
 

@@ -3,10 +3,9 @@
 // read (never awaited); on PostgreSQL a miss answers a Promise, and concurrent misses of one key share one
 // read. Each entry also carries the live counters the limits need: clicks served and the client addresses
 // admitted, including what still sits in the click buffer.
-import type { Port } from '../../db/rows'
 import type { Clock } from '../../platform/clock'
-import type { PendingCounts } from '../clicks/click-buffer'
-import type { LinksRepo, RedirectLink } from '../links/repo'
+import type { PendingCounts } from '../clicks'
+import type { LinksRepo, RedirectLink, RedirectReads } from '../links'
 import { LruCache } from '../../platform/lru'
 
 export interface CachedLink {
@@ -57,8 +56,13 @@ export class LinkCache {
   private readonly ttlMs: number
   private readonly clock: Pick<Clock, 'now'>
 
+  /**
+   * `repo` reads links awaited; `reads`, where the engine has them (SQLite), without awaiting, and are then
+   * the only reads used.
+   */
   constructor(
-    private repo: Port<LinksRepo>,
+    private repo: Pick<LinksRepo, 'findRedirect' | 'redirectLinks'>,
+    private reads: RedirectReads | null,
     private loadAddresses: (linkId: string) => string[] | Promise<string[]>,
     private pending: PendingCounts,
     options: LinkCacheOptions = {},
@@ -81,8 +85,8 @@ export class LinkCache {
     // peek: the hot path only reads; entries are forgotten in the order they were loaded.
     const hit = this.entries.peek(key)
     if (hit !== undefined && (hit.until === Infinity || hit.until > this.clock.now())) return hit.link
-    const findSync = this.repo.findRedirectSync
-    if (findSync) return this.keep(key, findSync(domain, slug))
+    const reads = this.reads
+    if (reads) return this.keep(key, reads.findRedirectSync(domain, slug))
     const under = this.loading.get(key)
     if (under) return under.promise
     const load: Loading = {
@@ -131,10 +135,10 @@ export class LinkCache {
   async prefill(pageSize = 5_000): Promise<number> {
     let after = ''
     let loaded = 0
-    const { redirectLinksSync } = this.repo
+    const { reads } = this
     while (this.entries.size < this.entries.maxEntries) {
       const want = Math.min(pageSize, this.entries.maxEntries - this.entries.size)
-      const page = redirectLinksSync ? redirectLinksSync(after, want) : await this.repo.redirectLinks(after, want)
+      const page = reads ? reads.redirectLinksSync(after, want) : await this.repo.redirectLinks(after, want)
       for (const row of page) {
         const key = `${row.domain}/${row.slug}`
         // A link a visit or a write touched meanwhile is already right (or rightly absent).

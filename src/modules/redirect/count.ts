@@ -1,7 +1,7 @@
 // Counting a served visit: the link's live counters first (synchronously, so concurrent visitors never
 // overshoot a limit), then the click handed to the buffer as plain data. The visitor hash, the enrichment
 // (country, device…) and the event are made by the writer, off the redirect path.
-import type { ClickBuffer } from '../clicks/click-buffer'
+import type { ClickBuffer } from '../clicks'
 import { sortableId } from '../../platform/random'
 import type { CachedLink } from './cache'
 

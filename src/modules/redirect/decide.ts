@@ -1,7 +1,7 @@
 // What a visit to a short link gets, as the contract's order of checks (section 4): a pure function of the
 // link and of what the handler found out about the request. The handler does the I/O (cache, cookies,
 // counting) and answers the outcome; nothing here reads, writes or awaits.
-import type { RedirectLink } from '../links/repo'
+import type { RedirectLink } from '../links'
 import type { MobilePlatform } from '../../platform/agents'
 import { findApp, type DeepLinkApp } from './deep-links'
 

@@ -1,7 +1,7 @@
 // The URL a visitor is sent to: always the stored destination (never anything from the request), with the
 // link's UTM fields (replacing the same keys), the visitor's own query parameters where the destination
 // has none of that name, and lnk_cid for conversion tracking.
-import type { RedirectLink } from '../links/repo'
+import type { RedirectLink } from '../links'
 
 const UTM: [keyof RedirectLink, string][] = [
   ['utmSource', 'utm_source'],

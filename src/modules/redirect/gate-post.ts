@@ -1,7 +1,7 @@
 // A gate page posted back (password, captcha, consent): check what was sent, set the gate's cookie and send
 // the visitor back to the link, query included, so the visitor's parameters reach the destination.
 import { readBodyCapped } from '../../http/body'
-import type { RedirectLink } from '../links/repo'
+import type { RedirectLink } from '../links'
 import { gateCookie, type Captcha, type Gate, type Throttle } from './gates'
 import { captchaPage, passwordPage, throttledPage } from './pages'
 

@@ -4,9 +4,8 @@
 // the database on PostgreSQL, so they hold across nodes.
 import { createHmac } from 'node:crypto'
 import { createChallenge, verifySolution } from 'altcha-lib/v1'
-import { onEngine, type Store } from '../../db/store'
-import type { LimitsRepo } from '../api-keys/repo-limits'
-import { createLimitsRepoPg } from '../api-keys/repo-limits-pg'
+import { engineOf, onEngine, type Store } from '../../db/store'
+import { createLimitsRepo, type LimitsRepo } from '../identity'
 import { constantTimeEqual, sha256Hex } from '../../platform/random'
 import { HOUR_MS, MINUTE_MS } from '../../platform/time'
 
@@ -149,7 +148,7 @@ export function gateLimitsFor(store: Store): GateLimits {
     store,
     () => ({ throttle: new PasswordThrottle(), spent: new SpentInMemory() }),
     (s) => {
-      const repo = createLimitsRepoPg(s.db)
+      const repo = createLimitsRepo(engineOf(s))
       return { throttle: new SharedPasswordThrottle(repo), spent: { spend: (sig, exp, now) => repo.spendCaptcha(sig, exp, now) } }
     },
   )

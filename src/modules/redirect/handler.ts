@@ -13,9 +13,9 @@ import { clientIp, socketAddress } from '../../http/request-context'
 import { tlsProxyPeers } from '../../net/tls-proxy'
 import type { Clock } from '../../platform/clock'
 import type { Config } from '../../platform/config'
-import type { ClickBuffer } from '../clicks/click-buffer'
-import type { RedirectLink } from '../links/repo'
-import { isReservedSlug, shortUrl } from '../links/slug'
+import type { ClickBuffer, ClickReservations } from '../clicks'
+import type { RedirectLink } from '../links'
+import { isReservedSlug, shortUrl } from '../links/model'
 import { isBot, isSocialCrawler, mobilePlatform } from '../../platform/agents'
 import type { CachedLink, LinkCache } from './cache'
 import { createVisitCounter } from './count'
@@ -26,12 +26,10 @@ import { fillFallback, isServicePath } from './domain-fallbacks'
 import { createGatePost } from './gate-post'
 import { Captcha, hasGateCookie, type GateLimits } from './gates'
 import { captchaPage, consentPage, deepLinkPage, domainRootPage, gonePage, notFoundPage, passwordPage, previewPage, sandboxPage, statsPage } from './pages'
-import type { ServedDomain, ServedDomains } from '../domains/served'
+import type { ServedDomain, ServedDomains } from '../domains'
 import type { ShortHosts } from './short-hosts'
 import type { StatsPageCache } from './stats-page-cache'
-import type { PublicStats, StatsRepo } from './repo-stats'
-import type { Port } from '../../db/rows'
-import type { ClickReservations } from '../clicks/repo'
+import type { PublicStats, RedirectSyncReads, StatsRepo } from './port'
 
 const SLUG_PATH = /^\/([A-Za-z0-9_-]{1,64})(\+?)$/
 
@@ -55,7 +53,9 @@ export interface RedirectDeps {
   config: Config
   clock: Clock
   /** The public stats page's figures: the link's counters and rollups. */
-  stats: Port<StatsRepo>
+  stats: StatsRepo
+  /** The same figures read without awaiting (SQLite); null on PostgreSQL, where `stats` is awaited. */
+  statsSync: Pick<RedirectSyncReads, 'publicStatsSync'> | null
   /** Rendered stats pages (the module clears them when notices may have been lost). */
   statsPages: StatsPageCache
   linkCache: Pick<LinkCache, 'get' | 'admitted'>
@@ -94,7 +94,7 @@ interface Asked {
 
 export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
   const { config, clock, linkCache, cookieKey } = deps
-  const { shortHosts, stats, served, pages, statsPages, reservations } = deps
+  const { shortHosts, stats, statsSync, served, pages, statsPages, reservations } = deps
   const apiHost = new URL(config.baseUrl).host.toLowerCase()
   const behindCaddy = config.tlsMode === 'caddy'
   const fromTlsProxy = tlsProxyPeers(config.tlsAskAllowedCidrs)
@@ -112,7 +112,7 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
     if (cached) return cached
     const render = (data: PublicStats | null) =>
       data ? statsPages.set(link, now, statsPage({ shortUrl: shortUrl(deps, link), title: link.title, stats: data, now })) : notFoundPage()
-    if (stats.publicStatsSync) return render(stats.publicStatsSync(link.id, now))
+    if (statsSync) return render(statsSync.publicStatsSync(link.id, now))
     let loading = statsLoading.get(link.id)
     if (!loading) {
       loading = stats.publicStats(link.id, now).finally(() => statsLoading.delete(link.id))

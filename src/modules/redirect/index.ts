@@ -1,20 +1,18 @@
 // What a visitor meets on a short domain: the redirect with every link option, the gate pages, the public
 // stats page, a custom domain's fallbacks. It keeps links in memory and drops one when the bus says it
 // changed, and a domain's all when the bus says the domain changed; everything when notices may have been lost.
-import { withAsync, type Port } from '../../db/rows'
-import { onEngine } from '../../db/store'
+import { engineOf, onEngine } from '../../db/store'
 import type { ClicksModule } from '../clicks'
-import type { ServedDomains } from '../domains/served'
+import type { ServedDomains } from '../domains'
 import type { LinksModule } from '../links'
 import { defineModule, type Platform } from '../module'
 import { LinkCache } from './cache'
 import { gateLimitsFor } from './gates'
 import { createRedirectHandler, type VisitorPages } from './handler'
 import { ShortHosts } from './short-hosts'
-import { createDomainSlugsRepo, type DomainSlugsRepo } from './repo-domain-slugs'
-import { createDomainSlugsRepoPg } from './repo-domain-slugs-pg'
-import { createStatsRepo, type StatsRepo } from './repo-stats'
-import { createStatsRepoPg } from './repo-stats-pg'
+import { createDomainSlugsRepo } from './repo-domain-slugs'
+import { createRedirectSyncReads } from './repo-sqlite'
+import { createStatsRepo } from './repo-stats'
 import { StatsPageCache } from './stats-page-cache'
 
 /**
@@ -27,17 +25,17 @@ const PG_LINK_TTL_MS = 30_000
 
 export function createRedirectModule(platform: Platform, links: LinksModule, clicks: ClicksModule, served: ServedDomains, pages: VisitorPages | null = null) {
   const { config, store, clock, bus, log } = platform
-  const { stats, domainSlugs } = onEngine(
-    store,
-    (s) => ({ stats: withAsync(createStatsRepo(s.db.db)) as Port<StatsRepo>, domainSlugs: withAsync(createDomainSlugsRepo(s.db.db)) as Port<DomainSlugsRepo> }),
-    (s) => ({ stats: createStatsRepoPg(s.db) as Port<StatsRepo>, domainSlugs: createDomainSlugsRepoPg(s.db) as Port<DomainSlugsRepo> }),
-  )
+  const engine = engineOf(store)
+  const stats = createStatsRepo(engine)
+  const domainSlugs = createDomainSlugsRepo(engine)
+  /** SQLite's synchronous reads; on PostgreSQL the redirect awaits the repos. */
+  const syncReads = onEngine(store, (s) => createRedirectSyncReads(s.db.db), () => null)
   const { admittedAddressesSync, admittedAddresses } = clicks.repo
-  const cache = new LinkCache(links.repo, admittedAddressesSync ?? admittedAddresses, clicks.buffer, { ttlMs: store.engine === 'pg' ? PG_LINK_TTL_MS : 0, clock })
+  const cache = new LinkCache(links.repo, links.redirectReads, admittedAddressesSync ?? admittedAddresses, clicks.buffer, { ttlMs: store.engine === 'pg' ? PG_LINK_TTL_MS : 0, clock })
   const statsPages = new StatsPageCache()
   bus.on('link.changed', ({ domain, slug }) => cache.invalidate(domain, slug))
   bus.on('domain.changed', ({ domain }) => {
-    if (domainSlugs.slugsSync) return cache.invalidateDomain(domain, domainSlugs.slugsSync(domain))
+    if (syncReads) return cache.invalidateDomain(domain, syncReads.slugsSync(domain))
     cache
       .invalidateDomainOnceRead(domain, domainSlugs.slugs(domain))
       // Nothing better to drop: the whole cache goes rather than a domain's links served stale.
@@ -57,6 +55,7 @@ export function createRedirectModule(platform: Platform, links: LinksModule, cli
     config,
     clock,
     stats,
+    statsSync: syncReads,
     statsPages,
     cookieKey,
     visitorKey: clicks.visitorKey,

@@ -1,8 +1,8 @@
 // The pages a visitor of a short link may see instead of a redirect. Every value is escaped.
-import type { RedirectLink } from '../links/repo'
+import type { RedirectLink } from '../links'
 import { escapeHtml, htmlPage, scriptJson } from '../../platform/html'
 import type { Unavailable } from './decide'
-import type { PublicStats } from './repo-stats'
+import type { PublicStats } from './port'
 import { DAY_MS } from '../../platform/time'
 
 /** Where a gate page's form posts: the link's own path with the visitor's query (`?…` or ''). */

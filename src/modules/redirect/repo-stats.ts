@@ -1,46 +1,32 @@
 // The public stats page's data (`{short domain}/{slug}+`): the link's counters and, over the last 30 UTC
-// days, people's clicks per day, top countries and top referrer hosts. It is read on the redirect path, so
-// like the link lookup it is plain SQL prepared once and synchronous: the link's 30 day rollups (one
-// primary-key range), so the page is the same before and after raw clicks are pruned.
-import type { Db } from '../../db/client'
-import { Figures } from '../analytics/figures'
+// days, people's clicks per day, top countries and top referrer hosts, from the link's 30 day rollups (one
+// primary-key range), so the page is the same before and after raw clicks are pruned. On either engine the
+// counters and the rollups are asked for at once (two reads, not one snapshot); SQLite's redirect path reads
+// them synchronously instead (repo-sqlite.ts).
+import { and, eq, gte, lt } from 'drizzle-orm'
+import type { Engine } from '../../db/engine'
+import { Figures } from '../analytics'
 import { DAY_MS } from '../../platform/time'
+import type { PublicStats, StatsRepo } from './port'
 
 export const STATS_DAYS = 30
 export const STATS_TOP = 10
 
-export interface PublicStats {
-  /** All-time counters of the link (people's clicks, distinct visitors). */
-  totalClicks: number
-  uniqueClicks: number
-  /** Epoch ms of the first UTC day shown; `days[i]` counts the clicks of day `from + i * 24 h`. */
-  from: number
-  days: number[]
-  /** Most clicks first; `country` null = not known (private or unknown address). */
-  countries: { country: string | null; clicks: number }[]
-  /** Most clicks first; `host` null = a direct visit (no referrer). */
-  referrers: { host: string | null; clicks: number }[]
-}
-
-export interface StatsRepo {
-  /** Synchronous on purpose: answered on the redirect path without awaiting. Null when the link is gone. */
-  publicStatsSync(linkId: string, now: number): PublicStats | null
-}
-
-export function createStatsRepo(db: Db): StatsRepo {
-  const sqlite = db.$client
-  const counters = sqlite.prepare('SELECT total_clicks AS total, unique_clicks AS uniq FROM links WHERE id = ?')
-  // The page shows the link's all-time uniqueClicks, never a range's: the visitor sketches are not read.
-  const dayRollups = sqlite.prepare(
-    "SELECT bucket, clicks, bots, dims FROM link_rollups WHERE link_id = ? AND grain = 'day' AND bucket >= ? AND bucket < ?",
-  )
-
+export function createStatsRepo(engine: Engine): StatsRepo {
+  const { db } = engine
+  const { linkRollups, links } = engine.t
   return {
-    publicStatsSync(linkId: string, now: number): PublicStats | null {
-      const c = counters.get(linkId) as { total: number; uniq: number } | null
-      if (!c) return null
+    async publicStats(linkId, now) {
       const { from, to } = statsWindow(now)
-      return statsPage(c, dayRollups.all(linkId, from, to) as DayRollup[], from)
+      const [[c], rows] = await Promise.all([
+        db.select({ total: links.totalClicks, uniq: links.uniqueClicks }).from(links).where(eq(links.id, linkId)),
+        // The page shows the link's all-time uniqueClicks, never a range's: the visitor sketches are not read.
+        db
+          .select({ bucket: linkRollups.bucket, clicks: linkRollups.clicks, bots: linkRollups.bots, dims: linkRollups.dims })
+          .from(linkRollups)
+          .where(and(eq(linkRollups.linkId, linkId), eq(linkRollups.grain, 'day'), gte(linkRollups.bucket, from), lt(linkRollups.bucket, to))),
+      ])
+      return c ? statsPage(c, rows, from) : null
     },
   }
 }
@@ -58,7 +44,7 @@ export interface DayRollup {
   dims: string
 }
 
-/** The page from the link's counters and its day rollups since `from` (either engine). */
+/** The page from the link's counters and its day rollups since `from`. */
 export function statsPage(c: { total: number; uniq: number }, rows: readonly DayRollup[], from: number): PublicStats {
   const days = new Array<number>(STATS_DAYS).fill(0)
   const all = new Figures()

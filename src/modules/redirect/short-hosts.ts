@@ -2,7 +2,7 @@
 // exact), a loopback alias of a `localhost` pool domain (so `curl http://127.0.0.1:8080/<slug>` works with
 // the default configuration), or a custom domain served now (asked on every request, so a domain served or
 // dropped while running counts from the next request on). The common case costs one Map lookup.
-import type { ServedDomain, ServedDomains } from '../domains/served'
+import type { ServedDomain, ServedDomains } from '../domains'
 
 /** Where a host's slugs are looked up: the link domain, and the custom domain's settings when it is one. */
 export interface ShortHost {

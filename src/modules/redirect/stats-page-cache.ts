@@ -1,6 +1,6 @@
 // Rendered public stats pages, kept a minute per link, so a popular stats page costs the database at most
 // two small reads a minute.
-import type { RedirectLink } from '../links/repo'
+import type { RedirectLink } from '../links'
 import { LruCache } from '../../platform/lru'
 import { MINUTE_MS } from '../../platform/time'
 

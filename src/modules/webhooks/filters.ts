@@ -17,7 +17,7 @@
 // - `match: all` needs every rule, `match: any` one of them; with no rules both match. `events`, when not
 //   null, must also match the event type (same patterns as the endpoint's `events`).
 import { canonicalJson } from '../../platform/canonical-json'
-import { EVENT_TYPES } from '../../events/catalogue'
+import { EVENT_CATALOGUE } from './model'
 
 export type FilterOp =
   | 'eq'
@@ -236,7 +236,7 @@ export function validateFilters(input: unknown): { ok: true; value: WebhookFilte
   if (match !== 'all' && match !== 'any') issues.push({ path: '/filters/match', message: 'match must be "all" or "any"' })
   const events = input.events ?? null
   if (events !== null) {
-    issues.push(...validateEventPatterns(events, [...EVENT_TYPES], '/filters/events'))
+    issues.push(...validateEventPatterns(events, EVENT_CATALOGUE.map((e) => e.type), '/filters/events'))
     if (Array.isArray(events) && !events.length) issues.push({ path: '/filters/events', message: 'must list at least one event, or be null for all' })
   }
   const rawRules = input.rules ?? []

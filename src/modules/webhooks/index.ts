@@ -3,21 +3,34 @@
 // endpoints: a change is announced on the bus (`subscribers.changed`) so every node's cached lists drop, and
 // each endpoint's maxConcurrent is counted across nodes by slots the database holds (createDeliverySlotsPg).
 import type { SQL } from 'bun'
-import { onEngine } from '../../db/store'
-import type { OutboxConsumer } from '../../events/outbox'
-import type { OutboxConsumerPg } from '../../events/outbox-pg'
+import { engineOf, onEngine } from '../../db/store'
+import type { EventConsumer } from '../../events/outbox'
 import type { PeriodicTask } from '../../jobs/periodic'
 import { DAY_MS } from '../../platform/time'
-import { defineModule, type HttpKit, type Platform } from '../module'
+import { defineModule, type Platform } from '../module'
+import type { HttpKit } from '../identity'
 import { deliverJob } from './delivery'
-import { createFanout, createFanoutPg } from './fanout'
+import { fanOut } from './fanout'
 import { webhookInterest, webhookInterestPg } from './interest'
 import { WorkspaceLists } from './lists'
-import { createWebhooksRepo, DELIVER_JOB, type EndpointRow, type WebhooksRepo } from './repo'
-import { createFanoutStatementsPg } from './repo-fanout-pg'
-import { createDeliverySlotsPg, createWebhooksRepoPg, type DeliverySlots } from './repo-pg'
+import { DELIVER_JOB, type DeliverySlots, type EndpointRow, type WebhooksRepo } from './port'
+import { createWebhooksRepo } from './repo'
+import { createFanoutStatements } from './repo-fanout'
+import { createFanoutStatementsSqlite } from './repo-fanout-sqlite'
+import { createDeliverStatementsSqlite } from './repo-deliver-sqlite'
+import { createDeliverySlotsPg } from './repo-slots-pg'
 import { webhookRoutes } from './routes'
 import { WebhooksState, type WebhooksCtx } from './state'
+import { WEBHOOK_EVENTS } from './model'
+
+// What other modules, the app and the CLI use of webhooks.
+export { eventMatches, validateEventPatterns } from './filters'
+export { WorkspaceLists } from './lists'
+export type { EndpointRow } from './port'
+export { deliveriesOf, deliveryOf, newEndpoint, type DeliveriesQuery } from './service'
+export { generateSecret, signatureHeaders } from './signing'
+export { egressPolicy, type WebhooksCtx } from './state'
+export { splitNull, type Schema } from './type-gen'
 
 export const PRUNE_DELIVERIES = 'webhook_deliveries.prune'
 export const WEBHOOKS_PERIODIC: PeriodicTask[] = [{ name: 'prune-deliveries', pattern: '41 * * * *', jobType: PRUNE_DELIVERIES }]
@@ -38,28 +51,30 @@ export function createWebhooksModule(platform: Platform, http: HttpKit) {
       // prune) and the fan-out (inside the dispatch transaction) the worker's own, which never waits for the
       // write lock (the click writer's).
       // Clicks write link.clicked only where an endpoint listens for it.
-      interest.add(webhookInterest(s.db.db, new WorkspaceLists<EndpointRow>(() => state.generation), clock))
-      return { webhooks: createWebhooksRepo(s.db.db), onWorker: createWebhooksRepo(s.workerDb.db), consumers: [createFanout(s.workerDb.db, state)] }
+      interest.add(webhookInterest(engineOf(store), new WorkspaceLists<EndpointRow>(() => state.generation), clock))
+      // The deliver job's reads and recordings run thousands a second: prepared once on the worker's connection.
+      const onWorker = createWebhooksRepo(engineOf(store, 'worker'), createDeliverStatementsSqlite(s.workerDb.db))
+      return { webhooks: createWebhooksRepo(engineOf(store)), onWorker, consumer: fanOut(createFanoutStatementsSqlite(s.workerDb.db, engineOf(store, 'worker')), new WorkspaceLists<EndpointRow>(() => state.generation)) }
     },
-    (s) => {
+    () => {
       // One pool for requests and the worker, so one list cache for the fan-out and the interest source.
+      const engine = engineOf(store)
       const lists = new WorkspaceLists<EndpointRow>(() => state.generation)
-      const st = createFanoutStatementsPg()
-      interest.add(webhookInterestPg(s.db, st, lists, clock))
-      const repo = createWebhooksRepoPg(s.db)
-      return { webhooks: repo, onWorker: repo, consumersPg: [createFanoutPg(st, lists)] }
+      interest.add(webhookInterestPg(engine, lists, clock))
+      const repo = createWebhooksRepo(engine)
+      return { webhooks: repo, onWorker: repo, consumer: fanOut(createFanoutStatements(engine), lists) }
     },
   )
   const ctx: WebhooksCtx = { config, clock, log, webhooks: wiring.webhooks, state, notifyWorker: () => worker.notify(), slots }
   const deliver = deliverJob(ctx, wiring.onWorker)
   return defineModule({
     name: 'webhooks',
+    events: WEBHOOK_EVENTS,
     ctx,
     /** Writes the deliver job's attempts (its busyAnswers say how often the write lock was found taken). */
     recorder: deliver.recorder,
     routes: webhookRoutes(ctx, http),
-    consumers: wiring.consumers,
-    consumersPg: wiring.consumersPg,
+    consumers: [wiring.consumer],
     periodic: WEBHOOKS_PERIODIC,
     async init() {
       await slots?.open()
@@ -87,8 +102,7 @@ interface Wiring {
   webhooks: WebhooksRepo
   /** The deliver job's and the prune's (SQLite: the worker's connection). */
   onWorker: WebhooksRepo
-  consumers?: OutboxConsumer[]
-  consumersPg?: OutboxConsumerPg[]
+  consumer: EventConsumer
 }
 
 /**

@@ -3,25 +3,29 @@
 // not applied: an event a filter would drop costs a row, one that is never written is lost. For the same
 // reason PostgreSQL, which cannot answer synchronously, answers yes while a list is unknown and loads it in
 // the background.
-import type { Db } from '../../db/client'
-import type { PgDb } from '../../db/pg/client'
+import type { Engine } from '../../db/engine'
+import { driveSync } from '../../db/engine/sqlite'
 import type { InterestSource, Mode } from '../../events/interest'
 import type { Clock } from '../../platform/clock'
 import { eventMatches } from './filters'
 import type { WorkspaceLists } from './lists'
-import { createFanoutStatements, type EndpointRow } from './repo'
-import type { FanoutStatementsPg } from './repo-fanout-pg'
+import type { EndpointRow } from './port'
+import { createFanoutStatements } from './repo-fanout'
 
 const listens = (endpoints: readonly EndpointRow[], type: string) => endpoints.some((e) => eventMatches(e.events, type))
 
-export function webhookInterest(db: Db, lists: WorkspaceLists<EndpointRow>, clock: Clock): InterestSource {
-  const st = createFanoutStatements(db)
-  return (type: string, workspaceId: string, mode: Mode) => listens(lists.read(workspaceId, mode, clock.now(), () => st.activeEndpoints(workspaceId, mode)), type)
+/** SQLite: on the requests' connection (`engine`'s). */
+export function webhookInterest(engine: Engine, lists: WorkspaceLists<EndpointRow>, clock: Clock): InterestSource {
+  const st = createFanoutStatements(engine)
+  const load = (workspaceId: string, mode: Mode) => driveSync(engine.db, (_, db) => st.activeEndpoints(db, workspaceId, mode))
+  return (type: string, workspaceId: string, mode: Mode) => listens(lists.read(workspaceId, mode, clock.now(), () => load(workspaceId, mode)), type)
 }
 
-export function webhookInterestPg(db: PgDb, st: FanoutStatementsPg, lists: WorkspaceLists<EndpointRow>, clock: Clock): InterestSource {
+/** PostgreSQL: on the pool (`engine`'s). */
+export function webhookInterestPg(engine: Engine, lists: WorkspaceLists<EndpointRow>, clock: Clock): InterestSource {
+  const st = createFanoutStatements(engine)
   return (type: string, workspaceId: string, mode: Mode) => {
-    const endpoints = lists.peek(workspaceId, mode, clock.now(), () => st.activeEndpoints(db, workspaceId, mode))
+    const endpoints = lists.peek(workspaceId, mode, clock.now(), () => engine.run((db) => st.activeEndpoints(db, workspaceId, mode)))
     return endpoints === undefined || listens(endpoints, type)
   }
 }

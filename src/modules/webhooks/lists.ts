@@ -3,9 +3,10 @@
 // A list is dropped when its generation moves (a change on this node, a notice from another, a reset) and
 // trusted for TTL_MS at most, which bounds what a lost notice leaves stale.
 //
-// Three ways to read, one per caller: `read` loads synchronously (SQLite), `readAsync` awaits a load (the
-// consumers on PostgreSQL, inside the dispatch transaction), and `peek` never waits (the interest sources on
-// PostgreSQL, asked synchronously by hot writers): it answers what it knows and loads in the background.
+// Four ways to read, one per caller: `read` loads synchronously (SQLite), `readAsync` awaits a load (the
+// consumers on PostgreSQL, inside the dispatch transaction), `reading` loads inside a transaction body on
+// either engine (the webhooks fan-out), and `peek` never waits (the interest sources on PostgreSQL, asked
+// synchronously by hot writers): it answers what it knows and loads in the background.
 import type { Mode } from '../../events/interest'
 
 /** A list is trusted this long without a change signal (a change whose notice was lost). */
@@ -58,6 +59,21 @@ export class WorkspaceLists<T> {
     // The generation as the load starts: a change announced while it runs leaves the list stale, not fresh.
     const generation = this.generation()
     const list = await load()
+    this.store(key, { generation, at: now, list })
+    return list
+  }
+
+  /**
+   * read() inside a transaction body (db/engine), on either engine: the load is the body's own statements
+   * (`yield*`), so on PostgreSQL it runs on the dispatch transaction, awaited, and on SQLite at once.
+   */
+  *reading<S>(workspaceId: string, mode: Mode | string, now: number, load: () => Generator<S, T[], unknown>): Generator<S, T[], unknown> {
+    const key = this.key(workspaceId, mode)
+    const hit = this.fresh(key, now)
+    if (hit) return hit.list
+    // The generation as the load starts: a change announced while it runs leaves the list stale, not fresh.
+    const generation = this.generation()
+    const list = yield* load()
     this.store(key, { generation, at: now, list })
     return list
   }

@@ -2,10 +2,29 @@
 // bodies. Shape and ranges are checked here; rules that need more than a schema (URL safety, event names,
 // filter rules, templates, header names) are checked by the service so every problem is named at once.
 import { t, type Static } from 'elysia'
-import { EVENT_CATALOGUE } from '../../events/catalogue'
+import type { EventDefinition } from '../../events/catalogue'
 import { checkedByService } from '../../http/published-schema'
+import { CONVERSION_EVENTS } from '../conversions/model'
+import { DOMAIN_EVENTS } from '../domains/model'
+import { LINK_EVENTS } from '../links/model'
+import { PAGE_EVENTS } from '../pages/model'
 
 const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(schema: T, options: Record<string, unknown> = {}) => t.Union([schema, t.Null()], options)
+
+export const WEBHOOK_EVENTS: EventDefinition[] = [
+  {
+    type: 'webhook.test',
+    description: 'A test ping sent on request to check an endpoint.',
+    data: t.Object({ endpointId: t.String(), message: t.String() }),
+  },
+]
+
+/**
+ * The event catalogue (contract section 5): every type an endpoint can subscribe to, with the JSON Schema of
+ * its `data`, as the modules that publish them declare them (each module also registers its own with the
+ * outbox, Module.events). /webhooks/types and /zapier/samples are generated from these schemas.
+ */
+export const EVENT_CATALOGUE: readonly EventDefinition[] = [...LINK_EVENTS, ...CONVERSION_EVENTS, ...DOMAIN_EVENTS, ...PAGE_EVENTS, ...WEBHOOK_EVENTS]
 
 const CATALOGUE_TYPES = EVENT_CATALOGUE.map((e) => e.type)
 /** `area.*` for every dot prefix of a catalogue type: the patterns the service accepts besides `*`. */

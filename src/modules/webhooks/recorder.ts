@@ -6,7 +6,7 @@
 // When patience runs out the error reaches the job, whose lease brings the attempt back (sent again, with
 // the same webhook-id): at least once, never lost.
 import { DEFAULT_PATIENCE, isBusy, retryWhileBusy, type BusyPatience } from '../../jobs/busy'
-import type { AttemptRecord, AutoDisable, WebhooksRepo } from './repo'
+import type { AttemptRecord, AutoDisable, WebhooksRepo } from './port'
 
 /** Attempts per transaction at most, so the write lock is never held long. */
 const MAX_BATCH = 256

@@ -1,8 +1,7 @@
 import { Elysia, t } from 'elysia'
-import { ModeQuery } from '../identity/sandbox'
+import { ModeQuery, type HttpKit } from '../identity'
 import { Envelope, ErrorEnvelope, ok } from '../../http/envelope'
 import { idempotent } from '../../http/idempotency'
-import type { HttpKit } from '../module'
 import type { WebhooksCtx } from './state'
 import {
   CreateWebhookBody,

@@ -2,8 +2,7 @@
 // endpoint and in total) that the concurrency caps count.
 import type { Deps } from '../../context'
 import type { EgressPolicy } from '../../net/egress'
-import type { WebhooksRepo } from './repo'
-import type { DeliverySlots } from './repo-pg'
+import type { DeliverySlots, WebhooksRepo } from './port'
 
 type Resolver = (host: string) => Promise<string[]>
 

@@ -7,7 +7,8 @@
 // exception: Elysia's t.Numeric is `anyOf [string with format integer|numeric, number]` so that query
 // strings validate; event bodies always carry the number, so that string member is dropped.
 // Output is deterministic: catalogue order, then each schema's property order.
-import { EVENT_CATALOGUE, type EventDefinition } from '../../events/catalogue'
+import type { EventDefinition } from '../../events/catalogue'
+import { EVENT_CATALOGUE } from './model'
 
 export type Schema = Record<string, unknown>
 

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { Value } from '@sinclair/typebox/value'
 import { t } from 'elysia'
-import { EVENT_CATALOGUE } from '../../../src/events/catalogue'
+import { EVENT_CATALOGUE } from '../../../src/modules/webhooks/model'
 import { exampleData, sampleEnvelope } from '../../../src/modules/automations/example'
 
 const NOW = Date.UTC(2026, 2, 14, 9, 30)

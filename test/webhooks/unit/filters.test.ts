@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { EVENT_TYPES } from '../../../src/events/catalogue'
+import { EVENT_CATALOGUE } from '../../../src/modules/webhooks/model'
 import { eventMatches, matchesFilters, validateEventPatterns, validateFilters, type FilterRule, type WebhookFilters } from '../../../src/modules/webhooks/filters'
 
 const envelope = {
@@ -133,7 +133,7 @@ describe('eventMatches', () => {
 })
 
 describe('validateEventPatterns', () => {
-  const known = [...EVENT_TYPES]
+  const known = EVENT_CATALOGUE.map((e) => e.type)
   test('accepts *, known types and prefixes of known types', () => {
     expect(validateEventPatterns(['*', 'link.clicked', 'link.*', 'conversion.*'], known)).toEqual([])
   })

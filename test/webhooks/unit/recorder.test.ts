@@ -2,7 +2,7 @@
 // refused attempt from failing the others of its group. A fake repo stands for the database here; the real
 // one, with a real lock held by another connection, is in ../write-lock.test.ts.
 import { expect, test } from 'bun:test'
-import type { AttemptRecord, WebhooksRepo } from '../../../src/modules/webhooks/repo'
+import type { AttemptRecord, WebhooksRepo } from '../../../src/modules/webhooks/port'
 import { AttemptRecorder } from '../../../src/modules/webhooks/recorder'
 
 const AUTO_DISABLE = { failures: 20, afterMs: 1, reason: 'r' }

@@ -1,0 +1,158 @@
+// The dialect seam: the one place repo code learns which engine answers. A repo is written once, with
+// drizzle's query builder over `engine.t` (the tables of src/db/schema on SQLite, the generated twins of
+// the same names on PostgreSQL), and asks the engine only for what the two truly do differently: how a
+// transaction runs, row locks, byte-order comparison and ASCII case folding.
+//
+// Statements outside a transaction are awaited on both engines. A transaction's body is a generator that
+// yields its statements (`yield* rows(q)`): SQLite runs it synchronously inside one write transaction (a
+// bun:sqlite transaction cannot span an await without letting other requests' statements into it), while
+// PostgreSQL awaits each statement on its transaction. The body reads like straight-line code either way,
+// and it may try/catch a statement's error. A body that must wait on outside work between its statements
+// (an export writing what it read to a file) yields that wait (`yield* waiting(p)`); SQLite allows it only
+// on an engine over a connection of its own (engine/sqlite.ts).
+import type { AnyColumn, SQL } from 'drizzle-orm'
+import type { Tx } from '../tx'
+import type * as schema from '../schema'
+
+/** The query builder repos write with: typed as SQLite's; PostgreSQL's answers the same calls repos make. */
+export type Builder = Tx
+
+export type Tables = typeof schema
+
+/** A statement handed to the engine: a drizzle query (select, insert, update or delete) or raw SQL; or a wait. */
+export type Statement = PromiseLike<unknown> | RawStatement | Wait
+
+/** Raw SQL, for what the builder cannot say: `all` answers rows, `run` nothing. */
+export interface RawStatement {
+  raw: SQL
+  mode: 'all' | 'run'
+}
+
+/** Outside work the body waits on between two statements, its transaction held open meanwhile. */
+export interface Wait {
+  wait: PromiseLike<unknown>
+}
+
+/** A transaction body: yields statements, gets each one's result back, returns the transaction's answer. */
+export type Steps<T> = Generator<Statement, T, unknown>
+
+export interface TransactionOptions {
+  /**
+   * SQLite: take the write lock at BEGIN (IMMEDIATE), so a read-then-write body runs alone. PostgreSQL has
+   * no such lock; bodies that need one writer lock rows with `forUpdate` instead.
+   */
+  immediate?: boolean
+  /**
+   * A read-only body whose statements all see one snapshot: PostgreSQL runs it REPEATABLE READ READ ONLY (at
+   * READ COMMITTED each statement sees its own); a SQLite read transaction is one snapshot already.
+   */
+  snapshot?: boolean
+}
+
+export interface Engine {
+  readonly name: 'sqlite' | 'pg'
+  /** drizzle on the requests' connection (SQLite) or the pool (PostgreSQL). */
+  readonly db: Builder
+  readonly t: Tables
+  /**
+   * Runs `body` outside a transaction, each statement on its own: for statement sequences that serve both
+   * inside a caller's transaction and alone.
+   */
+  run<T>(body: (db: Builder) => Steps<T>): Promise<T>
+  /** Runs `body` in one transaction; a throw (or a throwing statement left uncaught) rolls it back. */
+  transaction<T>(body: (tx: Builder) => Steps<T>, options?: TransactionOptions): Promise<T>
+  /**
+   * The rows of `query` locked for the rest of the transaction (PostgreSQL `FOR UPDATE`, or `FOR NO KEY
+   * UPDATE` with `weak`; `FOR KEY SHARE` with `keyShare`, which only keeps the rows from being deleted or
+   * their keys changed; `skipLocked` passes over rows another transaction holds instead of waiting); on
+   * SQLite, where the transaction already holds the one write lock, the query itself.
+   */
+  forUpdate<Q>(query: Q, options?: { of?: unknown; weak?: boolean; keyShare?: boolean; skipLocked?: boolean }): Q
+  /** `column` compared and sorted byte by byte, as SQLite compares text (PostgreSQL: COLLATE "C"). */
+  byteOrder(column: AnyColumn | SQL): SQL
+  /** `column` with ASCII letters folded to lower case and nothing else, as SQLite's LIKE folds. */
+  asciiLower(column: AnyColumn | SQL): SQL
+  /**
+   * A notice other nodes receive when the transaction commits (PostgreSQL's pg_notify; db/pg/notify.ts
+   * listens). None on SQLite, whose one process hears its own commits on the event bus.
+   */
+  notify(channel: string, payload: string): Statement | undefined
+  /**
+   * A lock on `key` within a numbered space, held to the end of the transaction: for "nobody did X, so do Y"
+   * across rows that may not exist yet (PostgreSQL's transaction-level advisory lock on the key's hash). None
+   * on SQLite, whose IMMEDIATE transaction already runs alone.
+   */
+  lockKey(space: number, key: string): Statement | undefined
+}
+
+/** The result of one statement inside a transaction body: `const found = yield* rows(tx.select()…)`. */
+export function* rows<T>(query: PromiseLike<T>): Generator<Statement, T, unknown> {
+  return (yield query) as T
+}
+
+/** Raw SQL inside a transaction body, answering its rows. */
+export function* rawRows<T = Record<string, unknown>>(raw: SQL): Generator<Statement, T[], unknown> {
+  return (yield { raw, mode: 'all' }) as T[]
+}
+
+/** Raw SQL inside a transaction body, for its effect. */
+export function* rawRun(raw: SQL): Generator<Statement, void, unknown> {
+  yield { raw, mode: 'run' }
+}
+
+/** Engine.lockKey inside a transaction body. */
+export function* lockKey(engine: Engine, space: number, key: string): Generator<Statement, void, unknown> {
+  const statement = engine.lockKey(space, key)
+  if (statement) yield statement
+}
+
+/** A notice inside a transaction body (Engine.notify): sent at commit, never for a rollback. */
+export function* notice(engine: Engine, channel: string, payload: string): Generator<Statement, void, unknown> {
+  const statement = engine.notify(channel, payload)
+  if (statement) yield statement
+}
+
+/** Waits inside a transaction body for `work` (not a statement), answering its result or throwing its error. */
+export function* waiting<T>(work: PromiseLike<T>): Generator<Statement, T, unknown> {
+  return (yield { wait: work }) as T
+}
+
+export const isWait = (s: Statement): s is Wait => typeof s === 'object' && s !== null && 'wait' in s
+
+export const isRaw = (s: Statement): s is RawStatement => typeof s === 'object' && s !== null && 'raw' in s && 'mode' in s
+
+/**
+ * Drives a body to its end, handing each statement to `exec` and the result (or the error) back; shared by
+ * both engines, so a body behaves the same on each.
+ */
+export function drive<T>(steps: Steps<T>, exec: (s: Statement) => unknown): T {
+  let step = steps.next()
+  while (!step.done) {
+    let result: unknown
+    try {
+      result = exec(step.value)
+    } catch (err) {
+      step = steps.throw(err)
+      continue
+    }
+    step = steps.next(result)
+  }
+  return step.value
+}
+
+/** drive() for an engine whose statements answer Promises; the body's waits are awaited like them. */
+export async function driveAsync<T>(steps: Steps<T>, exec: (s: Statement) => Promise<unknown>): Promise<T> {
+  let step = steps.next()
+  while (!step.done) {
+    let result: unknown
+    try {
+      const s = step.value
+      result = await (isWait(s) ? s.wait : exec(s))
+    } catch (err) {
+      step = steps.throw(err)
+      continue
+    }
+    step = steps.next(result)
+  }
+  return step.value
+}

@@ -1,0 +1,48 @@
+// The seam on PostgreSQL: transaction bodies await each statement on a drizzle transaction of the pool.
+import { sql, type AnyColumn, type SQL } from 'drizzle-orm'
+import type { PgTx, PgDb } from '../pg/client'
+import { noticePayload } from '../pg/notify'
+import * as tables from '../pg/schema.generated'
+import { driveAsync, isRaw, type Builder, type Engine, type Statement, type Steps, type Tables } from './index'
+
+const ASCII_UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ'
+
+async function exec(tx: PgTx, s: Statement): Promise<unknown> {
+  if (!isRaw(s)) return s
+  const result = await tx.execute(s.raw)
+  return s.mode === 'all' ? [...(result as unknown as Iterable<unknown>)] : undefined
+}
+
+type Lockable = { for(strength: 'update' | 'no key update' | 'key share', config?: { of?: unknown; skipLocked?: true }): unknown }
+
+export function pgEngine(db: PgDb): Engine {
+  return {
+    name: 'pg',
+    // The generated tables carry the SQLite tables' names, columns and keys; drizzle's PostgreSQL builder
+    // takes the same calls the repos make, so both are typed as SQLite's (engine/index.ts).
+    db: db as unknown as Builder,
+    t: tables as unknown as Tables,
+    run: (body) => driveAsync(body(db as unknown as Builder), (s) => exec(db, s)),
+    transaction: (body, options) =>
+      db.transaction((tx) => driveAsync(body(tx as unknown as Builder), (s) => exec(tx, s)), options?.snapshot ? { isolationLevel: 'repeatable read', accessMode: 'read only' } : undefined),
+    forUpdate: (query, options) => {
+      const config = { ...(options?.of ? { of: options.of } : {}), ...(options?.skipLocked ? { skipLocked: true as const } : {}) }
+      return (query as unknown as Lockable).for(options?.keyShare ? 'key share' : options?.weak ? 'no key update' : 'update', Object.keys(config).length ? config : undefined) as typeof query
+    },
+    // SQLite compares text byte by byte; "C" does the same here, so lists come in the same order on both.
+    byteOrder: (column: AnyColumn | SQL) => sql`${column} collate "C"`,
+    // SQLite's lower() and LIKE fold ASCII letters only (é and É stay apart): translate() folds exactly those.
+    asciiLower: (column: AnyColumn | SQL) => sql`translate(${column}, ${ASCII_UPPER}, ${ASCII_UPPER.toLowerCase()})`,
+    // PostgreSQL folds identical notices of one transaction into one.
+    lockKey: (space, key) => ({ raw: sql`SELECT pg_advisory_xact_lock(${space}::int, hashtext(${key}))`, mode: 'run' }),
+    notify: (channel, payload) => ({ raw: sql`SELECT pg_notify(${channel}, ${noticePayload(channel, payload)})`, mode: 'run' }),
+  }
+}
+
+/**
+ * Drives a body inside the caller's own drizzle transaction, each statement awaited on it: for asynchronous
+ * code not yet written on the seam (sqlite.ts's driveSync is its SQLite twin).
+ */
+export function drivePg<T>(tx: PgTx, body: (engine: Engine, tx: Builder) => Steps<T>): Promise<T> {
+  return driveAsync(body(pgEngine(tx as PgDb), tx as unknown as Builder), (s) => exec(tx, s))
+}
