@@ -8,10 +8,10 @@ const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(schema: T, op
 const Timestamp = (description: string) => Nullable(t.String({ format: 'date-time' }), { description })
 
 // The document states the rules the service checks: a fallback URL is an absolute http(s) URL (format uri, and
-// a pattern for the scheme and host), a domain a hostname whose last label is no number (so no IP address). The lengths are the
-// route's to enforce; format and pattern the service's (addDomain names every problem at once), so the
-// placeholders and an internationalised domain, which neither keyword admits, still work, as the
-// descriptions say.
+// a pattern for the scheme and host), a domain a hostname whose last label is no number (so no IP address).
+// The lengths are the route's to enforce; format and pattern the service's (addDomain names every problem at
+// once), so the placeholders and an internationalised domain, which neither keyword admits, still work, as
+// the descriptions say.
 const FALLBACK_HELP =
   'Absolute http(s) URL of 1-2048 characters; {DOMAIN} and {ORIGINAL_PATH} (the path without its leading slash) are filled in, braces and all, though braces are no URI characters; read as browsers read URLs (WHATWG). null: the default page.'
 const FallbackUrl = (what: string) =>

@@ -167,8 +167,8 @@ export const AppendBlockBody = t.Object(
   {
     type: BlockTypeName,
     fields: t.Optional(t.Record(t.String(), t.Unknown(), { description: 'Overlaid on the type\'s defaults; id and type inside are ignored' })),
-    sectionId: t.Optional(t.String({ maxLength: 64, description: 'Place in this section (its last column unless columnId says otherwise); default: the last section' })),
-    columnId: t.Optional(t.String({ maxLength: 64, description: 'Place in this column' })),
+    sectionId: t.Optional(t.String({ maxLength: 64, description: 'Place in this section of the page (sec_…; another is 400), in its last column unless columnId says otherwise; default: the last section' })),
+    columnId: t.Optional(t.String({ maxLength: 64, description: 'Place in this column of the page (col_…; another is 400)' })),
     position: t.Optional(t.Integer({ minimum: 0, maximum: MAX_BLOCKS_PER_PAGE, description: 'Place at this position in the column (0 = top); default: the end' })),
   },
   { additionalProperties: false },
