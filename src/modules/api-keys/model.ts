@@ -48,7 +48,7 @@ const settings = {
   schedule: Nullable(ScheduleInput, 'When the key works: IANA time zone, days (0 = Sunday) and a minute window; start > end wraps midnight'),
   monthlyCallCap: Nullable(t.Integer({ minimum: 1 }), 'Calls per UTC calendar month'),
   rateLimitOverride: Nullable(t.Integer({ minimum: 1, maximum: 100_000 }), 'Requests per minute, replacing the default 600'),
-  expiresAt: Nullable(t.String({ format: 'date-time' })),
+  expiresAt: Nullable(t.String({ format: 'date-time' }), 'When the key stops working; must be in the future (null: never)'),
 }
 
 /** The service trims the name and refuses a blank one: at least one character that is not a space. */

@@ -43,7 +43,7 @@ const linkFields = {
   redirectStatus: t.Optional(RedirectStatus),
   fallbackUrl: t.Optional(t.Union([url('Where visitors go once the link expired or reached a limit; a 410 page when null'), t.Null()])),
   password: t.Optional(t.Union([t.String({ minLength: 1, maxLength: 128 }), t.Null()], { description: 'Visitors must enter it; stored as an argon2id hash and never returned' })),
-  expiresAt: t.Optional(t.Union([Timestamp, t.Null()])),
+  expiresAt: t.Optional(t.Union([Timestamp, t.Null()], { description: 'When the link stops redirecting; must be in the future (null: never)' })),
   clickLimit: t.Optional(t.Union([t.Integer({ minimum: 1 }), t.Null()])),
   uniqueIpLimit: t.Optional(t.Union([t.Integer({ minimum: 1 }), t.Null()], { description: 'Only the first N distinct client addresses are served' })),
   publicStatsEnabled: t.Optional(t.Boolean()),

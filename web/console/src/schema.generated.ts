@@ -109,7 +109,7 @@ export interface paths {
         };
         /**
          * May Caddy get a certificate for this hostname?
-         * @description For Caddy's on_demand_tls ask (LNK_TLS_MODE=caddy): 200 for served custom domains, the shared pool and the API host, 404 otherwise. Answered from memory. Only from loopback or a peer inside LNK_TLS_ASK_ALLOWED_CIDRS, and, when proxied, only for clients in those ranges (every X-Forwarded-For entry); 403 otherwise.
+         * @description For Caddy's on_demand_tls ask (LNK_TLS_MODE=caddy): 200 for served custom domains, the shared pool and the API host, 404 for any other value of domain (an empty one, one that is no hostname, an IP address). Answered from memory. Only from loopback or a peer inside LNK_TLS_ASK_ALLOWED_CIDRS, and, when proxied, only for clients in those ranges (every X-Forwarded-For entry); 403 otherwise. 400 when domain is missing or repeated.
          */
         get: operations["getInternalTlsAsk"];
         put?: never;
@@ -1446,7 +1446,10 @@ export interface components {
             fallbackUrl?: string | null;
             /** @description Visitors must enter it; stored as an argon2id hash and never returned */
             password?: string | null;
-            /** Format: date-time */
+            /**
+             * Format: date-time
+             * @description When the link stops redirecting; must be in the future (null: never)
+             */
             expiresAt?: string | null;
             clickLimit?: number | null;
             /** @description Only the first N distinct client addresses are served */
@@ -1474,6 +1477,12 @@ export interface components {
             /** @description A bridge page of the workspace (bp_…) shown instead of redirecting; null: redirect as usual */
             bridgePageId?: string | null;
         };
+        /**
+         * TemplateSlug
+         * @description A built-in template's slug, as GET /templates lists them
+         * @enum {string}
+         */
+        TemplateSlug: "link-in-bio" | "musician-release" | "creator-shop" | "business-card" | "local-business" | "event" | "app-download" | "leaving-notice";
         /**
          * BlockFields_profile
          * @description A name with an optional picture and short bio
@@ -1605,6 +1614,12 @@ export interface components {
             /** @description Show a "Save contact" link that downloads the details as a vCard */
             saveButton: boolean;
         };
+        /**
+         * BlockTypeName
+         * @description A block type; GET /bridge-pages/block-types lists each with its fields and defaults
+         * @enum {string}
+         */
+        BlockTypeName: "profile" | "heading" | "text" | "button" | "social_links" | "image" | "video" | "divider" | "spacer" | "contact";
         /** ConversionCreate */
         ConversionCreate: {
             /** @description Required. The lnk_cid query parameter the redirect added to the destination URL (clk_…) */
@@ -2024,8 +2039,9 @@ export interface operations {
     };
     getInternalTlsAsk: {
         parameters: {
-            query?: {
-                domain?: string;
+            query: {
+                /** @description The hostname Caddy wants a certificate for, as in the TLS handshake (any case, a trailing dot, an internationalised name in Unicode or punycode) */
+                domain: string;
             };
             header?: never;
             path?: never;
@@ -2325,7 +2341,10 @@ export interface operations {
                     monthlyCallCap?: number | null;
                     /** @description Requests per minute, replacing the default 600 */
                     rateLimitOverride?: number | null;
-                    /** Format: date-time */
+                    /**
+                     * Format: date-time
+                     * @description When the key stops working; must be in the future (null: never)
+                     */
                     expiresAt?: string | null;
                 };
             };
@@ -2554,7 +2573,10 @@ export interface operations {
                     monthlyCallCap?: number | null;
                     /** @description Requests per minute, replacing the default 600 */
                     rateLimitOverride?: number | null;
-                    /** Format: date-time */
+                    /**
+                     * Format: date-time
+                     * @description When the key stops working; must be in the future (null: never)
+                     */
                     expiresAt?: string | null;
                 };
             };
@@ -3213,13 +3235,25 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description A hostname you control, e.g. go.example.com or an internationalised name; lower-cased, converted to punycode; no port, no IP address */
+                    /**
+                     * Format: hostname
+                     * @description A hostname you control, e.g. go.example.com: at least two labels, the last not a number (no IP address), no port; lower-cased. An internationalised name is taken too, in Unicode (bücher.example) or as its ASCII form (xn--bcher-kva.example), and stored in that ASCII (punycode) form; the pattern states the plain ASCII names only
+                     */
                     domain: string;
-                    /** @description Where / goes (301). Absolute http(s) URL, at most 2048 characters; {DOMAIN} and {ORIGINAL_PATH} (the path without its leading slash) are filled in. null: the default page. */
+                    /**
+                     * Format: uri
+                     * @description Where / goes (301). Absolute http(s) URL of 1-2048 characters; {DOMAIN} and {ORIGINAL_PATH} (the path without its leading slash) are filled in, braces and all, though braces are no URI characters; read as browsers read URLs (WHATWG). null: the default page.
+                     */
                     rootRedirectUrl?: string | null;
-                    /** @description Where an unknown slug goes (302). Absolute http(s) URL, at most 2048 characters; {DOMAIN} and {ORIGINAL_PATH} (the path without its leading slash) are filled in. null: the default page. */
+                    /**
+                     * Format: uri
+                     * @description Where an unknown slug goes (302). Absolute http(s) URL of 1-2048 characters; {DOMAIN} and {ORIGINAL_PATH} (the path without its leading slash) are filled in, braces and all, though braces are no URI characters; read as browsers read URLs (WHATWG). null: the default page.
+                     */
                     notFoundUrl?: string | null;
-                    /** @description Where an expired or used-up link goes (302). Absolute http(s) URL, at most 2048 characters; {DOMAIN} and {ORIGINAL_PATH} (the path without its leading slash) are filled in. null: the default page. */
+                    /**
+                     * Format: uri
+                     * @description Where an expired or used-up link goes (302). Absolute http(s) URL of 1-2048 characters; {DOMAIN} and {ORIGINAL_PATH} (the path without its leading slash) are filled in, braces and all, though braces are no URI characters; read as browsers read URLs (WHATWG). null: the default page.
+                     */
                     expiredUrl?: string | null;
                 };
             };
@@ -3650,11 +3684,20 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Where / goes (301). Absolute http(s) URL, at most 2048 characters; {DOMAIN} and {ORIGINAL_PATH} (the path without its leading slash) are filled in. null: the default page. */
+                    /**
+                     * Format: uri
+                     * @description Where / goes (301). Absolute http(s) URL of 1-2048 characters; {DOMAIN} and {ORIGINAL_PATH} (the path without its leading slash) are filled in, braces and all, though braces are no URI characters; read as browsers read URLs (WHATWG). null: the default page.
+                     */
                     rootRedirectUrl?: string | null;
-                    /** @description Where an unknown slug goes (302). Absolute http(s) URL, at most 2048 characters; {DOMAIN} and {ORIGINAL_PATH} (the path without its leading slash) are filled in. null: the default page. */
+                    /**
+                     * Format: uri
+                     * @description Where an unknown slug goes (302). Absolute http(s) URL of 1-2048 characters; {DOMAIN} and {ORIGINAL_PATH} (the path without its leading slash) are filled in, braces and all, though braces are no URI characters; read as browsers read URLs (WHATWG). null: the default page.
+                     */
                     notFoundUrl?: string | null;
-                    /** @description Where an expired or used-up link goes (302). Absolute http(s) URL, at most 2048 characters; {DOMAIN} and {ORIGINAL_PATH} (the path without its leading slash) are filled in. null: the default page. */
+                    /**
+                     * Format: uri
+                     * @description Where an expired or used-up link goes (302). Absolute http(s) URL of 1-2048 characters; {DOMAIN} and {ORIGINAL_PATH} (the path without its leading slash) are filled in, braces and all, though braces are no URI characters; read as browsers read URLs (WHATWG). null: the default page.
+                     */
                     expiredUrl?: string | null;
                 };
             };
@@ -4524,7 +4567,10 @@ export interface operations {
                     fallbackUrl?: string | null;
                     /** @description Visitors must enter it; stored as an argon2id hash and never returned */
                     password?: string | null;
-                    /** Format: date-time */
+                    /**
+                     * Format: date-time
+                     * @description When the link stops redirecting; must be in the future (null: never)
+                     */
                     expiresAt?: string | null;
                     clickLimit?: number | null;
                     /** @description Only the first N distinct client addresses are served */
@@ -5000,8 +5046,7 @@ export interface operations {
                     title?: string;
                     /** @description 1-64 of a-z 0-9 and inner hyphens; unique per domain; generated when omitted */
                     slug?: string;
-                    /** @description Start from this built-in template (GET /templates); not with savedTemplateId */
-                    templateSlug?: string;
+                    templateSlug?: components["schemas"]["TemplateSlug"];
                     /** @description Start from this saved template of the workspace (tpl_…); not with templateSlug */
                     savedTemplateId?: string;
                     /** @description A shared short domain (default: the first) or a verified custom domain of the workspace */
@@ -5037,7 +5082,10 @@ export interface operations {
                         /** @enum {string} */
                         buttonShape: "rounded" | "pill" | "square";
                     };
-                    /** @description Absolute https URL of the preview image */
+                    /**
+                     * Format: uri
+                     * @description Absolute http(s) URL of the preview image, at most 2048 characters
+                     */
                     ogImageUrl?: string | null;
                 };
             };
@@ -5214,7 +5262,7 @@ export interface operations {
                         /** @constant */
                         success: true;
                         data: {
-                            type: string;
+                            type: components["schemas"]["BlockTypeName"];
                             title: string;
                             description: string;
                             /** @description JSON Schema of the fields */
@@ -5591,7 +5639,10 @@ export interface operations {
                         /** @enum {string} */
                         buttonShape: "rounded" | "pill" | "square";
                     };
-                    /** @description Absolute https URL of the preview image */
+                    /**
+                     * Format: uri
+                     * @description Absolute http(s) URL of the preview image, at most 2048 characters
+                     */
                     ogImageUrl?: string | null;
                     /** @description The whole arrangement: every block of the page exactly once. Sections left out are removed (they must hold no block that is not placed elsewhere). */
                     layout?: {
@@ -5874,15 +5925,14 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description A block type (GET /bridge-pages/block-types) */
-                    type: string;
+                    type: components["schemas"]["BlockTypeName"];
                     /** @description Overlaid on the type's defaults; id and type inside are ignored */
                     fields?: {
                         [key: string]: unknown;
                     };
-                    /** @description Place in this section (its last column unless columnId says otherwise); default: the last section */
+                    /** @description Place in this section of the page (sec_…; another is 400), in its last column unless columnId says otherwise; default: the last section */
                     sectionId?: string;
-                    /** @description Place in this column */
+                    /** @description Place in this column of the page (col_…; another is 400) */
                     columnId?: string;
                     /** @description Place at this position in the column (0 = top); default: the end */
                     position?: number;
@@ -6657,7 +6707,7 @@ export interface operations {
                         /** @constant */
                         success: true;
                         data: {
-                            slug: string;
+                            slug: components["schemas"]["TemplateSlug"];
                             name: string;
                             description: string;
                             category: string;
@@ -6719,7 +6769,7 @@ export interface operations {
                         /** @constant */
                         success: true;
                         data: {
-                            slug: string;
+                            slug: components["schemas"]["TemplateSlug"];
                             name: string;
                             description: string;
                             category: string;
