@@ -9,9 +9,7 @@ const root = join(import.meta.dir, '..')
 
 function embed(folder: string, outFile: string, exportName: string, typeImport: string | null) {
   const journalFile = join(root, folder, 'meta/_journal.json')
-  const entries = existsSync(journalFile)
-    ? (JSON.parse(readFileSync(journalFile, 'utf8')) as { entries: { tag: string; when: number }[] }).entries
-    : []
+  const entries = existsSync(journalFile) ? (JSON.parse(readFileSync(journalFile, 'utf8')) as { entries: { tag: string; when: number }[] }).entries : []
   const fromOut = relative(dirname(join(root, outFile)), join(root, folder))
   const imports = entries.map((e, i) => `import m${i} from '${fromOut}/${e.tag}.sql' with { type: 'text' }`)
   const rows = entries.map((e, i) => `  { tag: ${JSON.stringify(e.tag)}, when: ${e.when}, sql: m${i} },`)

@@ -28,7 +28,9 @@ export function importGraph(root: string): Map<string, string[]> {
   const known = new Set(files)
   for (const file of files) {
     const text = readFileSync(file, 'utf8')
-    const targets = [...text.matchAll(IMPORT), ...text.matchAll(DYNAMIC)].map((m) => resolveImport(file, m[1]!)).filter((p): p is string => p !== undefined && known.has(p))
+    const targets = [...text.matchAll(IMPORT), ...text.matchAll(DYNAMIC)]
+      .map((m) => resolveImport(file, m[1]!))
+      .filter((p): p is string => p !== undefined && known.has(p))
     graph.set(file, [...new Set(targets)])
   }
   return graph

@@ -54,7 +54,8 @@ export function layerViolations(root: string): string[] {
       if (LAYERS.indexOf(toLayer) > LAYERS.indexOf(fromLayer)) found.push(`${from} -> ${to}: ${fromLayer} imports ${toLayer}, a layer above it`)
       const area = areaOf(to)
       if (area !== undefined && from === 'modules/module.ts') found.push(`${from} -> ${to}: the module contract imports no area`)
-      else if (area !== undefined && areaOf(from) !== area && !isPublic(to)) found.push(`${from} -> ${to}: into ${area}'s inner files (import its index.ts or model.ts)`)
+      else if (area !== undefined && areaOf(from) !== area && !isPublic(to))
+        found.push(`${from} -> ${to}: into ${area}'s inner files (import its index.ts or model.ts)`)
     }
   }
   return found.sort()

@@ -89,7 +89,10 @@ function routeTable(app: Elysia) {
         .filter((r) => r.method !== 'ALL')
         .map((r) => {
           const path = trimSlash(r.path)
-          const source = path.replace(/[.+?^${}()|[\]\\]/g, '\\$&').replace(/:[^/]+/g, '[^/]+').replace(/\*/g, '.*')
+          const source = path
+            .replace(/[.+?^${}()|[\]\\]/g, '\\$&')
+            .replace(/:[^/]+/g, '[^/]+')
+            .replace(/\*/g, '.*')
           return { method: r.method, path, pattern: new RegExp(`^${source}/?$`), isStatic: !/[:*]/.test(path) }
         })
       fixed = new Map()
@@ -142,7 +145,10 @@ export function createApp(rt: Runtime) {
       const text = new TextDecoder().decode(await readBodyCapped(request, rt.config.maxBodyBytes))
       if (JSON_TYPE.test(contentType)) return parseJsonBody(text) ?? {}
       if (text.trim() === '') return {}
-      throw new AppError('invalid_request', `This API reads JSON bodies: send Content-Type: application/json${contentType ? `, not ${contentType.slice(0, 100)}` : ''}`)
+      throw new AppError(
+        'invalid_request',
+        `This API reads JSON bodies: send Content-Type: application/json${contentType ? `, not ${contentType.slice(0, 100)}` : ''}`,
+      )
     })
     .onTransform(({ request }) => {
       // Routed to a templated route (/links/:id) while the path is a fixed one (/links/bulk): 405, not a lookup.
@@ -165,11 +171,17 @@ export function createApp(rt: Runtime) {
         const issues = toIssues(v, request)
         status = 400
         const where = v.type === 'property' ? 'query' : v.type
-        body = errorBody('validation_failed', `Invalid ${where}: ${issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ')}`, { location: where, issues })
+        body = errorBody('validation_failed', `Invalid ${where}: ${issues.map((i) => (i.path ? `${i.path}: ${i.message}` : i.message)).join('; ')}`, {
+          location: where,
+          issues,
+        })
       } else if (code === 'NOT_FOUND') {
         const pathname = new URL(request.url).pathname
         const allow = routes.allowed(pathname)
-        const refusal = allow.length && !allow.includes(request.method) ? methodNotAllowed(request.method, pathname, allow) : new AppError('not_found', `No route for ${request.method} ${pathname}`)
+        const refusal =
+          allow.length && !allow.includes(request.method)
+            ? methodNotAllowed(request.method, pathname, allow)
+            : new AppError('not_found', `No route for ${request.method} ${pathname}`)
         status = statusOf(refusal.code)
         body = errorBody(refusal.code, refusal.message, refusal.details)
         Object.assign(headers, refusal.headers)
@@ -196,7 +208,6 @@ export function createApp(rt: Runtime) {
       rt.metrics.observe(request.method, route || 'unmatched', status, ms / 1000)
       rt.log.info('request', { method: request.method, path, status, ms: Math.round(ms * 10) / 10, request_id: state.id })
     })
-
 
   // What the modules contribute: their routes under /v1, or at the root (health, metrics, the document).
   const modules = Object.values(rt.modules) as Module[]

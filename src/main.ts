@@ -60,7 +60,11 @@ apply each migration once.`,
       const sql = await openPostgres(config.databaseUrl, { max: 1 })
       try {
         const { applied, current } = await migratePostgres(sql)
-        out(applied.length ? `Applied ${applied.length} PostgreSQL migration(s); schema is at ${current}.` : `Nothing to apply; PostgreSQL schema is at ${current}.`)
+        out(
+          applied.length
+            ? `Applied ${applied.length} PostgreSQL migration(s); schema is at ${current}.`
+            : `Nothing to apply; PostgreSQL schema is at ${current}.`,
+        )
       } finally {
         await sql.close()
       }
@@ -85,7 +89,7 @@ const COMMANDS: Record<string, { summary: string; command: Command | CommandGrou
     summary: adminSummary(100),
     command: admin,
   },
-  listen: { summary: 'Forward the workspace\'s events to an app on this machine (outbound only)', command: listen },
+  listen: { summary: "Forward the workspace's events to an app on this machine (outbound only)", command: listen },
 }
 
 const MAIN_HELP = `lnk ${VERSION}: self-hosted link shortening in one executable.
@@ -109,14 +113,14 @@ const lookup = <T>(table: Record<string, T>, name: string): T | undefined => (Ob
 
 async function invoke(command: Command, args: string[]): Promise<number> {
   const invocation = parseCommandLine(args, command)
-  if (!invocation) return stdout(command.help), 0
+  if (!invocation) return (stdout(command.help), 0)
   return command.run(invocation, stdout)
 }
 
 async function run(argv: string[]): Promise<number> {
   const [first, ...rest] = argv
-  if (first === '-v' || first === '--version') return stdout(VERSION), 0
-  if (first === '-h' || first === '--help' || first === 'help') return stdout(MAIN_HELP), 0
+  if (first === '-v' || first === '--version') return (stdout(VERSION), 0)
+  if (first === '-h' || first === '--help' || first === 'help') return (stdout(MAIN_HELP), 0)
   // No command, or options first: serve.
   const [name, args] = first === undefined || first.startsWith('-') ? ['serve', argv] : [first, rest]
   // The help shown with a usage error: that of the deepest command named so far.
@@ -128,7 +132,7 @@ async function run(argv: string[]): Promise<number> {
     if (!('commands' in entry)) return await invoke(entry, args)
     const [sub, ...subArgs] = args
     if (sub === undefined) throw new UsageError(`missing ${name} command`)
-    if (sub === '--help' || sub === '-h') return stdout(entry.help), 0
+    if (sub === '--help' || sub === '-h') return (stdout(entry.help), 0)
     const command = lookup(entry.commands, sub)
     if (!command) throw new UsageError(`unknown ${name} command "${sub}"`)
     help = command.help

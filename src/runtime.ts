@@ -63,7 +63,15 @@ const workerOptions = (config: Config, options: RuntimeOptions): WorkerOptions =
 
 function basics(config: Config, options: RuntimeOptions) {
   const log = options.log ?? createLogger(config.logLevel)
-  return { instanceId: base62(12), config, clock: options.clock ?? systemClock, log, bus: new EventBus(log), interest: new EventInterest(), metrics: new Metrics() }
+  return {
+    instanceId: base62(12),
+    config,
+    clock: options.clock ?? systemClock,
+    log,
+    bus: new EventBus(log),
+    interest: new EventInterest(),
+    metrics: new Metrics(),
+  }
 }
 
 function createSqlitePlatform(config: Config, options: RuntimeOptions): { platform: Platform; parts: EngineParts } {
@@ -96,7 +104,14 @@ function createSqlitePlatform(config: Config, options: RuntimeOptions): { platfo
     platform,
     parts: {
       outbox,
-      startPeriodic: (tasks, onError) => startPeriodic(engineOf(store), tasks, () => clock.now(), () => platform.worker.notify(), onError),
+      startPeriodic: (tasks, onError) =>
+        startPeriodic(
+          engineOf(store),
+          tasks,
+          () => clock.now(),
+          () => platform.worker.notify(),
+          onError,
+        ),
       async close() {
         // Before the last connection's closing checkpoint, which would otherwise find this one under way.
         await checkpointer?.close()
@@ -142,7 +157,15 @@ async function createPgPlatform(config: Config, url: string, options: RuntimeOpt
       platform,
       parts: {
         outbox,
-          startPeriodic: (tasks, onError) => startPeriodic(engineOf(store), tasks, () => clock.now(), () => worker.notify(), onError, sweepLock),
+        startPeriodic: (tasks, onError) =>
+          startPeriodic(
+            engineOf(store),
+            tasks,
+            () => clock.now(),
+            () => worker.notify(),
+            onError,
+            sweepLock,
+          ),
         async close() {
           bus.relayTo(null)
           // The lock's connection first: the pool's close() waits for it.
@@ -209,7 +232,8 @@ export interface Runtime extends Platform {
 
 /** A runtime on SQLite, built synchronously (tests and admin commands). `lnk serve` uses openRuntime. */
 export function createRuntime(config: Config, options: RuntimeOptions = {}): Runtime {
-  if (config.databaseUrl) throw new ConfigError('LNK_DATABASE_URL is set: this command works on the SQLite file only; unset LNK_DATABASE_URL (or leave out --database-url)')
+  if (config.databaseUrl)
+    throw new ConfigError('LNK_DATABASE_URL is set: this command works on the SQLite file only; unset LNK_DATABASE_URL (or leave out --database-url)')
   const { platform, parts } = createSqlitePlatform(config, options)
   return assemble(platform, parts, options)
 }

@@ -69,7 +69,10 @@ function scan(source: string): { code: string; strings: string[] } {
     } else if (c === '/' && next === '*') {
       const end = source.indexOf('*/', i + 2)
       i = end < 0 ? source.length : end + 2
-    } else if (c === '/' && (lastSignificant === '' || /[(,=:[!&|?{};+\-*%<>~^]$/.test(lastSignificant) || /\b(return|typeof|case|of|in)$/.test(code.trimEnd()))) {
+    } else if (
+      c === '/' &&
+      (lastSignificant === '' || /[(,=:[!&|?{};+\-*%<>~^]$/.test(lastSignificant) || /\b(return|typeof|case|of|in)$/.test(code.trimEnd()))
+    ) {
       // A regex literal: skip it whole (a character class may hold a slash).
       let inClass = false
       for (i++; i < source.length; i++) {
@@ -126,7 +129,7 @@ function sqlIn(source: string): string[] {
 }
 
 describe('the data layer', () => {
-  test('only src/db/ imports the SQLite driver and drizzle\'s sqlite-core', () => {
+  test("only src/db/ imports the SQLite driver and drizzle's sqlite-core", () => {
     const ENGINE = /(?:\bfrom\s*|\bimport\s*\(?\s*|\brequire\s*\(\s*)['"](bun:sqlite|drizzle-orm\/sqlite-core|drizzle-orm\/bun-sqlite)['"]/g
     const offenders = SOURCES.filter((file) => !inDb(file)).flatMap((file) =>
       [...readFileSync(join(ROOT, file), 'utf8').matchAll(ENGINE)].map((m) => `${file}: ${m[1]}`),
@@ -138,8 +141,8 @@ describe('the data layer', () => {
     // The detector itself: SQL in strings and sql`` templates counts; comments and prose do not.
     expect(sqlIn("db.query('SELECT id FROM links WHERE id = ?')")).toHaveLength(1)
     expect(sqlIn('db.query(`SELECT 1`)')).toHaveLength(1)
-    expect(sqlIn("run(`DELETE FROM ${table} WHERE x = ?`)")).toHaveLength(1)
-    expect(sqlIn("x.set({ n: sql`${t.n} + 1` })")).toHaveLength(1)
+    expect(sqlIn('run(`DELETE FROM ${table} WHERE x = ?`)')).toHaveLength(1)
+    expect(sqlIn('x.set({ n: sql`${t.n} + 1` })')).toHaveLength(1)
     expect(sqlIn("// SELECT id FROM links\n/* UPDATE links SET x */\nconst re = /'/\nthrow new Error('SELECT a plan first')")).toEqual([])
 
     const offenders = SOURCES.filter((file) => !inDb(file) && !isRepo(file)).flatMap((file) =>

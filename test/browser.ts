@@ -36,10 +36,11 @@ export interface BrowserRun {
 export async function chromium(args: string[], timeoutMs = 45_000): Promise<BrowserRun> {
   const bin = requireChromium()
   const profile = mkdtempSync(join(tmpdir(), 'lnk-chromium-'))
-  const proc = Bun.spawn(
-    [bin, ...HEADLESS_FLAGS, '--hide-scrollbars', `--user-data-dir=${profile}`, ...args],
-    { stdout: 'pipe', stderr: 'pipe', env: { ...process.env, HOME: profile } },
-  )
+  const proc = Bun.spawn([bin, ...HEADLESS_FLAGS, '--hide-scrollbars', `--user-data-dir=${profile}`, ...args], {
+    stdout: 'pipe',
+    stderr: 'pipe',
+    env: { ...process.env, HOME: profile },
+  })
   let timedOut = false
   const timer = setTimeout(() => {
     timedOut = true
@@ -144,9 +145,12 @@ export async function withBrowserPage(options: BrowserPageOptions, fn: (page: Br
         pending.set(id, { resolve, reject })
         // Inside the promise: a send on a socket that closed meanwhile rejects rather than throws.
         socket.send(JSON.stringify({ id, method, params, ...(sessionId ? { sessionId } : {}) }))
-        setTimeout(() => {
-          if (pending.delete(id)) reject(new Error(`DevTools ${method} did not answer`))
-        }, Math.max(1_000, deadline - Date.now()))
+        setTimeout(
+          () => {
+            if (pending.delete(id)) reject(new Error(`DevTools ${method} did not answer`))
+          },
+          Math.max(1_000, deadline - Date.now()),
+        )
       })
     }
     const { targetInfos } = await send('Target.getTargets')
@@ -164,7 +168,8 @@ export async function withBrowserPage(options: BrowserPageOptions, fn: (page: Br
     await send('Runtime.enable', {}, sessionId)
     await send('Log.enable', {}, sessionId)
     if (options.javaScript === false) await send('Emulation.setScriptExecutionDisabled', { value: true }, sessionId)
-    if (options.width && options.height) await send('Emulation.setDeviceMetricsOverride', { width: options.width, height: options.height, deviceScaleFactor: 1, mobile: false }, sessionId)
+    if (options.width && options.height)
+      await send('Emulation.setDeviceMetricsOverride', { width: options.width, height: options.height, deviceScaleFactor: 1, mobile: false }, sessionId)
     const evaluate = async <T>(expression: string): Promise<T> => {
       const r = await send('Runtime.evaluate', { expression, awaitPromise: true, returnByValue: true }, sessionId)
       if (r.exceptionDetails) throw new Error(`page threw: ${r.exceptionDetails.exception?.description ?? r.exceptionDetails.text}`)

@@ -5,7 +5,15 @@ import { ConfigError, loadConfig } from '../src/platform/config'
 describe('configuration', () => {
   test('defaults make a fresh checkout work', () => {
     const c = loadConfig({})
-    expect(c).toMatchObject({ port: 8080, host: '0.0.0.0', baseUrl: 'http://localhost:8080', shortDomains: ['localhost:8080'], trustProxy: 0, webhookAllowHttp: false, maxBodyBytes: 1048576 })
+    expect(c).toMatchObject({
+      port: 8080,
+      host: '0.0.0.0',
+      baseUrl: 'http://localhost:8080',
+      shortDomains: ['localhost:8080'],
+      trustProxy: 0,
+      webhookAllowHttp: false,
+      maxBodyBytes: 1048576,
+    })
     expect(c.dataDir).toBe(resolve('./data'))
   })
 
@@ -20,7 +28,13 @@ describe('configuration', () => {
   })
 
   test('values are parsed', () => {
-    const c = loadConfig({ LNK_SHORT_DOMAINS: 'Lnk.Example, go.example.com:8443,lnk.example', LNK_TRUST_PROXY: '2', LNK_WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8, ::1', LNK_WEBHOOK_ALLOW_HTTP: 'yes', LNK_BASE_URL: 'https://lnk.example/' })
+    const c = loadConfig({
+      LNK_SHORT_DOMAINS: 'Lnk.Example, go.example.com:8443,lnk.example',
+      LNK_TRUST_PROXY: '2',
+      LNK_WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8, ::1',
+      LNK_WEBHOOK_ALLOW_HTTP: 'yes',
+      LNK_BASE_URL: 'https://lnk.example/',
+    })
     expect(c.shortDomains).toEqual(['lnk.example', 'go.example.com:8443'])
     expect(c.trustProxy).toBe(2)
     expect(c.webhookAllowedCidrs).toEqual(['127.0.0.0/8', '::1'])
@@ -31,7 +45,12 @@ describe('configuration', () => {
 
   test('LNK_TLS_ASK_ALLOWED_CIDRS: empty by default (loopback only); IPv4 and IPv6 ranges and bare addresses', () => {
     expect(loadConfig({}).tlsAskAllowedCidrs).toEqual([])
-    expect(loadConfig({ LNK_TLS_ASK_ALLOWED_CIDRS: ' 10.0.0.0/8, fd00::/8,192.0.2.7, ::ffff:10.1.0.0/112, 10.0.0.0/8 ' }).tlsAskAllowedCidrs).toEqual(['10.0.0.0/8', 'fd00::/8', '192.0.2.7', '::ffff:10.1.0.0/112'])
+    expect(loadConfig({ LNK_TLS_ASK_ALLOWED_CIDRS: ' 10.0.0.0/8, fd00::/8,192.0.2.7, ::ffff:10.1.0.0/112, 10.0.0.0/8 ' }).tlsAskAllowedCidrs).toEqual([
+      '10.0.0.0/8',
+      'fd00::/8',
+      '192.0.2.7',
+      '::ffff:10.1.0.0/112',
+    ])
     expect(loadConfig({}, { 'tls-ask-allowed-cidrs': '172.16.0.0/12' }).tlsAskAllowedCidrs).toEqual(['172.16.0.0/12'])
   })
 

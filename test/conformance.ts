@@ -86,7 +86,8 @@ export class Conformance {
       declared = { content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } }
     } else {
       declared = op.responses?.[String(response.status)] ?? (response.status >= 400 ? op.responses?.default : undefined)
-      if (!declared) throw new Error(`OpenAPI: ${where}: status ${response.status} is not among the operation's responses (${Object.keys(op.responses ?? {}).join(', ')})`)
+      if (!declared)
+        throw new Error(`OpenAPI: ${where}: status ${response.status} is not among the operation's responses (${Object.keys(op.responses ?? {}).join(', ')})`)
     }
     if (m === 'head' || response.status === 204 || response.status === 304) return
     const text = await response.clone().text()
@@ -120,7 +121,10 @@ export class Conformance {
   requestValidator(method: string, template: string, part: { body: true } | { query: string }): ValidateFunction {
     const op: Obj | undefined = (this.doc.paths[template] as Obj | undefined)?.[method.toLowerCase()]
     if (!op) throw new Error(`OpenAPI: no operation ${method} ${template}`)
-    const schema = 'body' in part ? op.requestBody?.content?.['application/json']?.schema : op.parameters?.find((p: Obj) => p.in === 'query' && p.name === part.query)?.schema
+    const schema =
+      'body' in part
+        ? op.requestBody?.content?.['application/json']?.schema
+        : op.parameters?.find((p: Obj) => p.in === 'query' && p.name === part.query)?.schema
     if (!schema) throw new Error(`OpenAPI: ${method} ${template} states no ${'body' in part ? 'JSON body' : `query parameter ${part.query}`}`)
     return this.validator(schema)
   }
@@ -141,7 +145,8 @@ function rewriteRefs(value: unknown): unknown {
   if (typeof value !== 'object' || value === null) return value
   const out: Obj = {}
   for (const [k, v] of Object.entries(value)) {
-    out[k] = k === '$ref' && typeof v === 'string' && v.startsWith('#/components/schemas/') ? `lnk#/$defs/${v.slice('#/components/schemas/'.length)}` : rewriteRefs(v)
+    out[k] =
+      k === '$ref' && typeof v === 'string' && v.startsWith('#/components/schemas/') ? `lnk#/$defs/${v.slice('#/components/schemas/'.length)}` : rewriteRefs(v)
   }
   return out
 }

@@ -90,7 +90,14 @@ export interface PgTestEnv extends TestEnv {
 export async function setupPg(options: SetupOptions & { database?: TestDatabase } = {}): Promise<PgTestEnv> {
   const dir = tempDir()
   const database = options.database ?? (await createTestDatabase())
-  const config = loadConfig({ LNK_DATA_DIR: dir, LNK_DATABASE_URL: database.url, LNK_DATABASE_POOL_SIZE: '4', LNK_BASE_URL: 'http://localhost:8080', LNK_LOG_LEVEL: 'silent', ...options.env })
+  const config = loadConfig({
+    LNK_DATA_DIR: dir,
+    LNK_DATABASE_URL: database.url,
+    LNK_DATABASE_POOL_SIZE: '4',
+    LNK_BASE_URL: 'http://localhost:8080',
+    LNK_LOG_LEVEL: 'silent',
+    ...options.env,
+  })
   const rt = await openRuntime(config, { clock: options.clock, log: options.log ?? silentLogger, worker: options.worker })
   const app = createApp(rt)
   checkResponses(app)

@@ -12,12 +12,25 @@ test('every import of src/ keeps to the layers', () => {
 })
 
 test('the layers, bottom to top', () => {
-  expect(['platform/errors.ts', 'net/outbound.ts', 'context.ts', 'db/store.ts', 'jobs/worker.ts', 'events/outbox.ts', 'http/auth.ts', 'modules/module.ts', 'modules/links/service.ts', 'runtime.ts', 'cli/admin.ts', 'main.ts'].map(layerOf)).toEqual([
-    'platform', 'platform', 'platform', 'db', 'events', 'events', 'http', 'modules', 'modules', 'app', 'app', 'app',
-  ])
+  expect(
+    [
+      'platform/errors.ts',
+      'net/outbound.ts',
+      'context.ts',
+      'db/store.ts',
+      'jobs/worker.ts',
+      'events/outbox.ts',
+      'http/auth.ts',
+      'modules/module.ts',
+      'modules/links/service.ts',
+      'runtime.ts',
+      'cli/admin.ts',
+      'main.ts',
+    ].map(layerOf),
+  ).toEqual(['platform', 'platform', 'platform', 'db', 'events', 'events', 'http', 'modules', 'modules', 'app', 'app', 'app'])
 })
 
-test('the check finds an import up a layer, one into another area\'s inner files, and a file in no layer', () => {
+test("the check finds an import up a layer, one into another area's inner files, and a file in no layer", () => {
   const dir = mkdtempSync(join(tmpdir(), 'lnk-layers-'))
   const write = (path: string, text: string) => {
     mkdirSync(dirname(join(dir, path)), { recursive: true })
@@ -37,7 +50,10 @@ test('the check finds an import up a layer, one into another area\'s inner files
     // Up a layer through a type import; into another area's inner file through a dynamic import.
     write('http/auth.ts', "import type { Link } from '../modules/links/model'\nexport type Caller = Link\n")
     write('modules/redirect/handler.ts', "export const load = () => import('../links/service')\n")
-    write('modules/module.ts', "import type { create } from './links/service'\nimport type { Link } from './links/model'\nexport type Make = typeof create | Link\n")
+    write(
+      'modules/module.ts',
+      "import type { create } from './links/service'\nimport type { Link } from './links/model'\nexport type Make = typeof create | Link\n",
+    )
     write('tools/x.ts', "import { now } from '../platform/clock'\nexport const x = now\n")
     expect(layerViolations(dir)).toEqual([
       'http/auth.ts -> modules/links/model.ts: http imports modules, a layer above it',

@@ -1,4 +1,4 @@
-'use strict';
+'use strict'
 // The lnk events a Zap can start on: the catalogue of GET /v1/webhooks/types without `webhook.test`, which is
 // an endpoint ping, not something that happens in a workspace. Kept here as data (the app never loads lnk's
 // source); test/automations/zapier-app.test.ts fails when this list and the server's catalogue part ways.
@@ -11,8 +11,8 @@ const LINK = {
   domain: 'lnk.example',
   shortUrl: 'https://lnk.example/launch',
   destinationUrl: 'https://example.com/launch',
-};
-const LINK_FULL = { ...LINK, title: 'Launch', tags: ['spring'], totalClicks: 0, uniqueClicks: 0, isActive: true, createdAt: '2026-01-01T12:00:00.000Z' };
+}
+const LINK_FULL = { ...LINK, title: 'Launch', tags: ['spring'], totalClicks: 0, uniqueClicks: 0, isActive: true, createdAt: '2026-01-01T12:00:00.000Z' }
 const DOMAIN = {
   id: 'dom_0001',
   domain: 'go.example.com',
@@ -21,8 +21,8 @@ const DOMAIN = {
   dnsStatus: 'unknown',
   served: false,
   createdAt: '2026-01-01T12:00:00.000Z',
-};
-const PAGE = { id: 'bp_0001', slug: 'spring', domain: 'lnk.example', title: 'Spring launch', url: 'https://lnk.example/p/spring', version: 1 };
+}
+const PAGE = { id: 'bp_0001', slug: 'spring', domain: 'lnk.example', title: 'Spring launch', url: 'https://lnk.example/p/spring', version: 1 }
 
 const EVENTS = [
   { event: 'link.created', noun: 'Link', label: 'New Link', description: 'Triggers when a link is created (also in bulk).', data: LINK_FULL },
@@ -41,13 +41,27 @@ const EVENTS = [
     label: 'New Conversion',
     description: 'Triggers when a conversion is recorded for a click of a tracked link.',
     data: {
-      conversion: { id: 'cnv_0001', clickId: 'clk_0001', eventName: 'purchase', value: 19.99, currency: 'EUR', metadata: null, timestamp: '2026-01-01T12:05:00.000Z' },
+      conversion: {
+        id: 'cnv_0001',
+        clickId: 'clk_0001',
+        eventName: 'purchase',
+        value: 19.99,
+        currency: 'EUR',
+        metadata: null,
+        timestamp: '2026-01-01T12:05:00.000Z',
+      },
       link: LINK,
       workspaceId: 'ws_0001',
     },
   },
   { event: 'domain.created', noun: 'Domain', label: 'New Custom Domain', description: 'Triggers when a custom domain is added.', data: DOMAIN },
-  { event: 'domain.verified', noun: 'Domain', label: 'Verified Custom Domain', description: "Triggers when a custom domain's DNS record is seen.", data: { ...DOMAIN, verificationStatus: 'verified', dnsStatus: 'ok', served: true } },
+  {
+    event: 'domain.verified',
+    noun: 'Domain',
+    label: 'Verified Custom Domain',
+    description: "Triggers when a custom domain's DNS record is seen.",
+    data: { ...DOMAIN, verificationStatus: 'verified', dnsStatus: 'ok', served: true },
+  },
   {
     event: 'domain.misconfigured',
     noun: 'Domain',
@@ -55,14 +69,32 @@ const EVENTS = [
     description: "Triggers when a verified domain's records stop pointing at lnk.",
     data: { ...DOMAIN, verificationStatus: 'verified', dnsStatus: 'misconfigured', served: true },
   },
-  { event: 'domain.deleted', noun: 'Domain', label: 'Deleted Custom Domain', description: 'Triggers when a custom domain is deleted.', data: { ...DOMAIN, archivedLinks: 0 } },
+  {
+    event: 'domain.deleted',
+    noun: 'Domain',
+    label: 'Deleted Custom Domain',
+    description: 'Triggers when a custom domain is deleted.',
+    data: { ...DOMAIN, archivedLinks: 0 },
+  },
   { event: 'bridge_page.created', noun: 'Bridge Page', label: 'New Bridge Page', description: 'Triggers when a bridge page is created.', data: PAGE },
-  { event: 'bridge_page.updated', noun: 'Bridge Page', label: 'Updated Bridge Page', description: 'Triggers when a bridge page or its blocks change.', data: { ...PAGE, changes: ['title'] } },
-  { event: 'bridge_page.deleted', noun: 'Bridge Page', label: 'Deleted Bridge Page', description: 'Triggers when a bridge page is deleted.', data: { id: PAGE.id, slug: PAGE.slug, domain: PAGE.domain, url: PAGE.url, title: PAGE.title } },
-];
+  {
+    event: 'bridge_page.updated',
+    noun: 'Bridge Page',
+    label: 'Updated Bridge Page',
+    description: 'Triggers when a bridge page or its blocks change.',
+    data: { ...PAGE, changes: ['title'] },
+  },
+  {
+    event: 'bridge_page.deleted',
+    noun: 'Bridge Page',
+    label: 'Deleted Bridge Page',
+    description: 'Triggers when a bridge page is deleted.',
+    data: { id: PAGE.id, slug: PAGE.slug, domain: PAGE.domain, url: PAGE.url, title: PAGE.title },
+  },
+]
 
 /** Trigger keys may hold letters, digits and `_` only: `link.created` → `link_created`. */
-const triggerKey = (event) => event.replace(/\./g, '_');
+const triggerKey = (event) => event.replace(/\./g, '_')
 
 /** The envelope every delivery carries, with the id Zapier dedupes on. */
 const sampleEnvelope = ({ event, data }) => ({
@@ -71,6 +103,6 @@ const sampleEnvelope = ({ event, data }) => ({
   timestamp: '2026-01-01T12:00:00.000Z',
   mode: 'live',
   data,
-});
+})
 
-module.exports = { EVENTS, triggerKey, sampleEnvelope };
+module.exports = { EVENTS, triggerKey, sampleEnvelope }

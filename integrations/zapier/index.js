@@ -1,10 +1,10 @@
-'use strict';
+'use strict'
 // The lnk integration for Zapier (a CLI app: `zapier push` uploads this folder). It only talks to lnk's
 // public API: /v1/me, /v1/zapier/subscriptions and /v1/zapier/samples.
-const packageJson = require('./package.json');
-const authentication = require('./authentication');
-const { addApiKey, raiseApiError } = require('./api');
-const { triggers } = require('./triggers');
+const packageJson = require('./package.json')
+const authentication = require('./authentication')
+const { addApiKey, raiseApiError } = require('./api')
+const { triggers } = require('./triggers')
 
 module.exports = {
   version: packageJson.version,
@@ -17,4 +17,4 @@ module.exports = {
   beforeRequest: [addApiKey],
   afterResponse: [raiseApiError],
   triggers,
-};
+}

@@ -127,7 +127,21 @@ function seedClicks(rt: Runtime): number {
           device: pick(DEVICES),
         }
         const referrer = c.referrer ? `https://${c.referrer}/` : null
-        insert.run(sortableId('clk', at), c.linkId, workspaceId, at, c.visitor, UAS[i % UAS.length]!, referrer, c.referrer, c.country, c.isBot ? 'bot' : c.device, c.browser, c.os, c.isBot ? 1 : 0)
+        insert.run(
+          sortableId('clk', at),
+          c.linkId,
+          workspaceId,
+          at,
+          c.visitor,
+          UAS[i % UAS.length]!,
+          referrer,
+          c.referrer,
+          c.country,
+          c.isBot ? 'bot' : c.device,
+          c.browser,
+          c.os,
+          c.isBot ? 1 : 0,
+        )
         batch.push(c)
       }
       addToRollups(batch)
@@ -211,7 +225,11 @@ const burstSeconds = (performance.now() - burstStart) / 1000
 // `to` a little before the last click: inside the burst's hour, and before now (so its partial hour is read).
 const burstTo = lastClick - 1_000
 const burstHour = burstTo - (burstTo % 3_600_000)
-const inHour = (rt.db.sqlite.query('SELECT COUNT(*) AS n FROM clicks WHERE workspace_id = ? AND clicked_at >= ? AND clicked_at < ?').get(workspaceId, burstHour, burstHour + 3_600_000) as { n: number }).n
+const inHour = (
+  rt.db.sqlite
+    .query('SELECT COUNT(*) AS n FROM clicks WHERE workspace_id = ? AND clicked_at >= ? AND clicked_at < ?')
+    .get(workspaceId, burstHour, burstHour + 3_600_000) as { n: number }
+).n
 const edge = `from=${new Date(burstTo - 30 * DAY).toISOString().slice(0, 10)}&to=${new Date(burstTo).toISOString()}`
 const BURST_QUERIES: [string, string][] = [
   ['timeline (30 days, workspace, to inside the busy hour)', `/v1/analytics/timeline?${edge}`],
@@ -233,11 +251,15 @@ const check = (await (await app.handle(new Request(`${origin}/v1/analytics/overv
 await rt.close()
 
 console.log(`\n## Analytics benchmark (${CLICKS.toLocaleString()} clicks, ${LINKS} links, one year)\n`)
-console.log(`${reuse ? 'reused the seeded database' : `seeded in ${seedSeconds.toFixed(0)} s`}; database ${(dbBytes / 1e9).toFixed(2)} GB; overview check: ${check.data.totals.clicks.toLocaleString()} clicks, ${check.data.totals.uniqueVisitors.toLocaleString()} visitors (of ${VISITORS.toLocaleString()}), ${check.data.totals.botHits.toLocaleString()} bot hits\n`)
+console.log(
+  `${reuse ? 'reused the seeded database' : `seeded in ${seedSeconds.toFixed(0)} s`}; database ${(dbBytes / 1e9).toFixed(2)} GB; overview check: ${check.data.totals.clicks.toLocaleString()} clicks, ${check.data.totals.uniqueVisitors.toLocaleString()} visitors (of ${VISITORS.toLocaleString()}), ${check.data.totals.botHits.toLocaleString()} bot hits\n`,
+)
 console.log(`past months and quarters summed into ${monthRows.toLocaleString()} rows in ${monthSeconds.toFixed(1)} s\n`)
 console.log('| query | cold | warm p50 | warm p99 |\n|---|---|---|---|')
 for (const r of results) console.log(r)
-console.log(`\nburst: ${BURST.toLocaleString()} redirects through app.handle in ${burstSeconds.toFixed(1)} s; the hour of \`to\` holds ${inHour.toLocaleString()} clicks\n`)
+console.log(
+  `\nburst: ${BURST.toLocaleString()} redirects through app.handle in ${burstSeconds.toFixed(1)} s; the hour of \`to\` holds ${inHour.toLocaleString()} clicks\n`,
+)
 console.log('| query | first | warm p50 | warm p99 |\n|---|---|---|---|')
 for (const r of burstResults) console.log(r)
 if (!keep) rmSync(dir, { recursive: true, force: true })
@@ -268,7 +290,18 @@ async function rollupWriterBench() {
       const batch: RollupClick[] = []
       for (let i = 0; i < BATCH; i++) {
         at += 0.02
-        batch.push({ linkId: ids[linkOf()]!, workspaceId: ws, clickedAt: Math.floor(at), visitor: visitorPool[Math.floor(rand() * VISITOR_POOL)]!, isBot: rand() < 0.03, country: pick(COUNTRIES), referrer: pick(REFERRERS), browser: pick(BROWSERS), os: pick(OSES), device: pick(DEVICES) })
+        batch.push({
+          linkId: ids[linkOf()]!,
+          workspaceId: ws,
+          clickedAt: Math.floor(at),
+          visitor: visitorPool[Math.floor(rand() * VISITOR_POOL)]!,
+          isBot: rand() < 0.03,
+          country: pick(COUNTRIES),
+          referrer: pick(REFERRERS),
+          browser: pick(BROWSERS),
+          os: pick(OSES),
+          device: pick(DEVICES),
+        })
       }
       const before = process.cpuUsage()
       sqlite.transaction(() => add(batch))()
@@ -278,7 +311,12 @@ async function rollupWriterBench() {
     return cpu / n
   }
   console.log('| distribution | CPU per click, 3 runs of 300,000 clicks (after 200,000 to warm up) |\n|---|---|')
-  for (const [name, linkOf] of ([["uniform", () => Math.floor(rand() * LINK_COUNT)], ["Zipf s=1", zipf]] as const).filter((x) => !process.env.ONLY || x[0].startsWith(process.env.ONLY))) {
+  for (const [name, linkOf] of (
+    [
+      ['uniform', () => Math.floor(rand() * LINK_COUNT)],
+      ['Zipf s=1', zipf],
+    ] as const
+  ).filter((x) => !process.env.ONLY || x[0].startsWith(process.env.ONLY))) {
     run(200_000, linkOf)
     const runs = [run(300_000, linkOf), run(300_000, linkOf), run(300_000, linkOf)]
     console.log(`| ${name} | ${runs.map((us) => `${us.toFixed(1)} µs`).join(' / ')} |`)

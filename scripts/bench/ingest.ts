@@ -35,12 +35,24 @@ const rand = seededRandom(42)
 async function run(links: number, distribution: 'uniform' | 'zipf') {
   const dir = process.env.BENCH_DIR ?? mkdtempSync(join(tmpdir(), 'lnk-ingest-'))
   const origin = 'http://127.0.0.1:8080'
-  const config = loadConfig({ LNK_DATA_DIR: join(dir, `${links}-${distribution}`), LNK_BASE_URL: origin, LNK_SHORT_DOMAINS: '127.0.0.1:8080', LNK_WEBHOOK_ALLOW_HTTP: 'true', LNK_WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8' })
+  const config = loadConfig({
+    LNK_DATA_DIR: join(dir, `${links}-${distribution}`),
+    LNK_BASE_URL: origin,
+    LNK_SHORT_DOMAINS: '127.0.0.1:8080',
+    LNK_WEBHOOK_ALLOW_HTTP: 'true',
+    LNK_WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
+  })
   let rt = createRuntime(config, { log: silentLogger })
   const app = createApp(rt)
   const account = await bootstrap(rt.modules.identity.ctx, { email: 'ingest@example.com', workspace: 'Ingest' })
   const auth = { authorization: `Bearer ${account.apiKey.key}`, 'content-type': 'application/json' }
-  const hook = await app.handle(new Request(`${origin}/v1/webhooks`, { method: 'POST', headers: auth, body: JSON.stringify({ url: 'http://127.0.0.1:9/never-sent', events: ['link.clicked'] }) }))
+  const hook = await app.handle(
+    new Request(`${origin}/v1/webhooks`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ url: 'http://127.0.0.1:9/never-sent', events: ['link.clicked'] }),
+    }),
+  )
   if (hook.status !== 201) throw new Error(`endpoint: ${hook.status} ${await hook.text()}`)
   const ids: string[] = []
   for (let offset = 0; offset < links; offset += 1000) {
@@ -66,7 +78,10 @@ async function run(links: number, distribution: 'uniform' | 'zipf') {
   const events = (rt.db.sqlite.query("SELECT count(*) AS n FROM outbox WHERE type = 'link.clicked'").get() as { n: number }).n
   // What the run spread its clicks over: the spread is what makes a click cost a random page, so it is
   // reported rather than assumed (a broken generator once made 100,000-link runs touch 4,400 links).
-  const spread = rt.db.sqlite.query('SELECT (SELECT count(DISTINCT link_id) FROM clicks) AS links, (SELECT count(*) FROM link_visitors) AS visitors').get() as { links: number; visitors: number }
+  const spread = rt.db.sqlite.query('SELECT (SELECT count(DISTINCT link_id) FROM clicks) AS links, (SELECT count(*) FROM link_visitors) AS visitors').get() as {
+    links: number
+    visitors: number
+  }
   await rt.close()
   if (!process.env.BENCH_DIR) rmSync(dir, { recursive: true, force: true })
   console.log(
@@ -75,5 +90,7 @@ async function run(links: number, distribution: 'uniform' | 'zipf') {
 }
 
 console.log(`\n## Click ingestion: ${CLICKS.toLocaleString()} clicks per run, writer thread, everything on\n`)
-console.log('| links | distribution | clicks/s | CPU µs/click (all threads) | links clicked | distinct visitors | clicks counted and events written |\n|---|---|---|---|---|---|---|')
+console.log(
+  '| links | distribution | clicks/s | CPU µs/click (all threads) | links clicked | distinct visitors | clicks counted and events written |\n|---|---|---|---|---|---|---|',
+)
 for (const links of LINK_COUNTS) for (const d of ['uniform', 'zipf'] as const) await run(links, d)

@@ -23,10 +23,25 @@ const pgRoot = '/usr/lib/postgresql'
 const bin = join(pgRoot, readdirSync(pgRoot).sort((a, b) => Number(b) - Number(a))[0]!, 'bin')
 const dir = mkdtempSync(join(tmpdir(), 'lnk-backlog-pg-'))
 if (as.length) chownSync(dir, Number(spawnSync(['id', '-u', 'postgres']).stdout.toString()), Number(spawnSync(['id', '-g', 'postgres']).stdout.toString()))
-const run = (argv: string[]) => { const r = spawnSync(argv, { stdout: 'pipe', stderr: 'pipe' }); if (r.exitCode) throw new Error(argv.join(' ') + r.stderr.toString()); return r.stdout.toString() }
+const run = (argv: string[]) => {
+  const r = spawnSync(argv, { stdout: 'pipe', stderr: 'pipe' })
+  if (r.exitCode) throw new Error(argv.join(' ') + r.stderr.toString())
+  return r.stdout.toString()
+}
 run([...as, join(bin, 'initdb'), '-D', join(dir, 'data'), '-A', 'trust', '-U', 'lnk', '-E', 'UTF8', '--locale=C.UTF-8'])
 const pgPort = freePort()
-run([...as, join(bin, 'pg_ctl'), '-D', join(dir, 'data'), '-o', `-p ${pgPort} -k ${dir} -c listen_addresses=127.0.0.1 -c session_preload_libraries=auto_explain -c auto_explain.log_min_duration=5000 -c auto_explain.log_analyze=on -c auto_explain.log_buffers=on -c log_lock_waits=on`, '-l', join(dir, 'log'), '-w', 'start'])
+run([
+  ...as,
+  join(bin, 'pg_ctl'),
+  '-D',
+  join(dir, 'data'),
+  '-o',
+  `-p ${pgPort} -k ${dir} -c listen_addresses=127.0.0.1 -c session_preload_libraries=auto_explain -c auto_explain.log_min_duration=5000 -c auto_explain.log_analyze=on -c auto_explain.log_buffers=on -c log_lock_waits=on`,
+  '-l',
+  join(dir, 'log'),
+  '-w',
+  'start',
+])
 const stopPg = () => run([...as, join(bin, 'pg_ctl'), '-D', join(dir, 'data'), '-m', 'immediate', 'stop'])
 try {
   const admin = new SQL(`postgres://lnk@127.0.0.1:${pgPort}/postgres`, { max: 1 })
@@ -36,21 +51,40 @@ try {
   const env: Record<string, string> = {}
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !k.startsWith('LNK_')) env[k] = v
   const port = freePort()
-  Object.assign(env, { LNK_DATA_DIR: join(work, 'node'), LNK_BASE_URL: 'http://bench.lnk', LNK_SHORT_DOMAINS: 'bench.lnk', LNK_HOST: '127.0.0.1', LNK_PORT: String(port), LNK_LOG_LEVEL: 'info', LNK_DATABASE_URL: url })
-  const boot = spawnSync(['bun', 'run', MAIN, 'admin', 'bootstrap', '--email', 'b@example.com', '--workspace', 'B', '--json'], { env, stdout: 'pipe', stderr: 'pipe' })
+  Object.assign(env, {
+    LNK_DATA_DIR: join(work, 'node'),
+    LNK_BASE_URL: 'http://bench.lnk',
+    LNK_SHORT_DOMAINS: 'bench.lnk',
+    LNK_HOST: '127.0.0.1',
+    LNK_PORT: String(port),
+    LNK_LOG_LEVEL: 'info',
+    LNK_DATABASE_URL: url,
+  })
+  const boot = spawnSync(['bun', 'run', MAIN, 'admin', 'bootstrap', '--email', 'b@example.com', '--workspace', 'B', '--json'], {
+    env,
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
   const key = JSON.parse(boot.stdout.toString()).apiKey.key
   const logFd = openSync(process.env.BENCH_NODE_LOG ?? join(work, 'node.log'), 'w')
   const node = spawn(['bun', 'run', MAIN, 'serve'], { env, stdout: logFd, stderr: logFd })
   await waitReady(`http://127.0.0.1:${port}/readyz`)
   const slugs: string[] = []
   for (let off = 0; off < LINKS; off += 1000) {
-    const res = await fetch(`http://127.0.0.1:${port}/v1/links/bulk`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify({ links: Array.from({ length: 1000 }, (_, i) => ({ destinationUrl: `https://example.com/p/${off + i}` })) }) })
+    const res = await fetch(`http://127.0.0.1:${port}/v1/links/bulk`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ links: Array.from({ length: 1000 }, (_, i) => ({ destinationUrl: `https://example.com/p/${off + i}` })) }),
+    })
     const { data } = (await res.json()) as { data: { results: { link: { slug: string } }[] } }
     for (const r of data.results) slugs.push(r.link.slug)
   }
   console.log('seeded', slugs.length)
   const script = join(work, 'u.lua')
-  writeFileSync(script, `local slugs = {${slugs.map((s) => `"${s}"`).join(',')}}\nmath.randomseed(42)\nrequest = function()\n  return wrk.format("GET", "/" .. slugs[math.random(#slugs)])\nend\n`)
+  writeFileSync(
+    script,
+    `local slugs = {${slugs.map((s) => `"${s}"`).join(',')}}\nmath.randomseed(42)\nrequest = function()\n  return wrk.format("GET", "/" .. slugs[math.random(#slugs)])\nend\n`,
+  )
   const probe = new SQL(url, { max: 1 })
   const metrics = async () => {
     const t = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text()
@@ -63,14 +97,27 @@ try {
       FROM pg_stat_activity WHERE datname = 'repro' AND pid <> pg_backend_pid()`)) as Session[]
   const dbTotal = async () => ((await probe.unsafe('SELECT sum(total_clicks)::int8 AS total FROM links')) as { total: string | null }[])[0]!.total
   const t0 = Date.now()
-  const wrk = spawn(['wrk', '-t1', '-c64', `-d${LOAD_S}s`, '-H', `User-Agent: ${CHROME_UA}`, '-H', 'Host: bench.lnk', '-s', script, `http://127.0.0.1:${port}`], { stdout: 'pipe' })
+  const wrk = spawn(
+    ['wrk', '-t1', '-c64', `-d${LOAD_S}s`, '-H', `User-Agent: ${CHROME_UA}`, '-H', 'Host: bench.lnk', '-s', script, `http://127.0.0.1:${port}`],
+    { stdout: 'pipe' },
+  )
   await wrk.exited
-  console.log((await new Response(wrk.stdout).text()).split('\n').filter((l) => /Requests\/sec|requests in/.test(l)).join(' | '))
+  console.log(
+    (await new Response(wrk.stdout).text())
+      .split('\n')
+      .filter((l) => /Requests\/sec|requests in/.test(l))
+      .join(' | '),
+  )
   for (let s = 0; s < WATCH_S; s += 2) {
     const m = await metrics()
     const total = await dbTotal()
     const a = await activity()
-    console.log(`t+${Math.round((Date.now() - t0) / 1000)}s buffer=${m.buffer} unwritten=${m.unwritten} shed=${m.shed} db_total=${total} conns=${a.length} active=${a.filter((r) => r.state !== 'idle').map((r) => `${r.state}/${r.wait_event ?? '-'}/${r.xact_s}s:${r.q}`).join(' ; ')}`)
+    console.log(
+      `t+${Math.round((Date.now() - t0) / 1000)}s buffer=${m.buffer} unwritten=${m.unwritten} shed=${m.shed} db_total=${total} conns=${a.length} active=${a
+        .filter((r) => r.state !== 'idle')
+        .map((r) => `${r.state}/${r.wait_event ?? '-'}/${r.xact_s}s:${r.q}`)
+        .join(' ; ')}`,
+    )
     if (m.unwritten === '0') break
     await Bun.sleep(2000)
   }

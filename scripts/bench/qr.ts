@@ -49,7 +49,10 @@ results.push(await phase('png 4096 px, cold (renderer)', async (i) => (await ren
 results.push(await phase('svg, cold (renderer)', async (i) => (await renderUncached(request(i, { format: 'svg' }))).body.byteLength))
 results.push(await phase('pdf, cold (renderer)', async (i) => (await renderUncached(request(i, { format: 'pdf' }))).body.byteLength))
 results.push(
-  await phase('reference: qrcode.toBuffer png 512 px', async (i) => (await QRCode.toBuffer(shortUrl(i), { width: 512, margin: 4, errorCorrectionLevel: 'M' })).byteLength),
+  await phase(
+    'reference: qrcode.toBuffer png 512 px',
+    async (i) => (await QRCode.toBuffer(shortUrl(i), { width: 512, margin: 4, errorCorrectionLevel: 'M' })).byteLength,
+  ),
 )
 
 // Renderer, cached: the same 100 codes over and over (all LRU hits after the first round).
@@ -81,10 +84,16 @@ rt.db.close()
 rmSync(dir, { recursive: true, force: true })
 
 const pad = Math.max(...results.map((r) => r.name.length))
-console.log(`QR benchmark (bun ${Bun.version}, ${process.platform}/${process.arch}, each phase <= ${MAX_MS} ms and <= ${MAX_ITERATIONS} iterations, single-threaded)`)
+console.log(
+  `QR benchmark (bun ${Bun.version}, ${process.platform}/${process.arch}, each phase <= ${MAX_MS} ms and <= ${MAX_ITERATIONS} iterations, single-threaded)`,
+)
 console.log(`${'phase'.padEnd(pad)}  ${'renders/s'.padStart(10)}  ${'mean ms'.padStart(8)}  ${'avg bytes'.padStart(9)}  ${'runs'.padStart(7)}`)
 for (const r of results) {
   const perSecond = (r.ops / r.ms) * 1000
-  console.log(`${r.name.padEnd(pad)}  ${perSecond.toFixed(0).padStart(10)}  ${(r.ms / r.ops).toFixed(3).padStart(8)}  ${(r.bytes / r.ops).toFixed(0).padStart(9)}  ${String(r.ops).padStart(7)}`)
+  console.log(
+    `${r.name.padEnd(pad)}  ${perSecond.toFixed(0).padStart(10)}  ${(r.ms / r.ops).toFixed(3).padStart(8)}  ${(r.bytes / r.ops).toFixed(0).padStart(9)}  ${String(r.ops).padStart(7)}`,
+  )
 }
-console.log(`cache: ${renderedCache.size} entries, ${(renderedCache.bytes / 1024).toFixed(0)} KiB (bounds ${renderedCache.maxEntries} entries, ${renderedCache.maxBytes / 1024 / 1024} MiB)`)
+console.log(
+  `cache: ${renderedCache.size} entries, ${(renderedCache.bytes / 1024).toFixed(0)} KiB (bounds ${renderedCache.maxEntries} entries, ${renderedCache.maxBytes / 1024 / 1024} MiB)`,
+)

@@ -40,7 +40,14 @@ mkdirSync(dir, { recursive: true })
 const portFile = join(dir, 'port')
 const port = existsSync(portFile) ? Number(readFileSync(portFile, 'utf8')) : freePort()
 const origin = `http://127.0.0.1:${port}`
-const env = { LNK_DATA_DIR: dir, LNK_BASE_URL: origin, LNK_SHORT_DOMAINS: `127.0.0.1:${port}`, LNK_LOG_LEVEL: 'warn', LNK_HOST: '127.0.0.1', LNK_PORT: String(port) }
+const env = {
+  LNK_DATA_DIR: dir,
+  LNK_BASE_URL: origin,
+  LNK_SHORT_DOMAINS: `127.0.0.1:${port}`,
+  LNK_LOG_LEVEL: 'warn',
+  LNK_HOST: '127.0.0.1',
+  LNK_PORT: String(port),
+}
 
 // --- seed --------------------------------------------------------------------------------------------
 const rt = createRuntime(loadConfig(env), { log: silentLogger })
@@ -49,11 +56,19 @@ if (slugs.length < LINKS) {
   const app = createApp(rt)
   const account = await bootstrap(rt.modules.identity.ctx, { email: `bench${Date.now()}@example.com`, workspace: 'Bench' })
   const post = (body: unknown) =>
-    app.handle(new Request(`${origin}/v1/links/bulk`, { method: 'POST', headers: { authorization: `Bearer ${account.apiKey.key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) }))
+    app.handle(
+      new Request(`${origin}/v1/links/bulk`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${account.apiKey.key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      }),
+    )
   const t0 = performance.now()
   for (let offset = slugs.length; offset < LINKS; offset += 1000) {
     const n = Math.min(1000, LINKS - offset)
-    const res = await post({ links: Array.from({ length: n }, (_, i) => ({ destinationUrl: `https://example.com/page/${offset + i}?ref=bench`, tags: ['bench'] })) })
+    const res = await post({
+      links: Array.from({ length: n }, (_, i) => ({ destinationUrl: `https://example.com/page/${offset + i}?ref=bench`, tags: ['bench'] })),
+    })
     if (res.status !== 200) throw new Error(`seeding failed: ${res.status} ${await res.text()}`)
   }
   console.log(`seeded ${LINKS - slugs.length} links in ${((performance.now() - t0) / 1000).toFixed(1)} s through POST /v1/links/bulk`)
@@ -97,7 +112,18 @@ async function settle(pid: number) {
 }
 
 function wrk(url: string, script: string, duration: string) {
-  const out = spawnSync(['wrk', `-t${THREADS}`, `-c${CONNECTIONS}`, `-d${duration}`, '--latency', '-H', `User-Agent: ${UA}`, '-s', script, url]).stdout.toString()
+  const out = spawnSync([
+    'wrk',
+    `-t${THREADS}`,
+    `-c${CONNECTIONS}`,
+    `-d${duration}`,
+    '--latency',
+    '-H',
+    `User-Agent: ${UA}`,
+    '-s',
+    script,
+    url,
+  ]).stdout.toString()
   return parseWrk(out)
 }
 
@@ -149,7 +175,10 @@ async function runLnk(script: string) {
 async function runBare(script: string) {
   const barePort = freePort()
   const file = join(dir, 'bare.ts')
-  writeFileSync(file, `Bun.serve({ port: ${barePort}, hostname: '127.0.0.1', fetch: () => new Response(null, { status: 302, headers: { location: 'https://example.com/page' } }) })\n`)
+  writeFileSync(
+    file,
+    `Bun.serve({ port: ${barePort}, hostname: '127.0.0.1', fetch: () => new Response(null, { status: 302, headers: { location: 'https://example.com/page' } }) })\n`,
+  )
   const bare = spawn(['bun', 'run', file], { stdout: 'ignore', stderr: 'inherit' })
   try {
     await waitReady(`http://127.0.0.1:${barePort}/`)
@@ -166,7 +195,9 @@ const recordedAll = (r: Result & { recorded: number }) => r.recorded >= r.reques
 const fmt = (r: Result) =>
   `${median(r.rps).toFixed(0).padStart(7)} req/s (rounds ${r.rps.map((x) => x.toFixed(0)).join(', ')})  p99 ${Math.max(...r.p99).toFixed(2)} ms  peak RSS ${r.peakRssMb} MB  CPU ${r.cpuUs} µs/req`
 
-console.log(`\n## Redirect benchmark: ${slugs.length} links, wrk -t${THREADS} -c${CONNECTIONS}, ${ROUNDS} × ${DURATION}, desktop Chrome UA${CAPTURE ? '' : ', click capture off'}\n`)
+console.log(
+  `\n## Redirect benchmark: ${slugs.length} links, wrk -t${THREADS} -c${CONNECTIONS}, ${ROUNDS} × ${DURATION}, desktop Chrome UA${CAPTURE ? '' : ', click capture off'}\n`,
+)
 for (const name of Object.keys(scripts) as (keyof typeof scripts)[]) {
   if (ONLY && ONLY !== name) continue
   const script = join(dir, `${name}.lua`)
@@ -175,7 +206,11 @@ for (const name of Object.keys(scripts) as (keyof typeof scripts)[]) {
   console.log(`${name}:`)
   console.log(`  lnk  ${fmt(lnk)}  (idle RSS ${lnk.idleRssMb} MB)`)
   console.log(`  bare ${fmt(bare)}`)
-  const recorded = CAPTURE ? `clicks recorded ${lnk.recorded}${recordedAll(lnk) ? ' (every one)' : ' (MISSING CLICKS)'}` : `clicks recorded ${lnk.recorded} (capture off)`
-  console.log(`  ratio ${(median(lnk.rps) / median(bare.rps)).toFixed(2)}; redirects ${lnk.requests}, ${recorded}, errors ${lnk.bad}; kept as counts only (writer behind): ${lnk.shed}`)
+  const recorded = CAPTURE
+    ? `clicks recorded ${lnk.recorded}${recordedAll(lnk) ? ' (every one)' : ' (MISSING CLICKS)'}`
+    : `clicks recorded ${lnk.recorded} (capture off)`
+  console.log(
+    `  ratio ${(median(lnk.rps) / median(bare.rps)).toFixed(2)}; redirects ${lnk.requests}, ${recorded}, errors ${lnk.bad}; kept as counts only (writer behind): ${lnk.shed}`,
+  )
 }
 if (!keep) rmSync(dir, { recursive: true, force: true })

@@ -253,10 +253,26 @@ async function settle(cpu: () => number) {
 }
 
 async function wrkAt(node: Node, connections: number, duration: string, script: string) {
-  const proc = spawn(['wrk', '-t1', `-c${connections}`, `-d${duration}`, '--latency', '-H', `User-Agent: ${CHROME_UA}`, '-H', `Host: ${SHORT}`, '-s', script, `http://127.0.0.1:${node.port}`], {
-    stdout: 'pipe',
-    stderr: 'inherit',
-  })
+  const proc = spawn(
+    [
+      'wrk',
+      '-t1',
+      `-c${connections}`,
+      `-d${duration}`,
+      '--latency',
+      '-H',
+      `User-Agent: ${CHROME_UA}`,
+      '-H',
+      `Host: ${SHORT}`,
+      '-s',
+      script,
+      `http://127.0.0.1:${node.port}`,
+    ],
+    {
+      stdout: 'pipe',
+      stderr: 'inherit',
+    },
+  )
   const timer = setTimeout(() => proc.kill('SIGKILL'), Number.parseFloat(duration) * 1000 + 30_000)
   const out = await new Response(proc.stdout).text()
   await proc.exited
@@ -350,7 +366,13 @@ async function ingest(databaseUrl: string | null) {
   const account = await bootstrap(rt.modules.identity.ctx, { email: 'ingest@example.com', workspace: 'Ingest' })
   const auth = { authorization: `Bearer ${account.apiKey.key}`, 'content-type': 'application/json' }
   // A listening endpoint, so every click also writes its link.clicked event (the worker is never started).
-  const hook = await app.handle(new Request(`http://${SHORT}/v1/webhooks`, { method: 'POST', headers: auth, body: JSON.stringify({ url: 'http://127.0.0.1:9/never-sent', events: ['link.clicked'] }) }))
+  const hook = await app.handle(
+    new Request(`http://${SHORT}/v1/webhooks`, {
+      method: 'POST',
+      headers: auth,
+      body: JSON.stringify({ url: 'http://127.0.0.1:9/never-sent', events: ['link.clicked'] }),
+    }),
+  )
   if (hook.status !== 201) throw new Error(`endpoint: ${hook.status} ${await hook.text()}`)
   const ids: string[] = []
   for (let offset = 0; offset < LINKS; offset += 1000) {
@@ -401,7 +423,9 @@ async function main() {
   const admin = process.env.BENCH_DATABASE_URL || startCluster()
   const dbUrl = await createDatabase(admin, `lnk_bench_${process.pid}`)
   const postmaster = await postmasterOf(dbUrl)
-  console.log(`PostgreSQL ${process.env.BENCH_DATABASE_URL ? 'from BENCH_DATABASE_URL' : 'private cluster'}; cluster CPU ${postmaster === null ? 'not measured (server not on this machine)' : `from postmaster ${postmaster} and its children`}; nproc ${navigator.hardwareConcurrency}`)
+  console.log(
+    `PostgreSQL ${process.env.BENCH_DATABASE_URL ? 'from BENCH_DATABASE_URL' : 'private cluster'}; cluster CPU ${postmaster === null ? 'not measured (server not on this machine)' : `from postmaster ${postmaster} and its children`}; nproc ${navigator.hardwareConcurrency}`,
+  )
   if (process.env.BENCH_ONLY !== 'ingest') await redirects(dbUrl, postmaster)
   await ingestion(admin)
 }
@@ -409,13 +433,17 @@ async function main() {
 async function redirects(dbUrl: string, postmaster: number | null) {
   // Seed through a PostgreSQL node's API (it migrates the database), then copy to SQLite.
   const seeder = await startNode(dbUrl)
-  const { apiKey } = JSON.parse(lnkCommand(['admin', 'bootstrap', '--email', 'bench@example.com', '--workspace', 'Bench', '--json'], lnkEnv(join(work, 'cli'), dbUrl))) as { apiKey: { key: string } }
+  const { apiKey } = JSON.parse(
+    lnkCommand(['admin', 'bootstrap', '--email', 'bench@example.com', '--workspace', 'Bench', '--json'], lnkEnv(join(work, 'cli'), dbUrl)),
+  ) as { apiKey: { key: string } }
   const key = apiKey.key
   const slugs: string[] = []
   const t0 = performance.now()
   for (let offset = 0; offset < LINKS; offset += 1000) {
     const n = Math.min(1000, LINKS - offset)
-    const { data } = await api(seeder, key, '/links/bulk', { links: Array.from({ length: n }, (_, i) => ({ destinationUrl: `https://example.com/page/${offset + i}?ref=bench`, tags: ['bench'] })) })
+    const { data } = await api(seeder, key, '/links/bulk', {
+      links: Array.from({ length: n }, (_, i) => ({ destinationUrl: `https://example.com/page/${offset + i}?ref=bench`, tags: ['bench'] })),
+    })
     for (const r of (data as { results: { link?: { slug: string } }[] }).results) if (r.link) slugs.push(r.link.slug)
   }
   if (slugs.length !== LINKS) throw new Error(`seeding: ${slugs.length} of ${LINKS} links created`)
@@ -427,7 +455,10 @@ async function redirects(dbUrl: string, postmaster: number | null) {
   lnkCommand(['admin', 'import', file], lnkEnv(sqliteDir, null))
 
   const script = join(work, 'uniform.lua')
-  writeFileSync(script, `local slugs = {${slugs.map((s) => `"${s}"`).join(',')}}\nmath.randomseed(42)\nrequest = function()\n  return wrk.format("GET", "/" .. slugs[math.random(#slugs)])\nend\n`)
+  writeFileSync(
+    script,
+    `local slugs = {${slugs.map((s) => `"${s}"`).join(',')}}\nmath.randomseed(42)\nrequest = function()\n  return wrk.format("GET", "/" .. slugs[math.random(#slugs)])\nend\n`,
+  )
 
   const results: Scenario[] = []
   const sqliteNode = await startNode(null, sqliteDir)
@@ -447,8 +478,12 @@ async function redirects(dbUrl: string, postmaster: number | null) {
   const inDb = Number(((await sql`SELECT coalesce(sum(total_clicks), 0) AS n FROM links`) as { n: string }[])[0]!.n)
   await sql.close()
 
-  console.log(`\n## Scale-out: ${LINKS} links, ${CONNECTIONS} connections in all, ${ROUNDS} × ${DURATION} after 3 s warm-up, uniform slugs, desktop Chrome UA\n`)
-  console.log('| scenario | req/s (median; rounds) | p99 (worst round) | CPU µs/req: lnk + PostgreSQL = total | peak RSS (lnk) | every redirect counted | kept as counts only | stop (SIGTERM) |\n|---|---|---|---|---|---|---|---|')
+  console.log(
+    `\n## Scale-out: ${LINKS} links, ${CONNECTIONS} connections in all, ${ROUNDS} × ${DURATION} after 3 s warm-up, uniform slugs, desktop Chrome UA\n`,
+  )
+  console.log(
+    '| scenario | req/s (median; rounds) | p99 (worst round) | CPU µs/req: lnk + PostgreSQL = total | peak RSS (lnk) | every redirect counted | kept as counts only | stop (SIGTERM) |\n|---|---|---|---|---|---|---|---|',
+  )
   for (const s of results) {
     const when = s.countedAfter === null ? 'not within 60 s' : `${s.countedAfter.toFixed(1)} s after the load`
     const counted = `${countedAll(s) ? 'yes' : 'NO'}: ${s.counted} counted, ${s.requests} responses${s.bad ? `, ${s.bad} errors` : ''} (${when})`
@@ -458,7 +493,9 @@ async function redirects(dbUrl: string, postmaster: number | null) {
     )
   }
   const pgResponses = results[1]!.requests + results[2]!.requests
-  console.log(`\nPostgreSQL after every node stopped: ${inDb} clicks in links.total_clicks against ${pgResponses} responses of both PostgreSQL scenarios (${inDb - pgResponses >= 0 ? '+' : ''}${inDb - pgResponses})`)
+  console.log(
+    `\nPostgreSQL after every node stopped: ${inDb} clicks in links.total_clicks against ${pgResponses} responses of both PostgreSQL scenarios (${inDb - pgResponses >= 0 ? '+' : ''}${inDb - pgResponses})`,
+  )
 }
 
 async function ingestion(admin: string) {

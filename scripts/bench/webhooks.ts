@@ -63,19 +63,39 @@ const dirs: string[] = []
 async function world() {
   const dir = mkdtempSync(join(tmpdir(), 'lnk-bench-webhooks-'))
   dirs.push(dir)
-  const config = loadConfig({ LNK_DATA_DIR: dir, LNK_LOG_LEVEL: 'silent', LNK_WEBHOOK_ALLOW_HTTP: 'true', LNK_WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8', LNK_WEBHOOK_MAX_IN_FLIGHT: '64' })
+  const config = loadConfig({
+    LNK_DATA_DIR: dir,
+    LNK_LOG_LEVEL: 'silent',
+    LNK_WEBHOOK_ALLOW_HTTP: 'true',
+    LNK_WEBHOOK_ALLOWED_CIDRS: '127.0.0.0/8',
+    LNK_WEBHOOK_MAX_IN_FLIGHT: '64',
+  })
   const rt = createRuntime(config, { log: silentLogger, worker: { pollMs: 50 } })
   const account = await bootstrap(rt.modules.identity.ctx, { email: `bench-${Math.random()}@example.com`, workspace: 'Bench' })
   const key = await rt.modules.identity.repo.findKeyByHash(hashKey(account.apiKey.key), rt.clock.now())
-  const caller = { key: key!, user: (await rt.modules.identity.repo.findUser(key!.userId))!, workspace: (await rt.modules.identity.repo.findWorkspace(account.workspace.id))!, role: 'owner' as const, mode: 'live' as const, ip: null }
+  const caller = {
+    key: key!,
+    user: (await rt.modules.identity.repo.findUser(key!.userId))!,
+    workspace: (await rt.modules.identity.repo.findWorkspace(account.workspace.id))!,
+    role: 'owner' as const,
+    mode: 'live' as const,
+    ip: null,
+  }
   return { rt, caller, workspaceId: account.workspace.id }
 }
 
-const data = { id: '0190e0e0-0000-7000-8000-000000000001', slug: 'bench', domain: 'lnk.example', shortUrl: 'https://lnk.example/bench', destinationUrl: 'https://example.com/' }
+const data = {
+  id: '0190e0e0-0000-7000-8000-000000000001',
+  slug: 'bench',
+  domain: 'lnk.example',
+  shortUrl: 'https://lnk.example/bench',
+  destinationUrl: 'https://example.com/',
+}
 
 function publishMany(rt: Runtime, workspaceId: string, n: number) {
   rt.db.db.transaction((tx) => {
-    for (let i = 0; i < n; i++) publish(tx, { type: 'link.clicked', workspaceId, mode: 'live', data: { click: { id: `clk_${i}` }, link: data } }, rt.clock.now())
+    for (let i = 0; i < n; i++)
+      publish(tx, { type: 'link.clicked', workspaceId, mode: 'live', data: { click: { id: `clk_${i}` }, link: data } }, rt.clock.now())
   })
 }
 
@@ -145,7 +165,9 @@ try {
   const only = process.env.BENCH_ONLY
   if (only !== 'deliveries') {
     const f = await fanout()
-    console.log(`fan-out: ${f.events} events x ${FANOUT_ENDPOINTS} endpoints -> ${f.deliveries} deliveries + ${f.jobs} jobs in ${f.ms.toFixed(0)} ms (${((f.events / f.ms) * 1000).toFixed(0)} events/s, ${((f.deliveries / f.ms) * 1000).toFixed(0)} deliveries/s)`)
+    console.log(
+      `fan-out: ${f.events} events x ${FANOUT_ENDPOINTS} endpoints -> ${f.deliveries} deliveries + ${f.jobs} jobs in ${f.ms.toFixed(0)} ms (${((f.events / f.ms) * 1000).toFixed(0)} events/s, ${((f.deliveries / f.ms) * 1000).toFixed(0)} deliveries/s)`,
+    )
   }
   if (only !== 'fanout') {
     const caps = process.env.BENCH_MAX_CONCURRENT ? [Number(process.env.BENCH_MAX_CONCURRENT)] : [1, 10]

@@ -32,7 +32,8 @@ function fail(message: string): never {
 }
 
 function interpolate(text: string, where: string): string {
-  return text.replace(/\$(\$|\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?)([-?])((?:[^{}]|\{[^{}]*\})*))?\}|([A-Za-z_][A-Za-z0-9_]*))/g,
+  return text.replace(
+    /\$(\$|\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?)([-?])((?:[^{}]|\{[^{}]*\})*))?\}|([A-Za-z_][A-Za-z0-9_]*))/g,
     (whole, dollar, name, colon, op, arg, bare) => {
       if (dollar === '$') return '$'
       if (bare) return process.env[bare] ?? ''
@@ -42,7 +43,8 @@ function interpolate(text: string, where: string): string {
       if (op === '-') return missing ? interpolate(arg, where) : value!
       if (missing) fail(`${where}: required variable ${name} is not set${arg ? ` (${arg})` : ''}`)
       return value!
-    })
+    },
+  )
 }
 
 function substitute(value: Yaml, where: string): Yaml {

@@ -72,7 +72,9 @@ export function parseCommandLine(args: string[], command: Pick<Command, 'options
   const { positionals } = parsed
   const want = command.positionals
   if (positionals.length !== want) {
-    throw new UsageError(want === 0 ? `unexpected argument "${positionals[0]}"` : positionals.length < want ? 'missing argument' : `unexpected argument "${positionals[want]}"`)
+    throw new UsageError(
+      want === 0 ? `unexpected argument "${positionals[0]}"` : positionals.length < want ? 'missing argument' : `unexpected argument "${positionals[want]}"`,
+    )
   }
   const values: Values = {}
   const given: Invocation['settings'] = {}

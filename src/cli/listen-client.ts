@@ -67,7 +67,8 @@ function apiClient(s: ListenSettings, deps: ListenDeps, t: Tuning) {
   async function call<T>(method: string, path: string, stop: AbortSignal, timeoutMs: number, json?: unknown): Promise<Answer<T> | typeof stopped> {
     const headers: Record<string, string> = { authorization: `Bearer ${s.apiKey}`, accept: 'application/json', 'user-agent': 'lnk-listen' }
     if (json !== undefined) headers['content-type'] = 'application/json'
-    const lost = (err: unknown) => (stop.aborted ? stopped : ({ ok: false, status: 0, code: 'unreachable', message: describe(err), retryAfterMs: null } as const))
+    const lost = (err: unknown) =>
+      stop.aborted ? stopped : ({ ok: false, status: 0, code: 'unreachable', message: describe(err), retryAfterMs: null } as const)
     let res: Response
     try {
       res = await deps.fetch(`${s.apiBase}${path}`, {
@@ -101,9 +102,17 @@ function apiClient(s: ListenSettings, deps: ListenDeps, t: Tuning) {
   }
   return {
     open: (stop: AbortSignal) =>
-      call<SessionInfo>('POST', '/webhooks/cli/sessions', stop, t.requestTimeoutMs, { ...(s.events ? { events: s.events } : {}), ...(deps.deviceName ? { deviceName: deps.deviceName } : {}) }),
+      call<SessionInfo>('POST', '/webhooks/cli/sessions', stop, t.requestTimeoutMs, {
+        ...(s.events ? { events: s.events } : {}),
+        ...(deps.deviceName ? { deviceName: deps.deviceName } : {}),
+      }),
     poll: (id: string, limit: number, stop: AbortSignal) =>
-      call<ForwardedEvent[]>('GET', `/webhooks/cli/events?session=${encodeURIComponent(id)}&wait=${t.pollWaitSeconds}&limit=${limit}`, stop, t.pollWaitSeconds * 1000 + t.pollSlackMs),
+      call<ForwardedEvent[]>(
+        'GET',
+        `/webhooks/cli/events?session=${encodeURIComponent(id)}&wait=${t.pollWaitSeconds}&limit=${limit}`,
+        stop,
+        t.pollWaitSeconds * 1000 + t.pollSlackMs,
+      ),
     close: (id: string) => call<unknown>('DELETE', `/webhooks/cli/sessions/${encodeURIComponent(id)}`, new AbortController().signal, t.requestTimeoutMs),
   }
 }

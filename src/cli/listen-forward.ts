@@ -83,7 +83,13 @@ export function createForwarder(o: ForwardOptions, deps: ForwardDeps) {
       } catch (err) {
         if (stop.aborted) return { kind: 'stopped' }
         const ms = deps.now() - started
-        if (timeout.aborted) return { kind: 'failed', error: `no answer within ${o.timeoutMs % 1000 === 0 ? `${o.timeoutMs / 1000} s` : `${o.timeoutMs} ms`}`, ms, attempts: attempt }
+        if (timeout.aborted)
+          return {
+            kind: 'failed',
+            error: `no answer within ${o.timeoutMs % 1000 === 0 ? `${o.timeoutMs / 1000} s` : `${o.timeoutMs} ms`}`,
+            ms,
+            attempts: attempt,
+          }
         const code = codeOf(err)
         if (REFUSED.has(code)) deps.onRefused()
         const delay = o.retryDelaysMs[attempt - 1]

@@ -98,7 +98,15 @@ function jsonReporter(o: ReporterOptions): Reporter {
     },
     forwarded(ev, r, target) {
       if (r.kind === 'failed') line('failed', { event: ev, url: target, error: r.error, attempts: r.attempts, ms: r.ms })
-      else line('forwarded', { event: ev, url: target, status: r.status, ms: r.ms, attempts: r.attempts, ...(r.location !== null ? { location: r.location } : {}) })
+      else
+        line('forwarded', {
+          event: ev,
+          url: target,
+          status: r.status,
+          ms: r.ms,
+          attempts: r.attempts,
+          ...(r.location !== null ? { location: r.location } : {}),
+        })
     },
     warn(message) {
       line('warning', { message })

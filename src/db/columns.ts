@@ -4,7 +4,21 @@
 // one column type of each engine: text, int (counters, numbers), real, bytes, time (integer epoch
 // milliseconds), bool and json (text holding JSON on SQLite, jsonb on PostgreSQL).
 import { is } from 'drizzle-orm'
-import { blob, customType, foreignKey, getTableConfig, index, integer, primaryKey, real, sqliteTable, SQLiteTable, text, uniqueIndex, type AnySQLiteColumn } from 'drizzle-orm/sqlite-core'
+import {
+  blob,
+  customType,
+  foreignKey,
+  getTableConfig,
+  index,
+  integer,
+  primaryKey,
+  real,
+  sqliteTable,
+  SQLiteTable,
+  text,
+  uniqueIndex,
+  type AnySQLiteColumn,
+} from 'drizzle-orm/sqlite-core'
 
 export { sql } from 'drizzle-orm'
 export { foreignKey, index, primaryKey, real, text, uniqueIndex }

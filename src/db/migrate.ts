@@ -39,7 +39,8 @@ export function migrate(sqlite: Database, migrations: EmbeddedMigration[] = EMBE
         }
         for (const statement of splitStatements(m.sql)) sqlite.exec(statement)
         const violations = sqlite.query('PRAGMA foreign_key_check').all()
-        if (violations.length) throw new Error(`migration ${m.tag} leaves ${violations.length} foreign key violation(s): ${JSON.stringify(violations.slice(0, 3))}`)
+        if (violations.length)
+          throw new Error(`migration ${m.tag} leaves ${violations.length} foreign key violation(s): ${JSON.stringify(violations.slice(0, 3))}`)
         sqlite.query('INSERT INTO schema_migrations (tag, hash, applied_at) VALUES (?, ?, ?)').run(m.tag, hash, now)
         sqlite.exec('COMMIT')
         applied.push(m.tag)

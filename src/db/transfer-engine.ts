@@ -47,13 +47,15 @@ function within<T>(engine: Engine, options: TransactionOptions, work: (ask: Ask)
       })
     const done = work(ask)
     // Handled at once, so a failure is not reported as unhandled before the body returns it.
-    done.then(
-      () => {},
-      () => {},
-    ).finally(() => {
-      finished = true
-      wake()
-    })
+    done
+      .then(
+        () => {},
+        () => {},
+      )
+      .finally(() => {
+        finished = true
+        wake()
+      })
     for (;;) {
       const next = queue.shift()
       if (next) {

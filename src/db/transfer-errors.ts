@@ -4,15 +4,28 @@ import { AppError } from '../platform/errors'
 
 export const targetNotEmpty = (label: string, tables: Record<string, number>) => {
   const workspaces = tables.workspaces ?? 0
-  const what = workspaces ? `${workspaces} workspace(s)` : `rows (${Object.entries(tables).map(([t, n]) => `${t}: ${n}`).join(', ')})`
-  return new AppError('conflict', `${label} already holds ${what}; import only into an empty database (a new data directory, or a new PostgreSQL database after createdb)`)
+  const what = workspaces
+    ? `${workspaces} workspace(s)`
+    : `rows (${Object.entries(tables)
+        .map(([t, n]) => `${t}: ${n}`)
+        .join(', ')})`
+  return new AppError(
+    'conflict',
+    `${label} already holds ${what}; import only into an empty database (a new data directory, or a new PostgreSQL database after createdb)`,
+  )
 }
 
 export const schemaMismatch = (file: string, fileTag: string, buildTag: string) =>
-  new AppError('unsupported_version', `${file} was exported at schema ${fileTag}, this lnk is at ${buildTag}; import it with the same lnk version that exported it`)
+  new AppError(
+    'unsupported_version',
+    `${file} was exported at schema ${fileTag}, this lnk is at ${buildTag}; import it with the same lnk version that exported it`,
+  )
 
 export const sourceNotMigrated = (label: string, current: string, expected: string) =>
-  new AppError('unsupported_version', `${label} is at schema ${current}, this lnk expects ${expected}; run 'lnk migrate' with the same settings (or the lnk version that wrote it) first`)
+  new AppError(
+    'unsupported_version',
+    `${label} is at schema ${current}, this lnk expects ${expected}; run 'lnk migrate' with the same settings (or the lnk version that wrote it) first`,
+  )
 
 /** A word as a POSIX shell reads it back: quoted only when it must be. */
 const shellWord = (word: string) => (/^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`)
@@ -27,7 +40,10 @@ export function usePgDump(url: string, file: string): AppError {
   } catch {
     /* the URL was checked by the config; keep the placeholder */
   }
-  return new AppError('invalid_request', `lnk admin backup copies the SQLite file, and LNK_DATABASE_URL selects PostgreSQL; dump it with: pg_dump --format=custom --file=${shellWord(file)} ${where} (password from PGPASSWORD or ~/.pgpass), or write a copy either engine can import with: lnk admin export ${shellWord(file)}`)
+  return new AppError(
+    'invalid_request',
+    `lnk admin backup copies the SQLite file, and LNK_DATABASE_URL selects PostgreSQL; dump it with: pg_dump --format=custom --file=${shellWord(file)} ${where} (password from PGPASSWORD or ~/.pgpass), or write a copy either engine can import with: lnk admin export ${shellWord(file)}`,
+  )
 }
 
 export const fileNotFound = (file: string) => new AppError('not_found', `no file at ${file}`)

@@ -26,7 +26,9 @@ function sqliteSide(handle: DbHandle, label: string, close: () => void): Transfe
     },
     *advanceSequence(_tx: Builder, table: TableSpec, atLeast: number) {
       // sqlite_sequence has a row per AUTOINCREMENT table once it had one insert, and no unique key.
-      yield* rawRun(sql`INSERT INTO sqlite_sequence (name, seq) SELECT ${table.name}, 0 WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = ${table.name})`)
+      yield* rawRun(
+        sql`INSERT INTO sqlite_sequence (name, seq) SELECT ${table.name}, 0 WHERE NOT EXISTS (SELECT 1 FROM sqlite_sequence WHERE name = ${table.name})`,
+      )
       yield* rawRun(sql`UPDATE sqlite_sequence SET seq = max(seq, ${atLeast}) WHERE name = ${table.name}`)
     },
     close: async () => close(),

@@ -67,10 +67,12 @@ function decodeRow(table: TableSpec, r: unknown): Row | string {
       const b64 = (v as Record<string, unknown>)[BLOB]
       if (typeof b64 !== 'string') return `${table.name}.${name} must be {"${BLOB}":"<base64>"} or null`
       row[name] = Buffer.from(b64, 'base64')
-    } else if (typeof v !== TYPE_OF[kind] || (kind === 'integer' && !Number.isSafeInteger(v))) return `${table.name}.${name} must be ${kind === 'integer' ? 'a whole number' : `a ${TYPE_OF[kind]}`} or null`
+    } else if (typeof v !== TYPE_OF[kind] || (kind === 'integer' && !Number.isSafeInteger(v)))
+      return `${table.name}.${name} must be ${kind === 'integer' ? 'a whole number' : `a ${TYPE_OF[kind]}`} or null`
     else row[name] = v
   }
-  if (Object.keys(given).length !== table.columns.length) return `${table.name} has no column ${Object.keys(given).find((k) => !table.columns.some((c) => c.name === k))}`
+  if (Object.keys(given).length !== table.columns.length)
+    return `${table.name} has no column ${Object.keys(given).find((k) => !table.columns.some((c) => c.name === k))}`
   return row
 }
 
@@ -88,7 +90,14 @@ export async function exportDatabase(source: TransferSource, file: string, now =
         tables[table.name] = await snapshot.count(table)
         if (table.sequence) sequences[table.name] = await snapshot.sequence(table)
       }
-      const header: ExportHeader = { format: EXPORT_FORMAT, version: EXPORT_VERSION, schema: SCHEMA_TAG, exportedAt: new Date(now).toISOString(), tables, sequences }
+      const header: ExportHeader = {
+        format: EXPORT_FORMAT,
+        version: EXPORT_VERSION,
+        schema: SCHEMA_TAG,
+        exportedAt: new Date(now).toISOString(),
+        tables,
+        sequences,
+      }
       async function* lines() {
         yield `${JSON.stringify(header)}\n`
         for (const table of TRANSFER_TABLES) {
@@ -171,7 +180,8 @@ function readHeader(file: string, value: unknown, n: number): ExportHeader {
   for (const t of TRANSFER_TABLES) if (!Number.isSafeInteger(counts[t.name])) throw badLine(file, n, `the header has no row count for ${t.name}`)
   const extra = Object.keys(counts).filter((name) => !TRANSFER_TABLES.some((t) => t.name === name))
   if (extra.length) throw badLine(file, n, `the header names tables this schema does not have: ${extra.join(', ')}`)
-  for (const [name, value] of Object.entries(h.sequences ?? {})) if (!Number.isSafeInteger(value)) throw badLine(file, n, `the header's sequence of ${name} is not a whole number`)
+  for (const [name, value] of Object.entries(h.sequences ?? {}))
+    if (!Number.isSafeInteger(value)) throw badLine(file, n, `the header's sequence of ${name} is not a whole number`)
   return h as ExportHeader
 }
 
@@ -232,7 +242,8 @@ async function loadRows(file: string, header: ExportHeader, lines: Lines, loader
     const value = parseLine(file, line) as { t?: unknown; r?: unknown } | null
     const at = typeof value?.t === 'string' ? index.get(value.t) : undefined
     if (at === undefined) throw badLine(file, line.n, `unknown table ${JSON.stringify(value?.t)}`)
-    if (at < current) throw badLine(file, line.n, `rows of ${TRANSFER_TABLES[at]!.name} after rows of ${TRANSFER_TABLES[current]!.name}: the file is not in foreign-key order`)
+    if (at < current)
+      throw badLine(file, line.n, `rows of ${TRANSFER_TABLES[at]!.name} after rows of ${TRANSFER_TABLES[current]!.name}: the file is not in foreign-key order`)
     if (at !== current) {
       await flush()
       current = at

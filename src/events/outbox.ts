@@ -53,7 +53,11 @@ function envelopeOf(input: PublishInput, now: number): EventEnvelope {
  */
 export function* publishing(engine: Engine, tx: Builder, input: PublishInput, now: number): Steps<EventEnvelope> {
   const envelope = envelopeOf(input, now)
-  yield* rows(tx.insert(engine.t.outbox).values({ id: envelope.id, type: input.type, mode: input.mode, workspaceId: input.workspaceId, data: input.data, createdAt: now }))
+  yield* rows(
+    tx
+      .insert(engine.t.outbox)
+      .values({ id: envelope.id, type: input.type, mode: input.mode, workspaceId: input.workspaceId, data: input.data, createdAt: now }),
+  )
   yield* notice(engine, OUTBOX_CHANNEL, 'due')
   return envelope
 }
@@ -117,7 +121,13 @@ export interface DispatchOptions {
  * flight stops the batch). With no consumer at all the cursor jumps to the newest event: nobody was
  * listening when they happened.
  */
-export async function dispatchOutbox(engine: Engine, consumers: readonly EventConsumer[], now: number, settle?: Settle, options: DispatchOptions = {}): Promise<number> {
+export async function dispatchOutbox(
+  engine: Engine,
+  consumers: readonly EventConsumer[],
+  now: number,
+  settle?: Settle,
+  options: DispatchOptions = {},
+): Promise<number> {
   const limit = options.limit ?? 200
   // Where seqs commit in order, every hole below the newest event is final (it was pruned or never was).
   const first = await engine.transaction((tx) => dispatchBatch(engine, tx, consumers, now, limit, settle ? 0 : Number.MAX_SAFE_INTEGER), { immediate: true })

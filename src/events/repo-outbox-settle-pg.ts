@@ -19,7 +19,9 @@ import { rawRows, type Engine } from '../db/engine'
  * every session sees a nextval at once). 0 before the first.
  */
 async function seqHandedOut(engine: Engine): Promise<number> {
-  const [row] = await engine.run(() => rawRows<{ seq: string | number | null }>(sql`SELECT pg_sequence_last_value(pg_get_serial_sequence('outbox', 'seq')::regclass) AS seq`))
+  const [row] = await engine.run(() =>
+    rawRows<{ seq: string | number | null }>(sql`SELECT pg_sequence_last_value(pg_get_serial_sequence('outbox', 'seq')::regclass) AS seq`),
+  )
   return Number(row?.seq ?? 0)
 }
 

@@ -41,7 +41,12 @@ export function* lockCursor(engine: Engine, tx: Builder, name: string, now: numb
 
 export function* moveCursor(engine: Engine, tx: Builder, name: string, seq: number, now: number): Steps<void> {
   const { outboxCursor } = engine.t
-  yield* rows(tx.insert(outboxCursor).values({ name, seq, updatedAt: now }).onConflictDoUpdate({ target: outboxCursor.name, set: { seq, updatedAt: now } }))
+  yield* rows(
+    tx
+      .insert(outboxCursor)
+      .values({ name, seq, updatedAt: now })
+      .onConflictDoUpdate({ target: outboxCursor.name, set: { seq, updatedAt: now } }),
+  )
 }
 
 /** The seq of the newest committed event (0 when there is none). */
@@ -61,13 +66,24 @@ export function* eventsAfter(engine: Engine, tx: Builder, seq: number, limit: nu
 export function* deleteEvents(engine: Engine, tx: Builder, seq: number, before: number): Steps<number> {
   const { outbox } = engine.t
   // seq order is time order, so the rows to go are a prefix of the table: walk it by seq (the primary key).
-  return (yield* rows(tx.delete(outbox).where(and(lte(outbox.seq, seq), lt(outbox.createdAt, before))).returning({ seq: outbox.seq }))).length
+  return (yield* rows(
+    tx
+      .delete(outbox)
+      .where(and(lte(outbox.seq, seq), lt(outbox.createdAt, before)))
+      .returning({ seq: outbox.seq }),
+  )).length
 }
 
 /** Whether any committed event comes after the named cursor: one plain read, no lock (the worker asks before every pass). */
 export function* anyEventAfterCursor(engine: Engine, tx: Builder, name: string): Steps<boolean> {
   const { outbox, outboxCursor } = engine.t
   const cursor = tx.select({ seq: outboxCursor.seq }).from(outboxCursor).where(eq(outboxCursor.name, name))
-  const found = yield* rows(tx.select({ x: sql<number>`1` }).from(outbox).where(gt(outbox.seq, sql`coalesce((${cursor}), 0)`)).limit(1))
+  const found = yield* rows(
+    tx
+      .select({ x: sql<number>`1` })
+      .from(outbox)
+      .where(gt(outbox.seq, sql`coalesce((${cursor}), 0)`))
+      .limit(1),
+  )
   return found.length > 0
 }

@@ -7,7 +7,8 @@ import { AppError, invalid } from '../platform/errors'
 /** Deeper than any body of the API (the deepest, a webhook template, nests a handful of levels). */
 export const MAX_JSON_DEPTH = 32
 
-export const tooLarge = (limit: number) => new AppError('payload_too_large', `Request body is larger than ${limit} bytes; send at most ${limit} bytes`, { limit })
+export const tooLarge = (limit: number) =>
+  new AppError('payload_too_large', `Request body is larger than ${limit} bytes; send at most ${limit} bytes`, { limit })
 
 /**
  * Reads the whole body, refusing it (413, or `refuse`'s error) the moment it passes `limit` bytes, without

@@ -20,11 +20,17 @@ export function errorBody(code: string, message: string, details?: Record<string
 export const ErrorEnvelope = t.Object(
   {
     success: t.Literal(false),
-    error: t.Object({
-      code: t.Union(ERROR_CODES.map((c) => t.Literal(c)), { description: 'Stable, snake_case error code' }),
-      message: t.String({ description: 'For people; may change' }),
-      details: t.Optional(t.Record(t.String(), t.Unknown())),
-    }, { additionalProperties: false }),
+    error: t.Object(
+      {
+        code: t.Union(
+          ERROR_CODES.map((c) => t.Literal(c)),
+          { description: 'Stable, snake_case error code' },
+        ),
+        message: t.String({ description: 'For people; may change' }),
+        details: t.Optional(t.Record(t.String(), t.Unknown())),
+      },
+      { additionalProperties: false },
+    ),
   },
   // Explicit additionalProperties: Elysia otherwise adds it while compiling validators, so the document
   // would depend on which routes ran first.

@@ -87,7 +87,10 @@ export async function idempotent<T>(
   }
 
   const id = newId('idem')
-  const reserved = await rt.idempotency.reserve({ id, apiKeyId: caller.key.id, key, method: request.method, path, requestHash, createdAt: now, expiresAt: now + IDEMPOTENCY_TTL_MS }, now)
+  const reserved = await rt.idempotency.reserve(
+    { id, apiKeyId: caller.key.id, key, method: request.method, path, requestHash, createdAt: now, expiresAt: now + IDEMPOTENCY_TTL_MS },
+    now,
+  )
   if (!reserved) throw new AppError('conflict', 'A request with this Idempotency-Key is still being processed; retry shortly')
   try {
     const result = await run()

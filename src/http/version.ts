@@ -14,7 +14,12 @@ export function resolveVersion(header: string | null): string {
   if (header === null) return CURRENT_VERSION
   const value = header.trim()
   if ((API_VERSIONS as readonly string[]).includes(value)) return value
-  const hint = value === '' ? 'is empty: send a version or leave the header out' : /^\d{4}-\d{2}-\d{2}$/.test(value) ? 'is not a version of this API' : 'is not a date in the form YYYY-MM-DD'
+  const hint =
+    value === ''
+      ? 'is empty: send a version or leave the header out'
+      : /^\d{4}-\d{2}-\d{2}$/.test(value)
+        ? 'is not a version of this API'
+        : 'is not a date in the form YYYY-MM-DD'
   throw new AppError('unsupported_version', `Service-Version "${value.slice(0, 40)}" ${hint}; available: ${API_VERSIONS.join(', ')}`, {
     available: [...API_VERSIONS],
   })

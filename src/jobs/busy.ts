@@ -3,7 +3,8 @@
 // instead, with timers, so the thread keeps serving requests while a background write waits its turn.
 
 /** SQLite's answer when another connection holds the write lock and this one does not wait. */
-export const isBusy = (err: unknown) => (err as { code?: string } | null)?.code?.startsWith('SQLITE_BUSY') === true || /database is locked/.test((err as Error | null)?.message ?? '')
+export const isBusy = (err: unknown) =>
+  (err as { code?: string } | null)?.code?.startsWith('SQLITE_BUSY') === true || /database is locked/.test((err as Error | null)?.message ?? '')
 
 export interface BusyPatience {
   /** Pauses grow from firstPauseMs, doubling up to maxPauseMs… */

@@ -30,7 +30,14 @@ export async function triggerPeriodic(engine: Engine, task: PeriodicTask, now: n
 type OnError = (task: PeriodicTask, err: unknown) => void
 const logError: OnError = (task, err) => console.error(`periodic task ${task.name} could not be triggered:`, err)
 
-export function startPeriodic(engine: Engine, tasks: PeriodicTask[], now: () => number, onTrigger: () => void, onError: OnError = logError, gate?: TriggerGate): { stop(): void } {
+export function startPeriodic(
+  engine: Engine,
+  tasks: PeriodicTask[],
+  now: () => number,
+  onTrigger: () => void,
+  onError: OnError = logError,
+  gate?: TriggerGate,
+): { stop(): void } {
   return scheduleTriggers(tasks, (task) => triggerPeriodic(engine, task, now(), gate), onTrigger, onError)
 }
 

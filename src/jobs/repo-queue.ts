@@ -58,7 +58,14 @@ export function createQueueRepo(engine: Engine, claimer: Claimer) {
       // CASE, not the two-argument max(): that one is SQLite-only (PostgreSQL spells it greatest()).
       await db
         .update(jobs)
-        .set({ status: 'pending', runAt: now, lockedBy: null, lockedUntil: null, attempts: sql`case when ${jobs.attempts} > 0 then ${jobs.attempts} - 1 else 0 end`, updatedAt: now })
+        .set({
+          status: 'pending',
+          runAt: now,
+          lockedBy: null,
+          lockedUntil: null,
+          attempts: sql`case when ${jobs.attempts} > 0 then ${jobs.attempts} - 1 else 0 end`,
+          updatedAt: now,
+        })
         .where(and(inArray(jobs.id, ids), eq(jobs.lockedBy, workerId), eq(jobs.status, 'running')))
     },
     async depth(now: number): Promise<{ due: number; scheduled: number; running: number; dead: number }> {
@@ -102,12 +109,29 @@ export function* enqueuing(engine: Engine, tx: Builder, input: EnqueueInput, now
   const id = newId('job')
   const runAt = input.runAt ?? now
   // A dead job gives up its key, as enqueue() says.
-  if (input.uniqueKey != null) yield* rows(tx.update(jobs).set({ uniqueKey: null }).where(and(eq(jobs.uniqueKey, input.uniqueKey), eq(jobs.status, 'dead'))))
+  if (input.uniqueKey != null)
+    yield* rows(
+      tx
+        .update(jobs)
+        .set({ uniqueKey: null })
+        .where(and(eq(jobs.uniqueKey, input.uniqueKey), eq(jobs.status, 'dead'))),
+    )
   const inserted = yield* rows(
     tx
       .insert(jobs)
       // No payload is stored as JSON null: a bare null would reach the NOT NULL column as NULL.
-      .values({ id, type: input.type, payload: input.payload == null ? sql`'null'` : input.payload, status: 'pending', runAt, attempts: 0, maxAttempts: input.maxAttempts ?? 5, uniqueKey: input.uniqueKey ?? null, createdAt: now, updatedAt: now })
+      .values({
+        id,
+        type: input.type,
+        payload: input.payload == null ? sql`'null'` : input.payload,
+        status: 'pending',
+        runAt,
+        attempts: 0,
+        maxAttempts: input.maxAttempts ?? 5,
+        uniqueKey: input.uniqueKey ?? null,
+        createdAt: now,
+        updatedAt: now,
+      })
       .onConflictDoNothing()
       .returning({ id: jobs.id }),
   )
@@ -119,6 +143,11 @@ export function* enqueuing(engine: Engine, tx: Builder, input: EnqueueInput, now
 /** complete() inside a transaction body on either engine: removes a job `workerId` holds; answers whether it held it. */
 export function* completing(engine: Engine, tx: Builder, id: string, workerId: string): Steps<boolean> {
   const { jobs } = engine.t
-  const removed = yield* rows(tx.delete(jobs).where(and(eq(jobs.id, id), eq(jobs.lockedBy, workerId))).returning({ id: jobs.id }))
+  const removed = yield* rows(
+    tx
+      .delete(jobs)
+      .where(and(eq(jobs.id, id), eq(jobs.lockedBy, workerId)))
+      .returning({ id: jobs.id }),
+  )
   return removed.length > 0
 }

@@ -15,17 +15,7 @@ export interface EgressPolicy {
   allowedCidrs: readonly string[]
 }
 
-export type AddressClass =
-  | 'public'
-  | 'private'
-  | 'loopback'
-  | 'link_local'
-  | 'cgnat'
-  | 'multicast'
-  | 'documentation'
-  | 'metadata'
-  | 'reserved'
-  | 'unspecified'
+export type AddressClass = 'public' | 'private' | 'loopback' | 'link_local' | 'cgnat' | 'multicast' | 'documentation' | 'metadata' | 'reserved' | 'unspecified'
 
 export type Resolver = (host: string) => Promise<string[]>
 

@@ -22,7 +22,9 @@ export function openGeoDb(path: string, options: ConstructorParameters<typeof Re
     bytes = readFileSync(path)
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code
-    throw new Error(code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory, not an .mmdb file' : `cannot be read (${code ?? (err as Error).message})`)
+    throw new Error(
+      code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory, not an .mmdb file' : `cannot be read (${code ?? (err as Error).message})`,
+    )
   }
   try {
     return new Reader(bytes, options)

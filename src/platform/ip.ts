@@ -31,15 +31,31 @@ function v6ToBigInt(ip: string): bigint {
     if (head.endsWith(':') && !head.endsWith('::')) head = head.slice(0, -1)
   }
   const [left, right] = head.includes('::') ? head.split('::') : [head, undefined]
-  const l = left ? left.split(':').filter(Boolean).map((h) => parseInt(h, 16)) : []
-  const r = right !== undefined && right ? right.split(':').filter(Boolean).map((h) => parseInt(h, 16)) : []
+  const l = left
+    ? left
+        .split(':')
+        .filter(Boolean)
+        .map((h) => parseInt(h, 16))
+    : []
+  const r =
+    right !== undefined && right
+      ? right
+          .split(':')
+          .filter(Boolean)
+          .map((h) => parseInt(h, 16))
+      : []
   const fill = 8 - l.length - r.length - tail.length
   const groups = right === undefined ? [...l, ...tail] : [...l, ...Array(Math.max(0, fill)).fill(0), ...r, ...tail]
   return groups.reduce((acc, g) => (acc << 16n) | BigInt(g), 0n)
 }
 
 function toValue(ip: string): { v6: boolean; value: bigint } | null {
-  const clean = unmapIp(ip.trim().replace(/^\[|\]$/g, '').split('%')[0]!)
+  const clean = unmapIp(
+    ip
+      .trim()
+      .replace(/^\[|\]$/g, '')
+      .split('%')[0]!,
+  )
   const family = isIP(clean)
   if (family === 4) return { v6: false, value: v4ToBigInt(clean) }
   if (family === 6) return { v6: true, value: v6ToBigInt(clean) }

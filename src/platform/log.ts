@@ -18,12 +18,14 @@ function format(value: string | number | boolean | null | undefined) {
 }
 
 export function createLogger(level: LogLevel, write: (line: string, isError: boolean) => void = defaultWrite): Logger {
-  const emit = (lvl: Exclude<LogLevel, 'silent'>) => (msg: string, fields: Fields = {}) => {
-    if (RANK[lvl] < RANK[level]) return
-    let line = `${new Date().toISOString()} ${lvl} ${msg}`
-    for (const [k, v] of Object.entries(fields)) if (v !== undefined) line += ` ${k}=${format(v)}`
-    write(line, lvl === 'error')
-  }
+  const emit =
+    (lvl: Exclude<LogLevel, 'silent'>) =>
+    (msg: string, fields: Fields = {}) => {
+      if (RANK[lvl] < RANK[level]) return
+      let line = `${new Date().toISOString()} ${lvl} ${msg}`
+      for (const [k, v] of Object.entries(fields)) if (v !== undefined) line += ` ${k}=${format(v)}`
+      write(line, lvl === 'error')
+    }
   return { debug: emit('debug'), info: emit('info'), warn: emit('warn'), error: emit('error') }
 }
 

@@ -31,7 +31,11 @@ interface ClickRow {
 }
 
 const rowsOf = (env: { rt: TestEnv['rt'] }, linkId: string) =>
-  sql<ClickRow>(env, `SELECT id, clicked_at, user_agent, referrer_host, country, city, device, browser, os, is_bot FROM clicks WHERE link_id = ? ORDER BY ${INSERTION_ORDER}`, linkId)
+  sql<ClickRow>(
+    env,
+    `SELECT id, clicked_at, user_agent, referrer_host, country, city, device, browser, os, is_bot FROM clicks WHERE link_id = ? ORDER BY ${INSERTION_ORDER}`,
+    linkId,
+  )
 const enrichment = (r: ClickRow) => ({ country: r.country, city: r.city, device: r.device, browser: r.browser, os: r.os, bot: r.is_bot })
 
 const clock = new ManualClock(Date.UTC(2026, 4, 12, 9, 0, 0))
@@ -183,7 +187,9 @@ function envOf(rt: Runtime, app: ReturnType<typeof createApp>, dir: string): Tes
       const headers = new Headers(init.headers)
       if (init.key) headers.set('authorization', `Bearer ${init.key}`)
       if (init.json !== undefined) headers.set('content-type', 'application/json')
-      return app.handle(new Request(`http://localhost:8080${path}`, { ...init, headers, body: init.json !== undefined ? JSON.stringify(init.json) : init.body }))
+      return app.handle(
+        new Request(`http://localhost:8080${path}`, { ...init, headers, body: init.json !== undefined ? JSON.stringify(init.json) : init.body }),
+      )
     },
     async cleanup() {},
   }
@@ -239,7 +245,13 @@ describe('LNK_GEOIP_DB', () => {
   test.skipIf(ON_PG)('a city database adds the city, written inline (tests) and by the writer thread (the server)', async () => {
     for (const clickWriter of ['inline', 'thread'] as const) {
       const data = tempDir()
-      const config = loadConfig({ LNK_DATA_DIR: data, LNK_BASE_URL: 'http://localhost:8080', LNK_LOG_LEVEL: 'silent', LNK_TRUST_PROXY: '1', LNK_GEOIP_DB: cityDb })
+      const config = loadConfig({
+        LNK_DATA_DIR: data,
+        LNK_BASE_URL: 'http://localhost:8080',
+        LNK_LOG_LEVEL: 'silent',
+        LNK_TRUST_PROXY: '1',
+        LNK_GEOIP_DB: cityDb,
+      })
       const rt = createRuntime(config, { log: silentLogger, clickWriter })
       const app = createApp(rt)
       try {

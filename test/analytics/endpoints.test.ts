@@ -8,7 +8,6 @@ import { beacon } from '../conversions/_conversions'
 import { account, UA, visit, type Api } from '../redirect/_redirect'
 
 const GOOGLEBOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)'
-const H = 3_600_000
 const clock = new ManualClock(Date.UTC(2026, 2, 2, 12))
 let env: TestEnv
 let api: Api
@@ -29,7 +28,6 @@ async function click(slug: string, at: number, o: { ip: string; ua?: string; ref
 
 let alpha: any
 let beta: any
-let gamma: any
 let testLink: any
 
 beforeAll(async () => {
@@ -37,7 +35,7 @@ beforeAll(async () => {
   api = await account(env)
   alpha = await api.make({ destinationUrl: 'https://example.com/alpha', slug: 'alpha', tags: ['spring'], conversionTracking: true, title: 'Alpha' })
   beta = await api.make({ destinationUrl: 'https://example.com/beta', slug: 'beta', tags: ['autumn'] })
-  gamma = await api.make({ destinationUrl: 'https://example.com/gamma', slug: 'gamma' })
+  await api.make({ destinationUrl: 'https://example.com/gamma', slug: 'gamma' })
   testLink = await api.make({ destinationUrl: 'https://example.com/sandbox', slug: 'sandboxed' }, api.testKey)
   expect(testLink.isTest).toBe(true)
 
@@ -111,7 +109,10 @@ describe('overview', () => {
     const sum = (rows: { clicks: number }[]) => rows.reduce((n, r) => n + r.clicks, 0)
     for (const k of ['countries', 'referrers', 'browsers', 'os', 'devices']) expect(sum(top[k])).toBe(10)
     // Ground truth: what the flush stored for each click (storage itself, read raw on purpose).
-    const rows = await rawRows<{ c: string; n: number }>(env, "SELECT COALESCE(country, '') AS c, COUNT(*) AS n FROM clicks WHERE NOT is_bot GROUP BY 1 ORDER BY n DESC, c")
+    const rows = await rawRows<{ c: string; n: number }>(
+      env,
+      "SELECT COALESCE(country, '') AS c, COUNT(*) AS n FROM clicks WHERE NOT is_bot GROUP BY 1 ORDER BY n DESC, c",
+    )
     expect(top.countries).toEqual(rows.map((r) => ({ value: r.c || null, clicks: r.n })))
     expect(top.devices).toContainEqual({ value: 'mobile', clicks: 2 })
     expect(top.devices).toContainEqual({ value: 'desktop', clicks: 8 })
@@ -151,7 +152,11 @@ describe('overview', () => {
 
 describe('key scope filters and permissions', () => {
   test('a key scoped to a tag sees only those links', async () => {
-    const res = await env.request('/v1/api-keys', { method: 'POST', key: api.key, json: { name: 'spring only', permissions: ['analytics:read'], scopeFilters: { tags: ['spring'] } } })
+    const res = await env.request('/v1/api-keys', {
+      method: 'POST',
+      key: api.key,
+      json: { name: 'spring only', permissions: ['analytics:read'], scopeFilters: { tags: ['spring'] } },
+    })
     expect(res.status).toBe(201)
     const scoped = (await body(res)).data.key
     const o = (await get(`/v1/analytics/overview?${DAY_RANGE}`, scoped)).body.data
@@ -304,7 +309,12 @@ describe('from and to in the OpenAPI document', () => {
         // Paths are named with or without /v1, depending on whether the document declares it as its server.
         const path = Object.keys(doc.paths).find((p) => p.endsWith(`/analytics/${op}`))!
         const schema = doc.paths[path].get.parameters.find((p: any) => p.name === name)?.schema
-        expect({ op, name, type: schema?.type, forms: schema?.anyOf?.map((s: any) => s.format ?? 'pattern') }).toEqual({ op, name, type: 'string', forms: ['date', 'date-time', 'pattern'] })
+        expect({ op, name, type: schema?.type, forms: schema?.anyOf?.map((s: any) => s.format ?? 'pattern') }).toEqual({
+          op,
+          name,
+          type: 'string',
+          forms: ['date', 'date-time', 'pattern'],
+        })
         const local = new RegExp(schema.anyOf[2].pattern)
         expect(local.test('2026-03-02T12:00')).toBe(true)
         expect(local.test('2026-03-02T12:00Z')).toBe(false)

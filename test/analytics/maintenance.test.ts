@@ -50,7 +50,8 @@ describe('retention', () => {
   test('rollups keep the pruned clicks: whole hours and days still count, with their visitors', async () => {
     expect(await overview('from=2026-01-10&to=2026-01-10')).toMatchObject({ clicks: 3, uniqueVisitors: 2 })
     expect(await overview('from=2026-01-01&to=2026-02-28')).toMatchObject({ clicks: 5, uniqueVisitors: 3 })
-    const timeline = (await body(await env.request(`/v1/analytics/timeline?linkId=${link.id}&from=2026-01-10&to=2026-01-10&interval=hour`, { key: api.key }))).data
+    const timeline = (await body(await env.request(`/v1/analytics/timeline?linkId=${link.id}&from=2026-01-10&to=2026-01-10&interval=hour`, { key: api.key })))
+      .data
     expect(timeline.buckets[10].clicks).toBe(3)
     // A partial hour needs raw clicks: past retention it reads as empty (docs/analytics.md says so).
     expect(await overview('from=2026-01-10T10:00:30Z&to=2026-01-10T10:30:00Z')).toMatchObject({ clicks: 0 })

@@ -96,7 +96,7 @@ async function script(env: AnyEnv, clock: ManualClock) {
         out[`top ${sort} ${r}`] = { ...top, links: top.links.map((l: any) => ({ ...l, id: slugOf.get(l.id), domain: null, shortUrl: null })) }
       }
     }
-    out['hour'] = await ask('timeline?from=2026-04-04T00:00:00Z&to=2026-04-05T00:00:00Z&interval=hour')
+    out.hour = await ask('timeline?from=2026-04-04T00:00:00Z&to=2026-04-05T00:00:00Z&interval=hour')
     return out
   }
   const before = await answers()
@@ -151,7 +151,7 @@ describe('analytics on PostgreSQL answer as on SQLite', () => {
 })
 
 describe('start-up on PostgreSQL (init)', () => {
-  test('the minute marks are set once: a second node keeps the first node\'s', async () => {
+  test("the minute marks are set once: a second node keeps the first node's", async () => {
     const marks = async () => rows(pg, `SELECT key, value FROM settings WHERE key IN ('${MINUTES_FROM}', '${SECONDS_FROM}') ORDER BY key`)
     const first = await marks()
     expect(first.length).toBe(2)
@@ -173,7 +173,8 @@ describe('start-up on PostgreSQL (init)', () => {
       await env.rt.modules.clicks.buffer.flush()
       clock.advance(60_000)
       // As an install upgraded from before rollups: clicks, no rollups, no mark.
-      for (const text of ['DELETE FROM link_rollups', 'DELETE FROM workspace_rollups', "DELETE FROM settings WHERE key = 'rollups_backfilled'"]) await rows(env, text)
+      for (const text of ['DELETE FROM link_rollups', 'DELETE FROM workspace_rollups', "DELETE FROM settings WHERE key = 'rollups_backfilled'"])
+        await rows(env, text)
       const later = await setupPg({ clock, env: ENV, database: env.database })
       try {
         expect(await count(env, "SELECT COUNT(*) FROM settings WHERE key = 'rollups_backfilled' AND value = '2'")).toBe(1)

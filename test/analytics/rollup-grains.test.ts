@@ -31,7 +31,11 @@ beforeAll(async () => {
   beta = await api.make({ destinationUrl: 'https://example.com/b', slug: 'beta', tags: ['all'] })
   // A key whose scope filter covers every link: it reads link rollups and raw clicks, never the
   // workspace's minutes, so it answers the same questions the slower way.
-  const res = await env.request('/v1/api-keys', { method: 'POST', key: api.key, json: { name: 'all links', permissions: ['analytics:read'], scopeFilters: { tags: ['all'] } } })
+  const res = await env.request('/v1/api-keys', {
+    method: 'POST',
+    key: api.key,
+    json: { name: 'all links', permissions: ['analytics:read'], scopeFilters: { tags: ['all'] } },
+  })
   scoped = (await body(res)).data.key
   // 20 January 10:00-10:40: 40 minutes of clicks, some visitors coming back, a bot now and then.
   for (let m = 0; m < 40; m++) {
@@ -90,17 +94,22 @@ describe("links' month rollups", () => {
     expect(await env.rt.worker.runDue()).toBe(1)
     // January and February are over (and have been for a day); March is not. (The cast: PostgreSQL's SUM of
     // a bigint column is numeric, which arrives as a string.)
-    const months = await sql<{ bucket: number; clicks: number }>(env, "SELECT bucket, CAST(SUM(clicks) AS BIGINT) AS clicks FROM link_rollups WHERE grain = 'month' GROUP BY bucket ORDER BY bucket")
+    const months = await sql<{ bucket: number; clicks: number }>(
+      env,
+      "SELECT bucket, CAST(SUM(clicks) AS BIGINT) AS clicks FROM link_rollups WHERE grain = 'month' GROUP BY bucket ORDER BY bucket",
+    )
     expect(months).toEqual([
       { bucket: Date.UTC(2026, 0, 1), clicks: 120 },
       { bucket: Date.UTC(2026, 1, 1), clicks: 2 },
     ])
     const after = await Promise.all(questions.map(async (q) => [await get(q), await get(q, scoped)]))
     expect(after).toEqual(before)
-    expect(before[0]![0].links.map((l: any) => [l.slug, l.clicks])).toEqual([
-      ['alpha', 41],
-      ['beta', 81],
-    ].sort((a, b) => (b[1] as number) - (a[1] as number)))
+    expect(before[0]![0].links.map((l: any) => [l.slug, l.clicks])).toEqual(
+      [
+        ['alpha', 41],
+        ['beta', 81],
+      ].sort((a, b) => (b[1] as number) - (a[1] as number)),
+    )
   })
 })
 
@@ -121,7 +130,10 @@ describe("links' quarter rollups", () => {
     await enqueueJob(env.rt, { type: ROLL_MONTHS })
     expect(await env.rt.worker.runDue()).toBe(1)
     // The first quarter (January to March) is over; the second is not.
-    const quarters = await sql<{ bucket: number; clicks: number }>(env, "SELECT bucket, CAST(SUM(clicks) AS BIGINT) AS clicks FROM link_rollups WHERE grain = 'quarter' GROUP BY bucket")
+    const quarters = await sql<{ bucket: number; clicks: number }>(
+      env,
+      "SELECT bucket, CAST(SUM(clicks) AS BIGINT) AS clicks FROM link_rollups WHERE grain = 'quarter' GROUP BY bucket",
+    )
     expect(quarters).toEqual([{ bucket: Date.UTC(2026, 0, 1), clicks: 123 }])
     const after = await Promise.all(questions.map(async (q) => [await get(q), await get(q, scoped)]))
     expect(after).toEqual(before)

@@ -64,7 +64,9 @@ const segments = () => planRange(FROM, TO, clock.now())
 describe.skipIf(ON_PG)('unique visitors on two threads', () => {
   test('top links by uniqueClicks over more links than a thread measures alone: every count exact, half measured by the thread', async () => {
     expect(segments().map((s) => s.source)).toContain('raw')
-    const res = await env.request(`/v1/analytics/top-links?sort=uniqueClicks&limit=100&from=${new Date(FROM).toISOString()}&to=${new Date(TO).toISOString()}`, { key: api.key })
+    const res = await env.request(`/v1/analytics/top-links?sort=uniqueClicks&limit=100&from=${new Date(FROM).toISOString()}&to=${new Date(TO).toISOString()}`, {
+      key: api.key,
+    })
     expect(res.status).toBe(200)
     const got = new Map(((await body(res)).data.links as { id: string; uniqueClicks: number }[]).map((l) => [l.id, l.uniqueClicks]))
     expect(got.size).toBe(LINKS)
@@ -87,7 +89,11 @@ describe.skipIf(ON_PG)('unique visitors on two threads', () => {
 
   test('a thread that cannot open the database is logged once, and the request thread measures its half', async () => {
     const lines: string[] = []
-    const broken = uniquesThread(`${env.dir}/missing/lnk.db`, createLogger('info', (line) => lines.push(line)), 4)
+    const broken = uniquesThread(
+      `${env.dir}/missing/lnk.db`,
+      createLogger('info', (line) => lines.push(line)),
+      4,
+    )
     try {
       const ctx = { ...env.rt.modules.analytics.ctx, uniques: broken }
       const ids = links.map((l) => l.id)
@@ -110,7 +116,13 @@ describe.skipIf(ON_PG)('unique visitors on two threads', () => {
     await helper.close()
     expect(helper.measure(ids, segments())).rejects.toThrow('the uniques thread is closed')
     const ctx = { ...env.rt.modules.analytics.ctx, uniques: helper }
-    expect(await measureUniques(ctx, links.map((l) => l.id), segments())).toEqual(links.map((l) => l.visitors))
+    expect(
+      await measureUniques(
+        ctx,
+        links.map((l) => l.id),
+        segments(),
+      ),
+    ).toEqual(links.map((l) => l.visitors))
     await uniquesThread(env.rt.db.path, createLogger('silent'), 4).close()
   })
 })

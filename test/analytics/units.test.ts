@@ -69,7 +69,10 @@ describe('visitor sketch merges', () => {
 
 describe('visitor sketch form', () => {
   // The sparse form holds up to 1,024 distinct entries: the union decides the form, never the order.
-  const entriesOf = (blob: Uint8Array) => (blob[0] === 1 ? null : Array.from({ length: (blob.length - 1) / 4 }, (_, k) => Buffer.from(blob.subarray(1 + 4 * k, 5 + 4 * k)).readUInt32BE()).sort((a, b) => a - b))
+  const entriesOf = (blob: Uint8Array) =>
+    blob[0] === 1
+      ? null
+      : Array.from({ length: (blob.length - 1) / 4 }, (_, k) => Buffer.from(blob.subarray(1 + 4 * k, 5 + 4 * k)).readUInt32BE()).sort((a, b) => a - b)
   const sketchOf = (from: number, to: number) => {
     const s = new Sketch()
     for (let i = from; i < to; i++) s.addVisitor(visitor(i))
@@ -101,7 +104,11 @@ describe('visitor sketch form', () => {
     // Figures.addRows reserves room for every entry to come (duplicates included, so more than the union):
     // the form must still follow the union alone.
     for (const total of [1_000, 1_024, 1_025, 1_100]) {
-      const rows = Array.from({ length: 6 }, (_, k) => ({ clicks: 0, bots: 0, visitors: sketchOf(Math.floor((k * total) / 8), Math.floor(((k + 3) * total) / 8)) }))
+      const rows = Array.from({ length: 6 }, (_, k) => ({
+        clicks: 0,
+        bots: 0,
+        visitors: sketchOf(Math.floor((k * total) / 8), Math.floor(((k + 3) * total) / 8)),
+      }))
       const raw = Array.from({ length: total }, (_, i) => visitor((i * 5) % total).slice(0, 11)).slice(Math.floor(total / 2))
       const f = new Figures(false)
       f.addRows(rows, raw.length)
@@ -121,10 +128,20 @@ describe('visitor sketch form', () => {
     const packed = new Sketch()
     const ids = Array.from({ length: 3_000 }, (_, i) => (i * 7) % 1_500)
     for (const i of ids.slice(0, 800)) byOne.addVisitor(visitor(i))
-    packed.addPackedVisitors(ids.slice(0, 800).map((i) => visitor(i).slice(0, 11)).join(''))
+    packed.addPackedVisitors(
+      ids
+        .slice(0, 800)
+        .map((i) => visitor(i).slice(0, 11))
+        .join(''),
+    )
     expect(entriesOf(packed.encode())).toEqual(entriesOf(byOne.encode())!)
     for (const i of ids.slice(800)) byOne.addVisitor(visitor(i))
-    packed.addPackedVisitors(ids.slice(800).map((i) => visitor(i).slice(0, 11)).join(''))
+    packed.addPackedVisitors(
+      ids
+        .slice(800)
+        .map((i) => visitor(i).slice(0, 11))
+        .join(''),
+    )
     expect(packed.encode()).toEqual(byOne.encode())
   })
 })
@@ -259,9 +276,18 @@ describe('dimensions as stored', () => {
     const back = new Figures()
     back.addRow({ clicks: 2, bots: 1, visitors: null, dims: text })
     back.addRow({ clicks: 1, bots: 0, visitors: null, dims: JSON.stringify({ country: { DE: 1 }, referrer: { '': 1 } }) })
-    expect(back.top('country', 10)).toEqual([{ value: 'DE', clicks: 2 }, { value: null, clicks: 1 }])
-    expect(back.top('referrer', 10)).toEqual([{ value: null, clicks: 2 }, { value: 'news.example.org', clicks: 1 }])
-    expect(back.top('browser', 10)).toEqual([{ value: 'Chrome', clicks: 1 }, { value: 'Microsoft Edge', clicks: 1 }])
+    expect(back.top('country', 10)).toEqual([
+      { value: 'DE', clicks: 2 },
+      { value: null, clicks: 1 },
+    ])
+    expect(back.top('referrer', 10)).toEqual([
+      { value: null, clicks: 2 },
+      { value: 'news.example.org', clicks: 1 },
+    ])
+    expect(back.top('browser', 10)).toEqual([
+      { value: 'Chrome', clicks: 1 },
+      { value: 'Microsoft Edge', clicks: 1 },
+    ])
     expect(back.top('device', 10)).toEqual([{ value: 'desktop', clicks: 2 }])
   })
 })

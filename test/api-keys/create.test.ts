@@ -11,7 +11,11 @@ beforeAll(async () => {
 afterAll(() => env.cleanup())
 
 test('a new key works at once and its secret never appears again', async () => {
-  const res = await env.request('/v1/api-keys', { method: 'POST', key: acct.apiKey.key, json: { name: 'deploy', permissions: ['links:read', 'api_keys:read'] } })
+  const res = await env.request('/v1/api-keys', {
+    method: 'POST',
+    key: acct.apiKey.key,
+    json: { name: 'deploy', permissions: ['links:read', 'api_keys:read'] },
+  })
   expect(res.status).toBe(201)
   const created = (await body(res)).data
   expect(created.key).toMatch(/^lnk_live_[0-9A-Za-z]{32}$/)

@@ -47,7 +47,10 @@ describe('permissions', () => {
     expect((await expectOk(await call(env, k.key, `/v1/api-keys/${child.id}`))).permissions).toEqual(['links:read'])
     expect((await expectOk(await call(env, k.key, `/v1/api-keys/${k.id}`))).permissions).toEqual(['links:read', 'api_keys:write', 'api_keys:read'])
     // Within its own permissions it may.
-    expect((await expectOk(await patch(k.key, child.id, { permissions: ['links:read', 'api_keys:read'] }))).permissions).toEqual(['links:read', 'api_keys:read'])
+    expect((await expectOk(await patch(k.key, child.id, { permissions: ['links:read', 'api_keys:read'] }))).permissions).toEqual([
+      'links:read',
+      'api_keys:read',
+    ])
   })
 
   test('a key with * may grant anything, including *', async () => {
@@ -90,7 +93,16 @@ describe('address ranges', () => {
 
   test('a key with allowedIps cannot create a key without them or with a wider or other range', async () => {
     const k = await limitedKey()
-    for (const allowedIps of [[], ['192.0.0.0/16'], ['0.0.0.0/0'], ['198.51.100.1'], ['192.0.2.0/24', '203.0.113.0/24'], ['2001:db8::/32'], ['2001:db8:abce::1'], ['::/0']]) {
+    for (const allowedIps of [
+      [],
+      ['192.0.0.0/16'],
+      ['0.0.0.0/0'],
+      ['198.51.100.1'],
+      ['192.0.2.0/24', '203.0.113.0/24'],
+      ['2001:db8::/32'],
+      ['2001:db8:abce::1'],
+      ['::/0'],
+    ]) {
       const json = await forbidden(await post(k.key, { allowedIps }, IP))
       expect(json.error.details.allowedIps).toEqual(['192.0.2.0/24', '2001:db8:abcd::/48'])
     }
@@ -124,10 +136,19 @@ describe('address ranges', () => {
 describe('scope filters', () => {
   test('a scoped key cannot create an unscoped key or one with other domains or tags; omitted, the scope is inherited', async () => {
     const k = await createKey(env, admin, { scopeFilters: { domains: ['go.example.com'], tags: ['team-a'] } })
-    for (const scopeFilters of [null, { tags: ['team-a'] }, { domains: ['go.example.com'] }, { domains: ['other.example'], tags: ['team-a'] }, { domains: ['go.example.com'], tags: ['team-a', 'team-b'] }]) {
+    for (const scopeFilters of [
+      null,
+      { tags: ['team-a'] },
+      { domains: ['go.example.com'] },
+      { domains: ['other.example'], tags: ['team-a'] },
+      { domains: ['go.example.com'], tags: ['team-a', 'team-b'] },
+    ]) {
       await forbidden(await post(k.key, { scopeFilters }))
     }
-    expect((await createKey(env, k.key, { scopeFilters: { domains: ['GO.example.com'], tags: ['team-a'] } })).scopeFilters).toEqual({ domains: ['go.example.com'], tags: ['team-a'] })
+    expect((await createKey(env, k.key, { scopeFilters: { domains: ['GO.example.com'], tags: ['team-a'] } })).scopeFilters).toEqual({
+      domains: ['go.example.com'],
+      tags: ['team-a'],
+    })
     expect((await createKey(env, k.key, {})).scopeFilters).toEqual({ domains: ['go.example.com'], tags: ['team-a'] })
   })
 

@@ -104,7 +104,18 @@ describe('POST /v1/api-keys', () => {
   })
 
   test('allowedIps entries are validated one by one and normalised', async () => {
-    for (const bad of ['192.0.2.256', '192.0.2.0/33', 'not-an-ip', '2001:db8::/129', '2001:db8:::1', '192.0.2.1/', '192.0.2.0/24/1', '192.0.2.0/-1', '', 'example.com']) {
+    for (const bad of [
+      '192.0.2.256',
+      '192.0.2.0/33',
+      'not-an-ip',
+      '2001:db8::/129',
+      '2001:db8:::1',
+      '192.0.2.1/',
+      '192.0.2.0/24/1',
+      '192.0.2.0/-1',
+      '',
+      'example.com',
+    ]) {
       const json = await expectInvalid(await call(env, admin, '/v1/api-keys', { json: { name: 'x', allowedIps: ['192.0.2.1', bad] } }), 'allowedIps.1')
       expect(json.error.details.issues.map((i: { path: string }) => i.path)).not.toContain('allowedIps.0')
     }
@@ -218,7 +229,8 @@ describe('modes: a test key works in the sandbox', () => {
   test("lists show the caller's mode unless mode asks for test or all; a test key may only list test keys", async () => {
     const live = await createKey(env, admin, { name: 'live one' })
     const sandbox = await createKey(env, admin, { name: 'sandbox one', mode: 'test' })
-    const ids = async (key: string, query = '') => (await expectOk(await call(env, key, `/v1/api-keys${query}`))).map((k: { id: string; mode: string }) => `${k.mode} ${k.id}`)
+    const ids = async (key: string, query = '') =>
+      (await expectOk(await call(env, key, `/v1/api-keys${query}`))).map((k: { id: string; mode: string }) => `${k.mode} ${k.id}`)
     const liveList = await ids(admin)
     expect(liveList).toContain(`live ${live.id}`)
     expect(liveList).not.toContain(`test ${sandbox.id}`)
@@ -258,7 +270,10 @@ describe('PATCH /v1/api-keys/{id}', () => {
       [{ permissions: ['links:read', 'api_keys:read'] }, { permissions: ['links:read', 'api_keys:read'] }],
       [{ allowedIps: ['198.51.100.0/24'] }, { allowedIps: ['198.51.100.0/24'] }],
       [{ scopeFilters: { domains: ['Short.Example'] } }, { scopeFilters: { domains: ['short.example'] } }],
-      [{ schedule: { timezone: 'Asia/Tokyo', days: [2], startMinute: 60, endMinute: 120 } }, { schedule: { timezone: 'Asia/Tokyo', days: [2], startMinute: 60, endMinute: 120 } }],
+      [
+        { schedule: { timezone: 'Asia/Tokyo', days: [2], startMinute: 60, endMinute: 120 } },
+        { schedule: { timezone: 'Asia/Tokyo', days: [2], startMinute: 60, endMinute: 120 } },
+      ],
       [{ monthlyCallCap: 50 }, { monthlyCallCap: 50 }],
       [{ rateLimitOverride: 7 }, { rateLimitOverride: 7 }],
       [{ expiresAt }, { expiresAt }],
@@ -343,7 +358,7 @@ describe('the bodies of pause, resume, revoke and rotate', () => {
   const raw = (id: string, verb: string, text: string) =>
     env.request(`/v1/api-keys/${id}/${verb}`, { method: 'POST', key: admin, headers: { 'content-type': 'application/json' }, body: text })
 
-  test('are optional; one that is sent must be an object of the action\'s own fields', async () => {
+  test("are optional; one that is sent must be an object of the action's own fields", async () => {
     for (const verb of ['pause', 'resume', 'revoke', 'rotate']) {
       const k = await createKey(env, admin, {})
       for (const text of ['"x"', '[]', '5', 'null', 'true']) await expectError(await raw(k.id, verb, text), 400, 'validation_failed')
@@ -403,7 +418,14 @@ describe('rotate', () => {
     expect(Object.keys(rotated).sort()).toEqual([...API_KEY_FIELDS, 'key'].sort())
     expect(rotated.key).toMatch(/^lnk_live_[0-9A-Za-z]{32}$/)
     expect(rotated.key).not.toBe(k.key)
-    expect(rotated).toMatchObject({ id: k.id, name: 'rotating one', keyPrefix: rotated.key.slice(0, 12), rotating: true, graceHoursRemaining: 24, createdAt: k.createdAt })
+    expect(rotated).toMatchObject({
+      id: k.id,
+      name: 'rotating one',
+      keyPrefix: rotated.key.slice(0, 12),
+      rotating: true,
+      graceHoursRemaining: 24,
+      createdAt: k.createdAt,
+    })
     expect(await outcome(await me(k.key))).toBe('ok')
     expect(await outcome(await me(rotated.key))).toBe('ok')
     // Both secrets are the same key.

@@ -26,7 +26,8 @@ beforeAll(async () => {
   live = acct.apiKey.key
   sandbox = (await makeKey(env.rt, acct.workspace.slug, '*', 'test')).key
   expect(sandbox.startsWith('lnk_test_')).toBe(true)
-  const make = async (key: string, json: Record<string, unknown>) => expectOk(await call(env, key, '/v1/links', { json: { destinationUrl: 'https://example.com/', ...json } }), 201)
+  const make = async (key: string, json: Record<string, unknown>) =>
+    expectOk(await call(env, key, '/v1/links', { json: { destinationUrl: 'https://example.com/', ...json } }), 201)
   liveLink = await make(live, { slug: 'live-one', tags: ['shared'] })
   otherLiveLink = await make(live, { slug: 'live-two' })
   testLink = await make(sandbox, { slug: 'test-one', tags: ['shared'] })

@@ -28,7 +28,14 @@ describe('the limits repo on both engines', () => {
     const script = async (repo: LimitsRepo, tag: string) => {
       const out: unknown[] = []
       const take = (minute: number, weight: number, ceiling: number) =>
-        repo.takeRate({ name: `${tag}|${minute}`, previousName: `${tag}|${minute - 1}`, windowStart: T0 + minute * MINUTE, expiresAt: T0 + (minute + 2) * MINUTE, previousWeight: weight, ceiling })
+        repo.takeRate({
+          name: `${tag}|${minute}`,
+          previousName: `${tag}|${minute - 1}`,
+          windowStart: T0 + minute * MINUTE,
+          expiresAt: T0 + (minute + 2) * MINUTE,
+          previousWeight: weight,
+          ceiling,
+        })
       // Three fit under a ceiling of 3, the fourth is refused and not counted.
       for (let i = 0; i < 4; i++) out.push(await take(0, 1, 3 + 1e-9))
       // The next minute: the previous three weigh half (1.5), so one more fits under 3, not two.
@@ -42,7 +49,11 @@ describe('the limits repo on both engines', () => {
       await repo.forgetAttempts(`${tag}|pw`)
       out.push(await repo.attempts(`${tag}|pw`, T0 + 1001))
       // Captchas: spent once; spendable again only after the mark expired.
-      out.push(await repo.spendCaptcha(`${tag}|sig`, T0 + 100, T0), await repo.spendCaptcha(`${tag}|sig`, T0 + 200, T0 + 99), await repo.spendCaptcha(`${tag}|sig`, T0 + 300, T0 + 100))
+      out.push(
+        await repo.spendCaptcha(`${tag}|sig`, T0 + 100, T0),
+        await repo.spendCaptcha(`${tag}|sig`, T0 + 200, T0 + 99),
+        await repo.spendCaptcha(`${tag}|sig`, T0 + 300, T0 + 100),
+      )
       // Pruned: minute 0's window (expired at minute 2) and the captcha mark of T0 + 300; minute 1's stays.
       out.push(await repo.prune(T0 + 2 * MINUTE), await repo.prune(T0 + 2 * MINUTE))
       out.push(await take(1, 0.5, 10))
@@ -77,13 +88,18 @@ describe('the limits repo on both engines', () => {
 
 describe('request rates across nodes', () => {
   /** Two limiters on the database, as two nodes have: nothing is shared between them but the tables. */
-  const nodes = (scope: string) => [new SharedRateLimiter(createLimitsRepo(pgEngine(engines.pg)), scope), new SharedRateLimiter(createLimitsRepo(pgEngine(engines.pg)), scope)]
+  const nodes = (scope: string) => [
+    new SharedRateLimiter(createLimitsRepo(pgEngine(engines.pg)), scope),
+    new SharedRateLimiter(createLimitsRepo(pgEngine(engines.pg)), scope),
+  ]
 
   test('requests alternated over two nodes get the decisions one in-memory limiter gives, header for header', async () => {
     const memory = new RateLimiter()
     const [a, b] = nodes('same')
     // Bursts, pauses and minute boundaries: a limit of 4, requests at these offsets (ms) from T0.
-    const times = [0, 1, 2, 3, 4, 5, 20_000, 59_999, 60_000, 61_000, 75_000, 90_000, 90_001, 100_000, 119_999, 120_000, 150_000, 179_000, 240_000, 250_000, 300_000, 400_000]
+    const times = [
+      0, 1, 2, 3, 4, 5, 20_000, 59_999, 60_000, 61_000, 75_000, 90_000, 90_001, 100_000, 119_999, 120_000, 150_000, 179_000, 240_000, 250_000, 300_000, 400_000,
+    ]
     const shared: RateDecision[] = []
     const local: RateDecision[] = []
     for (const [i, t] of times.entries()) {

@@ -85,7 +85,13 @@ describe('403 ip_not_allowed', () => {
   }
 
   test('a single IPv4 address', async () => {
-    await table(['192.0.2.5'], { '192.0.2.5': 'ok', '192.0.2.4': 'ip_not_allowed', '192.0.2.6': 'ip_not_allowed', '198.51.100.5': 'ip_not_allowed', '2001:db8::5': 'ip_not_allowed' })
+    await table(['192.0.2.5'], {
+      '192.0.2.5': 'ok',
+      '192.0.2.4': 'ip_not_allowed',
+      '192.0.2.6': 'ip_not_allowed',
+      '198.51.100.5': 'ip_not_allowed',
+      '2001:db8::5': 'ip_not_allowed',
+    })
   })
 
   test('IPv4 CIDRs, edges included', async () => {
@@ -111,15 +117,32 @@ describe('403 ip_not_allowed', () => {
       '2001:db8::1': 'ip_not_allowed',
       '192.0.2.1': 'ip_not_allowed',
     })
-    await table(['2001:db8::1'], { '2001:db8::1': 'ok', '2001:0db8:0000:0000:0000:0000:0000:0001': 'ok', '2001:db8::2': 'ip_not_allowed', '2001:db8::1:0': 'ip_not_allowed' })
+    await table(['2001:db8::1'], {
+      '2001:db8::1': 'ok',
+      '2001:0db8:0000:0000:0000:0000:0000:0001': 'ok',
+      '2001:db8::2': 'ip_not_allowed',
+      '2001:db8::1:0': 'ip_not_allowed',
+    })
   })
 
   test('loopback in both families', async () => {
-    await table(['127.0.0.1', '::1'], { '127.0.0.1': 'ok', '::1': 'ok', '0:0:0:0:0:0:0:1': 'ok', '::ffff:127.0.0.1': 'ok', '127.0.0.2': 'ip_not_allowed', '::2': 'ip_not_allowed' })
+    await table(['127.0.0.1', '::1'], {
+      '127.0.0.1': 'ok',
+      '::1': 'ok',
+      '0:0:0:0:0:0:0:1': 'ok',
+      '::ffff:127.0.0.1': 'ok',
+      '127.0.0.2': 'ip_not_allowed',
+      '::2': 'ip_not_allowed',
+    })
   })
 
   test('an IPv4-mapped IPv6 client matches an IPv4 entry, and a mapped entry matches the IPv4 client', async () => {
-    await table(['192.0.2.5', '198.51.100.0/24'], { '::ffff:192.0.2.5': 'ok', '::FFFF:198.51.100.77': 'ok', '::ffff:192.0.2.6': 'ip_not_allowed', '::ffff:203.0.113.1': 'ip_not_allowed' })
+    await table(['192.0.2.5', '198.51.100.0/24'], {
+      '::ffff:192.0.2.5': 'ok',
+      '::FFFF:198.51.100.77': 'ok',
+      '::ffff:192.0.2.6': 'ip_not_allowed',
+      '::ffff:203.0.113.1': 'ip_not_allowed',
+    })
     await table(['::ffff:192.0.2.0/120'], { '192.0.2.77': 'ok', '::ffff:192.0.2.78': 'ok', '192.0.3.1': 'ip_not_allowed' })
   })
 
@@ -232,7 +255,13 @@ describe('403 outside_schedule', () => {
       'Sun 03:00 CEST': await at(k.key, Date.UTC(2026, 2, 29, 1, 0)),
       'Sun 01:30 CET': await at(k.key, Date.UTC(2026, 2, 29, 0, 30)),
     }
-    expect(got).toEqual({ 'Sat 21:59 CET': 'outside_schedule', 'Sat 22:00 CET': 'ok', 'Sun 01:59 CET': 'ok', 'Sun 03:00 CEST': 'outside_schedule', 'Sun 01:30 CET': 'ok' })
+    expect(got).toEqual({
+      'Sat 21:59 CET': 'outside_schedule',
+      'Sat 22:00 CET': 'ok',
+      'Sun 01:59 CET': 'ok',
+      'Sun 03:00 CEST': 'outside_schedule',
+      'Sun 01:30 CET': 'ok',
+    })
   })
 
   test('a day window follows the offset change: 09:00-17:00 Berlin before and after 29 March', async () => {
@@ -266,7 +295,13 @@ describe('403 outside_schedule', () => {
       'Sat 22:00 EDT': await at(k.key, Date.UTC(2026, 10, 1, 2, 0)),
       'Sat 21:59 EDT': await at(k.key, Date.UTC(2026, 10, 1, 1, 59)),
     }
-    expect(got).toEqual({ 'Sun 01:30 EDT': 'ok', 'Sun 01:30 EST': 'ok', 'Sun 02:00 EST': 'outside_schedule', 'Sat 22:00 EDT': 'ok', 'Sat 21:59 EDT': 'outside_schedule' })
+    expect(got).toEqual({
+      'Sun 01:30 EDT': 'ok',
+      'Sun 01:30 EST': 'ok',
+      'Sun 02:00 EST': 'outside_schedule',
+      'Sat 22:00 EDT': 'ok',
+      'Sat 21:59 EDT': 'outside_schedule',
+    })
   })
 
   test('outside the schedule is refused before the monthly cap', async () => {

@@ -27,7 +27,11 @@ function send(live: Live, key: string, path: string, init: { json?: unknown; xff
   const headers: Record<string, string> = { authorization: `Bearer ${key}` }
   if (init.xff) headers['x-forwarded-for'] = init.xff
   if (init.json !== undefined) headers['content-type'] = 'application/json'
-  return fetch(`${live.server.url}${path}`, { method: init.json !== undefined ? 'POST' : 'GET', headers, body: init.json !== undefined ? JSON.stringify(init.json) : undefined })
+  return fetch(`${live.server.url}${path}`, {
+    method: init.json !== undefined ? 'POST' : 'GET',
+    headers,
+    body: init.json !== undefined ? JSON.stringify(init.json) : undefined,
+  })
 }
 
 async function newKey(live: Live, allowedIps: string[]) {

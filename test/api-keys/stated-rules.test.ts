@@ -44,7 +44,8 @@ describe('schedule', () => {
     }
     const none = await verdicts({ name: 'd', schedule: { ...base, days: [] } })
     expect([none.document, none.server, none.issues.map((i) => i.path)]).toEqual(['refused', 'refused', ['schedule.days']])
-    for (const ok of [[0], [6, 0], [1, 1]]) expect(await verdicts({ name: 'd', schedule: { ...base, days: ok } })).toMatchObject({ document: 'ok', server: 'ok' })
+    for (const ok of [[0], [6, 0], [1, 1]])
+      expect(await verdicts({ name: 'd', schedule: { ...base, days: ok } })).toMatchObject({ document: 'ok', server: 'ok' })
   })
 
   test('timezone: the document lists the zone names, and the server refuses any other name or an offset', async () => {
@@ -56,7 +57,12 @@ describe('schedule', () => {
     // Not zone names: offsets (Intl would read them), digits, empty, no such zone, too deep, spaces.
     for (const bad of ['+01:00', '-05:30', '0000000000', '', 'Mars/Olympus_Mons', 'Europe/Berlin/Mitte', 'Europe / Berlin', 'x'.repeat(65)]) {
       const got = await verdicts({ name: 'z', schedule: { ...base, timezone: bad } })
-      expect({ bad, document: got.document, server: got.server, paths: got.issues.map((i) => i.path) }).toEqual({ bad, document: 'refused', server: 'refused', paths: ['schedule.timezone'] })
+      expect({ bad, document: got.document, server: got.server, paths: got.issues.map((i) => i.path) }).toEqual({
+        bad,
+        document: 'refused',
+        server: 'refused',
+        paths: ['schedule.timezone'],
+      })
     }
     for (const ok of ['UTC', 'Europe/Berlin', 'America/Argentina/Buenos_Aires', 'Etc/GMT-14']) {
       expect({ ok, ...(await verdicts({ name: 'z', schedule: { ...base, timezone: ok } })) }).toEqual({ ok, document: 'ok', server: 'ok', issues: [] })
@@ -65,7 +71,12 @@ describe('schedule', () => {
     // not in the list, taken all the same, as the description says.
     expect(zone.description).toContain('Aliases that data also knows (Asia/Calcutta, US/Eastern, Etc/UTC) and other capitalisations are accepted too')
     for (const alias of ['Asia/Calcutta', 'US/Eastern', 'Etc/UTC', 'europe/berlin']) {
-      expect({ alias, ...(await verdicts({ name: 'z', schedule: { ...base, timezone: alias } })) }).toEqual({ alias, document: 'refused', server: 'ok', issues: [] })
+      expect({ alias, ...(await verdicts({ name: 'z', schedule: { ...base, timezone: alias } })) }).toEqual({
+        alias,
+        document: 'refused',
+        server: 'ok',
+        issues: [],
+      })
     }
   })
 })
@@ -74,7 +85,12 @@ test('scopeFilters: the document requires a domain or a tag, as the server does;
   expect(schema().properties.scopeFilters.anyOf).toHaveLength(2)
   for (const bad of [{}, { domains: [] }, { tags: [] }, { domains: [], tags: [] }]) {
     const got = await verdicts({ name: 's', scopeFilters: bad })
-    expect({ bad, document: got.document, server: got.server, paths: got.issues.map((i) => i.path) }).toEqual({ bad, document: 'refused', server: 'refused', paths: ['scopeFilters'] })
+    expect({ bad, document: got.document, server: got.server, paths: got.issues.map((i) => i.path) }).toEqual({
+      bad,
+      document: 'refused',
+      server: 'refused',
+      paths: ['scopeFilters'],
+    })
   }
   for (const ok of [null, { domains: ['go.example.com'] }, { tags: ['a'] }, { domains: [], tags: ['a'] }]) {
     expect({ ok, ...(await verdicts({ name: 's', scopeFilters: ok })) }).toEqual({ ok, document: 'ok', server: 'ok', issues: [] })
@@ -86,7 +102,12 @@ test('name: at least one character that is not a space, in the document as in th
   for (const bad of ['', ' ', ' \t ']) {
     const got = await verdicts({ name: bad })
     // '' breaks both minLength and the pattern: two issues, both at name.
-    expect({ bad, document: got.document, server: got.server, paths: [...new Set(got.issues.map((i) => i.path))] }).toEqual({ bad, document: 'refused', server: 'refused', paths: ['name'] })
+    expect({ bad, document: got.document, server: got.server, paths: [...new Set(got.issues.map((i) => i.path))] }).toEqual({
+      bad,
+      document: 'refused',
+      server: 'refused',
+      paths: ['name'],
+    })
   }
   expect(await verdicts({ name: ' x ' })).toMatchObject({ document: 'ok', server: 'ok' })
 })

@@ -24,7 +24,10 @@ afterEach(async () => {
 async function world() {
   env = await webhooksEnv()
   rx = receiver()
-  cleanups.push(() => env.cleanup(), () => rx.stop())
+  cleanups.push(
+    () => env.cleanup(),
+    () => rx.stop(),
+  )
 }
 
 async function samples(query = '', key = env.key): Promise<any[]> {
@@ -170,7 +173,7 @@ describe('real events', () => {
     expect(none[0]).toMatchObject({ id: 'evt_sample_link_deleted', mode: 'test', sample: true })
   })
 
-  test('another workspace\'s events never appear, delivered or in the outbox', async () => {
+  test("another workspace's events never appear, delivered or in the outbox", async () => {
     await world()
     await env.createEndpoint({ url: rx.url(), events: ['link.created'] })
     await createLink('mine')
@@ -198,13 +201,19 @@ describe('synthetic samples and the catalogue', () => {
     for (const def of EVENT_CATALOGUE) {
       const data = await samples(`?event=${def.type}`)
       expect(data).toHaveLength(1)
-      expect(data[0]).toMatchObject({ id: `evt_sample_${def.type.replace('.', '_')}`, type: def.type, mode: 'live', sample: true, timestamp: new Date(env.clock.now()).toISOString() })
+      expect(data[0]).toMatchObject({
+        id: `evt_sample_${def.type.replace('.', '_')}`,
+        type: def.type,
+        mode: 'live',
+        sample: true,
+        timestamp: new Date(env.clock.now()).toISOString(),
+      })
       expect(Value.Check(def.data, data[0].data)).toBe(true)
       expect(await samples(`?event=${def.type}`)).toEqual(data)
     }
   })
 
-  test('without event: the whole catalogue as {event, description, sample}, in the key\'s mode', async () => {
+  test("without event: the whole catalogue as {event, description, sample}, in the key's mode", async () => {
     await world()
     const data = await samples()
     expect(data.map((d) => d.event)).toEqual(EVENT_CATALOGUE.map((e) => e.type))

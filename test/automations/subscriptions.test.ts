@@ -17,7 +17,10 @@ afterEach(() => {
 async function world(answer: Parameters<typeof receiver>[0] = () => ({ status: 200 }), env: Record<string, string> = {}, start = T0) {
   const e = await webhooksEnv({ clock: new ManualClock(start), env })
   const rx = receiver(answer)
-  cleanups.push(() => rx.stop(), () => e.cleanup())
+  cleanups.push(
+    () => rx.stop(),
+    () => e.cleanup(),
+  )
   return { env: e, rx }
 }
 
@@ -91,7 +94,14 @@ describe('subscribing', () => {
 
   test('https only, and never a private, link-local or metadata address unless the operator opted in', async () => {
     const { env } = await world(undefined, { LNK_WEBHOOK_ALLOW_HTTP: 'false', LNK_WEBHOOK_ALLOWED_CIDRS: '' })
-    for (const url of ['http://example.com/hook', 'https://10.0.0.7/hook', 'https://169.254.169.254/latest', 'https://127.0.0.1/hook', 'ftp://example.com/x', 'not a url']) {
+    for (const url of [
+      'http://example.com/hook',
+      'https://10.0.0.7/hook',
+      'https://169.254.169.254/latest',
+      'https://127.0.0.1/hook',
+      'ftp://example.com/x',
+      'not a url',
+    ]) {
       const r = await refused(env, { event: 'link.created', targetUrl: url })
       expect(r, url).toMatchObject({ status: 400, code: 'validation_failed' })
       expect(r.message, url).toContain('targetUrl')
@@ -125,7 +135,7 @@ describe('calls to the hook', () => {
     const second = await env.emit('link.created')
     await env.run()
     expect(rx.received.length).toBe(2)
-    const bodies = await Promise.all(rx.received.map((r) => verifyBoth(r, sub.secret))) as any[]
+    const bodies = (await Promise.all(rx.received.map((r) => verifyBoth(r, sub.secret)))) as any[]
     expect(bodies.map((b) => b.id).sort()).toEqual([first, second].sort())
     for (const b of bodies) expect(b).toMatchObject({ type: 'link.created', mode: 'live', data: { slug: 'launch' } })
     const ids = rx.received.map((r) => r.headers['webhook-id'])
@@ -281,7 +291,8 @@ describe('test keys', () => {
 
 test('an Idempotency-Key makes a retried subscribe answer the same subscription, not a second one', async () => {
   const { env, rx } = await world()
-  const send = () => env.api('/zapier/subscriptions', { method: 'POST', json: { event: 'link.created', hookUrl: rx.url() }, headers: { 'Idempotency-Key': 'zap-42' } })
+  const send = () =>
+    env.api('/zapier/subscriptions', { method: 'POST', json: { event: 'link.created', hookUrl: rx.url() }, headers: { 'Idempotency-Key': 'zap-42' } })
   const first = await body(await send())
   const again = await send()
   expect(again.status).toBe(201)

@@ -81,7 +81,7 @@ function keyPaths(value: unknown, prefix = ''): string[] {
 }
 
 describe('the app definition', () => {
-  test('passes core\'s schema validation', async () => {
+  test("passes core's schema validation", async () => {
     expect(await schemaErrors()).toEqual([])
   })
 
@@ -99,7 +99,7 @@ describe('the app definition', () => {
     expect(app.authentication.fields.map((f) => f.key).sort()).toEqual(['apiKey', 'baseUrl'])
   })
 
-  test('each static sample is an envelope whose fields the server\'s own sample of that event has', async () => {
+  test("each static sample is an envelope whose fields the server's own sample of that event has", async () => {
     // A new workspace has no events yet, so performList answers the server's synthetic sample.
     const fresh = await bootstrapAccount(lnk.env.rt)
     const freshConnection = { baseUrl: lnk.origin, apiKey: fresh.apiKey.key }
@@ -117,7 +117,7 @@ describe('the app definition', () => {
 })
 
 describe('authentication', () => {
-  test('the test step answers the key\'s workspace, and the label names it with the mode', async () => {
+  test("the test step answers the key's workspace, and the label names it with the mode", async () => {
     const me = await run(app.authentication.test, { authData: connection })
     expect(me.apiKey.mode).toBe('live')
     const label = await run(app.authentication.connectionLabel, { authData: connection, inputData: me })
@@ -131,7 +131,7 @@ describe('authentication', () => {
     }
   })
 
-  test('a wrong key fails the test with lnk\'s code', async () => {
+  test("a wrong key fails the test with lnk's code", async () => {
     const failed = run(app.authentication.test, { authData: { ...connection, apiKey: 'lnk_live_not_a_key' } })
     await expect(failed).rejects.toThrow(/\(unauthorized\)/)
   })
@@ -189,7 +189,7 @@ describe('a Zap on link.created', () => {
     await run(trigger.operation.performUnsubscribe, { authData: connection, subscribeData: probe })
   })
 
-  test('a hook answering 410 is removed on lnk\'s side; unsubscribing it later still succeeds', async () => {
+  test("a hook answering 410 is removed on lnk's side; unsubscribing it later still succeeds", async () => {
     const sub = await run(trigger.operation.performSubscribe, { authData: connection, targetUrl: rx.url('/gone') })
     expect((await subscriptions()).map((s) => s.id)).toContain(sub.id)
     await createLink('zap-gone')
@@ -204,12 +204,12 @@ describe('a Zap on link.created', () => {
     expect(await run(trigger.operation.performUnsubscribe, { authData: connection, subscribeData: sub })).toEqual({ id: sub.id, unsubscribed: true })
   })
 
-  test('lnk\'s refusal of a hook address reaches the user with its code', async () => {
+  test("lnk's refusal of a hook address reaches the user with its code", async () => {
     const refused = run(trigger.operation.performSubscribe, { authData: connection, targetUrl: 'not a url' })
     await expect(refused).rejects.toThrow(/\(validation_failed\)/)
   })
 
-  test('a test key\'s subscription is a test one, listed for test keys only', async () => {
+  test("a test key's subscription is a test one, listed for test keys only", async () => {
     const testKey = await makeKey(lnk.env.rt, (await workspace()).id, '*', 'test')
     const testConnection = { ...connection, apiKey: testKey.key as string }
     const sub = await run(trigger.operation.performSubscribe, { authData: testConnection, targetUrl: rx.url('/test-mode') })

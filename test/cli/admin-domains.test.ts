@@ -58,7 +58,14 @@ test('add-domain prints the id and the records to create; --json answers the dom
   expect(text.stdout).toMatch(new RegExp(`CNAME\\s+go\\.example\\.com\\s+${CNAME_TARGET.replaceAll('.', '\\.')}`))
 
   added = await lnkJson(['add-domain', '--workspace', 'ops', '--domain', 'bücher.example.org', '--root-redirect-url', 'https://example.org/'])
-  expect(added).toMatchObject({ domain: 'xn--bcher-kva.example.org', unicodeDomain: 'bücher.example.org', verificationStatus: 'pending', dnsStatus: 'unknown', served: false, rootRedirectUrl: 'https://example.org/' })
+  expect(added).toMatchObject({
+    domain: 'xn--bcher-kva.example.org',
+    unicodeDomain: 'bücher.example.org',
+    verificationStatus: 'pending',
+    dnsStatus: 'unknown',
+    served: false,
+    rootRedirectUrl: 'https://example.org/',
+  })
   expect(added.records.map((r: any) => [r.type, r.name])).toEqual([
     ['TXT', '_lnk-challenge.xn--bcher-kva.example.org'],
     ['CNAME', 'xn--bcher-kva.example.org'],
@@ -69,7 +76,9 @@ test('add-domain prints the id and the records to create; --json answers the dom
 test('verify-domain: pending before the records exist, verified once they do', async () => {
   const before = await lnk(['verify-domain', added.id])
   expect(before.code).toBe(0)
-  expect(before.stdout).toContain(`bücher.example.org (xn--bcher-kva.example.org) (${added.id}): verification pending, dns misconfigured, ssl unmanaged, not served`)
+  expect(before.stdout).toContain(
+    `bücher.example.org (xn--bcher-kva.example.org) (${added.id}): verification pending, dns misconfigured, ssl unmanaged, not served`,
+  )
   expect(before.stdout).toMatch(/TYPE\s+NAME\s+EXPECTED\s+SEEN/)
   expect(before.stdout).toMatch(new RegExp(`TXT\\s+_lnk-challenge\\.xn--bcher-kva\\.example\\.org\\s+${added.records[0].value}\\s+\\(none\\)\\s+missing`))
 
@@ -83,7 +92,9 @@ test('verify-domain: pending before the records exist, verified once they do', a
   const text = await lnk(['verify-domain', added.id])
   expect(text.code).toBe(0)
   expect(text.stdout).toContain(`(${added.id}): verification verified, dns ok, ssl unmanaged, served`)
-  expect(text.stdout).toMatch(new RegExp(`CNAME\\s+xn--bcher-kva\\.example\\.org\\s+${CNAME_TARGET.replaceAll('.', '\\.')}\\s+${CNAME_TARGET.replaceAll('.', '\\.')}\\s+ok`))
+  expect(text.stdout).toMatch(
+    new RegExp(`CNAME\\s+xn--bcher-kva\\.example\\.org\\s+${CNAME_TARGET.replaceAll('.', '\\.')}\\s+${CNAME_TARGET.replaceAll('.', '\\.')}\\s+ok`),
+  )
   expect(text.stdout).toContain('Next scheduled check: ')
 
   await forgetLastCheck(added.id)
@@ -109,7 +120,9 @@ test('list-domains: of one workspace or of every one, as lines or JSON', async (
   expect(text.code).toBe(0)
   const lines = text.stdout.trim().split('\n')
   expect(lines).toHaveLength(3)
-  expect(lines[1]).toMatch(new RegExp(`^${added.id}\\s+bücher\\.example\\.org \\(xn--bcher-kva\\.example\\.org\\)\\s+ws_\\S+\\s+verified\\s+dns ok\\s+ssl unmanaged\\s+served$`))
+  expect(lines[1]).toMatch(
+    new RegExp(`^${added.id}\\s+bücher\\.example\\.org \\(xn--bcher-kva\\.example\\.org\\)\\s+ws_\\S+\\s+verified\\s+dns ok\\s+ssl unmanaged\\s+served$`),
+  )
   expect(lines[2]).toMatch(new RegExp(`^${other.id}\\s+links\\.example\\.net\\s+ws_\\S+\\s+pending\\s+dns unknown\\s+ssl unmanaged\\s+not served$`))
   const none = await lnk(['list-domains', '--workspace', 'nope'])
   expect(none.code).toBe(1)

@@ -80,7 +80,10 @@ describe('admin commands with --json', () => {
   })
 
   test('create-key makes a test key with the permissions asked for', async () => {
-    const out = await runJson(['admin', 'create-key', '--workspace', 'acme-inc', '--name', 'ci', '--mode', 'test', '--permissions', 'links:read,links:write', '--json'], { dataDir: dir })
+    const out = await runJson(
+      ['admin', 'create-key', '--workspace', 'acme-inc', '--name', 'ci', '--mode', 'test', '--permissions', 'links:read,links:write', '--json'],
+      { dataDir: dir },
+    )
     expect(Object.keys(out).sort()).toEqual(['id', 'key', 'keyPrefix', 'mode', 'permissions'])
     expect(out.key).toMatch(/^lnk_test_[0-9A-Za-z]{32}$/)
     expect(out.keyPrefix).toBe(out.key.slice(0, 12))
@@ -218,7 +221,12 @@ describe('usage errors exit 2 with help on stderr', () => {
     ['admin backup without FILE', ['admin', 'backup'], /argument/, 'Usage: lnk admin backup'],
     ['an extra argument', ['migrate', 'now'], /now/, 'Usage: lnk migrate'],
     ['--mode bogus', ['admin', 'create-key', '--workspace', 'acme-inc', '--name', 'x', '--mode', 'bogus'], /--mode/, 'Usage: lnk admin create-key'],
-    ['--role bogus', ['admin', 'add-member', '--workspace', 'acme-inc', '--email', 'c@example.com', '--role', 'bogus'], /--role/, 'Usage: lnk admin add-member'],
+    [
+      '--role bogus',
+      ['admin', 'add-member', '--workspace', 'acme-inc', '--email', 'c@example.com', '--role', 'bogus'],
+      /--role/,
+      'Usage: lnk admin add-member',
+    ],
   ]
   for (const [name, args, message, help] of cases) {
     test(name, async () => {
@@ -262,7 +270,16 @@ describe('--help exits 0 and touches nothing', () => {
 
   test('serve --help lists every setting with its variable', async () => {
     const r = await runLnk(['serve', '--help'], { dataDir: dataDir() })
-    for (const name of ['LNK_PORT', 'LNK_HOST', 'LNK_DATA_DIR', 'LNK_BASE_URL', 'LNK_SHORT_DOMAINS', 'LNK_TRUST_PROXY', 'LNK_WEBHOOK_ALLOWED_CIDRS', 'LNK_WEBHOOK_ALLOW_HTTP']) {
+    for (const name of [
+      'LNK_PORT',
+      'LNK_HOST',
+      'LNK_DATA_DIR',
+      'LNK_BASE_URL',
+      'LNK_SHORT_DOMAINS',
+      'LNK_TRUST_PROXY',
+      'LNK_WEBHOOK_ALLOWED_CIDRS',
+      'LNK_WEBHOOK_ALLOW_HTTP',
+    ]) {
       expect(r.stdout).toContain(name)
     }
   })

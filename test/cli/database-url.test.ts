@@ -34,7 +34,10 @@ describe('lnk admin on PostgreSQL', () => {
 
 /** Bootstrap, then list keys, each with --database-url alone. */
 async function adminOn(pg: TestDatabase) {
-  const boot = await runLnk(['admin', 'bootstrap', '--email', 'flag@example.com', '--workspace', 'Flag', '--json', '--database-url', pg.url], { dataDir, timeoutMs: 30_000 })
+  const boot = await runLnk(['admin', 'bootstrap', '--email', 'flag@example.com', '--workspace', 'Flag', '--json', '--database-url', pg.url], {
+    dataDir,
+    timeoutMs: 30_000,
+  })
   expect(boot.code).toBe(0)
   const { workspace } = JSON.parse(boot.stdout) as { workspace: { slug: string } }
   const listed = await runLnk(['admin', 'list-keys', '--workspace', workspace.slug, '--json', '--database-url', pg.url], { dataDir, timeoutMs: 30_000 })

@@ -51,9 +51,18 @@ async function seed(): Promise<string> {
     }
     await post('/webhooks', { url: rx.url('/hook'), events: ['link.created'], customHeaders: [{ name: 'X-Team', value: 'growth' }] })
     await post('/bridge-pages', { title: 'Spring — page', templateSlug: 'link-in-bio' })
-    const spring = await post('/links', { destinationUrl: 'https://example.com/spring?x=1', slug: 'spring', title: 'Spring ☀', tags: ['spring', 'ads'], utmSource: 'news', clickLimit: 1000, publicStatsEnabled: true })
+    const spring = await post('/links', {
+      destinationUrl: 'https://example.com/spring?x=1',
+      slug: 'spring',
+      title: 'Spring ☀',
+      tags: ['spring', 'ads'],
+      utmSource: 'news',
+      clickLimit: 1000,
+      publicStatsEnabled: true,
+    })
     await post('/links', { destinationUrl: 'https://example.com/other', tags: ['other'], expiresAt: '2099-01-01T00:00:00.000Z', uniqueIpLimit: 500 })
-    for (let i = 1; i <= 12; i++) expect((await visit(env, spring.slug, { ip: `203.0.113.${i}`, ua: i % 2 ? UA.chrome : UA.iphone, referer: 'https://news.example/a' })).status).toBe(302)
+    for (let i = 1; i <= 12; i++)
+      expect((await visit(env, spring.slug, { ip: `203.0.113.${i}`, ua: i % 2 ? UA.chrome : UA.iphone, referer: 'https://news.example/a' })).status).toBe(302)
     await visit(env, spring.slug, { ip: '198.51.100.7', ua: 'curl/8.0' })
     await env.rt.modules.clicks.buffer.flush()
     for (let i = 0; i < 10 && rx.received.length === 0; i++) await env.rt.worker.runDue()
@@ -80,7 +89,14 @@ function dump(dataDir: string, exact = false): Record<string, string[]> {
           const r: Record<string, unknown> = {}
           for (const { name, kind } of table.columns) {
             const v = row[name]
-            r[name] = v === null ? null : kind === 'blob' ? `blob:${Buffer.from(v as Uint8Array).toString('hex')}` : kind === 'json' && !exact ? canonicalJson(JSON.parse(v as string)) : v
+            r[name] =
+              v === null
+                ? null
+                : kind === 'blob'
+                  ? `blob:${Buffer.from(v as Uint8Array).toString('hex')}`
+                  : kind === 'json' && !exact
+                    ? canonicalJson(JSON.parse(v as string))
+                    : v
           }
           return JSON.stringify(r)
         })
@@ -123,7 +139,23 @@ describe('SQLite → PostgreSQL → SQLite', () => {
   test('every row of every table arrives unchanged, blobs and sequences included', async () => {
     const original = dump(source)
     // What the seed must have produced for the round trip to prove anything.
-    for (const t of ['workspaces', 'api_keys', 'links', 'link_tags', 'clicks', 'link_rollups', 'workspace_rollups', 'link_visitors', 'webhook_endpoints', 'webhook_deliveries', 'webhook_attempts', 'bridge_pages', 'page_blocks', 'outbox', 'settings']) {
+    for (const t of [
+      'workspaces',
+      'api_keys',
+      'links',
+      'link_tags',
+      'clicks',
+      'link_rollups',
+      'workspace_rollups',
+      'link_visitors',
+      'webhook_endpoints',
+      'webhook_deliveries',
+      'webhook_attempts',
+      'bridge_pages',
+      'page_blocks',
+      'outbox',
+      'settings',
+    ]) {
       expect({ t, n: original[t]!.length }).not.toEqual({ t, n: 0 })
     }
     expect(original.link_rollups!.some((r) => r.includes('"visitors":"blob:'))).toBe(true)
@@ -162,7 +194,11 @@ describe('SQLite → PostgreSQL → SQLite', () => {
     expect(again.tables).toEqual(exported.tables)
     expect([...readFileSync(file('b.ndjson.gz')).subarray(0, 2)]).toEqual([0x1f, 0x8b])
     // Both exports carry the same rows (JSON by meaning: jsonb orders keys its own way).
-    const rowsOf = (path: string) => readLines(path).slice(1).map((l) => canonicalJson(JSON.parse(l))).sort()
+    const rowsOf = (path: string) =>
+      readLines(path)
+        .slice(1)
+        .map((l) => canonicalJson(JSON.parse(l)))
+        .sort()
     expect(rowsOf(file('b.ndjson.gz'))).toEqual(rowsOf(file('a.ndjson')))
     expect(JSON.parse(readLines(file('b.ndjson.gz'))[0]!).sequences).toEqual(header.sequences)
 
@@ -239,7 +275,7 @@ describe('refusals', () => {
     }
   }, 90_000)
 
-  test('a file cut short is refused by the header\'s row counts', async () => {
+  test("a file cut short is refused by the header's row counts", async () => {
     const lines = readLines(file('a.ndjson'))
     writeFileSync(file('short.ndjson'), lines.slice(0, -1).join('\n'))
     const dataDir = join(work, 'short')

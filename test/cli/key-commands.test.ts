@@ -22,7 +22,30 @@ beforeAll(async () => {
 test('update-key sets every restriction and "none" clears them', async () => {
   const schedule = { timezone: 'America/New_York', days: [1, 2, 3, 4, 5], startMinute: 540, endMinute: 1020 }
   const out = await runJson(
-    ['admin', 'update-key', key.id, '--name', 'ops key', '--permissions', 'links:read,analytics:read', '--allowed-ips', '192.0.2.0/24,2001:db8::/32', '--scope-domains', 'go.example', '--scope-tags', 'a,b', '--schedule', JSON.stringify(schedule), '--monthly-call-cap', '1000', '--rate-limit', '60', '--expires-at', '2099-01-01T00:00:00Z', '--json'],
+    [
+      'admin',
+      'update-key',
+      key.id,
+      '--name',
+      'ops key',
+      '--permissions',
+      'links:read,analytics:read',
+      '--allowed-ips',
+      '192.0.2.0/24,2001:db8::/32',
+      '--scope-domains',
+      'go.example',
+      '--scope-tags',
+      'a,b',
+      '--schedule',
+      JSON.stringify(schedule),
+      '--monthly-call-cap',
+      '1000',
+      '--rate-limit',
+      '60',
+      '--expires-at',
+      '2099-01-01T00:00:00Z',
+      '--json',
+    ],
     { dataDir: dir },
   )
   expect(out).toMatchObject({
@@ -36,8 +59,40 @@ test('update-key sets every restriction and "none" clears them', async () => {
     rateLimitOverride: 60,
     expiresAt: '2099-01-01T00:00:00.000Z',
   })
-  const cleared = await runJson(['admin', 'update-key', key.id, '--permissions', '*', '--allowed-ips', 'none', '--scope-domains', 'none', '--scope-tags', 'none', '--schedule', 'none', '--monthly-call-cap', 'none', '--rate-limit', 'none', '--expires-at', 'none', '--json'], { dataDir: dir })
-  expect(cleared).toMatchObject({ permissions: ['*'], allowedIps: [], scopeFilters: null, schedule: null, monthlyCallCap: null, rateLimitOverride: null, expiresAt: null })
+  const cleared = await runJson(
+    [
+      'admin',
+      'update-key',
+      key.id,
+      '--permissions',
+      '*',
+      '--allowed-ips',
+      'none',
+      '--scope-domains',
+      'none',
+      '--scope-tags',
+      'none',
+      '--schedule',
+      'none',
+      '--monthly-call-cap',
+      'none',
+      '--rate-limit',
+      'none',
+      '--expires-at',
+      'none',
+      '--json',
+    ],
+    { dataDir: dir },
+  )
+  expect(cleared).toMatchObject({
+    permissions: ['*'],
+    allowedIps: [],
+    scopeFilters: null,
+    schedule: null,
+    monthlyCallCap: null,
+    rateLimitOverride: null,
+    expiresAt: null,
+  })
 })
 
 test('pause-key and resume-key', async () => {
@@ -69,7 +124,9 @@ test('bad values are usage errors (exit 2) or refused settings (exit 1), each na
   const ip = await runLnk(['admin', 'update-key', key.id, '--allowed-ips', 'bogus'], { dataDir: dir })
   expect(ip.code).toBe(1)
   expect(ip.stderr).toContain('"bogus" is not an IPv4/IPv6 address or CIDR')
-  const zone = await runLnk(['admin', 'update-key', key.id, '--schedule', '{"timezone":"Mars/Olympus","days":[1],"startMinute":0,"endMinute":60}'], { dataDir: dir })
+  const zone = await runLnk(['admin', 'update-key', key.id, '--schedule', '{"timezone":"Mars/Olympus","days":[1],"startMinute":0,"endMinute":60}'], {
+    dataDir: dir,
+  })
   expect(zone.code).toBe(1)
   expect(zone.stderr).toContain('Mars/Olympus')
   const unknown = await runLnk(['admin', 'pause-key', 'key_nope'], { dataDir: dir })

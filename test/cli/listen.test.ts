@@ -28,8 +28,7 @@ async function until(what: string, check: () => boolean, timeoutMs = 5_000) {
   }
 }
 
-const envelope = (status: number, data: unknown, headers: Record<string, string> = {}) =>
-  Response.json({ success: true, data }, { status, headers })
+const envelope = (status: number, data: unknown, headers: Record<string, string> = {}) => Response.json({ success: true, data }, { status, headers })
 const failure = (status: number, code: string, message = code, headers: Record<string, string> = {}) =>
   Response.json({ success: false, error: { code, message, details: null } }, { status, headers })
 
@@ -64,7 +63,15 @@ function fakeApi() {
         opened.push(asked)
         const id = `cls_${++n}`
         sessions.set(id, [])
-        return envelope(201, { id, secret, mode: 'live', events: asked.events ?? ['*'], deviceName: asked.deviceName ?? null, pollWaitSeconds: 5, idleTimeoutSeconds: 60 })
+        return envelope(201, {
+          id,
+          secret,
+          mode: 'live',
+          events: asked.events ?? ['*'],
+          deviceName: asked.deviceName ?? null,
+          pollWaitSeconds: 5,
+          idleTimeoutSeconds: 60,
+        })
       }
       const del = /^\/v1\/webhooks\/cli\/sessions\/(.+)$/.exec(url.pathname)
       if (req.method === 'DELETE' && del) {
@@ -131,7 +138,13 @@ function receiver(answer: (hit: Hit) => Response | Promise<Response> = () => new
       }
     },
   })
-  return { hits, url: `${tls ? 'https' : 'http'}://127.0.0.1:${server.port}/hooks`, port: server.port!, maxInFlight: () => maxInFlight, stop: () => server.stop(true) }
+  return {
+    hits,
+    url: `${tls ? 'https' : 'http'}://127.0.0.1:${server.port}/hooks`,
+    port: server.port!,
+    maxInFlight: () => maxInFlight,
+    stop: () => server.stop(true),
+  }
 }
 
 let seq = 0
@@ -178,7 +191,13 @@ function harness(api: ReturnType<typeof fakeApi>, target: string, over: Partial<
     sleep,
     now: () => 1_000,
     deviceName: 'test-box',
-    report: createReporter({ format: 'json', out: (l) => lines.push(JSON.parse(l)), err: (l) => lines.push({ type: 'stderr', l }), color: { out: false, err: false }, now: () => 0 }),
+    report: createReporter({
+      format: 'json',
+      out: (l) => lines.push(JSON.parse(l)),
+      err: (l) => lines.push({ type: 'stderr', l }),
+      color: { out: false, err: false },
+      now: () => 0,
+    }),
     tuning: { pollWaitSeconds: 1, ...tuning },
   }
   const stop = new AbortController()
@@ -229,7 +248,13 @@ describe('settings from flags and environment', () => {
   test('the environment stands in for --api-key and --base-url; flags win', () => {
     const env = { LNK_API_KEY: 'lnk_live_env', LNK_BASE_URL: 'http://lnk.internal:9000' }
     const fromEnv = listenSettings({ 'forward-to': '3000' }, env)
-    expect(fromEnv).toMatchObject({ apiKey: 'lnk_live_env', apiBase: 'http://lnk.internal:9000/v1', target: 'http://localhost:3000/', format: 'text', events: undefined })
+    expect(fromEnv).toMatchObject({
+      apiKey: 'lnk_live_env',
+      apiBase: 'http://lnk.internal:9000/v1',
+      target: 'http://localhost:3000/',
+      format: 'text',
+      events: undefined,
+    })
     const fromFlags = listenSettings({ 'forward-to': '3000', 'api-key': 'lnk_live_flag', 'base-url': 'https://x.test', events: 'link.*, domain.created,' }, env)
     expect(fromFlags).toMatchObject({ apiKey: 'lnk_live_flag', apiBase: 'https://x.test/v1', events: ['link.*', 'domain.created'] })
     expect(listenSettings({ 'forward-to': '3000', 'api-key': 'k' }, {}).apiBase).toBe('http://localhost:8080/v1')
@@ -256,10 +281,15 @@ describe('settings from flags and environment', () => {
 })
 
 describe('forwarding', () => {
-  test('POSTs the exact body bytes with the event\'s headers and the -H extras, and says so', async () => {
+  test("POSTs the exact body bytes with the event's headers and the -H extras, and says so", async () => {
     const api = track(fakeApi())
     const app = track(receiver())
-    const h = harness(api, app.url, { headers: [['X-Tenant', 'acme'], ['Webhook-Extra', 'yes']] })
+    const h = harness(api, app.url, {
+      headers: [
+        ['X-Tenant', 'acme'],
+        ['Webhook-Extra', 'yes'],
+      ],
+    })
     const done = h.start()
     await until('the session', () => h.of('ready').length === 1)
     expect(h.of('ready')[0]).toMatchObject({ session: 'cls_1', secret: SECRET, mode: 'live', events: ['*'], forwardTo: app.url })
@@ -299,7 +329,9 @@ describe('forwarding', () => {
     // Three taken (one at the app, two waiting); the other seven are still the server's, and no poll asked.
     expect(api.sessions.get('cls_1')!.length).toBe(7)
     expect(api.polls()).toBe(before)
-    const limits = api.requests.filter((r) => r.path.startsWith('/v1/webhooks/cli/events')).map((r) => Number(new URL(r.path, api.origin).searchParams.get('limit')))
+    const limits = api.requests
+      .filter((r) => r.path.startsWith('/v1/webhooks/cli/events'))
+      .map((r) => Number(new URL(r.path, api.origin).searchParams.get('limit')))
     for (const limit of limits) expect(limit).toBeLessThanOrEqual(3)
     release()
     await until('every forward', () => h.of('forwarded').length === 10)
@@ -435,7 +467,9 @@ describe('forwarding', () => {
 
   test('a redirect is shown, never followed', async () => {
     const api = track(fakeApi())
-    const app = track(receiver((hit) => (hit.path === '/hooks' ? new Response(null, { status: 307, headers: { location: '/elsewhere' } }) : new Response('followed'))))
+    const app = track(
+      receiver((hit) => (hit.path === '/hooks' ? new Response(null, { status: 307, headers: { location: '/elsewhere' } }) : new Response('followed'))),
+    )
     const h = harness(api, app.url)
     const done = h.start()
     await until('the session', () => h.of('ready').length === 1)
@@ -620,7 +654,13 @@ describe('text output', () => {
   const lines = (color: boolean) => {
     const out: string[] = []
     const err: string[] = []
-    const r = createReporter({ format: 'text', out: (l) => out.push(l), err: (l) => err.push(l), color: { out: color, err: color }, now: () => Date.UTC(2025, 0, 2, 3, 4, 5) })
+    const r = createReporter({
+      format: 'text',
+      out: (l) => out.push(l),
+      err: (l) => err.push(l),
+      color: { out: color, err: color },
+      now: () => Date.UTC(2025, 0, 2, 3, 4, 5),
+    })
     r.ready(session, 'http://localhost:3000/')
     r.received({ id: 'evt_1', type: 'link.created' })
     r.forwarded({ id: 'evt_1', type: 'link.created' }, { kind: 'answered', status: 200, ms: 12, attempts: 1, location: null }, 'http://localhost:3000/')
@@ -654,7 +694,12 @@ describe('the command as a process', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
   test('usage errors exit 2 with the help', async () => {
-    for (const args of [['listen', '--forward-to', '3000'], ['listen', '--api-key', 'k'], ['listen', '--api-key', 'k', '--forward-to', 'ftp://x'], ['listen', '--api-key', 'k', '--forward-to', '3000', '--nope']]) {
+    for (const args of [
+      ['listen', '--forward-to', '3000'],
+      ['listen', '--api-key', 'k'],
+      ['listen', '--api-key', 'k', '--forward-to', 'ftp://x'],
+      ['listen', '--api-key', 'k', '--forward-to', '3000', '--nope'],
+    ]) {
       const r = await runLnk(args, { dataDir: dir })
       expect(r.code).toBe(2)
       expect(r.stderr).toContain('Usage: lnk listen')

@@ -28,20 +28,43 @@ let made = 0
 async function link(limits: { clickLimit?: number; uniqueIpLimit?: number }) {
   const id = `lnk_r${++made}`
   await engines.pg.insert(pgs.links).values({
-    id, workspaceId: 'ws_1', domain: 'lnk.test', slug: id, destinationUrl: 'https://example.com/', tags: [], redirectStatus: 302,
-    publicStatsEnabled: false, deepLinkEnabled: false, captchaEnabled: false, consentRequired: false, conversionTracking: false,
-    isActive: true, isArchived: false, isTest: false, totalClicks: 0, uniqueClicks: 0, searchText: id, createdAt: T0, updatedAt: T0,
-    clickLimit: limits.clickLimit ?? null, uniqueIpLimit: limits.uniqueIpLimit ?? null,
+    id,
+    workspaceId: 'ws_1',
+    domain: 'lnk.test',
+    slug: id,
+    destinationUrl: 'https://example.com/',
+    tags: [],
+    redirectStatus: 302,
+    publicStatsEnabled: false,
+    deepLinkEnabled: false,
+    captchaEnabled: false,
+    consentRequired: false,
+    conversionTracking: false,
+    isActive: true,
+    isArchived: false,
+    isTest: false,
+    totalClicks: 0,
+    uniqueClicks: 0,
+    searchText: id,
+    createdAt: T0,
+    updatedAt: T0,
+    clickLimit: limits.clickLimit ?? null,
+    uniqueIpLimit: limits.uniqueIpLimit ?? null,
   })
   return id
 }
 
 async function stored(id: string) {
-  const [row] = await engines.sql`SELECT total_clicks::int AS total, unique_clicks::int AS uniq, (SELECT count(*)::int FROM link_addresses WHERE link_id = ${id}) AS addresses FROM links WHERE id = ${id}`
+  const [row] =
+    await engines.sql`SELECT total_clicks::int AS total, unique_clicks::int AS uniq, (SELECT count(*)::int FROM link_addresses WHERE link_id = ${id}) AS addresses FROM links WHERE id = ${id}`
   return row as { total: number; uniq: number; addresses: number }
 }
 
-const tally = (verdicts: string[]) => verdicts.reduce<Record<string, number>>((t, v) => ({ ...t, [v]: (t[v] ?? 0) + 1 }), {})
+const tally = (verdicts: string[]) => {
+  const counts: Record<string, number> = {}
+  for (const v of verdicts) counts[v] = (counts[v] ?? 0) + 1
+  return counts
+}
 
 test('clickLimit: 40 concurrent reservations, exactly 10 accepted and counted', async () => {
   const id = await link({ clickLimit: 10 })
@@ -81,11 +104,24 @@ test('the flush stores reserved clicks and their visitors, but adds neither tota
   expect(await repo.reserveClick(id, 'addr_x', T0)).toBe('ok')
   expect(await repo.reserveClick(id, 'addr_y', T0)).toBe('ok')
   const click = (n: number, ip: string, newAddress: string | null, counted: boolean): ClickRecord => ({
-    id: `clk_r${n}`, linkId: id, workspaceId: 'ws_1', clickedAt: T0 + n, ip, userAgent: 'Mozilla/5.0 test', referrer: null, referrerHost: null,
-    newAddress, isBot: false, announce: false, counted,
+    id: `clk_r${n}`,
+    linkId: id,
+    workspaceId: 'ws_1',
+    clickedAt: T0 + n,
+    ip,
+    userAgent: 'Mozilla/5.0 test',
+    referrer: null,
+    referrerHost: null,
+    newAddress,
+    isBot: false,
+    announce: false,
+    counted,
   })
   // Two reserved clicks, and one counted the plain way (as a click from before the link had its limit).
-  await repo.writeBatch({ clicks: [click(1, '203.0.113.1', 'addr_x', true), click(2, '203.0.113.2', 'addr_y', true), click(3, '203.0.113.3', 'addr_z', false)], counts: [] }, T0 + 10)
+  await repo.writeBatch(
+    { clicks: [click(1, '203.0.113.1', 'addr_x', true), click(2, '203.0.113.2', 'addr_y', true), click(3, '203.0.113.3', 'addr_z', false)], counts: [] },
+    T0 + 10,
+  )
   expect(await stored(id)).toEqual({ total: 3, uniq: 3, addresses: 3 })
   const [{ n }] = await engines.sql`SELECT count(*)::int AS n FROM clicks WHERE link_id = ${id}`
   expect(n).toBe(3)

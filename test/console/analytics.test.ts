@@ -35,7 +35,8 @@ beforeAll(async () => {
 afterAll(() => server.stop())
 
 /** The figure shown under a total's label ("Clicks", "Revenue", …). */
-const stat = (label: string) => `[...document.querySelectorAll('dl.totals > div')].find((d) => d.querySelector('dt').textContent === ${JSON.stringify(label)})?.querySelector('dd').textContent`
+const stat = (label: string) =>
+  `[...document.querySelectorAll('dl.totals > div')].find((d) => d.querySelector('dt').textContent === ${JSON.stringify(label)})?.querySelector('dd').textContent`
 
 /** Polls the page until the Clicks total reads `want`, pressing Refresh whenever the figures are not loading. */
 async function untilClicks(page: ConsolePage, want: string) {
@@ -48,7 +49,8 @@ async function untilClicks(page: ConsolePage, want: string) {
 }
 
 /** The text of one bar list ("Countries", "Browsers", …). */
-const barList = (page: ConsolePage, title: string) => page.evaluate<string>(`document.querySelector('section.breakdown[aria-label=${JSON.stringify(title)}]')?.innerText ?? ''`)
+const barList = (page: ConsolePage, title: string) =>
+  page.evaluate<string>(`document.querySelector('section.breakdown[aria-label=${JSON.stringify(title)}]')?.innerText ?? ''`)
 
 /** The query strings of the console's timeline requests, as the browser sent them. */
 function timelineRequests(page: ConsolePage): URLSearchParams[] {
@@ -80,7 +82,11 @@ describe('console analytics', () => {
       // The table row with one click is the API's bucket for the same range, and it holds the visit's time.
       const tz = await page.evaluate<string>('Intl.DateTimeFormat().resolvedOptions().timeZone')
       const [from, to] = await page.evaluate<string[]>(`[...document.querySelectorAll('.range-line time')].map((t) => t.dateTime)`)
-      const timeline = await call(server, 'GET', `/analytics/timeline?from=${encodeURIComponent(from!)}&to=${encodeURIComponent(to!)}&tz=${encodeURIComponent(tz)}&interval=hour&linkId=${link.id}`)
+      const timeline = await call(
+        server,
+        'GET',
+        `/analytics/timeline?from=${encodeURIComponent(from!)}&to=${encodeURIComponent(to!)}&tz=${encodeURIComponent(tz)}&interval=hour&linkId=${link.id}`,
+      )
       const clicked = timeline.buckets.filter((b: any) => b.clicks > 0)
       expect(clicked).toHaveLength(1)
       const bucket = clicked[0]
@@ -100,7 +106,9 @@ describe('console analytics', () => {
       expect(await barList(page, 'Operating systems')).toContain('Linux')
       expect(await barList(page, 'Referrers')).toContain('Direct (no referrer)')
       expect(await page.evaluate<string>(`document.querySelector('.link-facts').innerText`)).toContain(link.shortUrl)
-      expect(await page.evaluate<string | null>(`[...document.querySelectorAll('main a')].find((a) => a.textContent === 'Link settings')?.getAttribute('href')`)).toBe(`#/links/${link.id}`)
+      expect(
+        await page.evaluate<string | null>(`[...document.querySelectorAll('main a')].find((a) => a.textContent === 'Link settings')?.getAttribute('href')`),
+      ).toBe(`#/links/${link.id}`)
 
       await page.press('Show the figures as a table')
       await page.checkScreen('analytics-link')
@@ -115,7 +123,9 @@ describe('console analytics', () => {
       await untilClicks(page, '1')
       expect(await page.evaluate<string>(stat('Links'))).toBe('1')
       await page.waitFor(`document.querySelectorAll('section[aria-labelledby=top-links] tbody a').length > 0`)
-      const top = await page.evaluate<{ text: string; href: string }[]>(`[...document.querySelectorAll('section[aria-labelledby=top-links] tbody a')].map((a) => ({ text: a.textContent, href: a.getAttribute('href') }))`)
+      const top = await page.evaluate<{ text: string; href: string }[]>(
+        `[...document.querySelectorAll('section[aria-labelledby=top-links] tbody a')].map((a) => ({ text: a.textContent, href: a.getAttribute('href') }))`,
+      )
       expect(top).toEqual([
         { text: 'Spring sale', href: `#/analytics/links/${link.id}?range=24h` },
         { text: 'Settings', href: `#/links/${link.id}` },
@@ -132,12 +142,19 @@ describe('console analytics', () => {
       await page.see('Clicks over time')
       const tz = await page.evaluate<string>('Intl.DateTimeFormat().resolvedOptions().timeZone')
       /** The browser's local date `days` days ago, or the first of the month `months` months ago. */
-      const localDate = (expr: string) => page.evaluate<string>(`(() => { const d = ${expr}; return d.getFullYear() + '-' + String(d.getMonth() + 1).padStart(2, '0') + '-' + String(d.getDate()).padStart(2, '0') })()`)
+      const localDate = (expr: string) =>
+        page.evaluate<string>(
+          `(() => { const d = ${expr}; return d.getFullYear() + '-' + String(d.getMonth() + 1).padStart(2, '0') + '-' + String(d.getDate()).padStart(2, '0') })()`,
+        )
       const last = () => Object.fromEntries(asked.at(-1)!)
 
       // The default is 30 days, in days, in the viewer's zone.
       await untilClicks(page, '1')
-      expect(last()).toEqual({ from: await localDate('new Date(new Date().getFullYear(), new Date().getMonth(), new Date().getDate() - 29)'), tz, interval: 'day' })
+      expect(last()).toEqual({
+        from: await localDate('new Date(new Date().getFullYear(), new Date().getMonth(), new Date().getDate() - 29)'),
+        tz,
+        interval: 'day',
+      })
       await page.checkScreen('analytics-workspace')
 
       await page.press('12 months')
@@ -159,7 +176,11 @@ describe('console analytics', () => {
       await page.press('7 days')
       await page.waitFor(`location.hash.includes('range=7d')`)
       await page.waitFor(`document.querySelectorAll('.chart-table tbody tr').length === 7`)
-      expect(last()).toEqual({ from: await localDate('new Date(new Date().getFullYear(), new Date().getMonth(), new Date().getDate() - 6)'), tz, interval: 'day' })
+      expect(last()).toEqual({
+        from: await localDate('new Date(new Date().getFullYear(), new Date().getMonth(), new Date().getDate() - 6)'),
+        tz,
+        interval: 'day',
+      })
 
       // A custom range with its end before its start is refused in words, and not asked for.
       const before = asked.length

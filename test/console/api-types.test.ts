@@ -100,8 +100,14 @@ export async function refused(id: string) {
 test("the console's calls are typed by the generated paths: tsc refuses what the document does not allow", async () => {
   const src = join(ROOT, 'web/console/src')
   writeFileSync(join(dir, 'calls.ts'), CALLS(src))
-  writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify({ extends: join(ROOT, 'web/console/tsconfig.json'), compilerOptions: { noEmit: true }, include: [], files: ['calls.ts'] }))
-  const proc = Bun.spawn([process.execPath, join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(dir, 'tsconfig.json'), '--pretty', 'false'], { stdout: 'pipe', stderr: 'pipe' })
+  writeFileSync(
+    join(dir, 'tsconfig.json'),
+    JSON.stringify({ extends: join(ROOT, 'web/console/tsconfig.json'), compilerOptions: { noEmit: true }, include: [], files: ['calls.ts'] }),
+  )
+  const proc = Bun.spawn([process.execPath, join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', join(dir, 'tsconfig.json'), '--pretty', 'false'], {
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
   expect({ code, output: `${stdout}${stderr}`.trim() }).toEqual({ code: 0, output: '' })
 }, 60_000)

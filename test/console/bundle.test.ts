@@ -64,7 +64,11 @@ describe('serving /console', () => {
   })
 
   test('console is a reserved slug, so no link can take its place', async () => {
-    const res = await server.lnk.env.request('/v1/links', { method: 'POST', key: server.api.key, json: { destinationUrl: 'https://example.com/', slug: 'console' } })
+    const res = await server.lnk.env.request('/v1/links', {
+      method: 'POST',
+      key: server.api.key,
+      json: { destinationUrl: 'https://example.com/', slug: 'console' },
+    })
     expect(res.status).toBe(400)
     const payload: any = await res.json()
     expect(payload.error.message).toContain('reserved')

@@ -46,7 +46,9 @@ describe('API keys screens', () => {
       await page.check('links:read')
       await page.fill('Allowed IPs and CIDRs', '127.0.0.1\nnot-an-address')
       await page.press('Create key')
-      await page.waitFor(`[...document.querySelectorAll('.field-error')].some((e) => e.textContent.includes('not-an-address') && e.closest('.field')?.querySelector('textarea'))`)
+      await page.waitFor(
+        `[...document.querySelectorAll('.field-error')].some((e) => e.textContent.includes('not-an-address') && e.closest('.field')?.querySelector('textarea'))`,
+      )
       await page.checkScreen('keys-new-error')
 
       const today = berlinToday()
@@ -126,7 +128,12 @@ describe('API keys screens', () => {
       await page.check('Only at certain times', false)
       await page.press('Save changes')
       await page.waitFor(`document.querySelector('h1')?.textContent.includes('renamed')`)
-      expect(await call(server, 'GET', `/api-keys/${made.id}`)).toMatchObject({ name: 'restricted, renamed', scopeFilters: { domains: ['go.example.test'] }, schedule: null, monthlyCallCap: 1000 })
+      expect(await call(server, 'GET', `/api-keys/${made.id}`)).toMatchObject({
+        name: 'restricted, renamed',
+        scopeFilters: { domains: ['go.example.test'] },
+        schedule: null,
+        monthlyCallCap: 1000,
+      })
 
       // An edit the server refuses shows next to its field.
       await page.fill('Expires at', '2001-01-01T00:00')

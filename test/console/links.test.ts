@@ -41,7 +41,9 @@ async function downloaded(page: ConsolePage, dir: string, suffix: string): Promi
     if (done) return readFileSync(join(dir, done))
     await Bun.sleep(100)
   }
-  throw new Error(`no ${suffix} arrived in ${dir}: ${readdirSync(dir).join(', ')}; page says ${await page.evaluate<string>('document.body.innerText.slice(0, 500)')}`)
+  throw new Error(
+    `no ${suffix} arrived in ${dir}: ${readdirSync(dir).join(', ')}; page says ${await page.evaluate<string>('document.body.innerText.slice(0, 500)')}`,
+  )
 }
 
 /** The error text shown next to the field labelled `label`, or null. */
@@ -87,7 +89,14 @@ describe('links screens', () => {
       await page.waitFor(`document.querySelector('h1')?.textContent === 'Link spring-sale'`)
 
       const [made] = (await call(server, 'GET', '/links?search=spring-sale')) as any[]
-      expect(made).toMatchObject({ slug: 'spring-sale', hasPassword: true, utmCampaign: 'spring', utmSource: 'newsletter', title: 'Spring sale', ogTitle: 'Flowers for less' })
+      expect(made).toMatchObject({
+        slug: 'spring-sale',
+        hasPassword: true,
+        utmCampaign: 'spring',
+        utmSource: 'newsletter',
+        title: 'Spring sale',
+        ogTitle: 'Flowers for less',
+      })
       expect(made.password).toBeUndefined()
       expect(await hash(page)).toBe(`#/links/${made.id}`)
 
@@ -179,7 +188,15 @@ describe('links screens', () => {
       await page.open('/links/bulk')
       await page.see('Links, one per line')
       await page.checkScreen('links-bulk')
-      await page.fill('Links, one per line', ['destinationUrl,slug,title,tags', 'https://a.example/,bulk-a,First,x;y', 'not a url,bulk-bad,Broken,', '"https://c.example/?q=1,2",bulk-c,Third,'].join('\n'))
+      await page.fill(
+        'Links, one per line',
+        [
+          'destinationUrl,slug,title,tags',
+          'https://a.example/,bulk-a,First,x;y',
+          'not a url,bulk-bad,Broken,',
+          '"https://c.example/?q=1,2",bulk-c,Third,',
+        ].join('\n'),
+      )
       await page.press('Create 3 links')
       await page.waitFor(`(() => { const p = document.querySelector('progress'); return p && p.value === 3 && p.max === 3 })()`)
       await page.see('2 created, 1 failed')

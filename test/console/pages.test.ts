@@ -62,7 +62,11 @@ describe('bridge pages', () => {
       await page.press('Create page')
       const id = await editorOf(page)
       const made = await call(server, 'GET', `/bridge-pages/${id}`)
-      expect({ title: made.title, slug: made.slug, templateSlug: made.templateSlug }).toEqual({ title: 'Console e2e page', slug: 'console-e2e', templateSlug: 'link-in-bio' })
+      expect({ title: made.title, slug: made.slug, templateSlug: made.templateSlug }).toEqual({
+        title: 'Console e2e page',
+        slug: 'console-e2e',
+        templateSlug: 'link-in-bio',
+      })
       await page.waitFor(frameShows('Your name'))
       const before = made.blockCount as number
 

@@ -27,7 +27,8 @@ const LISTS = ['/links', '/analytics', '/domains', '/pages', '/webhooks', '/keys
 const DETAILS: string[] = []
 
 /** Names of controls that change something: none may be offered to a key without the write permission. */
-const FORBIDDEN = /^\W*(new|create|add|edit|delete|remove|save|update|pause|resume|rotate|revoke|replay|retry delivery|verify|send test|archive|unarchive|restore|upload|import|bulk|duplicate|append|move|publish|disable|enable)\b/i
+const FORBIDDEN =
+  /^\W*(new|create|add|edit|delete|remove|save|update|pause|resume|rotate|revoke|replay|retry delivery|verify|send test|archive|unarchive|restore|upload|import|bulk|duplicate|append|move|publish|disable|enable)\b/i
 
 /** The names of every button, link, submit input and role=button in the main region that look like edits. */
 const editControls = (page: ConsolePage) =>

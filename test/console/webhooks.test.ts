@@ -40,13 +40,13 @@ describe('webhooks console', () => {
       await withConsole(server, size, async (page) => {
         // A test key sees test endpoints only, and there are none: the empty list.
         await page.signIn(server.api.testKey)
-      await page.open('/webhooks')
+        await page.open('/webhooks')
         await page.see('No webhook endpoints yet')
         await page.checkScreen('webhooks-empty')
         await page.evaluate(`sessionStorage.clear()`)
 
         await page.signIn(server.api.key)
-      await page.open('/webhooks')
+        await page.open('/webhooks')
         await page.press('New endpoint')
         await page.see('New webhook endpoint')
         await page.see('link.created')
@@ -209,13 +209,26 @@ describe('webhooks console', () => {
     const made = await call(server, 'POST', '/webhooks', { url: rx.url('/read'), name: 'Read me', events: ['*'] })
     const ping = await call(server, 'POST', `/webhooks/${made.id}/test`)
     const reader = await call(server, 'POST', '/api-keys', { name: 'webhooks reader', permissions: ['webhooks:read'] })
-    const controls = ['New endpoint', 'Pause', 'Resume', 'Send test ping', 'Rotate secret', 'Delete endpoint', 'Replay all dead', 'Edit settings', 'Replay', 'Create endpoint']
+    const controls = [
+      'New endpoint',
+      'Pause',
+      'Resume',
+      'Send test ping',
+      'Rotate secret',
+      'Delete endpoint',
+      'Replay all dead',
+      'Edit settings',
+      'Replay',
+      'Create endpoint',
+    ]
     const shownControls = (page: ConsolePage) =>
-      page.evaluate<string[]>(`[...document.querySelectorAll('button, a, summary')].map((el) => el.textContent.trim()).filter((t) => ${JSON.stringify(controls)}.includes(t))`)
+      page.evaluate<string[]>(
+        `[...document.querySelectorAll('button, a, summary')].map((el) => el.textContent.trim()).filter((t) => ${JSON.stringify(controls)}.includes(t))`,
+      )
     for (const size of [PHONE, DESKTOP]) {
       await withConsole(server, size, async (page) => {
         await page.signIn(reader.key)
-      await page.open('/webhooks')
+        await page.open('/webhooks')
         await page.see('Read me')
         expect(await shownControls(page)).toEqual([])
         await page.checkScreen('webhooks-list-read-only')

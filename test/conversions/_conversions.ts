@@ -90,7 +90,9 @@ export interface ConversionRow {
 export async function conversionRows(env: TestEnv): Promise<ConversionRow[]> {
   const written = new Map((await conversionEvents(env)).map((e) => [e.data.conversion.id as string, e.seq]))
   const order = (r: ConversionRow) => written.get(r.id) ?? Number.MAX_SAFE_INTEGER
-  return (await sql<ConversionRow>(env, 'SELECT * FROM conversions')).sort((a, b) => a.created_at - b.created_at || order(a) - order(b) || a.id.localeCompare(b.id))
+  return (await sql<ConversionRow>(env, 'SELECT * FROM conversions')).sort(
+    (a, b) => a.created_at - b.created_at || order(a) - order(b) || a.id.localeCompare(b.id),
+  )
 }
 
 export const conversionEvents = async (env: TestEnv) =>

@@ -66,7 +66,9 @@ test('the documented snippet records conversions from a destination page in Chro
     expect(clickId).toMatch(/^clk_[0-9A-Za-z]{20}$/)
 
     // sendBeacon, as text/plain, on the landing page itself (the click may not even be written yet).
-    await page.evaluate("window.beacons = []; const send = navigator.sendBeacon.bind(navigator); navigator.sendBeacon = (u, b) => (beacons.push(typeof b), send(u, b))")
+    await page.evaluate(
+      'window.beacons = []; const send = navigator.sendBeacon.bind(navigator); navigator.sendBeacon = (u, b) => (beacons.push(typeof b), send(u, b))',
+    )
     expect(await page.evaluate("lnkConvert('signup', { metadata: { plan: 'pro' } })")).toBe(true)
     expect(await page.evaluate('beacons')).toEqual(['string'])
     const signup = await stored('signup')

@@ -66,8 +66,17 @@ describe('a resent beacon', () => {
     }
     expect(ids.size).toBe(variants.length)
     // Written differently, the same JSON: 10 and 1e1 are one number, whitespace and key order do not count.
-    expect((await beacon(env, null, { raw: `{"clickId":"${clickId}","eventName":"purchase","value":10,"currency":"EUR","metadata":{"orderId":"B-1","n":1}}` })).status).toBe(201)
-    expect((await beacon(env, null, { raw: `{ "metadata": { "n": 1.0, "orderId": "B-1" }, "value": 1e1, "currency": "EUR", "eventName": "purchase", "clickId": "${clickId}" }` })).status).toBe(200)
+    expect(
+      (await beacon(env, null, { raw: `{"clickId":"${clickId}","eventName":"purchase","value":10,"currency":"EUR","metadata":{"orderId":"B-1","n":1}}` }))
+        .status,
+    ).toBe(201)
+    expect(
+      (
+        await beacon(env, null, {
+          raw: `{ "metadata": { "n": 1.0, "orderId": "B-1" }, "value": 1e1, "currency": "EUR", "eventName": "purchase", "clickId": "${clickId}" }`,
+        })
+      ).status,
+    ).toBe(200)
   })
 
   test('counts again from 24 h after the first, and its resends are then counted against the second', async () => {

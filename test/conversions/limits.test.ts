@@ -84,7 +84,9 @@ describe('16 KiB body limit', () => {
 
   test('an application/json body without Content-Length is measured too', async () => {
     const before = await written(env)
-    const r = await refusal(await beacon(env, { clickId, eventName: 'big', metadata: { pad: 'x'.repeat(CONVERSION_BODY_LIMIT) } }, { type: 'application/json' }))
+    const r = await refusal(
+      await beacon(env, { clickId, eventName: 'big', metadata: { pad: 'x'.repeat(CONVERSION_BODY_LIMIT) } }, { type: 'application/json' }),
+    )
     expect(r).toMatchObject({ status: 413, code: 'payload_too_large', cors: '*' })
     expect(await written(env)).toEqual(before)
   })
@@ -97,7 +99,11 @@ describe('16 KiB body limit', () => {
       },
     })
     const res = await env.app.handle(
-      new Request(BEACON_URL, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': String(CONVERSION_BODY_LIMIT + 1), 'x-forwarded-for': '192.0.2.250' }, body: stream }),
+      new Request(BEACON_URL, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'content-length': String(CONVERSION_BODY_LIMIT + 1), 'x-forwarded-for': '192.0.2.250' },
+        body: stream,
+      }),
     )
     expect(await refusal(res)).toMatchObject({ status: 413, code: 'payload_too_large', cors: '*' })
   })
@@ -109,13 +115,17 @@ describe('16 KiB body limit', () => {
       lnk = await startLnk()
       const owner = await account(lnk.env)
       const link = await owner.make({ destinationUrl: 'https://shop.example/', conversionTracking: true })
-      const res = await fetch(link.shortUrl, { redirect: 'manual', headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36' } })
+      const res = await fetch(link.shortUrl, {
+        redirect: 'manual',
+        headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0.0.0 Safari/537.36' },
+      })
       cid = new URL(res.headers.get('location')!).searchParams.get('lnk_cid')!
     })
     afterAll(() => lnk?.stop())
 
     test('16384 bytes are accepted, 16385 refused with the envelope, as JSON and as text/plain', async () => {
-      const post = (payload: string, type: string) => fetch(`${lnk.origin}/v1/conversions`, { method: 'POST', headers: { 'content-type': type, origin: 'https://shop.example' }, body: payload })
+      const post = (payload: string, type: string) =>
+        fetch(`${lnk.origin}/v1/conversions`, { method: 'POST', headers: { 'content-type': type, origin: 'https://shop.example' }, body: payload })
       for (const type of ['application/json', 'text/plain;charset=UTF-8']) {
         const json = JSON.stringify({ clickId: cid, eventName: type })
         const ok = await post(json + ' '.repeat(CONVERSION_BODY_LIMIT - json.length), type)

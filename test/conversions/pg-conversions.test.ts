@@ -54,7 +54,7 @@ describe('a beacon on PostgreSQL', () => {
     expect(await stored(a, 'SELECT id FROM conversions WHERE click_id = $1', clickId)).toHaveLength(1)
   })
 
-  test('that overtakes its click\'s flush is still attributed (the node flushes its clicks first)', async () => {
+  test("that overtakes its click's flush is still attributed (the node flushes its clicks first)", async () => {
     const link = await trackedLink(api)
     const clickId = await clickOn(node(a), link)
     const res = await send(a, { clickId, eventName: 'signup' })
@@ -84,7 +84,8 @@ describe('a beacon on PostgreSQL', () => {
     const ip = '198.51.100.77'
     const statuses: number[] = []
     // An unknown click (404) still counts: the limit is taken before the beacon is read.
-    for (let i = 0; i < CONVERSIONS_PER_MINUTE; i++) statuses.push((await beacon(node(i % 2 ? a : b), { clickId: 'clk_00000000000000000000', eventName: 'x' }, { ip })).status)
+    for (let i = 0; i < CONVERSIONS_PER_MINUTE; i++)
+      statuses.push((await beacon(node(i % 2 ? a : b), { clickId: 'clk_00000000000000000000', eventName: 'x' }, { ip })).status)
     expect(statuses.filter((s) => s !== 404)).toEqual([])
     for (const env of [a, b]) {
       const refused = await beacon(node(env), { clickId: 'clk_00000000000000000000', eventName: 'x' }, { ip })

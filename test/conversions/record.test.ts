@@ -36,7 +36,11 @@ describe('an accepted beacon', () => {
     const link = await trackedLink(api)
     const clickId = await clickOn(env, link)
     await env.rt.modules.clicks.buffer.flush()
-    const res = await beacon(env, { clickId, eventName: 'purchase', value: 19.99, currency: 'EUR', metadata: { orderId: 'A-1001', items: [1, 2] } }, { type: 'application/json' })
+    const res = await beacon(
+      env,
+      { clickId, eventName: 'purchase', value: 19.99, currency: 'EUR', metadata: { orderId: 'A-1001', items: [1, 2] } },
+      { type: 'application/json' },
+    )
     expect(res.status).toBe(201)
     expect(res.headers.get('access-control-allow-origin')).toBe('*')
     const { data } = await body(res)
@@ -126,7 +130,7 @@ describe('an accepted beacon', () => {
 })
 
 describe('attribution and the event', () => {
-  test('each conversion belongs to its click\'s link and workspace, and writes one conversion.created', async () => {
+  test("each conversion belongs to its click's link and workspace, and writes one conversion.created", async () => {
     const other = await account(env)
     const mine = await trackedLink(api, { slug: `mine-${Date.now()}` })
     const theirs = await trackedLink(other, { slug: `theirs-${Date.now()}`, destinationUrl: 'https://other.example/landing' })
@@ -152,13 +156,21 @@ describe('attribution and the event', () => {
       link: { id: theirs.id, slug: theirs.slug, domain: theirs.domain, shortUrl: theirs.shortUrl, destinationUrl: 'https://other.example/landing' },
       workspaceId: other.workspaceId,
     })
-    expect(events[0]!.data.conversion).toEqual({ id: a.id, clickId: myClick, eventName: 'signup', value: null, currency: null, metadata: null, timestamp: a.createdAt })
+    expect(events[0]!.data.conversion).toEqual({
+      id: a.id,
+      clickId: myClick,
+      eventName: 'signup',
+      value: null,
+      currency: null,
+      metadata: null,
+      timestamp: a.createdAt,
+    })
     // Every event's data matches the catalogue's JSON Schema (what /webhooks/types will publish).
     for (const e of events) expect([...Value.Errors(eventSchema, e.data)].map((x) => `${x.path}: ${x.message}`)).toEqual([])
     expect(events.every((e) => e.created_at === rows[e.data.conversion.id]!.created_at)).toBe(true)
   })
 
-  test('the event is written in the conversion\'s transaction: when either write fails, neither is kept', async () => {
+  test("the event is written in the conversion's transaction: when either write fails, neither is kept", async () => {
     const link = await trackedLink(api)
     const clickId = await clickOn(env, link)
     await env.rt.modules.clicks.buffer.flush()

@@ -53,9 +53,18 @@ test('constants are written into the statement; placeholders are bound by name, 
 })
 
 test('a placeholder inside a sql fragment is bound as it comes; rows come back by column name', () => {
-  const add = hotStatement(db, db.insert(webhookBatchEvents).values({ deliveryId: sql.placeholder('id'), position: 0, envelope: sql`${sql.placeholder('json')}` }))
+  const add = hotStatement(
+    db,
+    db.insert(webhookBatchEvents).values({ deliveryId: sql.placeholder('id'), position: 0, envelope: sql`${sql.placeholder('json')}` }),
+  )
   add.run({ id: 'd_1', json: '{"already":"serialized"}' })
-  const read = hotStatement(db, db.select({ envelope: webhookBatchEvents.envelope }).from(webhookBatchEvents).where(eq(webhookBatchEvents.deliveryId, sql.placeholder('id'))))
+  const read = hotStatement(
+    db,
+    db
+      .select({ envelope: webhookBatchEvents.envelope })
+      .from(webhookBatchEvents)
+      .where(eq(webhookBatchEvents.deliveryId, sql.placeholder('id'))),
+  )
   expect(read.all({ id: 'd_1' })).toEqual([{ envelope: '{"already":"serialized"}' }])
   expect(read.get({ id: 'nope' })).toBeUndefined()
 })

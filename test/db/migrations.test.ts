@@ -33,7 +33,8 @@ describe('embedded migrations', () => {
       .query("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
       .all()
       .map((r: any) => r.name)
-    for (const t of ['users', 'workspaces', 'memberships', 'api_keys', 'api_key_usage', 'outbox', 'jobs', 'idempotency_records', 'schema_migrations']) expect(tables).toContain(t)
+    for (const t of ['users', 'workspaces', 'memberships', 'api_keys', 'api_key_usage', 'outbox', 'jobs', 'idempotency_records', 'schema_migrations'])
+      expect(tables).toContain(t)
     expect(migrate(db.sqlite).applied).toEqual([])
     db.close()
   })
@@ -84,6 +85,9 @@ describe('embedded migrations', () => {
   })
 
   test('statements are split on drizzle breakpoints', () => {
-    expect(splitStatements('CREATE TABLE a (x);\n--> statement-breakpoint\nCREATE INDEX b ON a (x);')).toEqual(['CREATE TABLE a (x);', 'CREATE INDEX b ON a (x);'])
+    expect(splitStatements('CREATE TABLE a (x);\n--> statement-breakpoint\nCREATE INDEX b ON a (x);')).toEqual([
+      'CREATE TABLE a (x);',
+      'CREATE INDEX b ON a (x);',
+    ])
   })
 })

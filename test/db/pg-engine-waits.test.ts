@@ -71,10 +71,13 @@ test('a failure after a wait rolls back the rows written before it', async () =>
     await expect(failed).rejects.toThrow('the file broke')
     expect({ name, n: await workspaces(engine) }).toEqual({ name, n: before })
     // And one that completes keeps them.
-    await engine.transaction(function* (tx) {
-      yield* waiting(Promise.resolve())
-      yield* rows(tx.insert(engine.t.workspaces).values({ id: `ws_kept_${name}`, slug: `kept-${name}`, name: 'Kept', createdAt: T0 }))
-    }, { immediate: true })
+    await engine.transaction(
+      function* (tx) {
+        yield* waiting(Promise.resolve())
+        yield* rows(tx.insert(engine.t.workspaces).values({ id: `ws_kept_${name}`, slug: `kept-${name}`, name: 'Kept', createdAt: T0 }))
+      },
+      { immediate: true },
+    )
     expect({ name, n: await workspaces(engine) }).toEqual({ name, n: before + 1 })
   }
 })
@@ -87,7 +90,12 @@ test('a snapshot holds across a wait while another connection commits', async ()
         const [first] = yield* rows(tx.select({ n: count() }).from(engine.t.workspaces))
         yield* waiting(writeElsewhere(name, `ws_later_${name}`))
         const [again] = yield* rows(tx.select({ n: count() }).from(engine.t.workspaces))
-        const later = yield* rows(tx.select().from(engine.t.workspaces).where(eq(engine.t.workspaces.id, `ws_later_${name}`)))
+        const later = yield* rows(
+          tx
+            .select()
+            .from(engine.t.workspaces)
+            .where(eq(engine.t.workspaces.id, `ws_later_${name}`)),
+        )
         return { first: first!.n, again: again!.n, later: later.length }
       },
       { snapshot: true },

@@ -41,16 +41,21 @@ describe('publishing', () => {
     const r = recorder()
     const listener = await listenChanges(pg.url, ['lnk_links', 'lnk_domains'], r.handlers)
     try {
-      await sql.begin(async (tx) => {
-        await publishChange(tx, 'lnk_links', 'rolled-back')
-        throw new Error('roll back')
-      }).catch(() => {})
+      await sql
+        .begin(async (tx) => {
+          await publishChange(tx, 'lnk_links', 'rolled-back')
+          throw new Error('roll back')
+        })
+        .catch(() => {})
       await commit('lnk_links', 'lnk_1')
       await commit('lnk_other', 'not listened to')
       await commit('lnk_domains', 'go.example.com')
       // Notices arrive in commit order: a rolled-back one sent at all would be in front of these.
       expect(await until(() => r.changes.length >= 2)).toBe(true)
-      expect(r.changes).toEqual([['lnk_links', 'lnk_1'], ['lnk_domains', 'go.example.com']])
+      expect(r.changes).toEqual([
+        ['lnk_links', 'lnk_1'],
+        ['lnk_domains', 'go.example.com'],
+      ])
       expect(r.resets).toEqual([])
     } finally {
       await listener.close()
@@ -67,7 +72,10 @@ describe('publishing', () => {
       await commit('lnk_links', longest + 'x')
       await commit('lnk_links', 'after')
       expect(await until(() => r.changes.some(([, p]) => p === 'after'))).toBe(true)
-      expect(r.changes).toEqual([['lnk_links', longest], ['lnk_links', 'after']])
+      expect(r.changes).toEqual([
+        ['lnk_links', longest],
+        ['lnk_links', 'after'],
+      ])
       expect(r.resets).toEqual(['notice'])
     } finally {
       await listener.close()
@@ -97,13 +105,18 @@ describe('the listen connection', () => {
       await commit('lnk_links', 'after')
       await commit('lnk_keys', 'key_1')
       expect(await until(() => r.changes.length === 3)).toBe(true)
-      expect(r.changes).toEqual([['lnk_links', 'before'], ['lnk_links', 'after'], ['lnk_keys', 'key_1']])
+      expect(r.changes).toEqual([
+        ['lnk_links', 'before'],
+        ['lnk_links', 'after'],
+        ['lnk_keys', 'key_1'],
+      ])
       expect(r.resets).toEqual(['reconnected'])
     } finally {
       await listener.close()
     }
     // close() ends the listener's own connection.
-    const listeners = async () => (await sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = ${LISTEN_APPLICATION_NAME}`)[0].n
+    const listeners = async () =>
+      (await sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND application_name = ${LISTEN_APPLICATION_NAME}`)[0].n
     expect(await until(async () => (await listeners()) === 0)).toBe(true)
   })
 

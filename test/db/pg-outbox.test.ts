@@ -13,7 +13,16 @@ import { pgDrizzle } from '../../src/db/pg/client'
 import { openPostgres } from '../../src/db/pg/connect'
 import { migratePostgres } from '../../src/db/pg/migrate'
 import {
-  dispatchOutbox, dispatchedUpTo, hasPendingEvents, publishing, pruneDispatched, settleOn, type DispatchOptions, type EventConsumer, type OutboxEvent, type PublishInput,
+  dispatchOutbox,
+  dispatchedUpTo,
+  hasPendingEvents,
+  publishing,
+  pruneDispatched,
+  settleOn,
+  type DispatchOptions,
+  type EventConsumer,
+  type OutboxEvent,
+  type PublishInput,
 } from '../../src/events/outbox'
 import { registerEvents } from '../../src/events/catalogue'
 import { enqueuing } from '../../src/jobs/queue'
@@ -29,12 +38,20 @@ registerEvents(LINK_EVENTS)
 const input = (n: number): PublishInput => ({ type: 'link.created', workspaceId: `ws_${n % 2}`, mode: n % 3 ? 'live' : 'test', data: { n } })
 
 /** What a consumer sees of an event, without its random id. */
-const seen = (e: OutboxEvent) => ({ seq: e.seq, workspaceId: e.workspaceId, type: e.envelope.type, mode: e.envelope.mode, timestamp: e.envelope.timestamp, data: e.envelope.data })
+const seen = (e: OutboxEvent) => ({
+  seq: e.seq,
+  workspaceId: e.workspaceId,
+  type: e.envelope.type,
+  mode: e.envelope.mode,
+  timestamp: e.envelope.timestamp,
+  data: e.envelope.data,
+})
 
 class Rollback extends Error {}
 
 const publishIn = (engine: Engine, n: number, now: number) => engine.transaction((tx) => publishing(engine, tx, input(n), now))
-const dispatch = (engine: Engine, consumers: EventConsumer[], now: number, options?: DispatchOptions) => dispatchOutbox(engine, consumers, now, settleOn(engine), options)
+const dispatch = (engine: Engine, consumers: EventConsumer[], now: number, options?: DispatchOptions) =>
+  dispatchOutbox(engine, consumers, now, settleOn(engine), options)
 
 describe('the same script on both engines', () => {
   let engines: Engines
@@ -131,7 +148,9 @@ describe('on PostgreSQL only', () => {
     expect(await sql`SELECT * FROM jobs`).toEqual([])
     expect(await dispatchedUpTo(db)).toBe(0)
     expect(await dispatch(db, [record], T0)).toBe(3)
-    expect(((await sql`SELECT payload FROM jobs ORDER BY created_at, payload->>'n'`) as { payload: { n: number } }[]).map((r) => r.payload.n)).toEqual([1, 2, 3])
+    expect(((await sql`SELECT payload FROM jobs ORDER BY created_at, payload->>'n'`) as { payload: { n: number } }[]).map((r) => r.payload.n)).toEqual([
+      1, 2, 3,
+    ])
   })
 
   test('a hole still in flight holds back the events after it until it commits; a rolled-back one does not', async () => {
@@ -158,10 +177,12 @@ describe('on PostgreSQL only', () => {
     expect(got).toEqual([1, 2])
 
     // A publisher that rolls back leaves a hole for good: the events after it still go, at once.
-    await expect(db.transaction(function* (tx) {
-      yield* publishing(db, tx, input(3), T0)
-      throw new Rollback('changed its mind')
-    })).rejects.toThrow('changed its mind')
+    await expect(
+      db.transaction(function* (tx) {
+        yield* publishing(db, tx, input(3), T0)
+        throw new Rollback('changed its mind')
+      }),
+    ).rejects.toThrow('changed its mind')
     await publishOne(4)
     expect(await dispatch(db, [consumer], T0, { settleMs: 5_000 })).toBe(1)
     expect(got).toEqual([1, 2, 4])

@@ -59,8 +59,19 @@ describe('enqueue, claim, finish', () => {
     const id = (await add({ type: 'a', payload: { n: 1, tags: ['x'] }, maxAttempts: 3 }))!
     const none = (await add({ type: 'b' }))!
     expect(await queue.get(id)).toEqual({
-      id, type: 'a', payload: { n: 1, tags: ['x'] }, status: 'pending', runAt: T0, attempts: 0, maxAttempts: 3,
-      uniqueKey: null, lockedBy: null, lockedUntil: null, lastError: null, createdAt: T0, updatedAt: T0,
+      id,
+      type: 'a',
+      payload: { n: 1, tags: ['x'] },
+      status: 'pending',
+      runAt: T0,
+      attempts: 0,
+      maxAttempts: 3,
+      uniqueKey: null,
+      lockedBy: null,
+      lockedUntil: null,
+      lastError: null,
+      createdAt: T0,
+      updatedAt: T0,
     })
     expect((await queue.get(none))!.payload).toBeNull()
     expect((await queue.get(none))!.maxAttempts).toBe(5)
@@ -88,7 +99,15 @@ describe('enqueue, claim, finish', () => {
     await queue.fail(a, 'w', 'boom', T0 + 500, T0 + 1)
     await queue.fail(b, 'w', 'for good', null, T0 + 1)
     await queue.release([c], 'w', T0 + 2)
-    expect(await queue.get(a)).toMatchObject({ status: 'pending', runAt: T0 + 500, attempts: 1, lastError: 'boom', lockedBy: null, lockedUntil: null, updatedAt: T0 + 1 })
+    expect(await queue.get(a)).toMatchObject({
+      status: 'pending',
+      runAt: T0 + 500,
+      attempts: 1,
+      lastError: 'boom',
+      lockedBy: null,
+      lockedUntil: null,
+      updatedAt: T0 + 1,
+    })
     expect(await queue.get(b)).toMatchObject({ status: 'dead', runAt: T0, attempts: 1, lastError: 'for good', lockedBy: null })
     expect(await queue.get(c)).toMatchObject({ status: 'pending', runAt: T0 + 2, attempts: 0, lockedBy: null })
     expect(await queue.depth(T0 + 2)).toEqual({ due: 1, scheduled: 1, running: 0, dead: 1 })
@@ -191,7 +210,7 @@ describe('unique keys', () => {
 /** Enqueues, claims, fails, lets leases lapse and releases; answers what each step saw, ids numbered. */
 async function script(q: JobQueue, put: (input: EnqueueInput, now: number) => Promise<string | null>) {
   const names = new Map<string, string>()
-  const name = (id: string | null) => (id === null ? null : names.get(id) ?? (names.set(id, `#${names.size}`), names.get(id)!))
+  const name = (id: string | null) => (id === null ? null : (names.get(id) ?? (names.set(id, `#${names.size}`), names.get(id)!)))
   const trace: unknown[] = []
   const claim = async (w: string, now: number, types = {}) => {
     const jobs = await q.claim(w, now, 2, 100, types)

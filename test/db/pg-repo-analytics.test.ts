@@ -12,7 +12,16 @@ import { pgEngine } from '../../src/db/engine/pg'
 import { sqliteEngine } from '../../src/db/engine/sqlite'
 import { Figures } from '../../src/modules/analytics/figures'
 import type { Grain } from '../../src/modules/analytics/plan'
-import { MINUTES_FROM, MONTHS_BEFORE, SECONDS_FROM, WEEKS_BEFORE, type AnalyticsRepo, type AnalyticsScope, type MaintenanceRepo, type UniquesReads } from '../../src/modules/analytics/port'
+import {
+  MINUTES_FROM,
+  MONTHS_BEFORE,
+  SECONDS_FROM,
+  WEEKS_BEFORE,
+  type AnalyticsRepo,
+  type AnalyticsScope,
+  type MaintenanceRepo,
+  type UniquesReads,
+} from '../../src/modules/analytics/port'
 import { createAnalyticsRepo } from '../../src/modules/analytics/repo'
 import { createMaintenanceRepo } from '../../src/modules/analytics/repo-maintenance'
 import { createUniquesReads } from '../../src/modules/analytics/repo-uniques-sqlite'
@@ -33,7 +42,10 @@ type Table = keyof typeof liteTables & keyof typeof pgTables
 async function seed(e: Engines, table: Table, rows: Record<string, unknown>[]) {
   if (!rows.length) return
   for (let i = 0; i < rows.length; i += 500) {
-    e.sqlite.db.insert(liteTables[table] as any).values(rows.slice(i, i + 500)).run()
+    e.sqlite.db
+      .insert(liteTables[table] as any)
+      .values(rows.slice(i, i + 500))
+      .run()
     await e.pg.insert(pgTables[table] as any).values(rows.slice(i, i + 500))
   }
 }
@@ -51,9 +63,28 @@ function random(seedValue: number) {
 }
 
 const link = (id: string, workspaceId: string, domain: string, extra: Record<string, unknown> = {}) => ({
-  id, workspaceId, domain, slug: id, destinationUrl: `https://dest.test/${id}`, title: id === 'lnk_a' ? 'Title A' : null, tags: [], redirectStatus: 302,
-  publicStatsEnabled: true, deepLinkEnabled: false, captchaEnabled: false, consentRequired: false, conversionTracking: true,
-  isActive: true, isArchived: false, isTest: false, totalClicks: 0, uniqueClicks: 0, searchText: id, createdAt: H - 50 * DAY, updatedAt: H - 50 * DAY, ...extra,
+  id,
+  workspaceId,
+  domain,
+  slug: id,
+  destinationUrl: `https://dest.test/${id}`,
+  title: id === 'lnk_a' ? 'Title A' : null,
+  tags: [],
+  redirectStatus: 302,
+  publicStatsEnabled: true,
+  deepLinkEnabled: false,
+  captchaEnabled: false,
+  consentRequired: false,
+  conversionTracking: true,
+  isActive: true,
+  isArchived: false,
+  isTest: false,
+  totalClicks: 0,
+  uniqueClicks: 0,
+  searchText: id,
+  createdAt: H - 50 * DAY,
+  updatedAt: H - 50 * DAY,
+  ...extra,
 })
 
 const LINKS = [
@@ -73,7 +104,7 @@ const TAGS = [
 
 function makeClicks(count: number, seedValue: number, linkIds: string[], from: number, to: number, prefix = 'clk') {
   const r = random(seedValue)
-  const pick = <T,>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)]!
+  const pick = <T>(xs: readonly T[]) => xs[Math.floor(r() * xs.length)]!
   const workspaceOf = new Map(LINKS.map((l) => [l.id, l.workspaceId]))
   const out = []
   for (let i = 0; i < count; i++) {
@@ -83,7 +114,9 @@ function makeClicks(count: number, seedValue: number, linkIds: string[], from: n
       linkId,
       workspaceId: workspaceOf.get(linkId) ?? 'ws_race',
       clickedAt: from + Math.floor(r() * (to - from)),
-      visitorHash: `${Math.floor(r() * 40).toString(16).padStart(4, '0')}${'9f3c1b7a2d5e'.repeat(5)}`,
+      visitorHash: `${Math.floor(r() * 40)
+        .toString(16)
+        .padStart(4, '0')}${'9f3c1b7a2d5e'.repeat(5)}`,
       isBot: r() < 0.15,
       country: pick([null, 'DE', 'FR', 'US', 'JP']),
       referrerHost: pick([null, 'news.test', 'mail.test']),
@@ -96,8 +129,16 @@ function makeClicks(count: number, seedValue: number, linkIds: string[], from: n
 }
 
 const asRollupClick = (c: ReturnType<typeof makeClicks>[number]): RollupClick => ({
-  linkId: c.linkId, workspaceId: c.workspaceId, clickedAt: c.clickedAt, visitor: c.visitorHash, isBot: c.isBot,
-  country: c.country, referrer: c.referrerHost, browser: c.browser, os: c.os, device: c.device,
+  linkId: c.linkId,
+  workspaceId: c.workspaceId,
+  clickedAt: c.clickedAt,
+  visitor: c.visitorHash,
+  isBot: c.isBot,
+  country: c.country,
+  referrer: c.referrerHost,
+  browser: c.browser,
+  os: c.os,
+  device: c.device,
 })
 
 /** Rolls `rows` up on SQLite with the flush's own writer, then copies the rollup tables to PostgreSQL. */
@@ -114,7 +155,7 @@ async function seedClicksAndRollups(e: Engines, rows: ReturnType<typeof makeClic
 }
 
 /** Rows as comparable values, in one order whatever order an engine answered in. */
-const sorted = <T,>(rows: T[]) => rows.map((r) => JSON.stringify(r, (_k, v) => (v instanceof Uint8Array ? `bytes:${Buffer.from(v).toString('hex')}` : v))).sort()
+const sorted = <T>(rows: T[]) => rows.map((r) => JSON.stringify(r, (_k, v) => (v instanceof Uint8Array ? `bytes:${Buffer.from(v).toString('hex')}` : v))).sort()
 
 let e: Engines
 let lite: AnalyticsRepo
@@ -141,10 +182,54 @@ beforeAll(async () => {
   await seed(e, 'linkTags', TAGS)
   await seedClicksAndRollups(e, allClicks)
   await seed(e, 'conversions', [
-    { id: 'cnv_1', clickId: 'clk_000001', linkId: 'lnk_a', workspaceId: 'ws_1', eventName: 'buy', value: 19.99, currency: 'EUR', metadata: null, fingerprint: 'f1', createdAt: H - 2 * DAY },
-    { id: 'cnv_2', clickId: 'clk_000002', linkId: 'lnk_c', workspaceId: 'ws_1', eventName: 'signup', value: null, currency: null, metadata: { a: 1 }, fingerprint: 'f2', createdAt: H - DAY },
-    { id: 'cnv_3', clickId: 'clk_000003', linkId: 'lnk_t', workspaceId: 'ws_1', eventName: 'buy', value: 5, currency: 'USD', metadata: null, fingerprint: 'f3', createdAt: H + 10 },
-    { id: 'cnv_4', clickId: 'clk_000004', linkId: 'lnk_z', workspaceId: 'ws_2', eventName: 'buy', value: 1.5, currency: 'USD', metadata: null, fingerprint: 'f4', createdAt: H - 3 * DAY },
+    {
+      id: 'cnv_1',
+      clickId: 'clk_000001',
+      linkId: 'lnk_a',
+      workspaceId: 'ws_1',
+      eventName: 'buy',
+      value: 19.99,
+      currency: 'EUR',
+      metadata: null,
+      fingerprint: 'f1',
+      createdAt: H - 2 * DAY,
+    },
+    {
+      id: 'cnv_2',
+      clickId: 'clk_000002',
+      linkId: 'lnk_c',
+      workspaceId: 'ws_1',
+      eventName: 'signup',
+      value: null,
+      currency: null,
+      metadata: { a: 1 },
+      fingerprint: 'f2',
+      createdAt: H - DAY,
+    },
+    {
+      id: 'cnv_3',
+      clickId: 'clk_000003',
+      linkId: 'lnk_t',
+      workspaceId: 'ws_1',
+      eventName: 'buy',
+      value: 5,
+      currency: 'USD',
+      metadata: null,
+      fingerprint: 'f3',
+      createdAt: H + 10,
+    },
+    {
+      id: 'cnv_4',
+      clickId: 'clk_000004',
+      linkId: 'lnk_z',
+      workspaceId: 'ws_2',
+      eventName: 'buy',
+      value: 1.5,
+      currency: 'USD',
+      metadata: null,
+      fingerprint: 'f4',
+      createdAt: H - 3 * DAY,
+    },
   ])
   await seed(e, 'settings', [
     { key: MINUTES_FROM, value: String(H - 30 * DAY), createdAt: H },
@@ -257,7 +342,11 @@ describe('analytics reads', () => {
 
   test('conversions, marks and link details: the same on both engines', async () => {
     for (const s of SCOPES) {
-      for (const [from, to] of [[0, H * 2], [H - 2 * DAY, H], [H, H + HOUR]] as const) {
+      for (const [from, to] of [
+        [0, H * 2],
+        [H - 2 * DAY, H],
+        [H, H + HOUR],
+      ] as const) {
         expect(sorted(await pg.conversions(s, from, to))).toEqual(sorted(await lite.conversions(s, from, to)))
       }
     }
@@ -269,10 +358,22 @@ describe('analytics reads', () => {
     )
     const marks = await pg.rollupMarks()
     expect(marks).toEqual(await lite.rollupMarks())
-    expect(marks).toEqual({ minutesFrom: H - 30 * DAY, secondsFrom: H - 30 * DAY, weeksBefore: undefined, monthsBefore: Date.UTC(2024, 2, 1), quartersBefore: undefined })
+    expect(marks).toEqual({
+      minutesFrom: H - 30 * DAY,
+      secondsFrom: H - 30 * DAY,
+      weeksBefore: undefined,
+      monthsBefore: Date.UTC(2024, 2, 1),
+      quartersBefore: undefined,
+    })
     const ids = ['lnk_b', 'lnk_a', 'lnk_gone']
     expect(sorted(await pg.linkDetails(ids))).toEqual(sorted(await lite.linkDetails(ids)))
-    expect((await pg.linkDetails(['lnk_a']))[0]).toEqual({ id: 'lnk_a', slug: 'lnk_a', domain: 'a.test', destinationUrl: 'https://dest.test/lnk_a', title: 'Title A' })
+    expect((await pg.linkDetails(['lnk_a']))[0]).toEqual({
+      id: 'lnk_a',
+      slug: 'lnk_a',
+      domain: 'a.test',
+      destinationUrl: 'https://dest.test/lnk_a',
+      title: 'Title A',
+    })
     expect(await pg.linkDetails([])).toEqual([])
   })
 
@@ -335,7 +436,10 @@ describe('maintenance rows', () => {
   })
 
   const tableRows = async (table: 'linkRollups' | 'workspaceRollups' | 'settings' | 'clicks') => {
-    const onLite = e.sqlite.db.select().from(liteTables[table] as any).all()
+    const onLite = e.sqlite.db
+      .select()
+      .from(liteTables[table] as any)
+      .all()
     const onPg = await e.pg.select().from(pgTables[table] as any)
     return { onLite: sorted(onLite), onPg: sorted(onPg) }
   }
@@ -384,7 +488,11 @@ describe('maintenance rows', () => {
           const f = new Figures()
           f.addRows(parts)
           // The second round writes other figures over the first, as a re-run of a span would.
-          rows.push({ linkId, bucket: start, figures: { clicks: f.clicks + round, bots: f.bots, visitors: f.visitors.empty ? null : f.visitors.encode(), dims: f.dimsText() } })
+          rows.push({
+            linkId,
+            bucket: start,
+            figures: { clicks: f.clicks + round, bots: f.bots, visitors: f.visitors.empty ? null : f.visitors.encode(), dims: f.dimsText() },
+          })
         }
         expect(rows.length).toBeGreaterThan(0)
         await mlite.writeSums(to, rows)
@@ -407,7 +515,11 @@ describe('maintenance rows', () => {
   })
 
   test('pruning minute and second rollups and raw clicks: the same counts and rows left on both engines', async () => {
-    for (const [grain, at] of [['second', H + 30 * 60_000], ['minute', H - 5 * DAY], ['minute', H + 20 * 60_000]] as const) {
+    for (const [grain, at] of [
+      ['second', H + 30 * 60_000],
+      ['minute', H - 5 * DAY],
+      ['minute', H + 20 * 60_000],
+    ] as const) {
       const n = await mpg.deleteWorkspaceRowsBefore(grain, at)
       expect(n).toBe(await mlite.deleteWorkspaceRowsBefore(grain, at))
       expect(n).toBeGreaterThan(0)
@@ -415,7 +527,12 @@ describe('maintenance rows', () => {
     const rollups = await tableRows('workspaceRollups')
     expect(rollups.onPg).toEqual(rollups.onLite)
 
-    for (const [id, at, limit] of [['lnk_a', H - 20 * DAY, 50], ['lnk_a', H - 20 * DAY, 50], ['lnk_b', H, 1_000], ['lnk_quiet', H, 10]] as const) {
+    for (const [id, at, limit] of [
+      ['lnk_a', H - 20 * DAY, 50],
+      ['lnk_a', H - 20 * DAY, 50],
+      ['lnk_b', H, 1_000],
+      ['lnk_quiet', H, 10],
+    ] as const) {
       const n = await mpg.deleteClicksBefore(id, at, limit)
       expect(n).toBe(await mlite.deleteClicksBefore(id, at, limit))
     }
@@ -453,7 +570,11 @@ describe('the backfill', () => {
       { id: 'ws_1', slug: 'one', name: 'One', createdAt: H },
       { id: 'ws_2', slug: 'two', name: 'Two', createdAt: H },
     ])
-    await seed(f, 'links', LINKS.filter((l) => l.id !== 'lnk_t'))
+    await seed(
+      f,
+      'links',
+      LINKS.filter((l) => l.id !== 'lnk_t'),
+    )
     await seed(f, 'clicks', clicksBefore)
   })
 
@@ -519,11 +640,20 @@ describe('the backfill', () => {
       const handed: string[] = []
       const totals = await Promise.all(
         Array.from({ length: 4 }, () =>
-          mpg.backfill(function* (tx, page) {
-            for (const c of page) handed.push((c as RollupClick & { id: string }).id)
-            // The writer's rows: what a second backfill in the same transaction would find and stop at.
-            yield* rows(tx.insert(pg.t.workspaceRollups).values(marker(handed.length + round * 1_000)).onConflictDoNothing())
-          }, 50, H),
+          mpg.backfill(
+            function* (tx, page) {
+              for (const c of page) handed.push((c as RollupClick & { id: string }).id)
+              // The writer's rows: what a second backfill in the same transaction would find and stop at.
+              yield* rows(
+                tx
+                  .insert(pg.t.workspaceRollups)
+                  .values(marker(handed.length + round * 1_000))
+                  .onConflictDoNothing(),
+              )
+            },
+            50,
+            H,
+          ),
         ),
       )
       expect(totals.sort((a, b) => b - a)).toEqual([230, 0, 0, 0])

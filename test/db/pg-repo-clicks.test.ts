@@ -92,9 +92,26 @@ let sqliteHot: ReturnType<typeof createClickFlush>
 
 function linkRow(id: string, workspaceId: string) {
   return {
-    id, workspaceId, domain: 'lnk.test', slug: id, destinationUrl: `https://example.com/${id}`, tags: [], redirectStatus: 302,
-    publicStatsEnabled: false, deepLinkEnabled: false, captchaEnabled: false, consentRequired: false, conversionTracking: false,
-    isActive: true, isArchived: false, isTest: false, totalClicks: 0, uniqueClicks: 0, searchText: id, createdAt: T0, updatedAt: T0,
+    id,
+    workspaceId,
+    domain: 'lnk.test',
+    slug: id,
+    destinationUrl: `https://example.com/${id}`,
+    tags: [],
+    redirectStatus: 302,
+    publicStatsEnabled: false,
+    deepLinkEnabled: false,
+    captchaEnabled: false,
+    consentRequired: false,
+    conversionTracking: false,
+    isActive: true,
+    isArchived: false,
+    isTest: false,
+    totalClicks: 0,
+    uniqueClicks: 0,
+    searchText: id,
+    createdAt: T0,
+    updatedAt: T0,
   }
 }
 
@@ -163,9 +180,23 @@ async function state(engine: 'sqlite' | 'postgres', linkIds: string[], workspace
       clicks: db.select().from(lite.clicks).where(inArray(lite.clicks.linkId, linkIds)).all(),
       visitors: db.select().from(lite.linkVisitors).where(inArray(lite.linkVisitors.linkId, linkIds)).all(),
       addresses: db.select().from(lite.linkAddresses).where(inArray(lite.linkAddresses.linkId, linkIds)).all(),
-      links: db.select({ id: lite.links.id, total: lite.links.totalClicks, unique: lite.links.uniqueClicks }).from(lite.links).where(inArray(lite.links.id, linkIds)).all(),
-      linkRollups: db.select().from(lite.linkRollups).where(inArray(lite.linkRollups.linkId, linkIds)).all().map(({ linkId, ...r }) => ({ id: linkId, ...r }) as Rollup),
-      workspaceRollups: db.select().from(lite.workspaceRollups).where(inArray(lite.workspaceRollups.workspaceId, workspaceIds)).all().map(({ workspaceId, ...r }) => ({ id: workspaceId, ...r }) as Rollup),
+      links: db
+        .select({ id: lite.links.id, total: lite.links.totalClicks, unique: lite.links.uniqueClicks })
+        .from(lite.links)
+        .where(inArray(lite.links.id, linkIds))
+        .all(),
+      linkRollups: db
+        .select()
+        .from(lite.linkRollups)
+        .where(inArray(lite.linkRollups.linkId, linkIds))
+        .all()
+        .map(({ linkId, ...r }) => ({ id: linkId, ...r }) as Rollup),
+      workspaceRollups: db
+        .select()
+        .from(lite.workspaceRollups)
+        .where(inArray(lite.workspaceRollups.workspaceId, workspaceIds))
+        .all()
+        .map(({ workspaceId, ...r }) => ({ id: workspaceId, ...r }) as Rollup),
       events: db.select().from(lite.outbox).where(inArray(lite.outbox.workspaceId, workspaceIds)).orderBy(asc(lite.outbox.seq)).all(),
     }
   } else {
@@ -174,13 +205,21 @@ async function state(engine: 'sqlite' | 'postgres', linkIds: string[], workspace
       clicks: await pg.select().from(pgs.clicks).where(inArray(pgs.clicks.linkId, linkIds)),
       visitors: await pg.select().from(pgs.linkVisitors).where(inArray(pgs.linkVisitors.linkId, linkIds)),
       addresses: await pg.select().from(pgs.linkAddresses).where(inArray(pgs.linkAddresses.linkId, linkIds)),
-      links: await pg.select({ id: pgs.links.id, total: pgs.links.totalClicks, unique: pgs.links.uniqueClicks }).from(pgs.links).where(inArray(pgs.links.id, linkIds)),
-      linkRollups: (await pg.select().from(pgs.linkRollups).where(inArray(pgs.linkRollups.linkId, linkIds))).map(({ linkId, ...r }) => ({ id: linkId, ...r }) as Rollup),
-      workspaceRollups: (await pg.select().from(pgs.workspaceRollups).where(inArray(pgs.workspaceRollups.workspaceId, workspaceIds))).map(({ workspaceId, ...r }) => ({ id: workspaceId, ...r }) as Rollup),
+      links: await pg
+        .select({ id: pgs.links.id, total: pgs.links.totalClicks, unique: pgs.links.uniqueClicks })
+        .from(pgs.links)
+        .where(inArray(pgs.links.id, linkIds)),
+      linkRollups: (await pg.select().from(pgs.linkRollups).where(inArray(pgs.linkRollups.linkId, linkIds))).map(
+        ({ linkId, ...r }) => ({ id: linkId, ...r }) as Rollup,
+      ),
+      workspaceRollups: (await pg.select().from(pgs.workspaceRollups).where(inArray(pgs.workspaceRollups.workspaceId, workspaceIds))).map(
+        ({ workspaceId, ...r }) => ({ id: workspaceId, ...r }) as Rollup,
+      ),
       events: await pg.select().from(pgs.outbox).where(inArray(pgs.outbox.workspaceId, workspaceIds)).orderBy(asc(pgs.outbox.seq)),
     }
   }
-  const rollups = (rows: Rollup[]) => byBytes(rows, (r) => `${r.id}\n${r.grain}\n${String(r.bucket).padStart(16, '0')}`).map((r) => ({ ...r, visitors: hex(r.visitors) }))
+  const rollups = (rows: Rollup[]) =>
+    byBytes(rows, (r) => `${r.id}\n${r.grain}\n${String(r.bucket).padStart(16, '0')}`).map((r) => ({ ...r, visitors: hex(r.visitors) }))
   return {
     clicks: byBytes(raw.clicks, (r) => r.id),
     visitors: byBytes(raw.visitors, (r) => `${r.linkId}\n${r.visitorHash}`),
@@ -197,7 +236,12 @@ describe('one flush', () => {
   const links = Array.from({ length: 12 }, (_, i) => `lnk_s${String(i).padStart(2, '0')}`)
   const workspaceOf = (id: string) => (Number(id.slice(-2)) % 3 === 0 ? 'ws_s2' : 'ws_s1')
 
-  beforeAll(() => seed(['ws_s1', 'ws_s2'], links.map((id) => [id, workspaceOf(id)])))
+  beforeAll(() =>
+    seed(
+      ['ws_s1', 'ws_s2'],
+      links.map((id) => [id, workspaceOf(id)]),
+    ),
+  )
 
   /**
    * `exact`: sketches byte for byte. SQLite's writer keeps the buckets it wrote decoded, and a sparse sketch
@@ -249,7 +293,12 @@ describe('flushes of several nodes at once', () => {
   const workspaceOf = (id: string) => (id === 'lnk_c7' ? 'ws_c2' : 'ws_c1')
   const all = ['ws_c1', 'ws_c2']
 
-  beforeAll(() => seed(all, links.map((id) => [id, workspaceOf(id)])))
+  beforeAll(() =>
+    seed(
+      all,
+      links.map((id) => [id, workspaceOf(id)]),
+    ),
+  )
 
   /** Rows by meaning: which flush first saw a visitor (and so which click was its unique one) is the race's to decide. */
   const meaning = (s: State) => ({
@@ -292,7 +341,10 @@ describe('flushes of several nodes at once', () => {
     // Clicks, visitors, addresses, counters and the links' rollups are written before the workspace's
     // rollups, one of whose rows then names a workspace that does not exist.
     batch.clicks[150] = { ...batch.clicks[150]!, workspaceId: 'ws_missing' }
-    for (const [engine, repo] of [['sqlite', sqliteRepo], ['postgres', pgRepo]] as const) {
+    for (const [engine, repo] of [
+      ['sqlite', sqliteRepo],
+      ['postgres', pgRepo],
+    ] as const) {
       const before = await state(engine, links, [...all, 'ws_missing'])
       await expect(repo.writeBatch(batch, T0)).rejects.toThrow()
       expect(await state(engine, links, [...all, 'ws_missing'])).toEqual(before)
@@ -300,7 +352,13 @@ describe('flushes of several nodes at once', () => {
   })
 
   test('a link deleted while a flush waits for it loses its clicks; the rest of the flush commits', async () => {
-    await seed(['ws_del'], [['lnk_keep', 'ws_del'], ['lnk_del', 'ws_del']])
+    await seed(
+      ['ws_del'],
+      [
+        ['lnk_keep', 'ws_del'],
+        ['lnk_del', 'ws_del'],
+      ],
+    )
     const batch = batchOf({ seed: 11, links: ['lnk_keep', 'lnk_del'], workspaceOf: () => 'ws_del', n: 100, prefix: 'clk_del', announceAll: true })
     let deleted!: () => void
     let commit!: () => void

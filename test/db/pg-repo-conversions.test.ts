@@ -19,14 +19,35 @@ let pg: ConversionsRepo
 
 /** The same row in both databases (the generated tables carry the SQLite property names). */
 async function seed(table: 'workspaces' | 'links' | 'clicks', row: Record<string, unknown>) {
-  e.sqlite.db.insert(liteTables[table] as any).values(row).run()
+  e.sqlite.db
+    .insert(liteTables[table] as any)
+    .values(row)
+    .run()
   await e.pg.insert(pgTables[table] as any).values(row)
 }
 
 const link = (id: string, extra: Record<string, unknown> = {}) => ({
-  id, workspaceId: 'ws_1', domain: 'l.test', slug: id, destinationUrl: `https://dest.test/${id}`, tags: [], redirectStatus: 302,
-  publicStatsEnabled: false, deepLinkEnabled: false, captchaEnabled: false, consentRequired: false, conversionTracking: true,
-  isActive: true, isArchived: false, isTest: false, totalClicks: 0, uniqueClicks: 0, searchText: id, createdAt: T0, updatedAt: T0, ...extra,
+  id,
+  workspaceId: 'ws_1',
+  domain: 'l.test',
+  slug: id,
+  destinationUrl: `https://dest.test/${id}`,
+  tags: [],
+  redirectStatus: 302,
+  publicStatsEnabled: false,
+  deepLinkEnabled: false,
+  captchaEnabled: false,
+  consentRequired: false,
+  conversionTracking: true,
+  isActive: true,
+  isArchived: false,
+  isTest: false,
+  totalClicks: 0,
+  uniqueClicks: 0,
+  searchText: id,
+  createdAt: T0,
+  updatedAt: T0,
+  ...extra,
 })
 const click = (id: string, linkId: string, isBot = false) => ({ id, linkId, workspaceId: 'ws_1', clickedAt: T0, visitorHash: 'v', isBot })
 
@@ -49,20 +70,38 @@ afterAll(async () => {
 })
 
 /** The service's rules in small; `nextId` names the row, so both engines can answer alike. */
-function decider(nextId: () => string, beacon: { eventName: string; value?: number; currency?: string; metadata?: Record<string, unknown> }, fingerprint: string, now: number) {
+function decider(
+  nextId: () => string,
+  beacon: { eventName: string; value?: number; currency?: string; metadata?: Record<string, unknown> },
+  fingerprint: string,
+  now: number,
+) {
   return (c: ClickOfConversion): ConversionDecision => {
     if (c.isBot) return new ConversionRefused('bot_click', c)
     if (c.link.isTest) return new ConversionRefused('test_click', c)
     if (!c.link.conversionTracking) return new ConversionRefused('not_tracked', c)
     const row = {
-      id: nextId(), clickId: c.id, linkId: c.link.id, workspaceId: c.link.workspaceId, eventName: beacon.eventName,
-      value: beacon.value ?? null, currency: beacon.currency ?? null, metadata: beacon.metadata ?? null, fingerprint, createdAt: now,
+      id: nextId(),
+      clickId: c.id,
+      linkId: c.link.id,
+      workspaceId: c.link.workspaceId,
+      eventName: beacon.eventName,
+      value: beacon.value ?? null,
+      currency: beacon.currency ?? null,
+      metadata: beacon.metadata ?? null,
+      fingerprint,
+      createdAt: now,
     }
     return { row, event: (r) => ({ type: 'conversion.created', workspaceId: r.workspaceId, mode: 'live', data: { conversion: r, link: c.link } }) }
   }
 }
 
-type Step = { clickId: string; fingerprint: string; at: number; beacon: { eventName: string; value?: number; currency?: string; metadata?: Record<string, unknown> } }
+type Step = {
+  clickId: string
+  fingerprint: string
+  at: number
+  beacon: { eventName: string; value?: number; currency?: string; metadata?: Record<string, unknown> }
+}
 
 async function run(repo: ConversionsRepo, steps: Step[]) {
   let n = 0
@@ -94,7 +133,12 @@ test('one script of beacons: the same answers, conversions and events on both en
   expect((onLite[3] as ConversionRefused).reason).toBe('not_tracked')
   expect(onLite.slice(4).map((o) => [(o as any).row.id, (o as any).duplicate])).toEqual([
     // A decision names a row even when it turns out a duplicate; the window ends strictly a day later.
-    ['cnv_1', false], ['cnv_1', true], ['cnv_3', false], ['cnv_1', true], ['cnv_5', false], ['cnv_5', true],
+    ['cnv_1', false],
+    ['cnv_1', true],
+    ['cnv_3', false],
+    ['cnv_1', true],
+    ['cnv_5', false],
+    ['cnv_5', true],
   ])
   expect((onPg[4] as any).row).toMatchObject({ value: 19.99, currency: 'EUR', metadata: buy.metadata })
 
@@ -103,7 +147,8 @@ test('one script of beacons: the same answers, conversions and events on both en
   expect(pgRows).toEqual(liteRows)
   expect(pgRows.length).toBe(3)
 
-  const events = (rows: { type: string; workspaceId: string; mode: string; data: unknown; createdAt: number }[]) => rows.map(({ type, workspaceId, mode, data, createdAt }) => ({ type, workspaceId, mode, data, createdAt }))
+  const events = (rows: { type: string; workspaceId: string; mode: string; data: unknown; createdAt: number }[]) =>
+    rows.map(({ type, workspaceId, mode, data, createdAt }) => ({ type, workspaceId, mode, data, createdAt }))
   const liteEvents = events(e.sqlite.db.select().from(liteTables.outbox).orderBy(liteTables.outbox.seq).all())
   expect(events(await e.pg.select().from(pgTables.outbox).orderBy(pgTables.outbox.seq))).toEqual(liteEvents)
   expect(liteEvents.map((v) => v.createdAt)).toEqual([T0 + 1, T0 + 3, T0 + DAY + 2])
@@ -111,7 +156,10 @@ test('one script of beacons: the same answers, conversions and events on both en
 
 test('a refusal or a failure after the decision leaves nothing behind', async () => {
   const before = await e.sql`SELECT (SELECT count(*) FROM conversions)::int AS c, (SELECT count(*) FROM outbox)::int AS o`
-  const failing = () => ({ row: { id: 'cnv_x', clickId: 'clk_ok', linkId: 'lnk_on', workspaceId: 'ws_1', eventName: 'x', fingerprint: 'fx', createdAt: T0 }, event: () => ({ type: 'no.such.event', workspaceId: 'ws_1', mode: 'live' as const, data: {} }) })
+  const failing = () => ({
+    row: { id: 'cnv_x', clickId: 'clk_ok', linkId: 'lnk_on', workspaceId: 'ws_1', eventName: 'x', fingerprint: 'fx', createdAt: T0 },
+    event: () => ({ type: 'no.such.event', workspaceId: 'ws_1', mode: 'live' as const, data: {} }),
+  })
   await expect(pg.record('clk_ok', 'fx', T0 - DAY, failing, T0)).rejects.toThrow('unknown event type')
   expect(await e.sql`SELECT (SELECT count(*) FROM conversions)::int AS c, (SELECT count(*) FROM outbox)::int AS o`).toEqual(before)
 })
@@ -123,7 +171,15 @@ test('identical beacons at once from separate connections: one conversion, one e
     const fingerprint = `race_${round}`
     // Distinct ids per attempt: a second insert would not be stopped by the primary key.
     const outcomes = await Promise.all(
-      Array.from({ length: perRound }, (_, i) => pg.record('clk_ok', fingerprint, T0 - DAY, decider(() => `cnv_${fingerprint}_${i}`, { eventName: 'race' }, fingerprint, T0 + 10 + i), T0 + 10 + i)),
+      Array.from({ length: perRound }, (_, i) =>
+        pg.record(
+          'clk_ok',
+          fingerprint,
+          T0 - DAY,
+          decider(() => `cnv_${fingerprint}_${i}`, { eventName: 'race' }, fingerprint, T0 + 10 + i),
+          T0 + 10 + i,
+        ),
+      ),
     )
     const accepted = outcomes.filter((o) => !(o instanceof ConversionRefused) && !o.duplicate)
     expect(accepted.length).toBe(1)

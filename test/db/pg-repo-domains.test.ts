@@ -23,9 +23,26 @@ let pgRepo: DomainsRepo
 
 const workspace = (id: string) => ({ id, slug: id, name: id, createdAt: T0 })
 const link = (id: string, workspaceId: string, domain: string, isArchived = false) => ({
-  id, workspaceId, domain, slug: id, destinationUrl: 'https://example.com/', tags: [], redirectStatus: 302, publicStatsEnabled: false,
-  deepLinkEnabled: false, captchaEnabled: false, consentRequired: false, conversionTracking: false, isActive: true, isArchived,
-  isTest: false, totalClicks: 0, uniqueClicks: 0, searchText: id, createdAt: T0, updatedAt: T0,
+  id,
+  workspaceId,
+  domain,
+  slug: id,
+  destinationUrl: 'https://example.com/',
+  tags: [],
+  redirectStatus: 302,
+  publicStatsEnabled: false,
+  deepLinkEnabled: false,
+  captchaEnabled: false,
+  consentRequired: false,
+  conversionTracking: false,
+  isActive: true,
+  isArchived,
+  isTest: false,
+  totalClicks: 0,
+  uniqueClicks: 0,
+  searchText: id,
+  createdAt: T0,
+  updatedAt: T0,
 })
 
 async function seed(rows: { workspaces?: ReturnType<typeof workspace>[]; links?: ReturnType<typeof link>[] }) {
@@ -40,9 +57,24 @@ async function seed(rows: { workspaces?: ReturnType<typeof workspace>[]; links?:
 }
 
 const domain = (id: string, workspaceId: string, name: string, createdAt = T0): DomainRow => ({
-  id, workspaceId, domain: name, verificationStatus: 'pending', dnsStatus: 'unknown', sslStatus: 'unmanaged', token: `tok_${id}`,
-  failureReason: null, seen: null, rootRedirectUrl: null, notFoundUrl: null, expiredUrl: null, lastCheckedAt: null,
-  nextCheckAt: createdAt + 60_000, verifiedAt: null, misconfiguredAt: null, createdAt, updatedAt: createdAt,
+  id,
+  workspaceId,
+  domain: name,
+  verificationStatus: 'pending',
+  dnsStatus: 'unknown',
+  sslStatus: 'unmanaged',
+  token: `tok_${id}`,
+  failureReason: null,
+  seen: null,
+  rootRedirectUrl: null,
+  notFoundUrl: null,
+  expiredUrl: null,
+  lastCheckedAt: null,
+  nextCheckAt: createdAt + 60_000,
+  verifiedAt: null,
+  misconfiguredAt: null,
+  createdAt,
+  updatedAt: createdAt,
 })
 
 const effects = (type: string, row: Pick<DomainRow, 'id' | 'workspaceId'>, at = T0): Effects => ({
@@ -50,7 +82,14 @@ const effects = (type: string, row: Pick<DomainRow, 'id' | 'workspaceId'>, at = 
   job: { type: 'domain.check', payload: { id: row.id, at }, runAt: at, maxAttempts: 3 },
 })
 
-const verify = (at: number) => ({ verificationStatus: 'verified' as const, verifiedAt: at, failureReason: null, lastCheckedAt: at, updatedAt: at, seen: { txt: ['lnk-verify=x'], cname: null, a: [], aaaa: [], http: null, errors: [] } })
+const verify = (at: number) => ({
+  verificationStatus: 'verified' as const,
+  verifiedAt: at,
+  failureReason: null,
+  lastCheckedAt: at,
+  updatedAt: at,
+  seen: { txt: ['lnk-verify=x'], cname: null, a: [], aaaa: [], http: null, errors: [] },
+})
 const claim = (at: number) => ({ reason: 'Another workspace verified it first', now: at })
 
 // jsonb keeps keys in its own order, so jobs are sorted by what they are for, not by their text.
@@ -62,14 +101,27 @@ async function sideEffects(which: 'sqlite' | 'pg') {
     const o = pgSchema.outbox
     const j = pgSchema.jobs
     const events = await engines.pg.select({ type: o.type, workspaceId: o.workspaceId, data: o.data, createdAt: o.createdAt }).from(o).orderBy(asc(o.seq))
-    const jobs = await engines.pg.select({ type: j.type, payload: j.payload, status: j.status, runAt: j.runAt, maxAttempts: j.maxAttempts, uniqueKey: j.uniqueKey, createdAt: j.createdAt }).from(j)
+    const jobs = await engines.pg
+      .select({
+        type: j.type,
+        payload: j.payload,
+        status: j.status,
+        runAt: j.runAt,
+        maxAttempts: j.maxAttempts,
+        uniqueKey: j.uniqueKey,
+        createdAt: j.createdAt,
+      })
+      .from(j)
     return { events, jobs: byPurpose(jobs) }
   }
   const o = sqliteSchema.outbox
   const j = sqliteSchema.jobs
   const db = engines.sqlite.db
   const events = db.select({ type: o.type, workspaceId: o.workspaceId, data: o.data, createdAt: o.createdAt }).from(o).orderBy(asc(o.seq)).all()
-  const jobs = db.select({ type: j.type, payload: j.payload, status: j.status, runAt: j.runAt, maxAttempts: j.maxAttempts, uniqueKey: j.uniqueKey, createdAt: j.createdAt }).from(j).all()
+  const jobs = db
+    .select({ type: j.type, payload: j.payload, status: j.status, runAt: j.runAt, maxAttempts: j.maxAttempts, uniqueKey: j.uniqueKey, createdAt: j.createdAt })
+    .from(j)
+    .all()
   return { events, jobs: byPurpose(jobs) }
 }
 
@@ -104,13 +156,22 @@ async function script(repo: DomainsRepo) {
   out.listA = await repo.list('ws_a')
   out.listAll = await repo.list()
   out.verifiedNone = await repo.verified()
-  out.update = await repo.update('dom_1', { rootRedirectUrl: 'https://root.example/', updatedAt: T0 + 4 }, { events: [{ type: 'domain.misconfigured', workspaceId: 'ws_a', mode: 'live', data: {} }] })
+  out.update = await repo.update(
+    'dom_1',
+    { rootRedirectUrl: 'https://root.example/', updatedAt: T0 + 4 },
+    { events: [{ type: 'domain.misconfigured', workspaceId: 'ws_a', mode: 'live', data: {} }] },
+  )
   out.updateMissing = await repo.update('dom_nope', { updatedAt: T0 + 4 }, effects('domain.misconfigured', d1))
   out.verifyFirst = await repo.recordCheck('dom_1', { ...verify(T0 + 5), dnsStatus: 'ok' }, effects('domain.verified', d1, T0 + 5), claim(T0 + 5))
   out.afterVerify = await repo.list()
   out.insertVerifiedElsewhere = await repo.insert(domain('dom_4', 'ws_d', NAME), effects('domain.created', { id: 'dom_4', workspaceId: 'ws_d' }))
   out.verifyLoser = await repo.recordCheck('dom_2', verify(T0 + 6), effects('domain.verified', { id: 'dom_2', workspaceId: 'ws_b' }), claim(T0 + 6))
-  out.loserRecorded = await repo.recordCheck('dom_2', { verificationStatus: 'failed', failureReason: 'lost', lastCheckedAt: T0 + 6, nextCheckAt: null }, {}, null)
+  out.loserRecorded = await repo.recordCheck(
+    'dom_2',
+    { verificationStatus: 'failed', failureReason: 'lost', lastCheckedAt: T0 + 6, nextCheckAt: null },
+    {},
+    null,
+  )
   out.checkGone = await repo.recordCheck('dom_nope', verify(T0 + 6), effects('domain.verified', d1), claim(T0 + 6))
   out.verifyOther = await repo.recordCheck('dom_5', verify(T0 + 7), {}, claim(T0 + 7))
   out.verified = await repo.verified()
@@ -124,8 +185,13 @@ async function script(repo: DomainsRepo) {
 }
 
 const linkStates = async () => ({
-  sqlite: (engines.sqlite.sqlite.query('SELECT id, is_archived AS archived FROM links ORDER BY id').all() as { id: string; archived: number }[]).map((r) => ({ id: r.id, archived: Boolean(r.archived) })),
-  pg: ((await engines.sql`SELECT id, is_archived AS archived FROM links WHERE workspace_id IN ('ws_a', 'ws_b') ORDER BY id`) as { id: string; archived: boolean }[]).map((r) => ({ ...r })),
+  sqlite: (engines.sqlite.sqlite.query('SELECT id, is_archived AS archived FROM links ORDER BY id').all() as { id: string; archived: number }[]).map((r) => ({
+    id: r.id,
+    archived: Boolean(r.archived),
+  })),
+  pg: (
+    (await engines.sql`SELECT id, is_archived AS archived FROM links WHERE workspace_id IN ('ws_a', 'ws_b') ORDER BY id`) as { id: string; archived: boolean }[]
+  ).map((r) => ({ ...r })),
 })
 
 describe('the same script on both engines', () => {
@@ -143,7 +209,14 @@ describe('the same script on both engines', () => {
     for (const key of Object.keys(onSqlite)) expect({ [key]: onPg[key] }).toEqual({ [key]: onSqlite[key] })
     const [sqliteEffects, pgEffects] = [await sideEffects('sqlite'), await sideEffects('pg')]
     expect(pgEffects).toEqual(sqliteEffects)
-    expect(sqliteEffects.events.map((e) => e.type)).toEqual(['domain.created', 'domain.created', 'domain.misconfigured', 'domain.verified', 'domain.deleted', 'domain.deleted'])
+    expect(sqliteEffects.events.map((e) => e.type)).toEqual([
+      'domain.created',
+      'domain.created',
+      'domain.misconfigured',
+      'domain.verified',
+      'domain.deleted',
+      'domain.deleted',
+    ])
     const links = await linkStates()
     expect(links.pg).toEqual(links.sqlite)
     expect(links.pg.filter((l) => l.archived).map((l) => l.id)).toEqual(['l1', 'l2', 'l3'])
@@ -198,7 +271,9 @@ describe('concurrency on PostgreSQL', () => {
     const ids = Array.from({ length: 6 }, (_, i) => `dom_m${i}`)
     await seed({ workspaces: ids.map((id) => workspace(`ws_${id}`)) })
     for (const [i, id] of ids.entries()) await pgRepo.insert(domain(id, `ws_${id}`, name, T0 + i), {})
-    const outcomes = await Promise.all(ids.map((id) => pgRepo.recordCheck(id, verify(T0 + 10), effects('domain.verified', { id, workspaceId: `ws_${id}` }), claim(T0 + 10))))
+    const outcomes = await Promise.all(
+      ids.map((id) => pgRepo.recordCheck(id, verify(T0 + 10), effects('domain.verified', { id, workspaceId: `ws_${id}` }), claim(T0 + 10))),
+    )
     const won = outcomes.filter((o) => o.ok)
     expect(won).toHaveLength(1)
     expect(outcomes.filter((o) => !o.ok)).toEqual(Array(ids.length - 1).fill({ ok: false, reason: 'claimed_elsewhere' }))
@@ -212,7 +287,11 @@ describe('concurrency on PostgreSQL', () => {
 
   test('one workspace adding a name several times at once gets one domain, the others are pointed at it', async () => {
     await seed({ workspaces: [workspace('ws_t')] })
-    const outcomes = await Promise.all(Array.from({ length: 6 }, (_, i) => pgRepo.insert(domain(`dom_t${i}`, 'ws_t', 'twice.example'), effects('domain.created', { id: `dom_t${i}`, workspaceId: 'ws_t' }))))
+    const outcomes = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        pgRepo.insert(domain(`dom_t${i}`, 'ws_t', 'twice.example'), effects('domain.created', { id: `dom_t${i}`, workspaceId: 'ws_t' })),
+      ),
+    )
     const rows = await pgRepo.list('ws_t')
     expect(rows).toHaveLength(1)
     expect(outcomes.filter((o) => o.ok)).toHaveLength(1)

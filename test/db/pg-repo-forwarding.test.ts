@@ -30,15 +30,38 @@ const openOn = (engine: Engine) => engine.run((db) => openSessionsOf(engine, db,
 
 /** The same row in both databases (the generated tables carry the SQLite property names). */
 async function seed(table: 'workspaces' | 'users' | 'apiKeys', row: Record<string, unknown>) {
-  e.sqlite.db.insert(liteTables[table] as any).values(row).run()
+  e.sqlite.db
+    .insert(liteTables[table] as any)
+    .values(row)
+    .run()
   await e.pg.insert(pgTables[table] as any).values(row)
 }
 
-const key = (id: string) => ({ id, workspaceId: 'ws_1', userId: 'usr_1', name: id, keyHash: `hash_${id}`, keyPrefix: id, mode: 'live', permissions: ['*'], allowedIps: [], createdAt: T0 })
+const key = (id: string) => ({
+  id,
+  workspaceId: 'ws_1',
+  userId: 'usr_1',
+  name: id,
+  keyHash: `hash_${id}`,
+  keyPrefix: id,
+  mode: 'live',
+  permissions: ['*'],
+  allowedIps: [],
+  createdAt: T0,
+})
 
 const session = (id: string, extra: Partial<SessionRow> = {}): SessionRow => ({
-  id, workspaceId: 'ws_1', keyId: 'key_1', mode: 'live', events: ['link.*', 'conversion.created'], deviceName: null, dropped: 0,
-  createdAt: T0, lastPollAt: null, expiresAt: T0 + 60_000, ...extra,
+  id,
+  workspaceId: 'ws_1',
+  keyId: 'key_1',
+  mode: 'live',
+  events: ['link.*', 'conversion.created'],
+  deviceName: null,
+  dropped: 0,
+  createdAt: T0,
+  lastPollAt: null,
+  expiresAt: T0 + 60_000,
+  ...extra,
 })
 
 const event = (n: number) => ({ eventId: `evt_${n}`, type: 'link.clicked', body: JSON.stringify({ n }) })
@@ -89,7 +112,11 @@ test('secrets: made once per key hash, kept while the hash stays, remade when it
 })
 
 test('sessions and queues: one script, the same answers and rows on both engines', async () => {
-  const script = async (repo: ForwardingRepo, enqueue: (id: string, n: number) => Promise<boolean>, open: () => Promise<{ id: string; events: string[] }[]>) => {
+  const script = async (
+    repo: ForwardingRepo,
+    enqueue: (id: string, n: number) => Promise<boolean>,
+    open: () => Promise<{ id: string; events: string[] }[]>,
+  ) => {
     const out: Record<string, unknown> = {}
     await repo.insert(session('cls_b', { createdAt: T0 + 1, deviceName: 'laptop' }))
     await repo.insert(session('cls_a'))
@@ -108,13 +135,27 @@ test('sessions and queues: one script, the same answers and rows on both engines
     out.left = await repo.listOpen('key_1', T0)
     return out
   }
-  const onLite = await script(lite, (id, n) => enqueueOn(liteEngine, id, n, 3, T0 + n), () => openOn(liteEngine))
-  const onPg = await script(pg, (id, n) => enqueueOn(pgE, id, n, 3, T0 + n), () => openOn(pgE))
+  const onLite = await script(
+    lite,
+    (id, n) => enqueueOn(liteEngine, id, n, 3, T0 + n),
+    () => openOn(liteEngine),
+  )
+  const onPg = await script(
+    pg,
+    (id, n) => enqueueOn(pgE, id, n, 3, T0 + n),
+    () => openOn(pgE),
+  )
   expect(onPg).toEqual(onLite)
   // What the script means, beyond both engines agreeing.
-  expect(onLite.open).toEqual([{ id: 'cls_a', events: ['link.*', 'conversion.created'] }, { id: 'cls_b', events: ['link.*', 'conversion.created'] }])
+  expect(onLite.open).toEqual([
+    { id: 'cls_a', events: ['link.*', 'conversion.created'] },
+    { id: 'cls_b', events: ['link.*', 'conversion.created'] },
+  ])
   expect(onLite.queued).toEqual([true, true, true, false, false, true])
-  expect((onLite.list as (SessionRow & { queued: number })[]).map((s) => [s.id, s.queued, s.dropped])).toEqual([['cls_a', 3, 2], ['cls_b', 1, 0]])
+  expect((onLite.list as (SessionRow & { queued: number })[]).map((s) => [s.id, s.queued, s.dropped])).toEqual([
+    ['cls_a', 3, 2],
+    ['cls_b', 1, 0],
+  ])
   expect((onLite.take as { eventId: string }[][]).map((t) => t.map((q) => q.eventId))).toEqual([['evt_1', 'evt_2'], ['evt_3'], []])
   expect(onLite.delete).toEqual([false, true, false])
   expect(onLite.pruned).toBe(2)
@@ -142,7 +183,8 @@ test('dispatches queueing into one session at once never pass its cap; the rest 
     await pg.insert(session(id))
     const answers = await Promise.all(Array.from({ length: 24 }, (_, n) => enqueueOn(pgE, id, n, cap, T0)))
     expect(answers.filter(Boolean).length).toBe(cap)
-    const [row] = await e.sql`SELECT (SELECT count(*) FROM cli_session_events WHERE session_id = ${id})::int AS held, dropped::int FROM cli_sessions WHERE id = ${id}`
+    const [row] =
+      await e.sql`SELECT (SELECT count(*) FROM cli_session_events WHERE session_id = ${id})::int AS held, dropped::int FROM cli_sessions WHERE id = ${id}`
     expect(row).toEqual({ held: cap, dropped: 24 - cap })
   }
 })
@@ -179,7 +221,8 @@ test('a poll never sees a later number before an open dispatch commits a lower o
   expect(await until(() => firstQueued)).toBe(true)
   let secondDone = false
   const second = enqueueOn(pgE, 'cls_order', 2, 500, T0).then(() => (secondDone = true))
-  const waiting = async () => (await e.sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)[0].n > 0
+  const waiting = async () =>
+    (await e.sql`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)[0].n > 0
   expect(await until(async () => secondDone || (await waiting()))).toBe(true)
   // Whatever dispatch 2 did, a poll now must not hand over its event ahead of dispatch 1's.
   const early = await pg.take('cls_order', 10)

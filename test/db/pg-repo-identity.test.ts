@@ -112,8 +112,15 @@ describe('the same answers on SQLite and PostgreSQL', () => {
     expect(trace.second.user).toEqual(trace.first.user)
     expect(trace.ignoredUser).toBeUndefined()
     expect(trace.bobAgain).toEqual(trace.bob)
-    expect(trace.annWorkspaces.map((m) => [m.workspace.slug, m.role])).toEqual([['a0', 'owner'], ['a1', 'owner'], ['a2', 'owner']])
-    expect(trace.bobWorkspaces.map((m) => [m.workspace.slug, m.role])).toEqual([['a1', 'owner'], ['a2', 'member']])
+    expect(trace.annWorkspaces.map((m) => [m.workspace.slug, m.role])).toEqual([
+      ['a0', 'owner'],
+      ['a1', 'owner'],
+      ['a2', 'owner'],
+    ])
+    expect(trace.bobWorkspaces.map((m) => [m.workspace.slug, m.role])).toEqual([
+      ['a1', 'owner'],
+      ['a2', 'member'],
+    ])
     expect(trace.owner).toBe('usr_a1')
     expect(trace.memberBySlug?.role).toBe('member')
     expect(trace.notMember).toBeUndefined()
@@ -138,12 +145,24 @@ describe('the same answers on SQLite and PostgreSQL', () => {
       const paused = await repo.updateKey('key_k1', { pausedAt: T0 + 1, pausedReason: 'holiday', name: 'renamed' })
       const missing = await repo.updateKey('key_none', { name: 'x' })
       // A rotation as the service writes it: the new secret, the one read before kept for a grace.
-      const rotated = await repo.updateKey('key_k1', { keyHash: 'hash_new', keyPrefix: 'lnk_live_new', previousKeyHash: 'hash_key_k1', previousKeyExpiresAt: T0 + 100, rotatedAt: T0 + 2 })
+      const rotated = await repo.updateKey('key_k1', {
+        keyHash: 'hash_new',
+        keyPrefix: 'lnk_live_new',
+        previousKeyHash: 'hash_key_k1',
+        previousKeyExpiresAt: T0 + 100,
+        rotatedAt: T0 + 2,
+      })
       const byNew = await repo.findKeyByHash('hash_new', T0 + 99)
       const byOldInGrace = await repo.findKeyByHash('hash_key_k1', T0 + 99)
       const byOldAfterGrace = await repo.findKeyByHash('hash_key_k1', T0 + 100)
       // Rotating without a grace and revoking clear the previous secret.
-      const noGrace = await repo.updateKey('key_k2', { keyHash: 'hash_k2b', keyPrefix: 'lnk_test_k2b', previousKeyHash: null, previousKeyExpiresAt: null, rotatedAt: T0 + 3 })
+      const noGrace = await repo.updateKey('key_k2', {
+        keyHash: 'hash_k2b',
+        keyPrefix: 'lnk_test_k2b',
+        previousKeyHash: null,
+        previousKeyExpiresAt: null,
+        rotatedAt: T0 + 3,
+      })
       const revoked = await repo.updateKey('key_k1', { revokedAt: T0 + 4, revokedReason: 'leaked', previousKeyHash: null, previousKeyExpiresAt: null })
       await boot(repo, 'k3', 'kai@example.test', T0 - 5)
       return {
@@ -237,7 +256,13 @@ describe('several nodes at once (PostgreSQL)', () => {
       const read = (await pgRepo.findKey('key_rot'))!
       expect(read.keyHash).toBe(current)
       const rotate = (hash: string) =>
-        pgRepo.updateKey('key_rot', { keyHash: hash, keyPrefix: hash.slice(0, 12), previousKeyHash: read.keyHash, previousKeyExpiresAt: T0 + 1e6, rotatedAt: T0 })
+        pgRepo.updateKey('key_rot', {
+          keyHash: hash,
+          keyPrefix: hash.slice(0, 12),
+          previousKeyHash: read.keyHash,
+          previousKeyExpiresAt: T0 + 1e6,
+          rotatedAt: T0,
+        })
       const [a, b] = [`hash_a${round}`, `hash_b${round}`]
       await Promise.all([rotate(a), rotate(b)])
       const after = (await pgRepo.findKey('key_rot'))!

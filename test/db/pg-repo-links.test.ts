@@ -35,7 +35,12 @@ const sqliteState = (db: DbHandle['db']) => async () => ({
   links: db.select().from(lite.links).orderBy(asc(lite.links.id)).all(),
   tags: db.select().from(lite.linkTags).orderBy(asc(lite.linkTags.linkId), asc(lite.linkTags.tag)).all(),
   usage: db.select().from(lite.linkUsage).orderBy(asc(lite.linkUsage.workspaceId), asc(lite.linkUsage.month)).all(),
-  events: db.select().from(lite.outbox).orderBy(asc(lite.outbox.seq)).all().map(({ seq: _, id: __, ...e }) => e),
+  events: db
+    .select()
+    .from(lite.outbox)
+    .orderBy(asc(lite.outbox.seq))
+    .all()
+    .map(({ seq: _, id: __, ...e }) => e),
 })
 
 /** The workspaces on every engine. */
@@ -126,14 +131,36 @@ function show(v: unknown): unknown {
 function link(id: string, over: Partial<NewLink> = {}): NewLink {
   const slug = over.slug ?? id.slice(4)
   return {
-    id, workspaceId: 'ws_a', domain: 'a.test', slug, destinationUrl: `https://example.com/${id}`, tags: [], redirectStatus: 302,
-    publicStatsEnabled: false, deepLinkEnabled: false, captchaEnabled: false, consentRequired: false, conversionTracking: false,
-    isActive: true, isArchived: false, isTest: false, totalClicks: 0, uniqueClicks: 0, searchText: `${slug}\nexample.com/${id}`,
-    createdAt: T0, updatedAt: T0, ...over,
+    id,
+    workspaceId: 'ws_a',
+    domain: 'a.test',
+    slug,
+    destinationUrl: `https://example.com/${id}`,
+    tags: [],
+    redirectStatus: 302,
+    publicStatsEnabled: false,
+    deepLinkEnabled: false,
+    captchaEnabled: false,
+    consentRequired: false,
+    conversionTracking: false,
+    isActive: true,
+    isArchived: false,
+    isTest: false,
+    totalClicks: 0,
+    uniqueClicks: 0,
+    searchText: `${slug}\nexample.com/${id}`,
+    createdAt: T0,
+    updatedAt: T0,
+    ...over,
   }
 }
 
-const created = (row: LinkRow) => ({ type: 'link.created', workspaceId: row.workspaceId, mode: row.isTest ? ('test' as const) : ('live' as const), data: { id: row.id, tags: row.tags } })
+const created = (row: LinkRow) => ({
+  type: 'link.created',
+  workspaceId: row.workspaceId,
+  mode: row.isTest ? ('test' as const) : ('live' as const),
+  data: { id: row.id, tags: row.tags },
+})
 const item = (row: NewLink, countsTowardsPlan = !row.isTest): LinkInsert => ({ row, event: created, countsTowardsPlan })
 const unlimited = (workspaceId = 'ws_a'): PlanUsage => ({ workspaceId, month: '2023-11', allowance: null })
 
@@ -151,18 +178,39 @@ describe('the same answers and rows on both engines', () => {
         T0 + 1,
       ),
     )
-    expect(answer).toMatchObject([{ id: 'lnk_B1', tags: ['x', 'y', 'x'] }, { refused: 'slug_taken', index: 1 }, { id: 'lnk_a2' }, { refused: 'slug_taken', index: 3 }])
+    expect(answer).toMatchObject([
+      { id: 'lnk_B1', tags: ['x', 'y', 'x'] },
+      { refused: 'slug_taken', index: 1 },
+      { id: 'lnk_a2' },
+      { refused: 'slug_taken', index: 3 },
+    ])
     await same((repo) => repo.insertMany([item(link('lnk_c1', { slug: 'B1' })), item(link('lnk_0z'))], unlimited(), T0 + 2))
   })
 
   test('findById, findRedirect, redirectLinks in byte order of ids, slugsInUse, domain slugs', async () => {
     await same((repo) =>
-      repo.insertMany(['lnk_Zz', 'lnk_a9', 'lnk_AA', 'lnk_9a', 'lnk_aa'].map((id) => item(link(id, { domain: 'r.test', slug: `s${id.slice(4)}` }))), unlimited(), T0),
+      repo.insertMany(
+        ['lnk_Zz', 'lnk_a9', 'lnk_AA', 'lnk_9a', 'lnk_aa'].map((id) => item(link(id, { domain: 'r.test', slug: `s${id.slice(4)}` }))),
+        unlimited(),
+        T0,
+      ),
     )
-    const found = await same(async (repo) => [await repo.findById('ws_a', 'lnk_Zz'), await repo.findById('ws_b', 'lnk_Zz'), await repo.findById('ws_a', 'lnk_none')])
+    const found = await same(async (repo) => [
+      await repo.findById('ws_a', 'lnk_Zz'),
+      await repo.findById('ws_b', 'lnk_Zz'),
+      await repo.findById('ws_a', 'lnk_none'),
+    ])
     expect(found).toMatchObject([{ id: 'lnk_Zz' }, undefined, undefined])
-    const redirect = await same(async (repo) => [await repo.findRedirect('a.test', 'B1'), await repo.findRedirect('a.test', 'nope'), await repo.findRedirect('b.test', 'a2')])
-    expect(redirect).toMatchObject([{ id: 'lnk_B1', clickLimit: 3, twitterCard: 'summary', isActive: true }, undefined, { publicStatsEnabled: true, isTest: true }])
+    const redirect = await same(async (repo) => [
+      await repo.findRedirect('a.test', 'B1'),
+      await repo.findRedirect('a.test', 'nope'),
+      await repo.findRedirect('b.test', 'a2'),
+    ])
+    expect(redirect).toMatchObject([
+      { id: 'lnk_B1', clickLimit: 3, twitterCard: 'summary', isActive: true },
+      undefined,
+      { publicStatsEnabled: true, isTest: true },
+    ])
     expect(Object.keys((redirect as object[])[0]!)).not.toContain('tags')
     const pages = await same(async (repo) => [await repo.redirectLinks('', 3), await repo.redirectLinks('lnk_AA', 100), await repo.redirectLinks('lnk_zz', 3)])
     expect((pages as { id: string }[][]).map((p) => p.map((r) => r.id))).toEqual([
@@ -196,7 +244,9 @@ describe('the same answers and rows on both engines', () => {
     expect(first).toMatchObject([{ id: 'lnk_p1' }, { id: 'lnk_p2' }, { id: 'lnk_p3' }])
     const second = await same((repo) =>
       repo.insertMany(
-        ['lnk_p4', 'lnk_p5', 'lnk_p6'].map((id) => item(link(id, { workspaceId: 'ws_b', domain: 'p.test' }))).concat(item(link('lnk_p7', { workspaceId: 'ws_b', domain: 'p.test', isTest: true }))),
+        ['lnk_p4', 'lnk_p5', 'lnk_p6']
+          .map((id) => item(link(id, { workspaceId: 'ws_b', domain: 'p.test' })))
+          .concat(item(link('lnk_p7', { workspaceId: 'ws_b', domain: 'p.test', isTest: true }))),
         usage,
         T0,
       ),
@@ -272,7 +322,12 @@ describe('the same answers and rows on both engines', () => {
   test('update: fields, tags rewritten, its event; slug_taken and a missing link change nothing', async () => {
     const updated = (row: LinkRow) => ({ type: 'link.updated', workspaceId: row.workspaceId, mode: 'live' as const, data: { id: row.id, slug: row.slug } })
     const answers = await same(async (repo) => [
-      await repo.update('lnk_B1', { destinationUrl: 'https://example.org/', tags: ['z', 'x'], title: null, isActive: false, updatedAt: T0 + 7 }, updated, T0 + 7),
+      await repo.update(
+        'lnk_B1',
+        { destinationUrl: 'https://example.org/', tags: ['z', 'x'], title: null, isActive: false, updatedAt: T0 + 7 },
+        updated,
+        T0 + 7,
+      ),
       await repo.update('lnk_B1', { utmMedium: 'mail', updatedAt: T0 + 8 }, updated, T0 + 8),
       await repo.update('lnk_B1', { slug: 'a2', domain: 'b.test', updatedAt: T0 + 9 }, updated, T0 + 9),
       await repo.update('lnk_gone', { title: 't' }, updated, T0 + 9),
@@ -301,7 +356,12 @@ describe('concurrent writers on PostgreSQL', () => {
     const results = await Promise.all(Array.from({ length: 20 }, (_, i) => pg().insertMany([race(`lnk_r${i}`)], usage, T0)))
     const made = results.flat().filter((r) => !(r instanceof LinkWriteRefused))
     expect(made).toHaveLength(7)
-    expect(results.flat().filter((r) => r instanceof LinkWriteRefused).every((r) => (r as LinkWriteRefused).reason === 'plan_limit_reached')).toBe(true)
+    expect(
+      results
+        .flat()
+        .filter((r) => r instanceof LinkWriteRefused)
+        .every((r) => (r as LinkWriteRefused).reason === 'plan_limit_reached'),
+    ).toBe(true)
     expect(Number(await usageRow('2030-01'))).toBe(7)
     const [{ n }] = await engines.sql`SELECT count(*)::int AS n FROM links WHERE workspace_id = 'ws_race'`
     expect(n).toBe(7)

@@ -30,9 +30,27 @@ let pgRepo: PagesRepo
 
 const workspace = (id: string) => ({ id, slug: id, name: id, createdAt: T0 })
 const link = (id: string, workspaceId: string, extra: { isActive?: boolean; isArchived?: boolean } = {}) => ({
-  id, workspaceId, domain: 'lnk.test', slug: id, destinationUrl: 'https://example.com/', tags: [], redirectStatus: 302, publicStatsEnabled: false,
-  deepLinkEnabled: false, captchaEnabled: false, consentRequired: false, conversionTracking: false, isActive: true, isArchived: false,
-  isTest: false, totalClicks: 0, uniqueClicks: 0, searchText: id, createdAt: T0, updatedAt: T0, ...extra,
+  id,
+  workspaceId,
+  domain: 'lnk.test',
+  slug: id,
+  destinationUrl: 'https://example.com/',
+  tags: [],
+  redirectStatus: 302,
+  publicStatsEnabled: false,
+  deepLinkEnabled: false,
+  captchaEnabled: false,
+  consentRequired: false,
+  conversionTracking: false,
+  isActive: true,
+  isArchived: false,
+  isTest: false,
+  totalClicks: 0,
+  uniqueClicks: 0,
+  searchText: id,
+  createdAt: T0,
+  updatedAt: T0,
+  ...extra,
 })
 
 /** The same parent rows in both databases. */
@@ -48,8 +66,22 @@ async function seed(rows: { workspaces?: ReturnType<typeof workspace>[]; links?:
 }
 
 const page = (id: string, workspaceId: string, slug: string, extra: Partial<PageRow> = {}): PageRow => ({
-  id, workspaceId, isTest: false, domain: 'lnk.test', slug, title: `Page ${id}`, description: null, lang: 'en', theme: THEME,
-  ogImageUrl: null, templateSlug: null, savedTemplateId: null, version: 1, createdAt: T0, updatedAt: T0, ...extra,
+  id,
+  workspaceId,
+  isTest: false,
+  domain: 'lnk.test',
+  slug,
+  title: `Page ${id}`,
+  description: null,
+  lang: 'en',
+  theme: THEME,
+  ogImageUrl: null,
+  templateSlug: null,
+  savedTemplateId: null,
+  version: 1,
+  createdAt: T0,
+  updatedAt: T0,
+  ...extra,
 })
 
 const tree = (prefix: string): TreeSection[] => [
@@ -57,23 +89,48 @@ const tree = (prefix: string): TreeSection[] => [
     id: `${prefix}_s1`,
     layout: '1-1',
     columns: [
-      { id: `${prefix}_c1`, width: 6, blocks: [
-        { id: `${prefix}_b1`, type: 'heading', fields: { text: 'Hello', level: 1 } },
-        { id: `${prefix}_b2`, type: 'button', fields: { label: 'Go', linkId: 'lnk_a', style: { outline: true, tags: ['x', 'y'] } } },
-      ] },
+      {
+        id: `${prefix}_c1`,
+        width: 6,
+        blocks: [
+          { id: `${prefix}_b1`, type: 'heading', fields: { text: 'Hello', level: 1 } },
+          { id: `${prefix}_b2`, type: 'button', fields: { label: 'Go', linkId: 'lnk_a', style: { outline: true, tags: ['x', 'y'] } } },
+        ],
+      },
       { id: `${prefix}_c2`, width: 6, blocks: [] },
     ],
   },
-  { id: `${prefix}_s2`, layout: 'full', columns: [{ id: `${prefix}_c3`, width: 12, blocks: [{ id: `${prefix}_b3`, type: 'text', fields: { markdown: 'a' } }] }] },
+  {
+    id: `${prefix}_s2`,
+    layout: 'full',
+    columns: [{ id: `${prefix}_c3`, width: 12, blocks: [{ id: `${prefix}_b3`, type: 'text', fields: { markdown: 'a' } }] }],
+  },
 ]
 
-const event = (type: string) => (row: PageRow): PublishInput => ({ type, workspaceId: row.workspaceId, mode: row.isTest ? 'test' : 'live', data: { id: row.id, version: row.version, slug: row.slug } })
+const event =
+  (type: string) =>
+  (row: PageRow): PublishInput => ({
+    type,
+    workspaceId: row.workspaceId,
+    mode: row.isTest ? 'test' : 'live',
+    data: { id: row.id, version: row.version, slug: row.slug },
+  })
 
 async function outboxOf(which: 'sqlite' | 'pg') {
-  const columns = { type: pgSchema.outbox.type, mode: pgSchema.outbox.mode, workspaceId: pgSchema.outbox.workspaceId, data: pgSchema.outbox.data, createdAt: pgSchema.outbox.createdAt }
+  const columns = {
+    type: pgSchema.outbox.type,
+    mode: pgSchema.outbox.mode,
+    workspaceId: pgSchema.outbox.workspaceId,
+    data: pgSchema.outbox.data,
+    createdAt: pgSchema.outbox.createdAt,
+  }
   if (which === 'pg') return engines.pg.select(columns).from(pgSchema.outbox).orderBy(asc(pgSchema.outbox.seq))
   const s = sqliteSchema.outbox
-  return engines.sqlite.db.select({ type: s.type, mode: s.mode, workspaceId: s.workspaceId, data: s.data, createdAt: s.createdAt }).from(s).orderBy(asc(s.seq)).all()
+  return engines.sqlite.db
+    .select({ type: s.type, mode: s.mode, workspaceId: s.workspaceId, data: s.data, createdAt: s.createdAt })
+    .from(s)
+    .orderBy(asc(s.seq))
+    .all()
 }
 
 beforeAll(async () => {
@@ -151,7 +208,15 @@ async function script(repo: PagesRepo, setBridge: (linkId: string, pageId: strin
   out.treeDeleted = await repo.tree('bp_3')
   out.blockOwnerDeleted = await repo.blockOwner('p3_b1')
 
-  const saved = { workspaceId: 'ws_a', description: null, sourcePageId: 'bp_1', title: 'T', lang: 'en', theme: THEME, sections: [{ layout: 'full' as const, columns: [{ width: 12, blocks: [{ type: 'text', fields: { markdown: 'x' } }] }] }] }
+  const saved = {
+    workspaceId: 'ws_a',
+    description: null,
+    sourcePageId: 'bp_1',
+    title: 'T',
+    lang: 'en',
+    theme: THEME,
+    sections: [{ layout: 'full' as const, columns: [{ width: 12, blocks: [{ type: 'text', fields: { markdown: 'x' } }] }] }],
+  }
   await repo.insertSavedTemplate({ ...saved, id: 'st_2', name: 'Second', createdAt: T0 + 1 })
   await repo.insertSavedTemplate({ ...saved, id: 'st_1', name: 'First', createdAt: T0 + 1 })
   await repo.insertSavedTemplate({ ...saved, id: 'st_0', name: 'Zero', createdAt: T0 })
@@ -185,7 +250,13 @@ describe('the same script on both engines', () => {
     for (const key of Object.keys(onSqlite)) expect({ [key]: onPg[key] }).toEqual({ [key]: onSqlite[key] })
     expect(await outboxOf('pg')).toEqual(await outboxOf('sqlite'))
     expect((await outboxOf('pg')).map((e) => e.type)).toEqual([
-      'bridge_page.created', 'bridge_page.created', 'bridge_page.created', 'bridge_page.created', 'bridge_page.updated', 'bridge_page.updated', 'bridge_page.deleted',
+      'bridge_page.created',
+      'bridge_page.created',
+      'bridge_page.created',
+      'bridge_page.created',
+      'bridge_page.updated',
+      'bridge_page.updated',
+      'bridge_page.deleted',
     ])
   })
   test("SQLite's synchronous serving reads answer what the repo answers", async () => {
@@ -236,7 +307,11 @@ describe('concurrency on PostgreSQL', () => {
     await seed({ workspaces: [workspace('ws_c1')] })
     await pgRepo.insert(page('bp_c1', 'ws_c1', 'c1'), tree('c1'), event('bridge_page.created'))
     const trees = Array.from({ length: N }, (_, i) => [
-      { id: `c1_w${i}`, layout: 'full' as const, columns: [{ id: `c1_w${i}_c`, width: 12, blocks: Array.from({ length: i + 1 }, (_, b) => ({ id: `c1_w${i}_b${b}`, type: 'text', fields: { n: b } })) }] },
+      {
+        id: `c1_w${i}`,
+        layout: 'full' as const,
+        columns: [{ id: `c1_w${i}_c`, width: 12, blocks: Array.from({ length: i + 1 }, (_, b) => ({ id: `c1_w${i}_b${b}`, type: 'text', fields: { n: b } })) }],
+      },
     ])
     const outcomes = await Promise.all(trees.map((t) => pgRepo.save('bp_c1', 'ws_c1', 1, { title: 'edited' }, t, T0 + 1, event('bridge_page.updated'))))
     const winners = outcomes.flatMap((o, i) => (o.ok ? [i] : []))
@@ -320,11 +395,12 @@ describe('concurrency on PostgreSQL', () => {
   test('count flushes of several nodes at once add up exactly', async () => {
     await seed({ workspaces: [workspace('ws_c5')] })
     await pgRepo.insert(page('bp_c5', 'ws_c5', 'c5'), [], event('bridge_page.created'))
-    const flush = () => pgRepo.addCounts([
-      { pageId: 'bp_c5', blockId: '', day: 1, count: 1 },
-      { pageId: 'bp_c5', blockId: 'b', day: 1, count: 2 },
-      { pageId: 'bp_c5', blockId: '', day: 1, count: 1 },
-    ])
+    const flush = () =>
+      pgRepo.addCounts([
+        { pageId: 'bp_c5', blockId: '', day: 1, count: 1 },
+        { pageId: 'bp_c5', blockId: 'b', day: 1, count: 2 },
+        { pageId: 'bp_c5', blockId: '', day: 1, count: 1 },
+      ])
     await Promise.all(Array.from({ length: 4 * N }, flush))
     expect((await pgRepo.counts(['bp_c5'])).get('bp_c5')).toEqual({ views: 8 * N, buttonClicks: 8 * N, blocks: { b: 8 * N } })
   })

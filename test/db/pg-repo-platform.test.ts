@@ -25,7 +25,18 @@ beforeAll(async () => {
   const seed = {
     user: { id: 'usr_1', email: 'one@example.test', name: null, createdAt: T0 },
     workspace: { id: 'ws_1', slug: 'one', name: 'One', createdAt: T0 },
-    key: { id: 'key_1', workspaceId: 'ws_1', userId: 'usr_1', name: 'k', keyHash: 'h1', keyPrefix: 'lnk_live_h1', mode: 'live' as const, permissions: [], allowedIps: [], createdAt: T0 },
+    key: {
+      id: 'key_1',
+      workspaceId: 'ws_1',
+      userId: 'usr_1',
+      name: 'k',
+      keyHash: 'h1',
+      keyPrefix: 'lnk_live_h1',
+      mode: 'live' as const,
+      permissions: [],
+      allowedIps: [],
+      createdAt: T0,
+    },
     now: T0,
   }
   await createIdentityRepo(sqliteEngine(engines.sqlite.db)).bootstrap(seed)
@@ -136,8 +147,7 @@ describe('idempotency records', () => {
     const repo = createIdempotencyRepo(pgEngine(engines.pg))
     for (let round = 0; round < 5; round++) {
       const key = `race_${round}`
-      const claims = (at: number, tag: string) =>
-        Promise.all(Array.from({ length: 10 }, (_, i) => repo.reserve(record(`idr_${key}_${tag}${i}`, key, at), at)))
+      const claims = (at: number, tag: string) => Promise.all(Array.from({ length: 10 }, (_, i) => repo.reserve(record(`idr_${key}_${tag}${i}`, key, at), at)))
       const fresh = await claims(T0, 'a')
       expect(fresh.filter(Boolean)).toHaveLength(1)
       const winner = `idr_${key}_a${fresh.indexOf(true)}`

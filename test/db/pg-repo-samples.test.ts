@@ -18,20 +18,52 @@ let pg: SamplesRepo
 
 /** The same rows in both databases (the generated tables carry the SQLite property names). */
 async function seed(table: 'workspaces' | 'webhookEndpoints' | 'webhookDeliveries' | 'outbox', rows: Record<string, unknown>[]) {
-  e.sqlite.db.insert(liteTables[table] as any).values(rows).run()
+  e.sqlite.db
+    .insert(liteTables[table] as any)
+    .values(rows)
+    .run()
   await e.pg.insert(pgTables[table] as any).values(rows)
 }
 
 const endpoint = (id: string, workspaceId: string, mode: 'live' | 'test', kind: 'endpoint' | 'rest_hook' = 'endpoint') => ({
-  id, workspaceId, url: `https://hook.test/${id}`, events: ['*'], format: 'standard', mode, isActive: true, failureCount: 0, customHeaders: {},
-  batchEnabled: false, batchWindowSeconds: 0, maxConcurrent: 1, mtlsEnabled: false, secret: 's', createdAt: T0, updatedAt: T0, kind,
+  id,
+  workspaceId,
+  url: `https://hook.test/${id}`,
+  events: ['*'],
+  format: 'standard',
+  mode,
+  isActive: true,
+  failureCount: 0,
+  customHeaders: {},
+  batchEnabled: false,
+  batchWindowSeconds: 0,
+  maxConcurrent: 1,
+  mtlsEnabled: false,
+  secret: 's',
+  createdAt: T0,
+  updatedAt: T0,
+  kind,
 })
 
 let deliveryN = 0
 const delivery = (endpointId: string, workspaceId: string, event: string, eventId: string | null, createdAt: number, extra: Record<string, unknown> = {}) => ({
-  id: `del_${++deliveryN}`, endpointId, workspaceId, event, eventId, payload: eventId && { id: eventId, type: event, data: { at: createdAt, tags: ['a'] } },
-  status: 'success', attempt: 1, maxAttempts: 5, batchSize: 1, batchOpen: false, replayable: true, isPing: false, idempotencyKey: `idem_${deliveryN}`,
-  createdAt, updatedAt: createdAt, ...extra,
+  id: `del_${++deliveryN}`,
+  endpointId,
+  workspaceId,
+  event,
+  eventId,
+  payload: eventId && { id: eventId, type: event, data: { at: createdAt, tags: ['a'] } },
+  status: 'success',
+  attempt: 1,
+  maxAttempts: 5,
+  batchSize: 1,
+  batchOpen: false,
+  replayable: true,
+  isPing: false,
+  idempotencyKey: `idem_${deliveryN}`,
+  createdAt,
+  updatedAt: createdAt,
+  ...extra,
 })
 
 const byId = (rows: Record<string, unknown>[]) => [...rows].sort((a, b) => String(a.id).localeCompare(String(b.id)))
@@ -40,8 +72,16 @@ beforeAll(async () => {
   e = await openEngines()
   lite = createSamplesRepo(sqliteEngine(e.sqlite.db))
   pg = createSamplesRepo(pgEngine(e.pg))
-  await seed('workspaces', [{ id: 'ws_1', slug: 'one', name: 'One', createdAt: T0 }, { id: 'ws_2', slug: 'two', name: 'Two', createdAt: T0 }])
-  await seed('webhookEndpoints', [endpoint('ep_1', 'ws_1', 'live'), endpoint('ep_2', 'ws_1', 'live', 'rest_hook'), endpoint('ep_3', 'ws_1', 'test'), endpoint('ep_4', 'ws_2', 'live')])
+  await seed('workspaces', [
+    { id: 'ws_1', slug: 'one', name: 'One', createdAt: T0 },
+    { id: 'ws_2', slug: 'two', name: 'Two', createdAt: T0 },
+  ])
+  await seed('webhookEndpoints', [
+    endpoint('ep_1', 'ws_1', 'live'),
+    endpoint('ep_2', 'ws_1', 'live', 'rest_hook'),
+    endpoint('ep_3', 'ws_1', 'test'),
+    endpoint('ep_4', 'ws_2', 'live'),
+  ])
   const rows = []
   // ep_1: twelve link.created events (one of them replayed), newest last, among other events and rows a
   // sample never uses: an open batch, a delivery without payload.
@@ -58,7 +98,14 @@ beforeAll(async () => {
   await seed('webhookDeliveries', rows)
   const events = []
   for (let seq = 1; seq <= 12; seq++) {
-    const [workspaceId, mode, type] = seq % 4 === 0 ? ['ws_2', 'live', 'link.created'] : seq % 5 === 0 ? ['ws_1', 'test', 'link.created'] : seq % 3 === 0 ? ['ws_1', 'live', 'link.deleted'] : ['ws_1', 'live', 'link.created']
+    const [workspaceId, mode, type] =
+      seq % 4 === 0
+        ? ['ws_2', 'live', 'link.created']
+        : seq % 5 === 0
+          ? ['ws_1', 'test', 'link.created']
+          : seq % 3 === 0
+            ? ['ws_1', 'live', 'link.deleted']
+            : ['ws_1', 'live', 'link.created']
     events.push({ seq, id: `evt_o${seq}`, type, mode, workspaceId, data: { seq, link: { id: `lnk_${seq}` } }, createdAt: T0 + seq })
   }
   await seed('outbox', events)
@@ -69,7 +116,14 @@ afterAll(async () => {
 })
 
 test('delivered envelopes: the same set on both engines, the newest of each endpoint, deduped by event', async () => {
-  for (const [ws, mode, type, limit] of [['ws_1', 'live', 'link.created', 2], ['ws_1', 'live', 'link.created', 10], ['ws_1', 'test', 'link.created', 5], ['ws_1', 'live', 'webhook.test', 5], ['ws_2', 'live', 'link.created', 1], ['ws_1', 'live', 'link.updated', 5]] as const) {
+  for (const [ws, mode, type, limit] of [
+    ['ws_1', 'live', 'link.created', 2],
+    ['ws_1', 'live', 'link.created', 10],
+    ['ws_1', 'test', 'link.created', 5],
+    ['ws_1', 'live', 'webhook.test', 5],
+    ['ws_2', 'live', 'link.created', 1],
+    ['ws_1', 'live', 'link.updated', 5],
+  ] as const) {
     const onLite = byId(await lite.deliveredEnvelopes(ws, mode, type, limit))
     expect(byId(await pg.deliveredEnvelopes(ws, mode, type, limit))).toEqual(onLite)
   }
@@ -80,12 +134,24 @@ test('delivered envelopes: the same set on both engines, the newest of each endp
 })
 
 test('recent events: the same envelopes, newest first, on both engines', async () => {
-  for (const [ws, mode, type, limit] of [['ws_1', 'live', 'link.created', 3], ['ws_1', 'live', 'link.created', 50], ['ws_1', 'test', 'link.created', 5], ['ws_2', 'live', 'link.created', 5], ['ws_1', 'live', 'link.updated', 5]] as const) {
+  for (const [ws, mode, type, limit] of [
+    ['ws_1', 'live', 'link.created', 3],
+    ['ws_1', 'live', 'link.created', 50],
+    ['ws_1', 'test', 'link.created', 5],
+    ['ws_2', 'live', 'link.created', 5],
+    ['ws_1', 'live', 'link.updated', 5],
+  ] as const) {
     expect(await pg.recentEvents(ws, mode, type, limit)).toEqual(await lite.recentEvents(ws, mode, type, limit))
   }
   const newest = await pg.recentEvents('ws_1', 'live', 'link.created', 3)
   expect(newest.map((v) => v.id)).toEqual(['evt_o11', 'evt_o7', 'evt_o2'])
-  expect(newest[0]).toEqual({ id: 'evt_o11', type: 'link.created', timestamp: new Date(T0 + 11).toISOString(), mode: 'live', data: { seq: 11, link: { id: 'lnk_11' } } })
+  expect(newest[0]).toEqual({
+    id: 'evt_o11',
+    type: 'link.created',
+    timestamp: new Date(T0 + 11).toISOString(),
+    mode: 'live',
+    data: { seq: 11, link: { id: 'lnk_11' } },
+  })
 })
 
 test('both reads look no further back than the newest SAMPLE_SCAN_WINDOW rows', async () => {
@@ -110,6 +176,9 @@ test('both reads look no further back than the newest SAMPLE_SCAN_WINDOW rows', 
   for (const repo of [lite, pg]) {
     expect(await repo.deliveredEnvelopes('ws_3', 'live', 'link.deleted', 5)).toEqual([])
     expect(await repo.recentEvents('ws_3', 'live', 'link.deleted', 5)).toEqual([])
-    expect((await repo.recentEvents('ws_3', 'live', 'link.clicked', 2)).map((v) => v.id)).toEqual([`evt_oc${SAMPLE_SCAN_WINDOW - 1}`, `evt_oc${SAMPLE_SCAN_WINDOW - 2}`])
+    expect((await repo.recentEvents('ws_3', 'live', 'link.clicked', 2)).map((v) => v.id)).toEqual([
+      `evt_oc${SAMPLE_SCAN_WINDOW - 1}`,
+      `evt_oc${SAMPLE_SCAN_WINDOW - 2}`,
+    ])
   }
 }, 30_000)

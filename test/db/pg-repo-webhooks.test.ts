@@ -32,9 +32,9 @@ const AUTO: AutoDisable = { failures: 3, afterMs: 1_000, reason: 'auto off' }
 type Repo = WebhooksRepo
 /** The fan-out's statements bound to one transaction (or none, on SQLite), awaited. */
 type Fanout = {
-  [K in keyof FanoutStatements]: (...args: FanoutStatements[K] extends (tx: Builder, ...a: infer A) => Steps<infer _> ? A : never) => Promise<
-    FanoutStatements[K] extends (...a: never[]) => Steps<infer R> ? R : never
-  >
+  [K in keyof FanoutStatements]: (
+    ...args: FanoutStatements[K] extends (tx: Builder, ...a: infer A) => Steps<infer _> ? A : never
+  ) => Promise<FanoutStatements[K] extends (...a: never[]) => Steps<infer R> ? R : never>
 }
 interface Engine {
   repo: Repo
@@ -65,7 +65,9 @@ const jobsOf = (rows: { type: string; payload: unknown; status: string; runAt: n
 
 /** Each statement of `st` run at once by `run` on `tx`. */
 const bound = (st: FanoutStatements, tx: Builder, run: (steps: Steps<unknown>) => unknown) =>
-  Object.fromEntries(Object.entries(st).map(([k, f]) => [k, async (...args: unknown[]) => run((f as (...a: unknown[]) => Steps<unknown>)(tx, ...args))])) as Fanout
+  Object.fromEntries(
+    Object.entries(st).map(([k, f]) => [k, async (...args: unknown[]) => run((f as (...a: unknown[]) => Steps<unknown>)(tx, ...args))]),
+  ) as Fanout
 
 beforeAll(async () => {
   engines = await openEngines()
@@ -142,17 +144,46 @@ async function same<T>(script: (e: Engine) => Promise<T>): Promise<T> {
 
 function endpoint(id: string, over: Partial<NewEndpoint> = {}): NewEndpoint {
   return {
-    id, workspaceId: 'ws_a', url: `https://example.com/${id}`, events: ['*'], format: 'standard', mode: 'live', isActive: true, failureCount: 0,
-    customHeaders: [{ name: 'x-team', value: 'growth' }], batchEnabled: false, batchWindowSeconds: 60, maxConcurrent: 5, mtlsEnabled: false,
-    secret: 'whsec_one', createdAt: T0, updatedAt: T0, ...over,
+    id,
+    workspaceId: 'ws_a',
+    url: `https://example.com/${id}`,
+    events: ['*'],
+    format: 'standard',
+    mode: 'live',
+    isActive: true,
+    failureCount: 0,
+    customHeaders: [{ name: 'x-team', value: 'growth' }],
+    batchEnabled: false,
+    batchWindowSeconds: 60,
+    maxConcurrent: 5,
+    mtlsEnabled: false,
+    secret: 'whsec_one',
+    createdAt: T0,
+    updatedAt: T0,
+    ...over,
   }
 }
 
 function delivery(id: string, endpointId: string, over: Partial<NewDelivery> = {}): NewDelivery {
   return {
-    id, endpointId, workspaceId: 'ws_a', event: 'link.created', eventId: `evt_${id}`,
-    payload: { id: `evt_${id}`, type: 'link.created', data: { slug: `Slug-${id}`, n: 1 } }, status: 'pending', attempt: 0, maxAttempts: 3,
-    batchSize: 1, batchOpen: false, replayable: true, isPing: false, idempotencyKey: `msg_${id}`, nextAttemptAt: T0, createdAt: T0, updatedAt: T0, ...over,
+    id,
+    endpointId,
+    workspaceId: 'ws_a',
+    event: 'link.created',
+    eventId: `evt_${id}`,
+    payload: { id: `evt_${id}`, type: 'link.created', data: { slug: `Slug-${id}`, n: 1 } },
+    status: 'pending',
+    attempt: 0,
+    maxAttempts: 3,
+    batchSize: 1,
+    batchOpen: false,
+    replayable: true,
+    isPing: false,
+    idempotencyKey: `msg_${id}`,
+    nextAttemptAt: T0,
+    createdAt: T0,
+    updatedAt: T0,
+    ...over,
   }
 }
 
@@ -162,14 +193,27 @@ type Effect = AttemptOutcome['endpoint']
 function outcome(deliveryId: string, n: number, kind: 'success' | 'failure' | 'dead' | 'gone' | 'ping', at: number, reason = 'gone away'): AttemptOutcome {
   const common = { attempt: n, durationMs: 12, updatedAt: at }
   const attempt = {
-    id: `wha_${deliveryId}_${n}`, deliveryId, attempt: n, startedAt: at - 12, durationMs: 12,
+    id: `wha_${deliveryId}_${n}`,
+    deliveryId,
+    attempt: n,
+    startedAt: at - 12,
+    durationMs: 12,
     request: { method: 'POST', url: 'https://example.com/x', headers: { 'content-type': 'application/json' }, body: '{"a":1}' },
-    responseStatus: kind === 'success' || kind === 'ping' ? 200 : 500, responseHeaders: { server: 'test' }, responseBody: 'ok', responseBodyTruncated: false,
-    error: kind === 'success' || kind === 'ping' ? null : 'HTTP 500', address: '127.0.0.1',
+    responseStatus: kind === 'success' || kind === 'ping' ? 200 : 500,
+    responseHeaders: { server: 'test' },
+    responseBody: 'ok',
+    responseBodyTruncated: false,
+    error: kind === 'success' || kind === 'ping' ? null : 'HTTP 500',
+    address: '127.0.0.1',
   }
   const effect: Effect = kind === 'ping' ? null : kind === 'success' ? { kind: 'success' } : kind === 'gone' ? { kind: 'gone', reason } : { kind: 'failure' }
   if (kind === 'success' || kind === 'ping') {
-    return { attempt, delivery: { ...common, status: 'success', responseStatus: 200, deliveredAt: at, nextAttemptAt: null, errorMessage: null }, endpoint: effect, next: null }
+    return {
+      attempt,
+      delivery: { ...common, status: 'success', responseStatus: 200, deliveredAt: at, nextAttemptAt: null, errorMessage: null },
+      endpoint: effect,
+      next: null,
+    }
   }
   const retry = kind === 'failure'
   return {
@@ -183,17 +227,35 @@ function outcome(deliveryId: string, n: number, kind: 'success' | 'failure' | 'd
 describe('the same answers and rows on both engines', () => {
   test('endpoints: insert, find, list (creation order, byte order of ids on ties), count, update, delete', async () => {
     const answer = await same(async ({ repo }) => {
-      const inserted = await repo.insertEndpoint(endpoint('whe_b', { name: 'Bee', filters: { match: 'any', events: null, rules: [{ field: 'data.slug', op: 'exists' }] } }))
+      const inserted = await repo.insertEndpoint(
+        endpoint('whe_b', { name: 'Bee', filters: { match: 'any', events: null, rules: [{ field: 'data.slug', op: 'exists' }] } }),
+      )
       await repo.insertEndpoint(endpoint('whe_A', { mode: 'test', transform: { kind: 'template', template: { text: '{{ data.slug }}' } } }))
       await repo.insertEndpoint(endpoint('whe_0', { createdAt: T0 + 1 }))
       await repo.insertEndpoint(endpoint('whe_hook', { kind: 'rest_hook' }))
       await repo.insertEndpoint(endpoint('whe_other', { workspaceId: 'ws_b' }))
       return {
         inserted,
-        found: [await repo.findEndpoint('ws_a', 'whe_b'), await repo.findEndpoint('ws_b', 'whe_b'), await repo.endpointById('whe_A'), await repo.endpointById('whe_none')],
-        lists: [await repo.listEndpoints('ws_a', 'endpoint'), await repo.listEndpoints('ws_a', 'endpoint', 'live'), await repo.listEndpoints('ws_a', 'rest_hook')],
-        counts: [await repo.countEndpoints('ws_a', 'endpoint'), await repo.countEndpoints('ws_a', 'rest_hook'), await repo.countEndpoints('ws_none', 'endpoint')],
-        updated: [await repo.updateEndpoint('whe_b', { isActive: false, disabledReason: 'paused', events: ['link.*'], updatedAt: T0 + 5 }), await repo.updateEndpoint('whe_none', { name: 'x' })],
+        found: [
+          await repo.findEndpoint('ws_a', 'whe_b'),
+          await repo.findEndpoint('ws_b', 'whe_b'),
+          await repo.endpointById('whe_A'),
+          await repo.endpointById('whe_none'),
+        ],
+        lists: [
+          await repo.listEndpoints('ws_a', 'endpoint'),
+          await repo.listEndpoints('ws_a', 'endpoint', 'live'),
+          await repo.listEndpoints('ws_a', 'rest_hook'),
+        ],
+        counts: [
+          await repo.countEndpoints('ws_a', 'endpoint'),
+          await repo.countEndpoints('ws_a', 'rest_hook'),
+          await repo.countEndpoints('ws_none', 'endpoint'),
+        ],
+        updated: [
+          await repo.updateEndpoint('whe_b', { isActive: false, disabledReason: 'paused', events: ['link.*'], updatedAt: T0 + 5 }),
+          await repo.updateEndpoint('whe_none', { name: 'x' }),
+        ],
         deleted: [await repo.deleteEndpoint('whe_A'), await repo.deleteEndpoint('whe_A')],
       }
     })
@@ -247,7 +309,12 @@ describe('the same answers and rows on both engines', () => {
         await list({ q: 'slug-dlv_01' }),
         await list({ q: '100%' }),
       ]
-      const found = [await repo.findDelivery('whe_a', 'dlv_01'), await repo.findDelivery('whe_b', 'dlv_01'), await repo.deliveryById('dlv_05'), await repo.deliveryById('dlv_none')]
+      const found = [
+        await repo.findDelivery('whe_a', 'dlv_01'),
+        await repo.findDelivery('whe_b', 'dlv_01'),
+        await repo.deliveryById('dlv_05'),
+        await repo.deliveryById('dlv_none'),
+      ]
       const dead = [await repo.countDeadReplayable('whe_a'), await repo.deadReplayable('whe_a', 1), await repo.deadReplayable('whe_a', 10)]
       await repo.abandon('dlv_01', 'paused', T0 + 30)
       await repo.abandon('dlv_04', 'paused', T0 + 30)
@@ -272,7 +339,10 @@ describe('the same answers and rows on both engines', () => {
       await repo.insertDelivery(delivery('dlv_dead', 'whe_a', { status: 'dead', attempt: 3 }), null, T0)
       await repo.insertDelivery(delivery('dlv_fail', 'whe_a', { status: 'failed', attempt: 1 }), null, T0)
       await repo.insertDelivery(delivery('dlv_ok', 'whe_a', { status: 'success', attempt: 1, replayable: false }), null, T0)
-      const copy = (originalId: string, id: string) => ({ originalId, row: delivery(id, 'whe_a', { replayOfId: originalId, createdAt: T0 + 5, idempotencyKey: `msg_${id}` }) })
+      const copy = (originalId: string, id: string) => ({
+        originalId,
+        row: delivery(id, 'whe_a', { replayOfId: originalId, createdAt: T0 + 5, idempotencyKey: `msg_${id}` }),
+      })
       const first = await repo.replay([copy('dlv_dead', 'dlv_r1'), copy('dlv_fail', 'dlv_r2'), copy('dlv_ok', 'dlv_r3'), copy('dlv_none', 'dlv_r4')], T0 + 5)
       const again = await repo.replay([copy('dlv_dead', 'dlv_r5')], T0 + 6)
       return { first, again }
@@ -322,7 +392,13 @@ describe('the same answers and rows on both engines', () => {
           { deliveryId: 'dlv_1', endpointId: 'whe_a', outcome: outcome('dlv_1', 1, 'success', T0 + 1), now: T0 + 1, job: jobOf('dlv_1') },
           { deliveryId: 'dlv_b', endpointId: 'whe_b', outcome: outcome('dlv_b', 1, 'failure', T0 + 2), now: T0 + 2, job: jobOf('dlv_b') },
           { deliveryId: 'dlv_2', endpointId: 'whe_a', outcome: outcome('dlv_2', 1, 'success', T0 + 3), now: T0 + 3, job: jobOf('dlv_2') },
-          { deliveryId: 'dlv_3', endpointId: 'whe_a', outcome: outcome('dlv_3', 1, 'failure', T0 + 4), now: T0 + 4, job: { id: 'job_someone_else', workerId: 'worker-2' } },
+          {
+            deliveryId: 'dlv_3',
+            endpointId: 'whe_a',
+            outcome: outcome('dlv_3', 1, 'failure', T0 + 4),
+            now: T0 + 4,
+            job: { id: 'job_someone_else', workerId: 'worker-2' },
+          },
           { deliveryId: 'dlv_gone', endpointId: 'whe_a', outcome: outcome('dlv_gone', 1, 'failure', T0 + 5), now: T0 + 5, job: null },
           { deliveryId: 'dlv_4', endpointId: 'whe_a', outcome: outcome('dlv_4', 1, 'success', T0 + 6), now: T0 + 6, job: jobOf('dlv_4') },
         ],
@@ -343,14 +419,36 @@ describe('the same answers and rows on both engines', () => {
         const active = (await st.activeEndpoints('ws_a', 'live')).map((e) => e.id)
         const none = await st.openBatch('whe_b')
         await st.insertDelivery({
-          id: 'dlv_batch', endpointId: 'whe_b', workspaceId: 'ws_a', event: 'batch', eventId: null, payloadJson: null, maxAttempts: 10, batchSize: 0,
-          batchOpen: true, batchClosesAt: T0 + 60_000, nextAttemptAt: T0 + 60_000, idempotencyKey: 'msg_batch', now: T0,
+          id: 'dlv_batch',
+          endpointId: 'whe_b',
+          workspaceId: 'ws_a',
+          event: 'batch',
+          eventId: null,
+          payloadJson: null,
+          maxAttempts: 10,
+          batchSize: 0,
+          batchOpen: true,
+          batchClosesAt: T0 + 60_000,
+          nextAttemptAt: T0 + 60_000,
+          idempotencyKey: 'msg_batch',
+          now: T0,
         })
         await st.addBatchEvent('dlv_batch', 0, env(0), T0)
         await st.enqueueDeliver({ deliveryId: 'dlv_batch', attempt: 1 }, T0 + 60_000, T0)
         await st.insertDelivery({
-          id: 'dlv_one', endpointId: 'whe_a', workspaceId: 'ws_a', event: 'link.clicked', eventId: 'evt_1', payloadJson: env(1), maxAttempts: 10, batchSize: 1,
-          batchOpen: false, batchClosesAt: null, nextAttemptAt: T0, idempotencyKey: 'msg_one', now: T0,
+          id: 'dlv_one',
+          endpointId: 'whe_a',
+          workspaceId: 'ws_a',
+          event: 'link.clicked',
+          eventId: 'evt_1',
+          payloadJson: env(1),
+          maxAttempts: 10,
+          batchSize: 1,
+          batchOpen: false,
+          batchClosesAt: null,
+          nextAttemptAt: T0,
+          idempotencyKey: 'msg_one',
+          now: T0,
         })
         return { active, none }
       })
@@ -400,7 +498,9 @@ describe('at once on PostgreSQL, on separate connections', () => {
       await reset()
       await repo().insertEndpoint(endpoint('whe_a'))
       await repo().insertDelivery(delivery('dlv_1', 'whe_a'), null, T0)
-      const results = await Promise.all(Array.from({ length: 4 }, () => repo().recordAttempt('dlv_1', 'whe_a', outcome('dlv_1', 1, 'failure', T0 + 1), T0 + 1, AUTO)))
+      const results = await Promise.all(
+        Array.from({ length: 4 }, () => repo().recordAttempt('dlv_1', 'whe_a', outcome('dlv_1', 1, 'failure', T0 + 1), T0 + 1, AUTO)),
+      )
       expect(results.filter((r) => r === false)).toHaveLength(1)
       expect(results.filter((r) => r === null)).toHaveLength(3)
       const [{ n }] = await engines.sql`SELECT count(*)::int AS n FROM webhook_attempts`
@@ -432,7 +532,20 @@ describe('at once on PostgreSQL, on separate connections', () => {
       const batches = Array.from({ length: 6 }, (_, i) => {
         const a = `dlv_a${i}`
         const b = `dlv_b${i}`
-        return { a, b, order: i % 2 ? ([['whe_a', a], ['whe_b', b]] as const) : ([['whe_b', b], ['whe_a', a]] as const) }
+        return {
+          a,
+          b,
+          order:
+            i % 2
+              ? ([
+                  ['whe_a', a],
+                  ['whe_b', b],
+                ] as const)
+              : ([
+                  ['whe_b', b],
+                  ['whe_a', a],
+                ] as const),
+        }
       })
       for (const { a, b } of batches) {
         await repo().insertDelivery(delivery(a, 'whe_a'), null, T0)
@@ -440,7 +553,10 @@ describe('at once on PostgreSQL, on separate connections', () => {
       }
       const results = await Promise.all(
         batches.map(({ order }) =>
-          repo().recordAttempts(order.map(([endpointId, deliveryId]) => ({ deliveryId, endpointId, outcome: outcome(deliveryId, 1, 'failure', T0 + 1), now: T0 + 1, job: null })), { ...AUTO, failures: 1_000 }),
+          repo().recordAttempts(
+            order.map(([endpointId, deliveryId]) => ({ deliveryId, endpointId, outcome: outcome(deliveryId, 1, 'failure', T0 + 1), now: T0 + 1, job: null })),
+            { ...AUTO, failures: 1_000 },
+          ),
         ),
       )
       expect(results.flat()).toEqual(Array(12).fill(false))
@@ -455,13 +571,19 @@ describe('at once on PostgreSQL, on separate connections', () => {
       await repo().insertEndpoint(endpoint('whe_a'))
       await repo().insertDelivery(delivery('dlv_x', 'whe_a', { status: 'failed', attempt: 1 }), null, T0)
       const copies = await Promise.all(
-        Array.from({ length: 4 }, (_, i) => repo().replay([{ originalId: 'dlv_x', row: delivery(`dlv_r${i}`, 'whe_a', { replayOfId: 'dlv_x', idempotencyKey: `msg_r${i}` }) }], T0 + 1)),
+        Array.from({ length: 4 }, (_, i) =>
+          repo().replay([{ originalId: 'dlv_x', row: delivery(`dlv_r${i}`, 'whe_a', { replayOfId: 'dlv_x', idempotencyKey: `msg_r${i}` }) }], T0 + 1),
+        ),
       )
       expect(copies.flat()).toHaveLength(1)
       const [{ n }] = await engines.sql`SELECT count(*)::int AS n FROM webhook_deliveries WHERE replay_of_id = 'dlv_x'`
       expect(n).toBe(1)
       expect(await engines.sql`SELECT id FROM jobs`).toHaveLength(1)
-      expect(await repo().deliveryById('dlv_x')).toMatchObject({ status: 'dead', replayable: false, errorMessage: `superseded by replay ${copies.flat()[0]!.id}` })
+      expect(await repo().deliveryById('dlv_x')).toMatchObject({
+        status: 'dead',
+        replayable: false,
+        errorMessage: `superseded by replay ${copies.flat()[0]!.id}`,
+      })
     }
   })
 

@@ -53,7 +53,11 @@ describe('the runtime on PostgreSQL', () => {
     try {
       const { apiKey } = await bootstrapAccount(a.rt)
       for (let i = 0; i < 3; i++) {
-        const res = await a.request('/v1/links', { method: 'POST', key: apiKey.key, json: { destinationUrl: `https://example.com/r/${i}`, slug: `runtime-${i}` } })
+        const res = await a.request('/v1/links', {
+          method: 'POST',
+          key: apiKey.key,
+          json: { destinationUrl: `https://example.com/r/${i}`, slug: `runtime-${i}` },
+        })
         expect(res.status).toBe(201)
       }
       expect(await until(2000, () => heard.length === 3)).toBe(true)

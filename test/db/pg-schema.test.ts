@@ -21,7 +21,10 @@ import { createTestDatabase, type TestDatabase } from '../setup/postgres'
 
 const lastSnapshot = (folder: string) => {
   const dir = join(ROOT, folder, 'meta')
-  const last = readdirSync(dir).filter((f) => f.endsWith('_snapshot.json')).sort().at(-1)!
+  const last = readdirSync(dir)
+    .filter((f) => f.endsWith('_snapshot.json'))
+    .sort()
+    .at(-1)!
   return JSON.parse(readFileSync(join(dir, last), 'utf8'))
 }
 
@@ -41,7 +44,10 @@ describe('one table list, two engines', () => {
 })
 
 interface Shape {
-  tables: Record<string, { columns: Record<string, { type: string; notNull: boolean }>; indexes: Record<string, { columns: string[]; unique: boolean; partial: boolean }> }>
+  tables: Record<
+    string,
+    { columns: Record<string, { type: string; notNull: boolean }>; indexes: Record<string, { columns: string[]; unique: boolean; partial: boolean }> }
+  >
 }
 
 /** SQLite's types named as the PostgreSQL migration maps them. */
@@ -49,16 +55,28 @@ const SQLITE_TO_PG: Record<string, string> = { text: 'text', integer: 'bigint', 
 
 function sqliteShape(db: Database, booleans: Set<string>, jsons: Set<string>): Shape {
   const shape: Shape = { tables: {} }
-  const tables = db.query(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'schema_migrations' ORDER BY name`).all() as { name: string }[]
+  const tables = db
+    .query(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name <> 'schema_migrations' ORDER BY name`)
+    .all() as { name: string }[]
   for (const { name } of tables) {
     const columns: Shape['tables'][string]['columns'] = {}
-    for (const c of db.query(`SELECT name, type, "notnull" AS nn, pk FROM pragma_table_info(?)`).all(name) as { name: string; type: string; nn: number; pk: number }[]) {
+    for (const c of db.query(`SELECT name, type, "notnull" AS nn, pk FROM pragma_table_info(?)`).all(name) as {
+      name: string
+      type: string
+      nn: number
+      pk: number
+    }[]) {
       const key = `${name}.${c.name}`
-      const type = booleans.has(key) ? 'boolean' : jsons.has(key) ? 'jsonb' : SQLITE_TO_PG[c.type.toLowerCase()] ?? c.type
+      const type = booleans.has(key) ? 'boolean' : jsons.has(key) ? 'jsonb' : (SQLITE_TO_PG[c.type.toLowerCase()] ?? c.type)
       columns[c.name] = { type, notNull: c.nn === 1 || c.pk > 0 }
     }
     const indexes: Shape['tables'][string]['indexes'] = {}
-    for (const i of db.query(`SELECT name, "unique" AS u, origin, partial FROM pragma_index_list(?)`).all(name) as { name: string; u: number; origin: string; partial: number }[]) {
+    for (const i of db.query(`SELECT name, "unique" AS u, origin, partial FROM pragma_index_list(?)`).all(name) as {
+      name: string
+      u: number
+      origin: string
+      partial: number
+    }[]) {
       // Primary keys are compared as columns' NOT NULL plus the pk constraint below, not by their index name.
       if (i.origin === 'pk') continue
       const cols = (db.query(`SELECT name FROM pragma_index_info(?) ORDER BY seqno`).all(i.name) as { name: string }[]).map((r) => r.name)

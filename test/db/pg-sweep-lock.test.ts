@@ -31,7 +31,11 @@ async function node(max = 2): Promise<{ sql: SQL; lock: SweepLock }> {
 
 /** The backend pids holding the sweep lock. */
 const holders = async () =>
-  ((await sql`SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1 AND ((classid::bigint << 32) | objid::bigint) = ${SWEEP_LOCK}::bigint`) as { pid: number }[]).map((r) => r.pid)
+  (
+    (await sql`SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND granted AND objsubid = 1 AND ((classid::bigint << 32) | objid::bigint) = ${SWEEP_LOCK}::bigint`) as {
+      pid: number
+    }[]
+  ).map((r) => r.pid)
 
 /** Polls `done` up to ~10 s: waits are bounded, never timed assertions. */
 async function until(done: () => boolean | Promise<boolean>) {
@@ -139,13 +143,24 @@ describe('periodic triggers', () => {
     expect(await a.lock.hold()).toBe(true)
     const triggered = [0, 0]
     const errors: unknown[] = []
-    const runs = [a, b].map((n, i) => startPeriodic(pgEngine(pgDrizzle(n.sql)), [task], () => T0, () => triggered[i]!++, (_t, err) => errors.push(err), n.lock))
+    const runs = [a, b].map((n, i) =>
+      startPeriodic(
+        pgEngine(pgDrizzle(n.sql)),
+        [task],
+        () => T0,
+        () => triggered[i]!++,
+        (_t, err) => errors.push(err),
+        n.lock,
+      ),
+    )
     try {
       // Each job taken away as if run, so each tick of the holder enqueues again.
-      expect(await until(async () => {
-        await sql`DELETE FROM jobs`
-        return triggered[0]! >= 3
-      })).toBe(true)
+      expect(
+        await until(async () => {
+          await sql`DELETE FROM jobs`
+          return triggered[0]! >= 3
+        }),
+      ).toBe(true)
       expect(triggered[1]).toBe(0)
       expect(errors).toEqual([])
     } finally {

@@ -4,7 +4,18 @@
 import { expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { dirname, join, normalize, relative } from 'node:path'
-import type { apiKeys, conversions, domains, idempotencyRecords, links, users, webhookAttempts, webhookDeliveries, webhookEndpoints, workspaces } from '../../src/db/schema'
+import type {
+  apiKeys,
+  conversions,
+  domains,
+  idempotencyRecords,
+  links,
+  users,
+  webhookAttempts,
+  webhookDeliveries,
+  webhookEndpoints,
+  workspaces,
+} from '../../src/db/schema'
 import type { ConversionRow, NewConversion } from '../../src/modules/conversions/port'
 import type { DomainRow } from '../../src/modules/domains/port'
 import type { ApiKeyRow, NewApiKey, NewUser, NewWorkspace, UserRow, WorkspaceRow } from '../../src/modules/identity/port'

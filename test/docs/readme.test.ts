@@ -150,7 +150,11 @@ function invocations(markdown: string): Mention[] {
   const { prose, code } = splitMarkdown(markdown)
   // In code blocks a command starts its line; indented lines are continuations, output or diagrams
   // (`lnk node` boxes), never commands.
-  const lines = code.join('\n').replace(/\\\n/g, ' ').split('\n').filter((line) => !/^\s/.test(line))
+  const lines = code
+    .join('\n')
+    .replace(/\\\n/g, ' ')
+    .split('\n')
+    .filter((line) => !/^\s/.test(line))
   const commands = [...inlineCode(prose), ...lines]
   return commands.flatMap((text) => text.split(/\s(?:&&|\|\||;)\s|\s\|\s|\$\(/)).flatMap((part) => parseInvocation(part) ?? [])
 }
@@ -206,7 +210,12 @@ function configurationRows(readme: string): { variables: string[]; flags: string
     })
 }
 
-const markdownFiles = () => [README, ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => join(ROOT, 'docs', f))]
+const markdownFiles = () => [
+  README,
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => join(ROOT, 'docs', f)),
+]
 
 describe('README.md', () => {
   const readme = readFileSync(README, 'utf8')
@@ -223,12 +232,15 @@ describe('README.md', () => {
     const named = new Set([...readme.matchAll(/\bLNK_[A-Z0-9_]+/g)].map((m) => m[0]))
     const unknown = [...named].filter((name) => !settings.has(name) && !Object.hasOwn(OTHER_VARIABLES, name))
     expect(unknown).toEqual([])
-    for (const [name, file] of Object.entries(OTHER_VARIABLES)) expect(`${file}: ${readFileSync(join(ROOT, file), 'utf8').includes(name)}`).toBe(`${file}: true`)
+    for (const [name, file] of Object.entries(OTHER_VARIABLES))
+      expect(`${file}: ${readFileSync(join(ROOT, file), 'utf8').includes(name)}`).toBe(`${file}: true`)
   })
 
   test('every setting has its row in the configuration table, with its flag', () => {
     const rows = configurationRows(readme)
-    const missing = SETTINGS.filter((s) => !rows.some((r) => r.variables.includes(s.env) && r.flags.includes(`--${s.flag}`))).map((s) => `${s.env} (--${s.flag})`)
+    const missing = SETTINGS.filter((s) => !rows.some((r) => r.variables.includes(s.env) && r.flags.includes(`--${s.flag}`))).map(
+      (s) => `${s.env} (--${s.flag})`,
+    )
     expect(missing).toEqual([])
     const extra = rows.flatMap((r) => r.variables).filter((v) => !SETTINGS.some((s) => s.env === v))
     expect(extra).toEqual([])
@@ -239,7 +251,9 @@ describe('docs/*.md', () => {
   test('every lnk command, subcommand and flag they name is accepted by the command line', async () => {
     const files = markdownFiles().filter((file) => file !== README)
     expect(files.flatMap((file) => invocations(readFileSync(file, 'utf8'))).length).toBeGreaterThan(30)
-    const problems = await Promise.all(files.map(async (file) => (await problemsOf(invocations(readFileSync(file, 'utf8')))).map((p) => `${file.slice(ROOT.length + 1)}: ${p}`)))
+    const problems = await Promise.all(
+      files.map(async (file) => (await problemsOf(invocations(readFileSync(file, 'utf8')))).map((p) => `${file.slice(ROOT.length + 1)}: ${p}`)),
+    )
     expect(problems.flat()).toEqual([])
   })
 })
@@ -257,14 +271,18 @@ describe('docs/architecture.md', () => {
 
 describe('links in README.md and docs/*.md', () => {
   test('every relative link reaches a file, and every #anchor a heading', () => {
-    const broken = markdownFiles().flatMap((file) => brokenLinks(file, relativeLinks(readFileSync(file, 'utf8'))).map((b) => `${file.slice(ROOT.length + 1)}: ${b}`))
+    const broken = markdownFiles().flatMap((file) =>
+      brokenLinks(file, relativeLinks(readFileSync(file, 'utf8'))).map((b) => `${file.slice(ROOT.length + 1)}: ${b}`),
+    )
     expect(broken).toEqual([])
   })
 })
 
 describe('the checks themselves', () => {
   test('a made-up flag, a made-up command and a broken link are caught', async () => {
-    const made = invocations('`lnk admin create-key --workspace W --frobnicate` and\n\n```sh\nlnk teleport --now\nbun run src/main.ts listen --api-key K --forward-to 3000 --colour\n```\n')
+    const made = invocations(
+      '`lnk admin create-key --workspace W --frobnicate` and\n\n```sh\nlnk teleport --now\nbun run src/main.ts listen --api-key K --forward-to 3000 --colour\n```\n',
+    )
     expect(made.map((m) => m.command.join(' '))).toEqual(['admin create-key', 'teleport', 'listen'])
     expect(await problemsOf(made)).toEqual([
       '`lnk admin create-key --workspace W --frobnicate`: lnk admin create-key does not accept --frobnicate',

@@ -171,7 +171,10 @@ async function startOnce(bin: string, site: CaddySite, httpPort: number, timeout
       await Bun.sleep(50)
     }
     if (!ready) {
-      const why = proc.exitCode !== null ? `exited with ${proc.exitCode}` : `did not listen on 127.0.0.1:${httpPort} and :${httpsPort} with its CA root written within ${timeoutMs} ms`
+      const why =
+        proc.exitCode !== null
+          ? `exited with ${proc.exitCode}`
+          : `did not listen on 127.0.0.1:${httpPort} and :${httpsPort} with its CA root written within ${timeoutMs} ms`
       throw new Error(`caddy ${why}; its log:\n${log().split('\n').slice(-30).join('\n')}`)
     }
     const rootCaPem = readFileSync(rootFile, 'utf8')
@@ -213,7 +216,14 @@ export interface HttpsResponse {
  * only trusted root is `ca`, and a redirect is answered as it is, never followed. Rejects with the TLS
  * error when the handshake fails (no certificate for the name, or one `ca` did not sign).
  */
-export function httpsGet(hostname: string, port: number, path: string, ca: string, timeoutMs = 15_000, headers: Record<string, string> = {}): Promise<HttpsResponse> {
+export function httpsGet(
+  hostname: string,
+  port: number,
+  path: string,
+  ca: string,
+  timeoutMs = 15_000,
+  headers: Record<string, string> = {},
+): Promise<HttpsResponse> {
   return new Promise((resolve, reject) => {
     const req = httpsRequest(
       {

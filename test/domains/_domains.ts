@@ -20,12 +20,22 @@ export interface DomainsEnv extends Env {
 }
 
 /** The settings that point lnk at the loopback DNS server, with the records a domain must show. */
-export const domainsConfig = (dns: DnsServer) => ({ LNK_DNS_SERVERS: dns.address, LNK_DOMAIN_CNAME_TARGET: CNAME_TARGET, LNK_DOMAIN_IPS: OUR_IPS.join(','), LNK_SHORT_DOMAINS: 'sho.rt,localhost:8080' })
+export const domainsConfig = (dns: DnsServer) => ({
+  LNK_DNS_SERVERS: dns.address,
+  LNK_DOMAIN_CNAME_TARGET: CNAME_TARGET,
+  LNK_DOMAIN_IPS: OUR_IPS.join(','),
+  LNK_SHORT_DOMAINS: 'sho.rt,localhost:8080',
+})
 
 /** Creates the records `domain` (as the API answers it) asks for, TXT and the pointing ones, in the DNS server. */
 export function pointRecords(dns: DnsServer, domain: any) {
   const records = domain.records as Array<{ type: 'TXT' | 'CNAME' | 'A' | 'AAAA'; name: string; value: string }>
-  for (const r of records) dns.set(r.name, r.type, records.filter((o) => o.name === r.name && o.type === r.type).map((o) => o.value))
+  for (const r of records)
+    dns.set(
+      r.name,
+      r.type,
+      records.filter((o) => o.name === r.name && o.type === r.type).map((o) => o.value),
+    )
 }
 
 export async function domainsEnv(env: Record<string, string> = {}, clock = new ManualClock(Date.UTC(2026, 10, 2, 9))): Promise<DomainsEnv> {

@@ -80,7 +80,11 @@ describe('a verified custom domain served over HTTPS by Caddy on demand', () => 
     const verified = await api(`/v1/domains/${domainId}/verify`, { method: 'POST' })
     expect(verified.status).toBe(200)
     const state = ((await verified.json()) as any).data
-    expect({ verificationStatus: state.verificationStatus, dnsStatus: state.dnsStatus, reached: state.httpCheck?.reached }).toEqual({ verificationStatus: 'verified', dnsStatus: 'ok', reached: true })
+    expect({ verificationStatus: state.verificationStatus, dnsStatus: state.dnsStatus, reached: state.httpCheck?.reached }).toEqual({
+      verificationStatus: 'verified',
+      dnsStatus: 'ok',
+      reached: true,
+    })
 
     const link = await api('/v1/links', { method: 'POST', json: { destinationUrl: DESTINATION, domain: DOMAIN } })
     expect(link.status).toBe(201)
@@ -88,7 +92,7 @@ describe('a verified custom domain served over HTTPS by Caddy on demand', () => 
     expect(typeof slug).toBe('string')
   })
 
-  test("Caddy asks lnk: 200 for the verified domain, 404 for a hostname lnk does not serve", async () => {
+  test('Caddy asks lnk: 200 for the verified domain, 404 for a hostname lnk does not serve', async () => {
     const ask = (domain: string) => fetch(`${lnk!.origin}/internal/tls/ask?domain=${encodeURIComponent(domain)}`)
     expect((await ask(DOMAIN)).status).toBe(200)
     expect((await ask(UNKNOWN)).status).toBe(404)

@@ -12,13 +12,25 @@ afterAll(() => env.close())
 
 const issuesOf = async (res: Response) => {
   const payload = await body(res)
-  return { status: res.status, code: payload.error?.code, paths: (payload.error?.details?.issues ?? []).map((i: { path: string }) => i.path), message: payload.error?.message as string }
+  return {
+    status: res.status,
+    code: payload.error?.code,
+    paths: (payload.error?.details?.issues ?? []).map((i: { path: string }) => i.path),
+    message: payload.error?.message as string,
+  }
 }
 
 describe('adding a domain', () => {
   test('answers the TXT proof and a CNAME for a subdomain; the hostname is normalised', async () => {
     const d = await env.add('  Go.Normalised.TEST. ')
-    expect(d).toMatchObject({ domain: 'go.normalised.test', unicodeDomain: 'go.normalised.test', verificationStatus: 'pending', dnsStatus: 'unknown', sslStatus: 'unmanaged', served: false })
+    expect(d).toMatchObject({
+      domain: 'go.normalised.test',
+      unicodeDomain: 'go.normalised.test',
+      verificationStatus: 'pending',
+      dnsStatus: 'unknown',
+      sslStatus: 'unmanaged',
+      served: false,
+    })
     expect(d.id).toMatch(/^dom_/)
     expect(d.records).toEqual([
       { type: 'TXT', name: '_lnk-challenge.go.normalised.test', value: expect.stringMatching(/^lnk-verify=[A-Za-z0-9]{32}$/), seen: null, ok: null },
@@ -41,7 +53,18 @@ describe('adding a domain', () => {
   })
 
   test('refuses ports, IP literals, single labels, URLs, the shared pool and the API host, naming the field', async () => {
-    for (const domain of ['go.example.test:8443', '192.0.2.1', '[2001:db8::1]', 'localhost', 'https://go.example.test/x', 'sho.rt', 'SHO.RT', 'go..example.test', '-bad.example.test', 'example.123']) {
+    for (const domain of [
+      'go.example.test:8443',
+      '192.0.2.1',
+      '[2001:db8::1]',
+      'localhost',
+      'https://go.example.test/x',
+      'sho.rt',
+      'SHO.RT',
+      'go..example.test',
+      '-bad.example.test',
+      'example.123',
+    ]) {
       const r = await issuesOf(await env.api('/domains', { method: 'POST', json: { domain } }))
       expect({ domain, status: r.status, code: r.code, paths: r.paths }).toEqual({ domain, status: 400, code: 'validation_failed', paths: ['domain'] })
     }
@@ -54,7 +77,9 @@ describe('adding a domain', () => {
     const again = await env.api('/domains', { method: 'POST', json: { domain: 'TWICE.example.test' } })
     expect(again.status).toBe(409)
     expect((await body(again)).error.code).toBe('domain_taken')
-    const bad = await issuesOf(await env.api('/domains', { method: 'POST', json: { domain: 'fallbacks.example.test', notFoundUrl: 'ftp://x.example/', expiredUrl: 'not a url' } }))
+    const bad = await issuesOf(
+      await env.api('/domains', { method: 'POST', json: { domain: 'fallbacks.example.test', notFoundUrl: 'ftp://x.example/', expiredUrl: 'not a url' } }),
+    )
     expect(bad).toMatchObject({ status: 400, code: 'validation_failed', paths: ['notFoundUrl', 'expiredUrl'] })
   })
 })
@@ -66,7 +91,10 @@ describe('verifying', () => {
     expect(first.status).toBe(200)
     const before = (await body(first)).data
     expect(before).toMatchObject({ verificationStatus: 'pending', dnsStatus: 'misconfigured', served: false })
-    expect(before.records.map((r: { seen: string[]; ok: boolean }) => [r.seen, r.ok])).toEqual([[[], false], [[], false]])
+    expect(before.records.map((r: { seen: string[]; ok: boolean }) => [r.seen, r.ok])).toEqual([
+      [[], false],
+      [[], false],
+    ])
 
     // At most one check per 10 s.
     const throttled = await env.verify(d.id)
@@ -88,7 +116,9 @@ describe('verifying', () => {
     expect(link.status).toBe(201)
     const made = (await body(link)).data
     expect(made).toMatchObject({ domain: 'verify.example.test', shortUrl: `http://verify.example.test/${made.slug}` })
-    const visit = await env.app.handle(new Request(`http://verify.example.test/${made.slug}`, { headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0 Safari/537.36' } }))
+    const visit = await env.app.handle(
+      new Request(`http://verify.example.test/${made.slug}`, { headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/120.0 Safari/537.36' } }),
+    )
     expect(visit.status).toBe(302)
     expect(visit.headers.get('location')).toBe('https://example.com/landing')
   })
@@ -96,7 +126,11 @@ describe('verifying', () => {
   test('an A record among our addresses is ok; ours mixed with others is conflicting; none of ours misconfigured', async () => {
     const d = await env.add('addresses.example.test')
     env.dns.set(`_lnk-challenge.${d.domain}`, 'TXT', [d.records[0].value])
-    const cases: Array<[string[], string]> = [[[OUR_IPS[0]!], 'ok'], [[OUR_IPS[0]!, '198.51.100.7'], 'conflicting'], [['198.51.100.7'], 'misconfigured']]
+    const cases: Array<[string[], string]> = [
+      [[OUR_IPS[0]!], 'ok'],
+      [[OUR_IPS[0]!, '198.51.100.7'], 'conflicting'],
+      [['198.51.100.7'], 'misconfigured'],
+    ]
     for (const [ips, status] of cases) {
       env.dns.set(d.domain, 'A', ips)
       env.clock.advance(10_000)
@@ -109,7 +143,10 @@ describe('verifying', () => {
     for (const name of [`_lnk-challenge.${d.domain}`, d.domain]) env.dns.fail(name, 'servfail')
     const checked = (await body(await env.verify(d.id))).data
     expect(checked).toMatchObject({ verificationStatus: 'pending', dnsStatus: 'unknown', failureReason: null })
-    expect(checked.records.map((r: { seen: unknown; ok: unknown }) => [r.seen, r.ok])).toEqual([[null, null], [null, null]])
+    expect(checked.records.map((r: { seen: unknown; ok: unknown }) => [r.seen, r.ok])).toEqual([
+      [null, null],
+      [null, null],
+    ])
     for (const name of [`_lnk-challenge.${d.domain}`, d.domain]) env.dns.fail(name, null)
   })
 
@@ -117,7 +154,11 @@ describe('verifying', () => {
     const d = await env.add('not-yet.example.test')
     const refused = await issuesOf(await env.api('/links', { method: 'POST', json: { destinationUrl: 'https://example.com/', domain: d.domain } }))
     expect(refused).toMatchObject({ status: 400, code: 'validation_failed', paths: ['domain'] })
-    const other = await env.api('/links', { method: 'POST', key: (await otherAccount()).key, json: { destinationUrl: 'https://example.com/', domain: 'verify.example.test' } })
+    const other = await env.api('/links', {
+      method: 'POST',
+      key: (await otherAccount()).key,
+      json: { destinationUrl: 'https://example.com/', domain: 'verify.example.test' },
+    })
     expect(other.status).toBe(400)
   })
 })
@@ -133,9 +174,16 @@ describe('fallbacks, changes and deletion', () => {
     const d = await env.add('patch.example.test')
     env.point(d)
     await env.verify(d.id)
-    const res = await env.api(`/domains/${d.id}`, { method: 'PATCH', json: { rootRedirectUrl: 'https://example.com/home', notFoundUrl: 'https://example.com/missing?from={DOMAIN}&path={ORIGINAL_PATH}' } })
+    const res = await env.api(`/domains/${d.id}`, {
+      method: 'PATCH',
+      json: { rootRedirectUrl: 'https://example.com/home', notFoundUrl: 'https://example.com/missing?from={DOMAIN}&path={ORIGINAL_PATH}' },
+    })
     expect(res.status).toBe(200)
-    expect((await body(res)).data).toMatchObject({ rootRedirectUrl: 'https://example.com/home', notFoundUrl: 'https://example.com/missing?from={DOMAIN}&path={ORIGINAL_PATH}', expiredUrl: null })
+    expect((await body(res)).data).toMatchObject({
+      rootRedirectUrl: 'https://example.com/home',
+      notFoundUrl: 'https://example.com/missing?from={DOMAIN}&path={ORIGINAL_PATH}',
+      expiredUrl: null,
+    })
     expect(env.rt.modules.domains.served.get(d.domain)?.rootRedirectUrl).toBe('https://example.com/home')
     const cleared = (await body(await env.api(`/domains/${d.id}`, { method: 'PATCH', json: { rootRedirectUrl: null } }))).data
     expect(cleared.rootRedirectUrl).toBeNull()
@@ -147,15 +195,24 @@ describe('fallbacks, changes and deletion', () => {
   })
 
   test('the fallbacks set over HTTP answer on the domain: /, an unknown slug and a used-up link', async () => {
-    const d = await env.add('fallback-live.example.test', { rootRedirectUrl: 'https://example.com/home', notFoundUrl: 'https://example.com/404?d={DOMAIN}&p={ORIGINAL_PATH}' })
+    const d = await env.add('fallback-live.example.test', {
+      rootRedirectUrl: 'https://example.com/home',
+      notFoundUrl: 'https://example.com/404?d={DOMAIN}&p={ORIGINAL_PATH}',
+    })
     env.point(d)
     await env.verify(d.id)
-    const visit = (path: string) => env.app.handle(new Request(`http://fallback-live.example.test${path}`, { headers: { 'user-agent': 'Mozilla/5.0 Chrome/120.0' } }))
+    const visit = (path: string) =>
+      env.app.handle(new Request(`http://fallback-live.example.test${path}`, { headers: { 'user-agent': 'Mozilla/5.0 Chrome/120.0' } }))
     const root = await visit('/')
     expect({ status: root.status, location: root.headers.get('location') }).toEqual({ status: 301, location: 'https://example.com/home' })
     const unknown = await visit('/no-such-slug')
-    expect({ status: unknown.status, location: unknown.headers.get('location') }).toEqual({ status: 302, location: 'https://example.com/404?d=fallback-live.example.test&p=no-such-slug' })
-    const once = (await body(await env.api('/links', { method: 'POST', json: { destinationUrl: 'https://example.com/once', domain: d.domain, clickLimit: 1 } }))).data
+    expect({ status: unknown.status, location: unknown.headers.get('location') }).toEqual({
+      status: 302,
+      location: 'https://example.com/404?d=fallback-live.example.test&p=no-such-slug',
+    })
+    const once = (
+      await body(await env.api('/links', { method: 'POST', json: { destinationUrl: 'https://example.com/once', domain: d.domain, clickLimit: 1 } }))
+    ).data
     expect((await visit(`/${once.slug}`)).status).toBe(302)
     expect((await visit(`/${once.slug}`)).status).toBe(410)
     await env.api(`/domains/${d.id}`, { method: 'PATCH', json: { expiredUrl: 'https://example.com/over/{ORIGINAL_PATH}' } })
@@ -203,7 +260,12 @@ describe('permissions, test keys and scope filters', () => {
 
     const test = await makeKey(env.rt, env.workspaceId, '*', 'test')
     expect((await env.api(`/domains/${d.id}`, { key: test.key })).status).toBe(200)
-    for (const [path, method, json] of [['/domains', 'POST', { domain: 'sandbox.example.test' }], [`/domains/${d.id}`, 'PATCH', { rootRedirectUrl: null }], [`/domains/${d.id}/verify`, 'POST', undefined], [`/domains/${d.id}`, 'DELETE', undefined]] as const) {
+    for (const [path, method, json] of [
+      ['/domains', 'POST', { domain: 'sandbox.example.test' }],
+      [`/domains/${d.id}`, 'PATCH', { rootRedirectUrl: null }],
+      [`/domains/${d.id}/verify`, 'POST', undefined],
+      [`/domains/${d.id}`, 'DELETE', undefined],
+    ] as const) {
       const res = await env.api(path, { method, key: test.key, json })
       expect({ path, method, status: res.status, code: (await body(res)).error.code }).toEqual({ path, method, status: 403, code: 'forbidden' })
     }

@@ -142,7 +142,11 @@ describe('two workspaces claim one domain', () => {
     const rivals = await Promise.all([bootstrapAccount(env.rt), bootstrapAccount(env.rt)])
     const keys = rivals.map((a) => a.apiKey.key as string)
     const added = await Promise.all(keys.map((key) => env.add('contested.example.test', {}, key)))
-    env.dns.set('_lnk-challenge.contested.example.test', 'TXT', added.map((d) => d.records[0].value))
+    env.dns.set(
+      '_lnk-challenge.contested.example.test',
+      'TXT',
+      added.map((d) => d.records[0].value),
+    )
     env.dns.set('contested.example.test', 'CNAME', [CNAME_TARGET])
     const results = await Promise.all(added.map((d, i) => env.verify(d.id, keys[i])))
     const states = await Promise.all(results.map(async (r) => (await body(r)).data))

@@ -62,10 +62,20 @@ beforeAll(async () => {
   nodes = await Promise.all(dirs.map((dir) => startServe(dir, env, 40_000)))
   const adminDir = tempDir()
   dirs.push(adminDir)
-  key = (await runJson<{ apiKey: { key: string } }>(['admin', 'bootstrap', '--email', 'ops@example.com', '--workspace', 'Ops', '--json'], { dataDir: adminDir, env: { LNK_DATABASE_URL: pg.url } })).apiKey.key
+  key = (
+    await runJson<{ apiKey: { key: string } }>(['admin', 'bootstrap', '--email', 'ops@example.com', '--workspace', 'Ops', '--json'], {
+      dataDir: adminDir,
+      env: { LNK_DATABASE_URL: pg.url },
+    })
+  ).apiKey.key
   caddy = await startCaddy({
     caddyfile: NODES_CADDYFILE,
-    env: { LNK_NODE1: `127.0.0.1:${nodes[0]!.port}`, LNK_NODE2: `127.0.0.1:${nodes[1]!.port}`, LNK_NODE3: `127.0.0.1:${nodes[2]!.port}`, LNK_ASK_PORT: String(freePort()) },
+    env: {
+      LNK_NODE1: `127.0.0.1:${nodes[0]!.port}`,
+      LNK_NODE2: `127.0.0.1:${nodes[1]!.port}`,
+      LNK_NODE3: `127.0.0.1:${nodes[2]!.port}`,
+      LNK_ASK_PORT: String(freePort()),
+    },
     httpPort,
     adjust: trustLoopbackForwarders,
   })
@@ -152,12 +162,14 @@ describe('three nodes on PostgreSQL behind one Caddy', () => {
     const verified = await api(first, `/domains/${domainId}/verify`, { method: 'POST' })
     expect(verified.status).toBe(200)
     const state = verified.body.data
-    expect({ verificationStatus: state.verificationStatus, dnsStatus: state.dnsStatus, reached: state.httpCheck?.reached, sslStatus: state.sslStatus }).toEqual({
-      verificationStatus: 'verified',
-      dnsStatus: 'ok',
-      reached: true,
-      sslStatus: 'pending',
-    })
+    expect({ verificationStatus: state.verificationStatus, dnsStatus: state.dnsStatus, reached: state.httpCheck?.reached, sslStatus: state.sslStatus }).toEqual(
+      {
+        verificationStatus: 'verified',
+        dnsStatus: 'ok',
+        reached: true,
+        sslStatus: 'pending',
+      },
+    )
 
     // Another node heard of it (the bus over NOTIFY): a link on the domain is made there.
     let link: { status: number; body: any } = { status: 0, body: null }
@@ -212,15 +224,25 @@ describe('three nodes on PostgreSQL behind one Caddy', () => {
         seen = res.body?.data
         return res.status === 200 && seen.sslStatus === 'active'
       })
-      expect({ domain: seen.domain, verificationStatus: seen.verificationStatus, served: seen.served, sslStatus: seen.sslStatus }).toEqual({ domain: DOMAIN, verificationStatus: 'verified', served: true, sslStatus: 'active' })
+      expect({ domain: seen.domain, verificationStatus: seen.verificationStatus, served: seen.served, sslStatus: seen.sslStatus }).toEqual({
+        domain: DOMAIN,
+        verificationStatus: 'verified',
+        served: true,
+        sslStatus: 'active',
+      })
     }
   }, 30_000)
 
   test("a visitor's request for /internal/tls/ask through Caddy is refused by every node; it names the visitor", async () => {
     const before = await counts('/internal/tls/ask', 403)
     for (let i = 0; i < 3; i++) {
-      const res = await httpsGet(DOMAIN, caddy!.httpsPort, `/internal/tls/ask?domain=${UNKNOWN}`, caddy!.rootCaPem, 15_000, { 'x-forwarded-for': '198.51.100.7' })
-      expect({ status: res.status, body: res.body }).toEqual({ status: 403, body: 'proxied for 198.51.100.7: only loopback and LNK_TLS_ASK_ALLOWED_CIDRS may ask, through proxies within them' })
+      const res = await httpsGet(DOMAIN, caddy!.httpsPort, `/internal/tls/ask?domain=${UNKNOWN}`, caddy!.rootCaPem, 15_000, {
+        'x-forwarded-for': '198.51.100.7',
+      })
+      expect({ status: res.status, body: res.body }).toEqual({
+        status: 403,
+        body: 'proxied for 198.51.100.7: only loopback and LNK_TLS_ASK_ALLOWED_CIDRS may ask, through proxies within them',
+      })
     }
     // Round robin: one refusal on each node.
     const after = await counts('/internal/tls/ask', 403)

@@ -23,7 +23,11 @@ const proxy = Bun.serve({
 })
 
 const api = (path: string, init: RequestInit & { json?: unknown } = {}) =>
-  fetch(`${lnk.origin}/v1${path}`, { ...init, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: init.json === undefined ? undefined : JSON.stringify(init.json) })
+  fetch(`${lnk.origin}/v1${path}`, {
+    ...init,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: init.json === undefined ? undefined : JSON.stringify(init.json),
+  })
 
 beforeAll(async () => {
   dns = await startDnsServer()
@@ -55,7 +59,11 @@ describe('the HTTP check', () => {
     const d = await addAndPoint('proxied.example.test')
     const checked = (await body(await api(`/domains/${d.id}/verify`, { method: 'POST' }))).data
     expect(checked).toMatchObject({ verificationStatus: 'verified', dnsStatus: 'ok', served: true, sslStatus: 'pending' })
-    expect(checked.httpCheck).toEqual({ url: `http://proxied.example.test:${proxy.port}/.well-known/lnk/${d.records[0].value}`, reached: true, detail: 'reached this instance at 127.0.0.1' })
+    expect(checked.httpCheck).toEqual({
+      url: `http://proxied.example.test:${proxy.port}/.well-known/lnk/${d.records[0].value}`,
+      reached: true,
+      detail: 'reached this instance at 127.0.0.1',
+    })
   })
 
   test('another server answering 200 with the token is not this instance: misconfigured', async () => {
@@ -67,7 +75,7 @@ describe('the HTTP check', () => {
     proxyMode = 'forward'
   })
 
-  test('private addresses are not dialled without the operator\'s opt-in', async () => {
+  test("private addresses are not dialled without the operator's opt-in", async () => {
     const { setup } = await import('../helpers')
     const other = await setup({ env: { LNK_DNS_SERVERS: dns.address, LNK_DOMAIN_CHECK_PORT: String(proxy.port) } })
     try {
@@ -97,7 +105,8 @@ describe('the HTTP check', () => {
 })
 
 describe('GET /internal/tls/ask', () => {
-  const ask = (domain: string | null, headers: Record<string, string> = {}) => fetch(`${lnk.origin}/internal/tls/ask${domain === null ? '' : `?domain=${encodeURIComponent(domain)}`}`, { headers })
+  const ask = (domain: string | null, headers: Record<string, string> = {}) =>
+    fetch(`${lnk.origin}/internal/tls/ask${domain === null ? '' : `?domain=${encodeURIComponent(domain)}`}`, { headers })
 
   test('200 for served domains and the shared pool, 404 for any other value, 400 without the domain parameter', async () => {
     expect((await ask('proxied.example.test')).status).toBe(200)

@@ -32,8 +32,28 @@ test('domain: a hostname of two labels or more whose last is no number, as the s
   expect(schema).toMatchObject({ type: 'string', format: 'hostname', minLength: 1, maxLength: 253 })
   // What Schemathesis sent ("0"), IP addresses and what a URL parser reads as one, one label, bad labels,
   // an ACE label that is no punycode, a port, a scheme, too long.
-  const refused = ['0', '', '192.0.2.1', '192.0.2.1.', '[::1]', '::1', 'go.123', 'go.0x1f', 'go.0X', 'localhost', 'under_score.example', '-lead.example', 'trail-.example', 'xn--a.example', 'go.example.com:8443', 'https://go.example.com', `${'a'.repeat(64)}.example`, `${'a.'.repeat(127)}example`]
-  for (const domain of refused) expect({ domain, ...(await verdicts({ domain })) }).toEqual({ domain, document: 'refused', server: 'refused', paths: ['domain'] })
+  const refused = [
+    '0',
+    '',
+    '192.0.2.1',
+    '192.0.2.1.',
+    '[::1]',
+    '::1',
+    'go.123',
+    'go.0x1f',
+    'go.0X',
+    'localhost',
+    'under_score.example',
+    '-lead.example',
+    'trail-.example',
+    'xn--a.example',
+    'go.example.com:8443',
+    'https://go.example.com',
+    `${'a'.repeat(64)}.example`,
+    `${'a.'.repeat(127)}example`,
+  ]
+  for (const domain of refused)
+    expect({ domain, ...(await verdicts({ domain })) }).toEqual({ domain, document: 'refused', server: 'refused', paths: ['domain'] })
   for (const domain of ['go.stated.example', 'Upper.Stated.EXAMPLE.', 'a.b', '1.2.3.a', 'x.0xg', 'ab--cd.stated.example', `${'b'.repeat(63)}.stated.example`]) {
     expect({ domain, ...(await verdicts({ domain })) }).toEqual({ domain, document: 'ok', server: 'ok', paths: [] })
   }
@@ -54,7 +74,13 @@ test('the three fallback URLs: an absolute http(s) URL of 1-2048 characters, on 
   const long = `https://stated.example/${'a'.repeat(2048 - 'https://stated.example/'.length + 1)}`
   for (const field of fields) {
     for (const bad of ['', 'HTTP:', 'https://:443/x', 'stated.example/page', 'ftp://stated.example/file', 'mailto:someone@stated.example', 'not a url', long]) {
-      expect({ field, bad, ...(await verdicts({ domain: domain(), [field]: bad })) }).toEqual({ field, bad, document: 'refused', server: 'refused', paths: [field] })
+      expect({ field, bad, ...(await verdicts({ domain: domain(), [field]: bad })) }).toEqual({
+        field,
+        bad,
+        document: 'refused',
+        server: 'refused',
+        paths: [field],
+      })
     }
     for (const ok of ['https://stated.example/page', 'HTTP://stated.example', 'https://stated.example/a?b=c#d', long.slice(0, -1), null]) {
       expect({ field, ok, ...(await verdicts({ domain: domain(), [field]: ok })) }).toEqual({ field, ok, document: 'ok', server: 'ok', paths: [] })
@@ -69,9 +95,17 @@ test('the three fallback URLs: an absolute http(s) URL of 1-2048 characters, on 
   // PATCH states the same fields, with the same verdicts.
   const target = await env.add(domain())
   const validate = conformance().requestValidator('PATCH', '/domains/{id}', { body: true })
-  for (const [value, expected] of [['', 'refused'], ['ftp://stated.example/file', 'refused'], ['https://stated.example/ok', 'ok']] as const) {
+  for (const [value, expected] of [
+    ['', 'refused'],
+    ['ftp://stated.example/file', 'refused'],
+    ['https://stated.example/ok', 'ok'],
+  ] as const) {
     const res = await env.api(`/domains/${target.id}`, { method: 'PATCH', json: { notFoundUrl: value } })
-    expect({ value, document: validate({ notFoundUrl: value }) ? 'ok' : 'refused', status: res.status }).toEqual({ value, document: expected, status: expected === 'ok' ? 200 : 400 })
+    expect({ value, document: validate({ notFoundUrl: value }) ? 'ok' : 'refused', status: res.status }).toEqual({
+      value,
+      document: expected,
+      status: expected === 'ok' ? 200 : 400,
+    })
   }
   expect(added).toBeGreaterThan(0)
 })

@@ -30,7 +30,11 @@ async function verified(env: DomainsEnv, domain: string): Promise<string> {
   const d = await env.add(domain)
   env.point(d)
   const checked = (await body(await env.verify(d.id))).data
-  expect({ verificationStatus: checked.verificationStatus, served: checked.served, sslStatus: checked.sslStatus }).toEqual({ verificationStatus: 'verified', served: true, sslStatus: 'pending' })
+  expect({ verificationStatus: checked.verificationStatus, served: checked.served, sslStatus: checked.sslStatus }).toEqual({
+    verificationStatus: 'verified',
+    served: true,
+    sslStatus: 'pending',
+  })
   return d.id
 }
 
@@ -50,7 +54,8 @@ describe('with LNK_TLS_ASK_ALLOWED_CIDRS', () => {
   })
 
   test('loopback stays allowed', async () => {
-    for (const peer of ['127.0.0.1', '127.0.0.9', '::1', '::ffff:127.0.0.1']) expect({ peer, status: (await ask(env, peer, 'go.proxied.test')).status }).toEqual({ peer, status: 200 })
+    for (const peer of ['127.0.0.1', '127.0.0.9', '::1', '::ffff:127.0.0.1'])
+      expect({ peer, status: (await ask(env, peer, 'go.proxied.test')).status }).toEqual({ peer, status: 200 })
   })
 
   test('any other peer is refused with 403, told which setting allows it', async () => {

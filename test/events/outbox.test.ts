@@ -11,7 +11,7 @@ import { sqliteEngine } from '../../src/db/engine/sqlite'
 import { ON_PG, setupSqlite, type TestEnv } from '../helpers'
 
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0)
-let envs: TestEnv[] = []
+const envs: TestEnv[] = []
 
 afterEach(async () => {
   for (const e of envs.splice(0)) await e.cleanup()
@@ -24,14 +24,21 @@ function env() {
   return { ...e, clock }
 }
 
-const ping = (message: string, workspaceId = 'ws_1'): PublishInput => ({ type: 'webhook.test', workspaceId, mode: 'live', data: { endpointId: 'we_1', message } })
+const ping = (message: string, workspaceId = 'ws_1'): PublishInput => ({
+  type: 'webhook.test',
+  workspaceId,
+  mode: 'live',
+  data: { endpointId: 'we_1', message },
+})
 
 const rows = (rt: TestEnv['rt']) => rt.db.db.select().from(outbox).orderBy(asc(outbox.seq)).all()
 /** The seqs of stored events the cursor has passed. */
 const engine = (rt: TestEnv['rt']) => sqliteEngine(rt.db.db)
 const dispatchedSeqs = async (rt: TestEnv['rt']) => {
   const upTo = await dispatchedUpTo(engine(rt))
-  return rows(rt).filter((r) => r.seq <= upTo).map((r) => r.seq)
+  return rows(rt)
+    .filter((r) => r.seq <= upTo)
+    .map((r) => r.seq)
 }
 const cursorTime = (rt: TestEnv['rt']) => rt.db.db.select().from(outboxCursor).get()?.updatedAt ?? null
 
@@ -39,10 +46,23 @@ describe.skipIf(ON_PG)('publish()', () => {
   test('inside a committed transaction leaves one outbox row, not yet dispatched', async () => {
     const { rt } = env()
     const envelope = rt.db.db.transaction((tx) => publish(tx, { ...ping('hello'), mode: 'test' }, T0 + 5))
-    expect(envelope).toEqual({ id: expect.stringMatching(/^evt_[0-9A-Za-z]{20}$/), type: 'webhook.test', timestamp: '2026-01-01T12:00:00.005Z', mode: 'test', data: { endpointId: 'we_1', message: 'hello' } })
+    expect(envelope).toEqual({
+      id: expect.stringMatching(/^evt_[0-9A-Za-z]{20}$/),
+      type: 'webhook.test',
+      timestamp: '2026-01-01T12:00:00.005Z',
+      mode: 'test',
+      data: { endpointId: 'we_1', message: 'hello' },
+    })
     const stored = rows(rt)
     expect(stored).toHaveLength(1)
-    expect(stored[0]).toMatchObject({ id: envelope.id, type: 'webhook.test', mode: 'test', workspaceId: 'ws_1', data: { endpointId: 'we_1', message: 'hello' }, createdAt: T0 + 5 })
+    expect(stored[0]).toMatchObject({
+      id: envelope.id,
+      type: 'webhook.test',
+      mode: 'test',
+      workspaceId: 'ws_1',
+      data: { endpointId: 'we_1', message: 'hello' },
+      createdAt: T0 + 5,
+    })
     expect(await dispatchedSeqs(rt)).toEqual([])
     expect(await hasPendingEvents(engine(rt))).toBe(true)
   })
@@ -102,7 +122,13 @@ describe.skipIf(ON_PG)('dispatch through the worker', () => {
     expect(a[1]).toEqual({
       seq: a[1]!.seq,
       workspaceId: 'ws_2',
-      envelope: { id: expect.stringMatching(/^evt_/), type: 'webhook.test', timestamp: new Date(T0 - 2000).toISOString(), mode: 'live', data: { endpointId: 'we_1', message: 'second' } },
+      envelope: {
+        id: expect.stringMatching(/^evt_/),
+        type: 'webhook.test',
+        timestamp: new Date(T0 - 2000).toISOString(),
+        mode: 'live',
+        data: { endpointId: 'we_1', message: 'second' },
+      },
     })
     const stored = rows(rt)
     expect(stored.map((r) => r.id)).toEqual(a.map((e) => e.envelope.id))
@@ -173,7 +199,9 @@ describe.skipIf(ON_PG)('dispatch through the worker', () => {
       const i = Number((event.envelope.data.message as string).slice(1))
       if (i === failAt) throw new Error(`cannot take m${i}`)
       seen.push(i)
-      tx.insert(jobs).values({ id: `job_m${i}`, type: 'test.noop', payload: {}, status: 'dead', runAt: 0, attempts: 0, maxAttempts: 1, createdAt: 0, updatedAt: 0 }).run()
+      tx.insert(jobs)
+        .values({ id: `job_m${i}`, type: 'test.noop', payload: {}, status: 'dead', runAt: 0, attempts: 0, maxAttempts: 1, createdAt: 0, updatedAt: 0 })
+        .run()
     })
 
     await expect(rt.worker.runDue()).rejects.toThrow('cannot take m300')

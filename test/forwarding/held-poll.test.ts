@@ -14,9 +14,10 @@ beforeAll(async () => {
 })
 afterAll(() => lnk?.stop())
 
-const call = (path: string, init: RequestInit = {}) => fetch(`${lnk.origin}/v1${path}`, { ...init, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...init.headers } })
+const call = (path: string, init: RequestInit = {}) =>
+  fetch(`${lnk.origin}/v1${path}`, { ...init, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', ...init.headers } })
 
-test('a poll held 12 s (past Bun\'s 10 s idle timeout) answers 200 with an empty list', async () => {
+test("a poll held 12 s (past Bun's 10 s idle timeout) answers 200 with an empty list", async () => {
   const session = ((await (await call('/webhooks/cli/sessions', { method: 'POST', body: '{}' })).json()) as { data: { id: string } }).data
   const res = await call(`/webhooks/cli/events?session=${session.id}&wait=12`)
   expect(res.status).toBe(200)

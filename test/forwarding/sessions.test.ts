@@ -53,7 +53,10 @@ describe('sessions', () => {
     await env.run()
     const events = await poll(s.id)
     expect(events.map((e) => e.type)).toEqual(['link.created'])
-    const parsed = (await verifyBoth({ method: 'POST', path: '/', headers: events[0]!.headers, body: events[0]!.body } as never, s.secret)) as { id: string; data: { slug: string } }
+    const parsed = (await verifyBoth({ method: 'POST', path: '/', headers: events[0]!.headers, body: events[0]!.body } as never, s.secret)) as {
+      id: string
+      data: { slug: string }
+    }
     expect(parsed.data.slug).toBe('first')
     expect(events[0]!.headers['webhook-id']).toBe(events[0]!.id)
     expect(await poll(s.id)).toEqual([])
@@ -114,7 +117,7 @@ describe('isolation and limits', () => {
     await env.emit('link.created', sampleLink({ slug: 'test-one' }), 'test')
     await env.run()
     expect((await poll(live.id)).map((e) => JSON.parse(e.body).data.slug)).toEqual(['live-one'])
-    expect((await poll(foreign.id, 'wait=0', elsewhere.apiKey.key))).toEqual([])
+    expect(await poll(foreign.id, 'wait=0', elsewhere.apiKey.key)).toEqual([])
     expect((await pollRes(test.id)).status).toBe(404)
     expect((await poll(test.id, 'wait=0', testKey)).map((e) => JSON.parse(e.body).data.slug)).toEqual(['test-one'])
   })

@@ -44,7 +44,14 @@ describe('401 unauthorized', () => {
   test('the credential must be exact: no Unicode or control whitespace beside it (U+00A0, VT, FF, NEL)', async () => {
     const key = acct.apiKey.key
     // Values a Request can carry (Latin-1): each was taken for the key by a \s-based parser, trimming the extra.
-    for (const value of [`Bearer ${key}\u00a0`, `Bearer\u00a0${key}`, `Bearer \u00a0${key}`, `Bearer ${key}\u000b`, `Bearer\u000c${key}`, `Bearer ${key}\u0085`]) {
+    for (const value of [
+      `Bearer ${key}\u00a0`,
+      `Bearer\u00a0${key}`,
+      `Bearer \u00a0${key}`,
+      `Bearer ${key}\u000b`,
+      `Bearer\u000c${key}`,
+      `Bearer ${key}\u0085`,
+    ]) {
       const json = await expectError(await env.request('/v1/me', { headers: { authorization: value } }), 401, 'unauthorized')
       expect(json.error.message).toMatch(/Bearer|Invalid API key/)
     }
@@ -63,7 +70,32 @@ describe('401 unauthorized', () => {
     expect(bearerCredential(`Bearer ${key}`)).toBe(key)
     expect(bearerCredential(`Bearer \t ${key} \t`)).toBe(key)
     // Everything JavaScript's \s matches beyond SP and HTAB, and U+0085.
-    const spaces = ['\n', '\r', '\v', '\f', '\u0085', '\u00a0', '\u1680', '\u2000', '\u2001', '\u2002', '\u2003', '\u2004', '\u2005', '\u2006', '\u2007', '\u2008', '\u2009', '\u200a', '\u2028', '\u2029', '\u202f', '\u205f', '\u3000', '\ufeff']
+    const spaces = [
+      '\n',
+      '\r',
+      '\v',
+      '\f',
+      '\u0085',
+      '\u00a0',
+      '\u1680',
+      '\u2000',
+      '\u2001',
+      '\u2002',
+      '\u2003',
+      '\u2004',
+      '\u2005',
+      '\u2006',
+      '\u2007',
+      '\u2008',
+      '\u2009',
+      '\u200a',
+      '\u2028',
+      '\u2029',
+      '\u202f',
+      '\u205f',
+      '\u3000',
+      '\ufeff',
+    ]
     for (const sp of spaces) {
       for (const value of [`Bearer${sp}${key}`, `Bearer ${key}${sp}`, `${sp}Bearer ${key}`, `Bearer ${sp}${key}`]) {
         const got = bearerCredential(value)
@@ -81,7 +113,9 @@ describe('401 unauthorized', () => {
       const statusFor = (value: Buffer) =>
         new Promise<number>((resolve, reject) => {
           const socket = connect(server.port, '127.0.0.1', () => {
-            socket.write(Buffer.concat([Buffer.from('GET /v1/me HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nAuthorization: '), value, Buffer.from('\r\n\r\n')]))
+            socket.write(
+              Buffer.concat([Buffer.from('GET /v1/me HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\nAuthorization: '), value, Buffer.from('\r\n\r\n')]),
+            )
           })
           let head = ''
           socket.on('data', (chunk) => (head += chunk.toString('latin1')))
@@ -212,12 +246,16 @@ describe('workspaces', () => {
     expect(await refused(' \t ')).toContain('must not be empty')
     expect(await refused('w'.repeat(param.schema.maxLength + 1))).toContain(`at most ${param.schema.maxLength}`)
     // At the bound the header is read as a workspace reference: no such workspace, so 403, not 400.
-    await expectError(await env.request('/v1/me', { key: acct.apiKey.key, headers: { 'x-workspace-id': 'w'.repeat(param.schema.maxLength) } }), 403, 'forbidden')
+    await expectError(
+      await env.request('/v1/me', { key: acct.apiKey.key, headers: { 'x-workspace-id': 'w'.repeat(param.schema.maxLength) } }),
+      403,
+      'forbidden',
+    )
     // Still no answer but 401 without a valid key: the header is read only once the key is known.
     await expectError(await env.request('/v1/me', { headers: { 'x-workspace-id': '' } }), 401, 'unauthorized')
   })
 
-  test('on the wire: an empty X-Workspace-Id line is 400, not the key\'s own workspace', async () => {
+  test("on the wire: an empty X-Workspace-Id line is 400, not the key's own workspace", async () => {
     const live = await setup({ env: { LNK_PORT: '0', LNK_HOST: '127.0.0.1' } })
     const server = startServer(live.rt)
     try {
@@ -266,7 +304,13 @@ describe('GET /v1/me', () => {
     expect(json.success).toBe(true)
     expect(json.data.user).toMatchObject({ id: acct.user.id, email: acct.user.email })
     expect(json.data.workspace).toMatchObject({ id: acct.workspace.id, slug: 'acme', role: 'owner' })
-    expect(json.data.apiKey).toEqual({ id: k.id, name: expect.any(String), mode: 'test', permissions: ['links:read', 'links:write'], keyPrefix: k.key.slice(0, 12) })
+    expect(json.data.apiKey).toEqual({
+      id: k.id,
+      name: expect.any(String),
+      mode: 'test',
+      permissions: ['links:read', 'links:write'],
+      keyPrefix: k.key.slice(0, 12),
+    })
     expect(json.data.usage).toEqual({ month: '2026-11', apiCalls: 1, monthlyCallCap: null })
   })
 

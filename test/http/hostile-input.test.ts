@@ -27,7 +27,9 @@ const apiPaths = Object.entries<any>(doc.paths)
     methods: METHODS.filter((m) => item[m]),
   }))
 
-const withBody = apiPaths.flatMap((p) => p.methods.filter((m) => doc.paths[p.template][m].requestBody).map((method) => ({ ...p, method: method.toUpperCase() })))
+const withBody = apiPaths.flatMap((p) =>
+  p.methods.filter((m) => doc.paths[p.template][m].requestBody).map((method) => ({ ...p, method: method.toUpperCase() })),
+)
 
 function expectError(json: any, code: string) {
   expect(json.success).toBe(false)
@@ -133,7 +135,12 @@ describe('validation messages a person can act on', () => {
       ['/v1/analytics/top-links?limit=500', 'limit'],
     ] as const) {
       const json = await body(await env.request(url, { key }))
-      expect({ url, code: json.error.code, location: json.error.details.location, path: json.error.details.issues[0].path }).toEqual({ url, code: 'validation_failed', location: 'query', path: name })
+      expect({ url, code: json.error.code, location: json.error.details.location, path: json.error.details.issues[0].path }).toEqual({
+        url,
+        code: 'validation_failed',
+        location: 'query',
+        path: name,
+      })
       expect(json.error.message).toContain(name)
     }
   })
@@ -156,7 +163,11 @@ describe('oversized bodies through the real listener', () => {
   const big = JSON.stringify({ destinationUrl: 'https://a.example', title: 'x'.repeat(2 * 1024 * 1024) })
   for (const path of ['/v1/links', '/v1/links/bulk', '/v1/webhooks', '/v1/api-keys', '/v1/conversions']) {
     test(`2 MiB on POST ${path} is 413 payload_too_large with the envelope`, async () => {
-      const res = await fetch(`${server.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${liveKey}`, 'content-type': 'application/json' }, body: big })
+      const res = await fetch(`${server.url}${path}`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${liveKey}`, 'content-type': 'application/json' },
+        body: big,
+      })
       expect(res.status).toBe(413)
       await conformance().check('POST', `${server.url}${path}`, res)
       expectError(await res.json(), 'payload_too_large')
@@ -173,7 +184,12 @@ describe('oversized bodies through the real listener', () => {
         else controller.enqueue(chunk)
       },
     })
-    const res = await fetch(`${server.url}/v1/links`, { method: 'POST', headers: { authorization: `Bearer ${liveKey}`, 'content-type': 'application/json' }, body: stream, duplex: 'half' } as RequestInit)
+    const res = await fetch(`${server.url}/v1/links`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${liveKey}`, 'content-type': 'application/json' },
+      body: stream,
+      duplex: 'half',
+    } as RequestInit)
     expect(res.status).toBe(413)
     expectError(await res.json(), 'payload_too_large')
     expect(sent).toBeLessThan(1024)

@@ -3,7 +3,7 @@
 // until a schedule time comes.
 import { afterEach, describe, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
-import { Cron, scheduledJobs } from 'croner'
+import { type Cron, scheduledJobs } from 'croner'
 import { eq } from 'drizzle-orm'
 import { ManualClock } from '../../src/platform/clock'
 import { openDatabase } from '../../src/db/client'
@@ -20,7 +20,7 @@ import { ON_PG, ROOT, setupSqlite, tempDir, type TestEnv } from '../helpers'
 
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0)
 
-let envs: TestEnv[] = []
+const envs: TestEnv[] = []
 const workers: Worker[] = []
 
 afterEach(async () => {
@@ -364,12 +364,16 @@ describe.skipIf(ON_PG)('the background loop', () => {
     let stuck = 0
     let peakStuck = 0
     const quick: string[] = []
-    rt.worker.handle('test.network', async () => {
-      stuck++
-      peakStuck = Math.max(peakStuck, stuck)
-      await gate.promise
-      stuck--
-    }, { lane: 3 })
+    rt.worker.handle(
+      'test.network',
+      async () => {
+        stuck++
+        peakStuck = Math.max(peakStuck, stuck)
+        await gate.promise
+        stuck--
+      },
+      { lane: 3 },
+    )
     rt.worker.handle('test.quick', async (payload) => void quick.push(String(payload)))
     for (let i = 0; i < 5; i++) add(rt, { type: 'test.network' })
     for (const name of ['a', 'b', 'c']) add(rt, { type: 'test.quick', payload: name })
@@ -389,11 +393,15 @@ describe.skipIf(ON_PG)('the background loop', () => {
     let streamed = 0
     let stop = false
     // Each stream job enqueues the next and wakes the worker through its own finish, never notify().
-    rt.worker.handle('test.stream', async () => {
-      streamed++
-      await Bun.sleep(1)
-      if (!stop) add(rt, { type: 'test.stream' })
-    }, { lane: 1 })
+    rt.worker.handle(
+      'test.stream',
+      async () => {
+        streamed++
+        await Bun.sleep(1)
+        if (!stop) add(rt, { type: 'test.stream' })
+      },
+      { lane: 1 },
+    )
     let quick = false
     rt.worker.handle('test.quiet', async () => void (quick = true))
     add(rt, { type: 'test.stream' })
@@ -552,7 +560,10 @@ describe.skipIf(ON_PG)('the background loop', () => {
 
 describe.skipIf(ON_PG)('periodic tasks', () => {
   const reserve = (rt: TestEnv['rt'], key: string, expiresAt: number) =>
-    rt.modules.platform.idempotency.reserve({ id: `idem_${key}`, apiKeyId: 'key_1', key, method: 'POST', path: '/v1/links', requestHash: 'h', createdAt: T0 - 86_400_000, expiresAt }, T0 - 86_400_000)
+    rt.modules.platform.idempotency.reserve(
+      { id: `idem_${key}`, apiKeyId: 'key_1', key, method: 'POST', path: '/v1/links', requestHash: 'h', createdAt: T0 - 86_400_000, expiresAt },
+      T0 - 86_400_000,
+    )
 
   test('the idempotency prune removes only the expired records', async () => {
     const { rt, clock } = env()
@@ -611,7 +622,12 @@ describe.skipIf(ON_PG)('periodic tasks', () => {
     const tasks: PeriodicTask[] = [...PERIODIC_TASKS, { name: 'test-every-5', pattern: '*/5 * * * *', jobType: 'test.every-5' }]
     const before = new Set(scheduledJobs)
     let triggers = 0
-    const periodic = startPeriodic(engineOf(rt.store), tasks, () => clock.now(), () => void triggers++)
+    const periodic = startPeriodic(
+      engineOf(rt.store),
+      tasks,
+      () => clock.now(),
+      () => void triggers++,
+    )
     const created = scheduledJobs.filter((c) => !before.has(c))
     try {
       expect(created).toHaveLength(tasks.length)
@@ -652,7 +668,13 @@ describe.skipIf(ON_PG)('periodic tasks', () => {
     const task: PeriodicTask = { name: 'test-fails', pattern: '0 0 1 1 *', jobType: 'test.never' }
     const before = new Set(scheduledJobs)
     const errors: string[] = []
-    const periodic = startPeriodic(engineOf(rt.store), [task], () => clock.now(), () => {}, (t, err) => errors.push(`${t.name}: ${(err as Error).message}`))
+    const periodic = startPeriodic(
+      engineOf(rt.store),
+      [task],
+      () => clock.now(),
+      () => {},
+      (t, err) => errors.push(`${t.name}: ${(err as Error).message}`),
+    )
     const cron = scheduledJobs.find((c) => !before.has(c))!
     try {
       // Raw on purpose: the table is taken away so the trigger's write fails.

@@ -9,15 +9,52 @@ export const BASE62_7 = /^[0-9A-Za-z]{7}$/
 
 /** Every field of spec 2.2 with the type it must have (qr only when asked for). */
 export const SPEC_LINK_FIELDS = [
-  'id', 'slug', 'domain', 'destinationUrl', 'shortUrl', 'title', 'description', 'tags', 'totalClicks', 'uniqueClicks',
-  'isActive', 'isArchived', 'isTest', 'expiresAt', 'createdAt',
+  'id',
+  'slug',
+  'domain',
+  'destinationUrl',
+  'shortUrl',
+  'title',
+  'description',
+  'tags',
+  'totalClicks',
+  'uniqueClicks',
+  'isActive',
+  'isArchived',
+  'isTest',
+  'expiresAt',
+  'createdAt',
 ] as const
 
 /** The create fields of spec 2.3 (without include) plus conversionTracking. */
 export const CREATE_FIELDS = [
-  'destinationUrl', 'slug', 'domain', 'title', 'description', 'tags', 'folderId', 'campaignId', 'redirectStatus', 'fallbackUrl',
-  'password', 'expiresAt', 'clickLimit', 'uniqueIpLimit', 'publicStatsEnabled', 'utmSource', 'utmMedium', 'utmCampaign', 'utmTerm',
-  'utmContent', 'ogTitle', 'ogDescription', 'ogImageUrl', 'twitterCard', 'deepLinkEnabled', 'captchaEnabled', 'consentRequired',
+  'destinationUrl',
+  'slug',
+  'domain',
+  'title',
+  'description',
+  'tags',
+  'folderId',
+  'campaignId',
+  'redirectStatus',
+  'fallbackUrl',
+  'password',
+  'expiresAt',
+  'clickLimit',
+  'uniqueIpLimit',
+  'publicStatsEnabled',
+  'utmSource',
+  'utmMedium',
+  'utmCampaign',
+  'utmTerm',
+  'utmContent',
+  'ogTitle',
+  'ogDescription',
+  'ogImageUrl',
+  'twitterCard',
+  'deepLinkEnabled',
+  'captchaEnabled',
+  'consentRequired',
   'conversionTracking',
 ] as const
 
@@ -92,7 +129,9 @@ export const sql = rawRows
 
 /** Raw on purpose: a refused write must leave no row in any workspace, and no port counts across them. */
 export async function countLinks(env: TestEnv, workspaceId?: string): Promise<number> {
-  const [row] = workspaceId ? await sql<{ n: number }>(env, 'SELECT count(*) AS n FROM links WHERE workspace_id = ?', workspaceId) : await sql<{ n: number }>(env, 'SELECT count(*) AS n FROM links')
+  const [row] = workspaceId
+    ? await sql<{ n: number }>(env, 'SELECT count(*) AS n FROM links WHERE workspace_id = ?', workspaceId)
+    : await sql<{ n: number }>(env, 'SELECT count(*) AS n FROM links')
   return row!.n
 }
 

@@ -47,7 +47,10 @@ describe('size limits', () => {
 
   test('1000 links in one call all succeed, are stored and each has its event', async () => {
     const api = await account(env)
-    const { data } = await bulk(api, Array.from({ length: 1000 }, (_, i) => ({ destinationUrl: url(i), tags: [`n${i}`] })))
+    const { data } = await bulk(
+      api,
+      Array.from({ length: 1000 }, (_, i) => ({ destinationUrl: url(i), tags: [`n${i}`] })),
+    )
     expect(data.created).toBe(1000)
     expect(data.failed).toBe(0)
     expect(data.results).toHaveLength(1000)
@@ -109,9 +112,28 @@ describe('mixed batches', () => {
       { destinationUrl: url('last') }, // 21 ok
     ]
     const expected: (string | true)[] = [
-      true, 'validation_failed', 'validation_failed', 'validation_failed', 'validation_failed', true, 'slug_taken', 'slug_taken',
-      'validation_failed', 'validation_failed', 'validation_failed', true, 'validation_failed', 'validation_failed', 'validation_failed',
-      'validation_failed', 'slug_taken', 'validation_failed', 'validation_failed', 'validation_failed', 'validation_failed', true,
+      true,
+      'validation_failed',
+      'validation_failed',
+      'validation_failed',
+      'validation_failed',
+      true,
+      'slug_taken',
+      'slug_taken',
+      'validation_failed',
+      'validation_failed',
+      'validation_failed',
+      true,
+      'validation_failed',
+      'validation_failed',
+      'validation_failed',
+      'validation_failed',
+      'slug_taken',
+      'validation_failed',
+      'validation_failed',
+      'validation_failed',
+      'validation_failed',
+      true,
     ]
     const { data } = await bulk(api, inputs)
     expect(data.results).toHaveLength(inputs.length)
@@ -149,7 +171,11 @@ describe('mixed batches', () => {
 
   test('errors of invalid items name the field', async () => {
     const api = await account(env)
-    const { data } = await bulk(api, [{ destinationUrl: 'javascript:alert(1)' }, { destinationUrl: url(1), slug: 'a b' }, { destinationUrl: url(2), clickLimit: 0 }])
+    const { data } = await bulk(api, [
+      { destinationUrl: 'javascript:alert(1)' },
+      { destinationUrl: url(1), slug: 'a b' },
+      { destinationUrl: url(2), clickLimit: 0 },
+    ])
     expect(data.created).toBe(0)
     expect(data.failed).toBe(3)
     const named = data.results.map((r) => `${r.error.message} ${JSON.stringify(r.error.details ?? {})}`)
@@ -177,7 +203,10 @@ describe('mixed batches', () => {
 
   test('generated slugs in one batch never collide and avoid the ones asked for', async () => {
     const api = await account(env)
-    const { data } = await bulk(api, Array.from({ length: 200 }, (_, i) => ({ destinationUrl: url(i) })))
+    const { data } = await bulk(
+      api,
+      Array.from({ length: 200 }, (_, i) => ({ destinationUrl: url(i) })),
+    )
     expect(data.created).toBe(200)
     expect(new Set(data.results.map((r) => r.link.slug)).size).toBe(200)
   })

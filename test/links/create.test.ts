@@ -92,7 +92,20 @@ describe('every create field', () => {
   })
 
   test('nullable fields accept null on create', async () => {
-    const nulls = { title: null, description: null, folderId: null, campaignId: null, fallbackUrl: null, password: null, expiresAt: null, clickLimit: null, uniqueIpLimit: null, utmSource: null, ogImageUrl: null, twitterCard: null }
+    const nulls = {
+      title: null,
+      description: null,
+      folderId: null,
+      campaignId: null,
+      fallbackUrl: null,
+      password: null,
+      expiresAt: null,
+      clickLimit: null,
+      uniqueIpLimit: null,
+      utmSource: null,
+      ogImageUrl: null,
+      twitterCard: null,
+    }
     const link = await api.make(nulls)
     const { password: _p, ...rest } = nulls
     expect(link).toMatchObject({ ...rest, hasPassword: false })

@@ -233,7 +233,9 @@ describe('plan allowance (LNK_PLAN_LINKS_PER_MONTH=3)', () => {
     clock.set(Date.UTC(2026, 4, 20, 12, 0, 0))
     const api = await account(env)
     await api.make({ destinationUrl: url('used-1') })
-    const res = await api.bulk({ links: [{ destinationUrl: url(1) }, 'bad', { destinationUrl: url(2) }, { destinationUrl: url(3) }, { destinationUrl: url(4), slug: 'over-limit' }] })
+    const res = await api.bulk({
+      links: [{ destinationUrl: url(1) }, 'bad', { destinationUrl: url(2) }, { destinationUrl: url(3) }, { destinationUrl: url(4), slug: 'over-limit' }],
+    })
     expect(res.status).toBe(200)
     const data = (await body(res)).data
     expect(data.results.map((r: any) => (r.ok ? 'ok' : r.error.code))).toEqual(['ok', 'validation_failed', 'ok', 'plan_limit_reached', 'plan_limit_reached'])
@@ -271,7 +273,9 @@ describe('plan allowance (LNK_PLAN_LINKS_PER_MONTH=3)', () => {
   test('concurrent bulks never exceed the allowance either', async () => {
     clock.set(Date.UTC(2026, 4, 20, 12, 0, 0))
     const api = await account(env)
-    const results = await Promise.all(Array.from({ length: 4 }, (_, b) => api.bulk({ links: [{ destinationUrl: url(`b${b}-1`) }, { destinationUrl: url(`b${b}-2`) }] })))
+    const results = await Promise.all(
+      Array.from({ length: 4 }, (_, b) => api.bulk({ links: [{ destinationUrl: url(`b${b}-1`) }, { destinationUrl: url(`b${b}-2`) }] })),
+    )
     const created = (await Promise.all(results.map((r) => body(r)))).reduce((sum, p) => sum + p.data.created, 0)
     expect(created).toBe(3)
     expect(await countLinks(env, api.workspaceId)).toBe(3)

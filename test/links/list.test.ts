@@ -264,7 +264,12 @@ describe('filters', () => {
     expect(byDefault.data.map((l) => l.id)).toEqual(live.data.map((l) => l.id))
     const all = await list(api, '?mode=all&perPage=100')
     expect(all.meta.pagination.total).toBe(12)
-    expect(all.data.filter((l) => l.isTest).map((l) => l.slug).sort()).toEqual(['sandbox-1', 'sandbox-2'])
+    expect(
+      all.data
+        .filter((l) => l.isTest)
+        .map((l) => l.slug)
+        .sort(),
+    ).toEqual(['sandbox-1', 'sandbox-2'])
   })
 
   test('filters combine with each other and with search', async () => {

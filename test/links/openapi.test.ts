@@ -20,7 +20,10 @@ const METHODS = ['get', 'put', 'post', 'patch', 'delete']
 function resolve(schema: any, depth = 0): any {
   if (!schema || depth > 10) return schema
   if (typeof schema.$ref === 'string') {
-    const target = schema.$ref.replace(/^#\//, '').split('/').reduce((node: any, part: string) => node?.[part], doc)
+    const target = schema.$ref
+      .replace(/^#\//, '')
+      .split('/')
+      .reduce((node: any, part: string) => node?.[part], doc)
     return resolve(target, depth + 1)
   }
   if (Array.isArray(schema.allOf) && schema.allOf.length === 1) return resolve(schema.allOf[0], depth + 1)
@@ -41,7 +44,11 @@ test('lists /v1/links, /v1/links/bulk and /v1/links/{id} with their methods', ()
   expect(methodsOf('/links')).toEqual(['get', 'post'])
   expect(methodsOf('/links/bulk')).toEqual(['post'])
   expect(methodsOf('/links/{id}')).toEqual(['get', 'patch', 'delete'])
-  expect(Object.keys(doc.paths).filter((p) => p.startsWith('/links')).sort()).toEqual(['/links', '/links/bulk', '/links/{id}'])
+  expect(
+    Object.keys(doc.paths)
+      .filter((p) => p.startsWith('/links'))
+      .sort(),
+  ).toEqual(['/links', '/links/bulk', '/links/{id}'])
 })
 
 test('the Link schema has every field of spec 2.2, qr with svg and png, and never the password', () => {
@@ -101,7 +108,11 @@ test('URL fields of the create, bulk and PATCH bodies are published as format ur
   const bulkItems = resolve(resolve(jsonSchema(doc.paths['/links/bulk'].post.requestBody?.content).properties.links).items)
   // The bulk items are a LinkCreate, or anything else (refused item by item); find the LinkCreate.
   const bulkItem = [bulkItems, ...(bulkItems.anyOf ?? []).map(resolve)].find((s: any) => s?.properties?.destinationUrl)
-  for (const [name, body] of [['create', create], ['bulk', bulkItem], ['update', update]] as const) {
+  for (const [name, body] of [
+    ['create', create],
+    ['bulk', bulkItem],
+    ['update', update],
+  ] as const) {
     for (const field of ['destinationUrl', 'fallbackUrl', 'ogImageUrl']) {
       const s = resolve(body.properties[field])
       expect({ name, field, format: s.format, maxLength: s.maxLength }).toEqual({ name, field, format: 'uri', maxLength: 2048 })
@@ -126,7 +137,11 @@ test('the list documents include, page, perPage and search', () => {
 })
 
 test('every links operation is bearer-secured', () => {
-  for (const [path, methods] of [['/links', ['get', 'post']], ['/links/bulk', ['post']], ['/links/{id}', ['get', 'patch', 'delete']]] as const) {
+  for (const [path, methods] of [
+    ['/links', ['get', 'post']],
+    ['/links/bulk', ['post']],
+    ['/links/{id}', ['get', 'patch', 'delete']],
+  ] as const) {
     for (const m of methods) {
       const security = doc.paths[path][m].security ?? doc.security
       expect({ path, m, security }).toEqual({ path, m, security: [{ bearer: [] }] })

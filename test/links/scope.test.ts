@@ -56,12 +56,20 @@ test('writes to out-of-scope links are 403 out_of_scope and change nothing', asy
 })
 
 test('a scoped key creates only links inside its scope, and cannot move one out of it', async () => {
-  const outside = await env.request('/v1/links', { method: 'POST', key: scoped, json: { destinationUrl: 'https://example.com/5', domain: 'lnk.example', tags: ['team-a'] } })
+  const outside = await env.request('/v1/links', {
+    method: 'POST',
+    key: scoped,
+    json: { destinationUrl: 'https://example.com/5', domain: 'lnk.example', tags: ['team-a'] },
+  })
   expect(outside.status).toBe(403)
   expect((await body(outside)).error.code).toBe('out_of_scope')
   const noTag = await env.request('/v1/links', { method: 'POST', key: scoped, json: { destinationUrl: 'https://example.com/6', domain: 'go.example' } })
   expect(noTag.status).toBe(403)
-  const inside = await env.request('/v1/links', { method: 'POST', key: scoped, json: { destinationUrl: 'https://example.com/7', domain: 'go.example', tags: ['team-a'] } })
+  const inside = await env.request('/v1/links', {
+    method: 'POST',
+    key: scoped,
+    json: { destinationUrl: 'https://example.com/7', domain: 'go.example', tags: ['team-a'] },
+  })
   expect(inside.status).toBe(201)
   const moved = await env.request(`/v1/links/${ids.inside}`, { method: 'PATCH', key: scoped, json: { tags: ['team-b'] } })
   expect(moved.status).toBe(403)
@@ -75,7 +83,12 @@ test('bulk: out-of-scope items fail one by one, the rest are created', async () 
     await env.request('/v1/links/bulk', {
       method: 'POST',
       key: scoped,
-      json: { links: [{ destinationUrl: 'https://example.com/8', domain: 'go.example', tags: ['team-a'] }, { destinationUrl: 'https://example.com/9', domain: 'lnk.example', tags: ['team-a'] }] },
+      json: {
+        links: [
+          { destinationUrl: 'https://example.com/8', domain: 'go.example', tags: ['team-a'] },
+          { destinationUrl: 'https://example.com/9', domain: 'lnk.example', tags: ['team-a'] },
+        ],
+      },
     }),
   )
   expect(res.data.results.map((r: any) => r.ok)).toEqual([true, false])

@@ -112,8 +112,22 @@ describe('PATCH /v1/links/{id}', () => {
   test('null clears every nullable field', async () => {
     const before = await fullLink()
     const nulls = {
-      title: null, description: null, folderId: null, campaignId: null, fallbackUrl: null, expiresAt: null, clickLimit: null, uniqueIpLimit: null,
-      utmSource: null, utmMedium: null, utmCampaign: null, utmTerm: null, utmContent: null, ogTitle: null, ogDescription: null, ogImageUrl: null,
+      title: null,
+      description: null,
+      folderId: null,
+      campaignId: null,
+      fallbackUrl: null,
+      expiresAt: null,
+      clickLimit: null,
+      uniqueIpLimit: null,
+      utmSource: null,
+      utmMedium: null,
+      utmCampaign: null,
+      utmTerm: null,
+      utmContent: null,
+      ogTitle: null,
+      ogDescription: null,
+      ogImageUrl: null,
       twitterCard: null,
     }
     const after = await patch(before.id, { ...nulls, password: null })
@@ -296,7 +310,13 @@ describe('PATCH /v1/links/{id}', () => {
       try {
         const app = createApp(rt)
         const send = (id: string, json: unknown) =>
-          app.handle(new Request(`http://localhost:8080/v1/links/${id}`, { method: 'PATCH', headers: { authorization: `Bearer ${api.key}`, 'content-type': 'application/json' }, body: JSON.stringify(json) }))
+          app.handle(
+            new Request(`http://localhost:8080/v1/links/${id}`, {
+              method: 'PATCH',
+              headers: { authorization: `Bearer ${api.key}`, 'content-type': 'application/json' },
+              body: JSON.stringify(json),
+            }),
+          )
         const res = await send(link.id, { ...link, title: 'still on go.example' })
         expect(res.status).toBe(200)
         expect((await body(res)).data).toMatchObject({ domain: 'go.example', title: 'still on go.example' })

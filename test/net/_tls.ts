@@ -23,7 +23,23 @@ function openssl(dir: string, args: string[]) {
 function issue(dir: string, name: string, subject: string, ext: string, ca: string) {
   openssl(dir, ['req', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', subject])
   writeFileSync(join(dir, `${name}.ext`), ext)
-  openssl(dir, ['x509', '-req', '-in', `${name}.csr`, '-CA', `${ca}.pem`, '-CAkey', `${ca}.key`, '-CAcreateserial', '-out', `${name}.pem`, '-days', '2', '-extfile', `${name}.ext`])
+  openssl(dir, [
+    'x509',
+    '-req',
+    '-in',
+    `${name}.csr`,
+    '-CA',
+    `${ca}.pem`,
+    '-CAkey',
+    `${ca}.key`,
+    '-CAcreateserial',
+    '-out',
+    `${name}.pem`,
+    '-days',
+    '2',
+    '-extfile',
+    `${name}.ext`,
+  ])
 }
 
 /** `sans` like ['DNS:hooks.example.test', 'IP:127.0.0.1']. */

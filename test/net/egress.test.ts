@@ -123,7 +123,8 @@ describe('checkUrl', () => {
       if (!r.ok) expect(r.reason).toMatch(/^\S+ is a loopback address \(/)
     }
     const mapped = await checkUrl('https://[::ffff:127.0.0.1]/', strict, never)
-    if (!mapped.ok) expect(mapped.reason).toBe('::ffff:7f00:1 is a loopback address (127.0.0.0/8, carrying 127.0.0.1); set LNK_WEBHOOK_ALLOWED_CIDRS to allow it')
+    if (!mapped.ok)
+      expect(mapped.reason).toBe('::ffff:7f00:1 is a loopback address (127.0.0.0/8, carrying 127.0.0.1); set LNK_WEBHOOK_ALLOWED_CIDRS to allow it')
     const meta = await checkUrl('https://169.254.169.254/latest', { allowHttp: true, allowedCidrs: ['0.0.0.0/0'] }, never)
     expect(meta).toEqual({ ok: false, reason: '169.254.169.254 is a cloud metadata address (169.254.169.254/32), which is never allowed' })
     expect((await checkUrl('https://[2606:4700:4700::1111]/', strict, never)).ok).toBe(true)
@@ -142,7 +143,10 @@ describe('checkUrl', () => {
     const failing = async () => {
       throw Object.assign(new Error('getaddrinfo ENOTFOUND'), { code: 'ENOTFOUND' })
     }
-    expect(await checkUrl('https://nowhere.example.test/', strict, failing)).toEqual({ ok: false, reason: 'nowhere.example.test could not be resolved (ENOTFOUND)' })
+    expect(await checkUrl('https://nowhere.example.test/', strict, failing)).toEqual({
+      ok: false,
+      reason: 'nowhere.example.test could not be resolved (ENOTFOUND)',
+    })
     expect(await checkUrl('https://nowhere.example.test/', strict, fixed([]))).toEqual({ ok: false, reason: 'nowhere.example.test resolves to no address' })
   })
 })

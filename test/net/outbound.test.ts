@@ -110,7 +110,12 @@ describe('sendOutbound over http', () => {
 
   test('literal localhost (system resolver) is refused without the opt-in', async () => {
     const before = seen.length
-    const r = await sendOutbound({ ...request('/ok'), url: `http://localhost:${server.port}/ok`, policy: { allowHttp: true, allowedCidrs: [] }, resolver: undefined })
+    const r = await sendOutbound({
+      ...request('/ok'),
+      url: `http://localhost:${server.port}/ok`,
+      policy: { allowHttp: true, allowedCidrs: [] },
+      resolver: undefined,
+    })
     expect(r.ok).toBe(false)
     expect(r.error).toMatch(/^refused: localhost resolves to (127\.0\.0\.1|::1), a loopback address/)
     expect(seen.length).toBe(before)
@@ -156,7 +161,12 @@ describe('sendOutbound over http', () => {
   test('IPv6 answers are dialled in brackets', async () => {
     const v6 = Bun.serve({ hostname: '::1', port: 0, fetch: (req) => new Response(`host=${req.headers.get('host')}`) })
     try {
-      const r = await sendOutbound({ ...request('/ok'), url: `http://${HOST}:${v6.port}/`, policy: { allowHttp: true, allowedCidrs: ['::1/128'] }, resolver: async () => ['::1'] })
+      const r = await sendOutbound({
+        ...request('/ok'),
+        url: `http://${HOST}:${v6.port}/`,
+        policy: { allowHttp: true, allowedCidrs: ['::1/128'] },
+        resolver: async () => ['::1'],
+      })
       expect(r).toMatchObject({ ok: true, address: '::1', body: `host=${HOST}:${v6.port}` })
     } finally {
       v6.stop(true)
@@ -214,10 +224,10 @@ describe('sendOutbound over https with a receiver that requires a client certifi
   test('the certificate is still verified: unknown CA and wrong name both fail', async () => {
     const noCa = await sendOutbound(tlsRequest({ ca: null }))
     expect(noCa.ok).toBe(false)
-    expect(noCa.error).toStartWith("TLS certificate is not trusted")
+    expect(noCa.error).toStartWith('TLS certificate is not trusted')
     const wrong = await sendOutbound(tlsRequest({ url: `https://wrong.example.test:${tlsServer.port}/`, resolver: async () => ['127.0.0.1'] }))
     expect(wrong.ok).toBe(false)
-    expect(wrong.error).toBe("TLS certificate does not name wrong.example.test (ERR_TLS_CERT_ALTNAME_INVALID)")
+    expect(wrong.error).toBe('TLS certificate does not name wrong.example.test (ERR_TLS_CERT_ALTNAME_INVALID)')
   })
 
   test('the original hostname travels as SNI', async () => {

@@ -33,7 +33,12 @@ async function newPage(json: Record<string, unknown> = {}, k = key) {
 
 async function refusal(res: Response) {
   const payload = await body(res)
-  return { status: res.status, code: payload.error?.code as string, paths: (payload.error?.details?.issues ?? []).map((i: { path: string }) => i.path) as string[], message: payload.error?.message as string }
+  return {
+    status: res.status,
+    code: payload.error?.code as string,
+    paths: (payload.error?.details?.issues ?? []).map((i: { path: string }) => i.path) as string[],
+    message: payload.error?.message as string,
+  }
 }
 
 /** The data of the events of `type` published so far, in order. */
@@ -42,7 +47,20 @@ const outboxOf = async (type: string) => (await storedEvents(env)).filter((e) =>
 describe('pages', () => {
   test('an empty page: slug from the title, default theme, the public URL, version 1, no sections', async () => {
     const page = await newPage({ title: 'Spring Sale — Ünïcode!' })
-    expect(page).toMatchObject({ title: 'Spring Sale — Ünïcode!', slug: 'spring-sale-unicode', domain: 'localhost:8080', url: 'http://localhost:8080/p/spring-sale-unicode', lang: 'en', isTest: false, version: 1, blockCount: 0, views: 0, buttonClicks: 0, templateSlug: null, sections: [] })
+    expect(page).toMatchObject({
+      title: 'Spring Sale — Ünïcode!',
+      slug: 'spring-sale-unicode',
+      domain: 'localhost:8080',
+      url: 'http://localhost:8080/p/spring-sale-unicode',
+      lang: 'en',
+      isTest: false,
+      version: 1,
+      blockCount: 0,
+      views: 0,
+      buttonClicks: 0,
+      templateSlug: null,
+      sections: [],
+    })
     expect(page.id).toMatch(/^bp_/)
     // The same title again gets a slug of its own.
     const again = await newPage({ title: 'Spring Sale — Ünïcode!' })
@@ -57,8 +75,15 @@ describe('pages', () => {
     await newPage({ slug: 'taken-one' })
     expect(await refusal(await post('/bridge-pages', { slug: 'taken-one' }))).toMatchObject({ status: 409, code: 'slug_taken' })
     expect(await refusal(await post('/bridge-pages', { slug: 'Bad Slug' }))).toMatchObject({ status: 400, code: 'validation_failed', paths: ['slug'] })
-    const lowContrast = { light: { background: '#ffffff', text: '#eeeeee', accent: '#0b57d0', accentText: '#ffffff' }, dark: { background: '#111111', text: '#eeeeee', accent: '#8ab4f8', accentText: '#0b1d3a' }, font: 'system', buttonShape: 'rounded' }
-    const bad = await refusal(await post('/bridge-pages', { theme: lowContrast, templateSlug: 'link-in-bio', savedTemplateId: 'tpl_x', domain: 'elsewhere.example' }))
+    const lowContrast = {
+      light: { background: '#ffffff', text: '#eeeeee', accent: '#0b57d0', accentText: '#ffffff' },
+      dark: { background: '#111111', text: '#eeeeee', accent: '#8ab4f8', accentText: '#0b1d3a' },
+      font: 'system',
+      buttonShape: 'rounded',
+    }
+    const bad = await refusal(
+      await post('/bridge-pages', { theme: lowContrast, templateSlug: 'link-in-bio', savedTemplateId: 'tpl_x', domain: 'elsewhere.example' }),
+    )
     expect(bad.status).toBe(400)
     expect(bad.paths).toEqual(expect.arrayContaining(['savedTemplateId', 'domain', 'theme.light.text']))
     expect(await refusal(await post('/bridge-pages', { templateSlug: 'no-such-template' }))).toMatchObject({ status: 400, paths: ['templateSlug'] })
@@ -118,7 +143,16 @@ describe('blocks', () => {
     const page = await newPage({ title: 'Order' })
     const a = (await body(await post(`/bridge-pages/${page.id}/blocks`, { type: 'heading', fields: { text: 'A' } }))).data
     // Two columns below, filled right column first to show order is by place, not by age.
-    const arranged = (await body(await patch(`/bridge-pages/${page.id}`, { layout: [{ id: a.sectionId, layout: 'full', columns: [[a.id]] }, { layout: '1-1', columns: [[], []] }] }))).data
+    const arranged = (
+      await body(
+        await patch(`/bridge-pages/${page.id}`, {
+          layout: [
+            { id: a.sectionId, layout: 'full', columns: [[a.id]] },
+            { layout: '1-1', columns: [[], []] },
+          ],
+        }),
+      )
+    ).data
     const second = arranged.sections[1]
     expect(second.columns.map((c: { width: number }) => c.width)).toEqual([6, 6])
     const right = (await body(await post(`/bridge-pages/${page.id}/blocks`, { type: 'text', sectionId: second.id, columnId: second.columns[1].id }))).data
@@ -133,8 +167,14 @@ describe('blocks', () => {
     ])
     expect((await body(await api(`/bridge-pages/${page.id}/blocks/${left.id}`))).data).toMatchObject({ id: left.id, index: 2 })
     // A bad place is named.
-    expect(await refusal(await post(`/bridge-pages/${page.id}/blocks`, { type: 'text', columnId: 'col_nope' }))).toMatchObject({ status: 400, paths: ['columnId'] })
-    expect(await refusal(await post(`/bridge-pages/${page.id}/blocks`, { type: 'text', columnId: second.columns[1].id, position: 5 }))).toMatchObject({ status: 400, paths: ['position'] })
+    expect(await refusal(await post(`/bridge-pages/${page.id}/blocks`, { type: 'text', columnId: 'col_nope' }))).toMatchObject({
+      status: 400,
+      paths: ['columnId'],
+    })
+    expect(await refusal(await post(`/bridge-pages/${page.id}/blocks`, { type: 'text', columnId: second.columns[1].id, position: 5 }))).toMatchObject({
+      status: 400,
+      paths: ['position'],
+    })
     // A re-arrangement must place every block exactly once.
     const lost = await refusal(await patch(`/bridge-pages/${page.id}`, { layout: [{ layout: 'full', columns: [[a.id, a.id]] }] }))
     expect(lost).toMatchObject({ status: 400, code: 'validation_failed' })
@@ -154,13 +194,18 @@ describe('blocks', () => {
 
   test('PATCH merges fields (null restores the default); another type is 400 block_type_immutable; DELETE is 204', async () => {
     const page = await newPage()
-    const block = (await body(await post(`/bridge-pages/${page.id}/blocks`, { type: 'button', fields: { label: 'Shop now', url: 'https://shop.example.com/' } }))).data
+    const block = (
+      await body(await post(`/bridge-pages/${page.id}/blocks`, { type: 'button', fields: { label: 'Shop now', url: 'https://shop.example.com/' } }))
+    ).data
     const defaults = BLOCK_TYPES.find((b) => b.type === 'button')!.defaults
     const merged = (await body(await patch(`/bridge-pages/${page.id}/blocks/${block.id}`, { url: 'https://shop.example.com/sale', type: 'button' }))).data
     expect(merged.fields).toEqual({ ...defaults, label: 'Shop now', url: 'https://shop.example.com/sale' })
     const restored = (await body(await patch(`/bridge-pages/${page.id}/blocks/${block.id}`, { label: null }))).data
     expect(restored.fields.label).toBe(defaults.label)
-    expect(await refusal(await patch(`/bridge-pages/${page.id}/blocks/${block.id}`, { type: 'heading', label: 'x' }))).toMatchObject({ status: 400, code: 'block_type_immutable' })
+    expect(await refusal(await patch(`/bridge-pages/${page.id}/blocks/${block.id}`, { type: 'heading', label: 'x' }))).toMatchObject({
+      status: 400,
+      code: 'block_type_immutable',
+    })
     expect((await body(await api(`/bridge-pages/${page.id}/blocks/${block.id}`))).data.fields.label).toBe(defaults.label)
     const gone = await del(`/bridge-pages/${page.id}/blocks/${block.id}`)
     expect(gone.status).toBe(204)
@@ -169,7 +214,7 @@ describe('blocks', () => {
     expect((await del(`/bridge-pages/${page.id}/blocks/${block.id}`)).status).toBe(404)
   })
 
-  test('a button may name a link of the workspace, in the page\'s mode; another workspace\'s link is refused', async () => {
+  test("a button may name a link of the workspace, in the page's mode; another workspace's link is refused", async () => {
     const page = await newPage()
     const link = (await body(await post('/links', { destinationUrl: 'https://example.com/landing' }))).data
     const ok = await post(`/bridge-pages/${page.id}/blocks`, { type: 'button', fields: { label: 'Go', url: null, linkId: link.id } })
@@ -182,7 +227,18 @@ describe('blocks', () => {
 
   test('block types list every type with its schema and defaults that validate', async () => {
     const types = (await body(await api('/bridge-pages/block-types'))).data
-    expect(types.map((t: { type: string }) => t.type)).toEqual(['profile', 'heading', 'text', 'button', 'social_links', 'image', 'video', 'divider', 'spacer', 'contact'])
+    expect(types.map((t: { type: string }) => t.type)).toEqual([
+      'profile',
+      'heading',
+      'text',
+      'button',
+      'social_links',
+      'image',
+      'video',
+      'divider',
+      'spacer',
+      'contact',
+    ])
     for (const t of types) expect(t.schema.type).toBe('object')
   })
 })
@@ -200,9 +256,13 @@ describe('templates', () => {
     expect(byCategory.length).toBeGreaterThan(0)
     expect(byCategory.every((t: { category: string }) => t.category === category)).toBe(true)
     const tag = BUILTIN_TEMPLATES[2]!.tags[0]!
-    expect((await body(await env.request(`/v1/templates?tag=${encodeURIComponent(tag)}`))).data.map((t: { slug: string }) => t.slug)).toContain(BUILTIN_TEMPLATES[2]!.slug)
+    expect((await body(await env.request(`/v1/templates?tag=${encodeURIComponent(tag)}`))).data.map((t: { slug: string }) => t.slug)).toContain(
+      BUILTIN_TEMPLATES[2]!.slug,
+    )
     const q = BUILTIN_TEMPLATES[3]!.name.split(' ')[0]!.toUpperCase()
-    expect((await body(await env.request(`/v1/templates?q=${encodeURIComponent(q)}`))).data.map((t: { slug: string }) => t.slug)).toContain(BUILTIN_TEMPLATES[3]!.slug)
+    expect((await body(await env.request(`/v1/templates?q=${encodeURIComponent(q)}`))).data.map((t: { slug: string }) => t.slug)).toContain(
+      BUILTIN_TEMPLATES[3]!.slug,
+    )
     const one = await body(await env.request(`/v1/templates/${BUILTIN_TEMPLATES[0]!.slug}`))
     expect(one.data).toMatchObject({ slug: BUILTIN_TEMPLATES[0]!.slug, theme: BUILTIN_TEMPLATES[0]!.theme })
     expect(one.data.sections.length).toBe(BUILTIN_TEMPLATES[0]!.sections.length)
@@ -248,7 +308,9 @@ describe('keys', () => {
 describe('concurrent editors', () => {
   test('twelve appends at once all land, in some order, each with its own version; nothing is lost', async () => {
     const page = await newPage({ title: 'Busy' })
-    const results = await Promise.all(Array.from({ length: 12 }, (_, i) => post(`/bridge-pages/${page.id}/blocks`, { type: 'heading', fields: { text: `H${i}` } })))
+    const results = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => post(`/bridge-pages/${page.id}/blocks`, { type: 'heading', fields: { text: `H${i}` } })),
+    )
     expect(results.map((r) => r.status)).toEqual(Array(12).fill(201))
     const after = (await body(await api(`/bridge-pages/${page.id}`))).data
     expect(after.version).toBe(13)
@@ -258,12 +320,26 @@ describe('concurrent editors', () => {
 })
 
 describe('the OpenAPI document', () => {
-  test('shows every pages route and every block type\'s schema, referenced from a block\'s fields', async () => {
+  test("shows every pages route and every block type's schema, referenced from a block's fields", async () => {
     const doc = await body(await env.request('/v1/openapi.json'))
-    for (const path of ['/bridge-pages', '/bridge-pages/block-types', '/bridge-pages/{id}', '/bridge-pages/{pageId}/blocks', '/bridge-pages/{pageId}/blocks/{blockId}', '/templates', '/templates/{slug}', '/saved-templates', '/saved-templates/{id}']) {
+    for (const path of [
+      '/bridge-pages',
+      '/bridge-pages/block-types',
+      '/bridge-pages/{id}',
+      '/bridge-pages/{pageId}/blocks',
+      '/bridge-pages/{pageId}/blocks/{blockId}',
+      '/templates',
+      '/templates/{slug}',
+      '/saved-templates',
+      '/saved-templates/{id}',
+    ]) {
       expect(doc.paths[path]).toBeDefined()
     }
-    expect(Object.keys(doc.paths['/bridge-pages/{id}']).filter((m) => ['get', 'patch', 'delete'].includes(m)).sort()).toEqual(['delete', 'get', 'patch'])
+    expect(
+      Object.keys(doc.paths['/bridge-pages/{id}'])
+        .filter((m) => ['get', 'patch', 'delete'].includes(m))
+        .sort(),
+    ).toEqual(['delete', 'get', 'patch'])
     expect(doc.paths['/bridge-pages/{id}'].get.parameters.filter((p: { in: string }) => p.in === 'path').map((p: { name: string }) => p.name)).toEqual(['id'])
     const refs = JSON.stringify(doc.paths['/bridge-pages/{pageId}/blocks'].get.responses['200'])
     for (const type of BLOCK_TYPES) {

@@ -85,7 +85,7 @@ describe('catalogue', () => {
     }
   })
 
-  test('every type\'s defaults validate alone and render without throwing', () => {
+  test("every type's defaults validate alone and render without throwing", () => {
     for (const b of BLOCK_TYPES) {
       expect(validateFields(b, b.defaults), b.type).toEqual([])
       expect(typeof b.render(mergeDefaults(b), ctx()), b.type).toBe('string')
@@ -137,7 +137,7 @@ describe('checks', () => {
     expect(valid('button', { url: 'javascript:alert(1)', linkId: '0190a1b2-0000-7000-8000-000000000000' })).toEqual([])
   })
 
-  test('social links: each item\'s url is http(s), named by its index', () => {
+  test("social links: each item's url is http(s), named by its index", () => {
     const items = [
       { network: 'github', url: 'https://example.com/me', label: '' },
       { network: 'x', url: 'javascript:alert(1)', label: '' },
@@ -171,7 +171,7 @@ describe('checks', () => {
 })
 
 describe('rendering', () => {
-  test('profile: <h1> only for the page\'s primary heading', () => {
+  test("profile: <h1> only for the page's primary heading", () => {
     expect(render('profile', {}, { primaryHeading: true })).toContain('<h1 class="b-profile-name">Your name</h1>')
     expect(render('profile')).toContain('<h2 class="b-profile-name">Your name</h2>')
     const withPicture = render('profile', { avatarUrl: 'https://example.com/me.jpg', avatarAlt: '' })
@@ -199,7 +199,7 @@ describe('rendering', () => {
     expect(b.outboundUrl!(mergeDefaults(b, { url: 'javascript:alert(1)' }), 0)).toBeNull()
   })
 
-  test('social links: one tracked href per item, its index the outbound URL\'s', () => {
+  test("social links: one tracked href per item, its index the outbound URL's", () => {
     const b = type('social_links')
     const fields = mergeDefaults(b, {
       items: [
@@ -218,7 +218,14 @@ describe('rendering', () => {
 
   test('image: alt, lazy loading, size, link and caption; nothing without a source', () => {
     expect(render('image')).toBe('')
-    const html = render('image', { src: 'https://example.com/a.png', alt: 'A red door', width: 640, height: 480, caption: 'Our door', url: 'https://example.com' })
+    const html = render('image', {
+      src: 'https://example.com/a.png',
+      alt: 'A red door',
+      width: 640,
+      height: 480,
+      caption: 'Our door',
+      url: 'https://example.com',
+    })
     expect(html).toBe(
       '<figure class="b-image"><a class="b-image-link" href="/_/b/blk_1"><img class="b-image-img" src="https://example.com/a.png" alt="A red door" width="640" height="480" loading="lazy"></a><figcaption class="b-image-caption">Our door</figcaption></figure>',
     )
@@ -240,7 +247,15 @@ describe('rendering', () => {
   })
 
   test('contact: mailto and tel links, a tracked website and a vCard download', () => {
-    const html = render('contact', { name: 'Your name', email: 'you@example.com', phone: '+1 (555) 0100', website: 'https://example.com/about/', address: '1 Example Street\nYour town', title: 'Role', organisation: 'Org' })
+    const html = render('contact', {
+      name: 'Your name',
+      email: 'you@example.com',
+      phone: '+1 (555) 0100',
+      website: 'https://example.com/about/',
+      address: '1 Example Street\nYour town',
+      title: 'Role',
+      organisation: 'Org',
+    })
     expect(html).toContain('<a class="b-contact-link" href="mailto:you@example.com">you@example.com</a>')
     expect(html).toContain('<a class="b-contact-link" href="tel:+15550100">+1 (555) 0100</a>')
     expect(html).toContain('<a class="b-contact-link" href="/_/b/blk_1">example.com/about</a>')
@@ -301,7 +316,14 @@ describe('XSS payloads render inert', () => {
       ['video', { url: '' }],
       ['contact', { website: '' }],
     ]
-    for (const scheme of ['javascript:alert(1)', 'data:text/html,<script>alert(1)</script>', 'vbscript:msgbox(1)', 'file:///etc/passwd', 'JaVaScRiPt:alert(1)', ' javascript:alert(1)']) {
+    for (const scheme of [
+      'javascript:alert(1)',
+      'data:text/html,<script>alert(1)</script>',
+      'vbscript:msgbox(1)',
+      'file:///etc/passwd',
+      'JaVaScRiPt:alert(1)',
+      ' javascript:alert(1)',
+    ]) {
       for (const [name, f] of urlFields) {
         const key = Object.keys(f)[0]!
         expect(paths(valid(name, { [key]: scheme })), `${name}.${key} ${scheme}`).toEqual([key])
@@ -386,7 +408,12 @@ describe('vCard', () => {
     expect(card).toContain('ORG:A\\\\B\r\n')
     expect(card).toContain('NOTE:line one\\nline two\\nthree\r\n')
     expect(card).not.toContain('TEL')
-    expect(card.split('\r\n').slice(0, -1).every((l) => !l.includes('\n'))).toBe(true)
+    expect(
+      card
+        .split('\r\n')
+        .slice(0, -1)
+        .every((l) => !l.includes('\n')),
+    ).toBe(true)
   })
 
   test('folds long lines at 75 octets without splitting a character', () => {

@@ -66,12 +66,38 @@ async function call(method: string, path: string, json?: unknown, key = api.key)
 async function makeShowcase(): Promise<Made> {
   const key = api.testKey
   const page = await call('POST', '/bridge-pages', { title: 'Sample showcase', slug: 'showcase', description: 'A sample page' }, key)
-  const add = async (type: string, fields: Record<string, unknown> = {}): Promise<string> => (await call('POST', `/bridge-pages/${page.id}/blocks`, { type, fields }, key)).id
+  const add = async (type: string, fields: Record<string, unknown> = {}): Promise<string> =>
+    (await call('POST', `/bridge-pages/${page.id}/blocks`, { type, fields }, key)).id
   const layout = [
-    { layout: 'full', columns: [[await add('profile', { avatarUrl: 'https://img.invalid/avatar.png', avatarAlt: 'Portrait placeholder' }), await add('social_links', { items: [{ network: 'website', url: 'https://example.com', label: '' }, { network: 'github', url: 'https://example.com/gh', label: '' }] })]] },
-    { layout: '1-1', columns: [[await add('heading', { text: 'Left' }), await add('text', { markdown: 'Some **text** with [a link](https://example.com) in it.\n\n- one\n- two' })], [await add('image', { src: 'https://img.invalid/pic.png', url: 'https://example.com' })]] },
+    {
+      layout: 'full',
+      columns: [
+        [
+          await add('profile', { avatarUrl: 'https://img.invalid/avatar.png', avatarAlt: 'Portrait placeholder' }),
+          await add('social_links', {
+            items: [
+              { network: 'website', url: 'https://example.com', label: '' },
+              { network: 'github', url: 'https://example.com/gh', label: '' },
+            ],
+          }),
+        ],
+      ],
+    },
+    {
+      layout: '1-1',
+      columns: [
+        [await add('heading', { text: 'Left' }), await add('text', { markdown: 'Some **text** with [a link](https://example.com) in it.\n\n- one\n- two' })],
+        [await add('image', { src: 'https://img.invalid/pic.png', url: 'https://example.com' })],
+      ],
+    },
     { layout: '2-1', columns: [[await add('button')], [await add('button', { variant: 'outline', label: 'Outline' })]] },
-    { layout: '1-2', columns: [[await add('video', { url: 'https://www.youtube.com/watch?v=aqz-KE-bpKQ', title: 'A sample video' })], [await add('contact', { name: 'Your name', email: 'you@example.com', phone: '+1 555 0100', website: 'https://example.com' })]] },
+    {
+      layout: '1-2',
+      columns: [
+        [await add('video', { url: 'https://www.youtube.com/watch?v=aqz-KE-bpKQ', title: 'A sample video' })],
+        [await add('contact', { name: 'Your name', email: 'you@example.com', phone: '+1 555 0100', website: 'https://example.com' })],
+      ],
+    },
     { layout: '1-1-1', columns: [[await add('divider')], [await add('spacer')], [await add('text')]] },
   ]
   return call('PATCH', `/bridge-pages/${page.id}`, { layout }, key)
@@ -112,7 +138,12 @@ function inkOf(file: string) {
   const far = (i: number) => Math.abs(d[i]! - d[bg]!) + Math.abs(d[i + 1]! - d[bg + 1]!) + Math.abs(d[i + 2]! - d[bg + 2]!) > 120
   let ink = 0
   for (let i = 0; i < d.length; i += 4) if (far(i)) ink++
-  return { width: png.width, height: png.height, corner: `#${[d[bg]!, d[bg + 1]!, d[bg + 2]!].map((c) => c.toString(16).padStart(2, '0')).join('')}`, ink: ink / (png.width * png.height) }
+  return {
+    width: png.width,
+    height: png.height,
+    corner: `#${[d[bg]!, d[bg + 1]!, d[bg + 2]!].map((c) => c.toString(16).padStart(2, '0')).join('')}`,
+    ink: ink / (png.width * png.height),
+  }
 }
 
 const SMALL_TARGETS = `[...document.querySelectorAll('a,button')].map((e) => ({ text: e.textContent.trim().slice(0, 40), cls: e.className, h: e.getBoundingClientRect().height })).filter((t) => t.h < 44)`
@@ -186,7 +217,10 @@ describe('every page in headless Chromium, served by lnk', () => {
 describe('clicks in the browser, counted by lnk', () => {
   test('a raw-URL button, clicked with the mouse, lands on its URL through /_/b/{blockId}; the view and the click are counted', async () => {
     const p = await call('POST', '/bridge-pages', { title: 'Button to the receiver' })
-    const b = await call('POST', `/bridge-pages/${p.id}/blocks`, { type: 'button', fields: { label: 'Go to the receiver', url: `${receiver.origin}/from-button?x=1` } })
+    const b = await call('POST', `/bridge-pages/${p.id}/blocks`, {
+      type: 'button',
+      fields: { label: 'Go to the receiver', url: `${receiver.origin}/from-button?x=1` },
+    })
     const before = receiver.hits.length
     await withPagesBrowser({ userAgent: UA.chrome, width: 390, height: 844, timeoutMs: 30_000 }, async (page) => {
       await page.goto(p.url)
@@ -197,7 +231,8 @@ describe('clicks in the browser, counted by lnk', () => {
       })()`)
       // The raw URL never appears in the page: only the tracked redirect does.
       expect(at.href).toBe(`/_/b/${b.id}`)
-      for (const type of ['mousePressed', 'mouseReleased']) await page.send('Input.dispatchMouseEvent', { type, x: at.x, y: at.y, button: 'left', clickCount: 1 })
+      for (const type of ['mousePressed', 'mouseReleased'])
+        await page.send('Input.dispatchMouseEvent', { type, x: at.x, y: at.y, button: 'left', clickCount: 1 })
       await page.waitFor(`document.getElementById('landed') !== null`)
       expect(await page.evaluate('location.href')).toBe(`${receiver.origin}/from-button?x=1`)
       expectOnlyLoopback(page)
@@ -238,7 +273,13 @@ describe('XSS payloads', () => {
     video: { url: 'https://www.youtube.com/watch?v=aqz-KE-bpKQ' },
   }
   const poison = (value: unknown, payload: string): unknown =>
-    typeof value === 'string' ? payload : Array.isArray(value) ? value.map((v) => poison(v, payload)) : value && typeof value === 'object' ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, poison(v, payload)])) : value
+    typeof value === 'string'
+      ? payload
+      : Array.isArray(value)
+        ? value.map((v) => poison(v, payload))
+        : value && typeof value === 'object'
+          ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, poison(v, payload)]))
+          : value
   const at = (o: any, path: string[]): any => path.reduce((v, k) => v?.[k], o)
   const setAt = (o: any, path: string[], value: unknown) => {
     at(o, path.slice(0, -1))[path.at(-1)!] = structuredClone(value)
@@ -260,7 +301,11 @@ describe('XSS payloads', () => {
       for (const issue of payloadBody.error.details.issues as { path: string }[]) {
         const path = issue.path.replace(/^fields\./, '').split(/[./]/)
         refused.push(`${type.type}.${path.join('.')}`)
-        expect({ type: type.type, path: path.join('.'), refusable: REFUSABLE.has(path.at(-1)!) }).toEqual({ type: type.type, path: path.join('.'), refusable: true })
+        expect({ type: type.type, path: path.join('.'), refusable: REFUSABLE.has(path.at(-1)!) }).toEqual({
+          type: type.type,
+          path: path.join('.'),
+          refusable: true,
+        })
         setAt(fields, path, at(base, path))
       }
     }
@@ -282,7 +327,9 @@ describe('XSS payloads', () => {
     // Every text field holds its payload verbatim: no stripping, escaping is the renderer's job.
     const blocks: { type: string; fields: Record<string, any> }[] = await call('GET', `/bridge-pages/${xssPages[0]!.id}/blocks`)
     const texts = blocks.flatMap((b) =>
-      Object.entries(b.fields).filter(([k, v]) => typeof v === 'string' && !REFUSABLE.has(k)).map(([k, v]) => `${b.type}.${k}=${v === PAYLOADS[0]}`),
+      Object.entries(b.fields)
+        .filter(([k, v]) => typeof v === 'string' && !REFUSABLE.has(k))
+        .map(([k, v]) => `${b.type}.${k}=${v === PAYLOADS[0]}`),
     )
     expect(blocks.find((b) => b.type === 'social_links')!.fields.items[0].label).toBe(PAYLOADS[0])
     expect(texts.length).toBeGreaterThanOrEqual(10)
@@ -301,7 +348,16 @@ describe('XSS payloads', () => {
           ...${INERT},
           shown: document.querySelector('main').textContent.includes(${JSON.stringify(PAYLOADS[i])}),
         })`)
-        expect<Record<string, unknown>>({ page: p.slug, ...found }).toEqual({ page: p.slug, title: PAYLOADS[i], description: PAYLOADS[i], scripts: 0, handlers: [], jsUrls: [], xss: 'undefined', shown: true })
+        expect<Record<string, unknown>>({ page: p.slug, ...found }).toEqual({
+          page: p.slug,
+          title: PAYLOADS[i],
+          description: PAYLOADS[i],
+          scripts: 0,
+          handlers: [],
+          jsUrls: [],
+          xss: 'undefined',
+          shown: true,
+        })
       }
       expect(page.messages.filter((m) => /Content.Security.Policy|Refused to/i.test(m))).toEqual([])
       expectOnlyLoopback(page)
@@ -309,14 +365,20 @@ describe('XSS payloads', () => {
   }, 45_000)
 })
 
-describe('the renderer\'s own defence (what validation never lets through the API)', () => {
+describe("the renderer's own defence (what validation never lets through the API)", () => {
   // javascript: URLs in every URL field, an unsafe language tag and preview image: only a stored value
   // predating a rule, or a bug in validation, could bring these to the renderer.
   const XSS_TEXT = PAYLOADS.slice(0, 2).join('')
   const poisoned = (value: unknown, key = ''): unknown =>
     typeof value === 'string'
-      ? /url|href|src/i.test(key) ? XSS_URL : XSS_TEXT
-      : Array.isArray(value) ? value.map((v) => poisoned(v, key)) : value && typeof value === 'object' ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, poisoned(v, k)])) : value
+      ? /url|href|src/i.test(key)
+        ? XSS_URL
+        : XSS_TEXT
+      : Array.isArray(value)
+        ? value.map((v) => poisoned(v, key))
+        : value && typeof value === 'object'
+          ? Object.fromEntries(Object.entries(value).map(([k, v]) => [k, poisoned(v, k)]))
+          : value
   let n = 0
   const tree: PageTree = {
     title: XSS_TEXT,
@@ -334,7 +396,18 @@ describe('the renderer\'s own defence (what validation never lets through the AP
             width: 12,
             blocks: BLOCK_TYPES.flatMap((t) => [
               { id: `blk_xss_${++n}`, type: t.type, fields: poisoned(t.defaults) as Record<string, unknown> },
-              { id: `blk_xss_${++n}`, type: t.type, fields: { ...(poisoned(t.defaults) as Record<string, unknown>), url: XSS_URL, src: XSS_URL, avatarUrl: XSS_URL, linkId: null, markdown: `[x](${XSS_URL}) ${XSS_TEXT}` } },
+              {
+                id: `blk_xss_${++n}`,
+                type: t.type,
+                fields: {
+                  ...(poisoned(t.defaults) as Record<string, unknown>),
+                  url: XSS_URL,
+                  src: XSS_URL,
+                  avatarUrl: XSS_URL,
+                  linkId: null,
+                  markdown: `[x](${XSS_URL}) ${XSS_TEXT}`,
+                },
+              },
             ]),
           },
         ],
@@ -384,7 +457,9 @@ describe('the renderer\'s own defence (what validation never lets through the AP
       })`)
       expect(found).toEqual({ scripts: 0, handlers: [], jsUrls: [], xss: 'undefined', shown: true })
       // This host (tracked redirects, the skip link) or a vCard download.
-      const targets = await page.evaluate<string[]>(`[...new Set([...document.querySelectorAll('a[href]')].map((a) => a.protocol + (a.protocol === 'data:' ? a.href.slice(5, 15) : a.host)))]`)
+      const targets = await page.evaluate<string[]>(
+        `[...new Set([...document.querySelectorAll('a[href]')].map((a) => a.protocol + (a.protocol === 'data:' ? a.href.slice(5, 15) : a.host)))]`,
+      )
       expect(targets.sort()).toEqual([`http:${new URL(origin).host}`, 'data:text/vcard'].sort())
     })
   }, 45_000)

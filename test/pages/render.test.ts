@@ -22,7 +22,10 @@ const fake = (type: string, render: (f: Record<string, unknown>, ctx: RenderCont
   },
 })
 const TYPES: Record<string, BlockType> = {
-  profile: fake('profile', (f, ctx) => `<div class="b-profile"><${ctx.primaryHeading ? 'h1' : 'h2'}>${esc(f.name)}</${ctx.primaryHeading ? 'h1' : 'h2'}></div>`),
+  profile: fake(
+    'profile',
+    (f, ctx) => `<div class="b-profile"><${ctx.primaryHeading ? 'h1' : 'h2'}>${esc(f.name)}</${ctx.primaryHeading ? 'h1' : 'h2'}></div>`,
+  ),
   text: fake('text', (f) => `<p class="b-text">${esc(f.text)}</p>`),
   button: fake('button', (f, ctx) => `<a class="b-button" href="${esc(ctx.trackedHref())}">${esc(f.label)}</a>`),
   broken: fake('broken', () => {
@@ -56,7 +59,10 @@ const styleOf = (html: string) => html.match(/<style>([\s\S]*?)<\/style>/)![1]!
 describe('head and escaping', () => {
   const evil = `"><script>window.__xss=1</script>&'`
   test('title, description, OG values and lang are escaped; no raw markup of them survives', () => {
-    const { html } = renderPage(tree([], { title: `T ${evil}`, description: `D ${evil}`, lang: `en"><x`, ogImageUrl: `https://img.example/a.png?${evil}` }), options({ url: `https://s.example/p/x?${evil}` }))
+    const { html } = renderPage(
+      tree([], { title: `T ${evil}`, description: `D ${evil}`, lang: `en"><x`, ogImageUrl: `https://img.example/a.png?${evil}` }),
+      options({ url: `https://s.example/p/x?${evil}` }),
+    )
     expect(html).not.toContain('<script')
     expect(html).not.toContain('"><script')
     expect(html).toContain(`<title>T ${esc(evil)}</title>`)
@@ -138,7 +144,12 @@ describe('the stylesheet and the CSP', () => {
   })
 
   test('the theme becomes custom properties with a dark override; a different theme changes the hash', () => {
-    const theme: Theme = { light: { background: '#fffdf5', text: '#202020', accent: '#8a2be2', accentText: '#ffffff' }, dark: { background: '#101820', text: '#f0f0f0', accent: '#ffb3c7', accentText: '#101820' }, font: 'serif', buttonShape: 'pill' }
+    const theme: Theme = {
+      light: { background: '#fffdf5', text: '#202020', accent: '#8a2be2', accentText: '#ffffff' },
+      dark: { background: '#101820', text: '#f0f0f0', accent: '#ffb3c7', accentText: '#101820' },
+      font: 'serif',
+      buttonShape: 'pill',
+    }
     const a = renderPage(tree([], { theme }), options())
     const css = styleOf(a.html)
     expect(css).toContain('--bg:#fffdf5;--fg:#202020;--ac:#8a2be2;--on:#ffffff')
@@ -159,11 +170,20 @@ describe('the stylesheet and the CSP', () => {
   test('sections become grid rows of 12 columns with width classes', () => {
     const t = tree([], {
       sections: [
-        { id: 'sec_a', layout: '2-1', columns: [{ id: 'c1', width: 8, blocks: [block('text', { text: 'left' })] }, { id: 'c2', width: 4, blocks: [block('text', { text: 'right' })] }] },
+        {
+          id: 'sec_a',
+          layout: '2-1',
+          columns: [
+            { id: 'c1', width: 8, blocks: [block('text', { text: 'left' })] },
+            { id: 'c2', width: 4, blocks: [block('text', { text: 'right' })] },
+          ],
+        },
       ],
     })
     const { html } = renderPage(t, options())
-    expect(html).toContain('<section class="s s-2-1"><div class="c w-8"><p class="b-text">left</p></div><div class="c w-4"><p class="b-text">right</p></div></section>')
+    expect(html).toContain(
+      '<section class="s s-2-1"><div class="c w-8"><p class="b-text">left</p></div><div class="c w-4"><p class="b-text">right</p></div></section>',
+    )
     expect(styleOf(html)).toContain('grid-template-columns:repeat(12,minmax(0,1fr))')
     expect(styleOf(html)).toContain('.w-8{grid-column:span 8}')
   })
@@ -171,7 +191,10 @@ describe('the stylesheet and the CSP', () => {
 
 describe('blocks', () => {
   test('an unknown block type, or a block whose renderer throws, renders nothing; the rest of the page does', () => {
-    const { html } = renderPage(tree([block('text', { text: 'before' }), block('no_such_type', { text: 'ghost' }), block('broken'), block('text', { text: 'after' })]), options())
+    const { html } = renderPage(
+      tree([block('text', { text: 'before' }), block('no_such_type', { text: 'ghost' }), block('broken'), block('text', { text: 'after' })]),
+      options(),
+    )
     expect(html).toContain('<div class="c w-12"><p class="b-text">before</p><p class="b-text">after</p></div>')
     expect(html).not.toContain('ghost')
   })
@@ -238,7 +261,13 @@ describe('themes (WCAG AA)', () => {
       font: 'comic',
       buttonShape: 'blob',
     } as unknown as Theme
-    expect(themeIssues(theme).map((i) => i.path)).toEqual(['theme/light/background', 'theme/light/text', 'theme/dark/accent', 'theme/font', 'theme/buttonShape'])
+    expect(themeIssues(theme).map((i) => i.path)).toEqual([
+      'theme/light/background',
+      'theme/light/text',
+      'theme/dark/accent',
+      'theme/font',
+      'theme/buttonShape',
+    ])
     expect(themeIssues({ ...DEFAULT_THEME, dark: undefined } as unknown as Theme).map((i) => i.path)).toEqual(['theme/dark'])
   })
 })

@@ -22,7 +22,12 @@ const BOT = 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.
 
 const api = (path: string, init: RequestInit & { json?: unknown; key?: string } = {}) => env.request(`/v1${path}`, { key, ...init })
 const visit = (path: string, init: { method?: string; ua?: string; headers?: Record<string, string>; host?: string } = {}) =>
-  env.app.handle(new Request(`http://${init.host ?? 'localhost:8080'}${path}`, { method: init.method ?? 'GET', headers: { 'user-agent': init.ua ?? PERSON, ...init.headers } }))
+  env.app.handle(
+    new Request(`http://${init.host ?? 'localhost:8080'}${path}`, {
+      method: init.method ?? 'GET',
+      headers: { 'user-agent': init.ua ?? PERSON, ...init.headers },
+    }),
+  )
 
 async function page(json: Record<string, unknown> = {}, k = key) {
   const res = await api('/bridge-pages', { method: 'POST', json, key: k })
@@ -41,7 +46,7 @@ const flushed = async () => {
 }
 
 describe('/p/{slug}', () => {
-  test('server-rendered HTML with the page\'s CSP, no script, an ETag that answers 304, and HEAD without a body', async () => {
+  test("server-rendered HTML with the page's CSP, no script, an ETag that answers 304, and HEAD without a body", async () => {
     const p = await page({ title: 'Hello <visitors>', description: 'About "us"' })
     await block(p.id, { type: 'heading', fields: { text: 'Welcome & more' } })
     const res = await visit(`/p/${p.slug}`)
@@ -121,7 +126,15 @@ describe('buttons and counting', () => {
 
   test('social links are tracked by index; an index past the list, a non-button block and an unknown block are 404', async () => {
     const p = await page()
-    const s = await block(p.id, { type: 'social_links', fields: { items: [{ network: 'github', url: 'https://github.com/example' }, { network: 'website', url: 'https://example.org/' }] } })
+    const s = await block(p.id, {
+      type: 'social_links',
+      fields: {
+        items: [
+          { network: 'github', url: 'https://github.com/example' },
+          { network: 'website', url: 'https://example.org/' },
+        ],
+      },
+    })
     const h = await block(p.id, { type: 'heading' })
     const second = await visit(`/_/b/${s.id}?i=1`)
     expect(second.headers.get('location')).toBe('https://example.org/')
@@ -140,7 +153,7 @@ describe('buttons and counting', () => {
     expect(await (await visit(`/p/${p.slug}`)).text()).not.toContain(`href="${link.shortUrl}"`)
   })
 
-  test('a test page\'s button names its URL on a page and sends nobody on', async () => {
+  test("a test page's button names its URL on a page and sends nobody on", async () => {
     const p = await page({}, testKey)
     const b = await block(p.id, { type: 'button', fields: { url: 'https://example.com/test-dest' } }, testKey)
     const res = await visit(`/_/b/${b.id}`)
@@ -170,7 +183,7 @@ describe('a link showing a bridge page', () => {
     expect((await api(`/bridge-pages/${p.id}`, { method: 'DELETE' })).status).toBe(200)
   })
 
-  test('bridgePageId must be a page of the workspace in the link\'s mode', async () => {
+  test("bridgePageId must be a page of the workspace in the link's mode", async () => {
     const live = await page()
     const res = await api('/links', { method: 'POST', json: { destinationUrl: 'https://example.com/', bridgePageId: live.id }, key: testKey })
     const payload = await body(res)
@@ -182,9 +195,17 @@ describe('a link showing a bridge page', () => {
 
 describe('pages on a custom domain', () => {
   const DOMAIN = 'pages.customer.test'
-  test('a page made on the workspace\'s domain answers there only; another workspace\'s page never answers on it', async () => {
+  test("a page made on the workspace's domain answers there only; another workspace's page never answers on it", async () => {
     const me = await bootstrapAccount(env.rt)
-    env.rt.modules.domains.served.set({ id: 'dom_pages', domain: DOMAIN, workspaceId: me.workspace.id, rootRedirectUrl: null, notFoundUrl: null, expiredUrl: null, acceptsNewLinks: true })
+    env.rt.modules.domains.served.set({
+      id: 'dom_pages',
+      domain: DOMAIN,
+      workspaceId: me.workspace.id,
+      rootRedirectUrl: null,
+      notFoundUrl: null,
+      expiredUrl: null,
+      acceptsNewLinks: true,
+    })
     const mine = await page({ title: 'On my domain', domain: DOMAIN, slug: 'about' }, me.apiKey.key)
     expect(mine.url).toBe(`http://${DOMAIN}/p/about`)
     expect(await (await visit('/p/about', { host: DOMAIN })).text()).toContain('On my domain')

@@ -23,7 +23,9 @@ const NAMES = BLOCK_TYPES.map((b) => b.type)
 test('type: the block types of the catalogue, in the document, the block-types list and the server alike', async () => {
   const doc = conformance().doc
   expect(doc.components.schemas.BlockTypeName).toMatchObject({ type: 'string', enum: NAMES })
-  expect(doc.paths['/bridge-pages/{pageId}/blocks']!.post!.requestBody.content['application/json'].schema.properties.type).toEqual({ $ref: '#/components/schemas/BlockTypeName' })
+  expect(doc.paths['/bridge-pages/{pageId}/blocks']!.post!.requestBody.content['application/json'].schema.properties.type).toEqual({
+    $ref: '#/components/schemas/BlockTypeName',
+  })
   const listed = await body(await env.request('/v1/bridge-pages/block-types', { key }))
   expect(listed.data.map((b: { type: string }) => b.type)).toEqual(NAMES)
 
@@ -51,14 +53,28 @@ test('a new page: templateSlug one of the built-in templates, not with savedTemp
   const listed = await body(await env.request('/v1/templates?limit=100'))
   expect(listed.data.map((t: { slug: string }) => t.slug).sort()).toEqual([...slugs].sort())
   const validate = conformance().requestValidator('POST', '/bridge-pages', { body: true })
-  const saved = (await body(await env.request('/v1/saved-templates', { method: 'POST', key, json: { name: 'Stated', pageId: (await body(await env.request('/v1/bridge-pages', { method: 'POST', key, json: {} }))).data.id } }))).data
+  const saved = (
+    await body(
+      await env.request('/v1/saved-templates', {
+        method: 'POST',
+        key,
+        json: { name: 'Stated', pageId: (await body(await env.request('/v1/bridge-pages', { method: 'POST', key, json: {} }))).data.id },
+      }),
+    )
+  ).data
   const verdict = async (json: Record<string, unknown>) => {
     const res = await env.request('/v1/bridge-pages', { method: 'POST', key, json })
     const answer = await body(res)
-    const server = res.status === 201 ? 'ok' : res.status === 400 && answer.error.code === 'validation_failed' ? 'refused' : `${res.status} ${answer.error?.code}`
-    return { document: validate(json) ? 'ok' : 'refused', server, paths: [...new Set((answer.error?.details?.issues ?? []).map((i: { path: string }) => i.path))] }
+    const server =
+      res.status === 201 ? 'ok' : res.status === 400 && answer.error.code === 'validation_failed' ? 'refused' : `${res.status} ${answer.error?.code}`
+    return {
+      document: validate(json) ? 'ok' : 'refused',
+      server,
+      paths: [...new Set((answer.error?.details?.issues ?? []).map((i: { path: string }) => i.path))],
+    }
   }
-  for (const templateSlug of slugs) expect({ templateSlug, ...(await verdict({ templateSlug })) }).toEqual({ templateSlug, document: 'ok', server: 'ok', paths: [] })
+  for (const templateSlug of slugs)
+    expect({ templateSlug, ...(await verdict({ templateSlug })) }).toEqual({ templateSlug, document: 'ok', server: 'ok', paths: [] })
   // What Schemathesis sent (empty), another case, no such template.
   for (const templateSlug of ['', 'Link-In-Bio', 'no-such-template']) {
     expect({ templateSlug, ...(await verdict({ templateSlug })) }).toEqual({ templateSlug, document: 'refused', server: 'refused', paths: ['templateSlug'] })
@@ -66,7 +82,12 @@ test('a new page: templateSlug one of the built-in templates, not with savedTemp
   expect(await verdict({ savedTemplateId: saved.id })).toEqual({ document: 'ok', server: 'ok', paths: [] })
   expect(await verdict({ templateSlug: slugs[0], savedTemplateId: saved.id })).toEqual({ document: 'refused', server: 'refused', paths: ['savedTemplateId'] })
   for (const ogImageUrl of ['', 'HTTP:', 'ftp://img.example/a.png', 'img.example/a.png', `https://img.example/${'a'.repeat(2030)}`]) {
-    expect({ ogImageUrl: ogImageUrl.slice(0, 30), ...(await verdict({ ogImageUrl })) }).toEqual({ ogImageUrl: ogImageUrl.slice(0, 30), document: 'refused', server: 'refused', paths: ['ogImageUrl'] })
+    expect({ ogImageUrl: ogImageUrl.slice(0, 30), ...(await verdict({ ogImageUrl })) }).toEqual({
+      ogImageUrl: ogImageUrl.slice(0, 30),
+      document: 'refused',
+      server: 'refused',
+      paths: ['ogImageUrl'],
+    })
   }
   for (const ogImageUrl of ['https://img.example/a.png', 'HTTP://img.example/a.png', null]) {
     expect({ ogImageUrl, ...(await verdict({ ogImageUrl })) }).toEqual({ ogImageUrl, document: 'ok', server: 'ok', paths: [] })

@@ -41,7 +41,10 @@ describe('built-in templates', () => {
         for (const s of t.sections) {
           expect(SECTION_LAYOUTS).toContain(s.layout)
           expect(s.columns.length, s.layout).toBe(LAYOUT_WIDTHS[s.layout].length)
-          expect(s.columns.every((c) => c.blocks.length > 0), s.layout).toBe(true)
+          expect(
+            s.columns.every((c) => c.blocks.length > 0),
+            s.layout,
+          ).toBe(true)
         }
         expect(t.sections.some((s) => s.layout !== 'full')).toBe(true)
         const built = buildTemplateSections(t)
@@ -60,7 +63,8 @@ describe('built-in templates', () => {
 
       test('placeholders are honest: links go to example.com, nothing loads from elsewhere', () => {
         const json = JSON.stringify(t.sections)
-        for (const url of json.match(/(?:https?|mailto):[^"\s)]+/g) ?? []) expect(url, url).toMatch(/^(?:https:\/\/example\.com(?:[/?#]|$)|mailto:[^@]+@example\.com$)/)
+        for (const url of json.match(/(?:https?|mailto):[^"\s)]+/g) ?? [])
+          expect(url, url).toMatch(/^(?:https:\/\/example\.com(?:[/?#]|$)|mailto:[^@]+@example\.com$)/)
         for (const b of buildTemplateSections(t).flatMap((s) => s.columns.flatMap((c) => c.blocks))) {
           if (b.type === 'image') expect(b.fields.src).toBe('')
           if (b.type === 'video') expect(b.fields.url).toBe('')

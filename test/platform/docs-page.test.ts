@@ -104,7 +104,17 @@ describe('GET /v1/docs/scalar.js', () => {
 
 /** One Chromium run with every host but 127.0.0.1 unresolvable, so anything fetched from elsewhere fails. */
 async function chromiumOffline(args: string[]) {
-  const run = await chromium(['--disable-default-apps', '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1', '--virtual-time-budget=10000', '--enable-logging=stderr', '--v=0', ...args], CHROMIUM_TIMEOUT_MS)
+  const run = await chromium(
+    [
+      '--disable-default-apps',
+      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+      '--virtual-time-budget=10000',
+      '--enable-logging=stderr',
+      '--v=0',
+      ...args,
+    ],
+    CHROMIUM_TIMEOUT_MS,
+  )
   if (run.timedOut) throw new Error(`Chromium did not finish within ${CHROMIUM_TIMEOUT_MS} ms; its log:\n${run.stderr.slice(-2000)}`)
   return run
 }

@@ -117,7 +117,10 @@ export async function mistakes(client: ReturnType<typeof lnkClient>) {
 `
 
 async function tsc(project: string) {
-  const proc = Bun.spawn([process.execPath, join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', project, '--pretty', 'false'], { stdout: 'pipe', stderr: 'pipe' })
+  const proc = Bun.spawn([process.execPath, join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', project, '--pretty', 'false'], {
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
   return { code, output: `${stdout}${stderr}`.trim() }
 }
@@ -197,7 +200,12 @@ test('openapi-typescript + openapi-fetch: the generated client type-checks and c
   })
   const id = result.created.id
   expect(result.read).toEqual({ status: 200, id, destinationUrl: 'https://example.com/generated-client' })
-  expect(result.updated).toEqual({ status: 200, title: 'Renamed by a generated client', destinationUrl: 'https://example.com/generated-client/v2', tags: ['generated', 'patched'] })
+  expect(result.updated).toEqual({
+    status: 200,
+    title: 'Renamed by a generated client',
+    destinationUrl: 'https://example.com/generated-client/v2',
+    tags: ['generated', 'patched'],
+  })
   expect(result.listed).toEqual({ status: 200, total: 1, ids: [id] })
   expect(result.deleted).toEqual({ status: 200, gone: true })
   expect(result.after).toEqual({ status: 404, code: 'not_found' })

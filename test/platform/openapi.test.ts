@@ -144,7 +144,8 @@ describe('GET /v1/openapi.json', () => {
     expect(me.security).toEqual([{ bearer: [] }])
     expect(me['x-permission']).toBe('authenticated')
     for (const { path, method, op } of operations(doc)) {
-      if (op['x-permission'] !== undefined) expect({ at: `${method} ${path}`, security: op.security }).toEqual({ at: `${method} ${path}`, security: [{ bearer: [] }] })
+      if (op['x-permission'] !== undefined)
+        expect({ at: `${method} ${path}`, security: op.security }).toEqual({ at: `${method} ${path}`, security: [{ bearer: [] }] })
     }
   })
 
@@ -195,7 +196,8 @@ describe('what generated clients and validators read', () => {
     for (const [path, item] of Object.entries<any>(doc.paths)) {
       expect(path.startsWith('/v1/')).toBe(false)
       // The few paths outside /v1 name the origin as their own server.
-      if (['/healthz', '/readyz', '/metrics', '/.well-known/lnk/{token}', '/internal/tls/ask'].includes(path)) expect(item.servers).toEqual([{ url: 'http://localhost:8080' }])
+      if (['/healthz', '/readyz', '/metrics', '/.well-known/lnk/{token}', '/internal/tls/ask'].includes(path))
+        expect(item.servers).toEqual([{ url: 'http://localhost:8080' }])
       else expect(item.servers).toBeUndefined()
     }
     const other = await setup({ env: { LNK_BASE_URL: 'https://api.example.com' } })
@@ -218,7 +220,8 @@ describe('what generated clients and validators read', () => {
         const types = Array.isArray(s.type) ? s.type : [s.type]
         for (const v of s.enum) {
           const t = v === null ? 'null' : Number.isInteger(v) ? 'integer' : typeof v
-          if (!types.includes(t) && !(t === 'integer' && types.includes('number'))) problems.push(`${at}: ${JSON.stringify(v)} is not of type ${JSON.stringify(s.type)}`)
+          if (!types.includes(t) && !(t === 'integer' && types.includes('number')))
+            problems.push(`${at}: ${JSON.stringify(v)} is not of type ${JSON.stringify(s.type)}`)
         }
         if (types.includes('null') && !s.enum.includes(null)) problems.push(`${at}: nullable enum without null`)
       }
@@ -258,10 +261,21 @@ describe('what generated clients and validators read', () => {
       if (doc.paths[path].servers) continue
       const refs = refNames(op)
       expect({ at: `${method} ${path}`, version: refs.includes('ServiceVersion') }).toEqual({ at: `${method} ${path}`, version: true })
-      expect({ at: `${method} ${path}`, workspace: refs.includes('WorkspaceId') }).toEqual({ at: `${method} ${path}`, workspace: op['x-permission'] !== undefined })
+      expect({ at: `${method} ${path}`, workspace: refs.includes('WorkspaceId') }).toEqual({
+        at: `${method} ${path}`,
+        workspace: op['x-permission'] !== undefined,
+      })
     }
-    for (const [path, method] of [['/links', 'post'], ['/links/bulk', 'post'], ['/api-keys', 'post'], ['/webhooks', 'post']] as const) {
-      expect({ at: `${method} ${path}`, refs: refNames(doc.paths[path][method]) }).toEqual({ at: `${method} ${path}`, refs: expect.arrayContaining(['IdempotencyKey']) })
+    for (const [path, method] of [
+      ['/links', 'post'],
+      ['/links/bulk', 'post'],
+      ['/api-keys', 'post'],
+      ['/webhooks', 'post'],
+    ] as const) {
+      expect({ at: `${method} ${path}`, refs: refNames(doc.paths[path][method]) }).toEqual({
+        at: `${method} ${path}`,
+        refs: expect.arrayContaining(['IdempotencyKey']),
+      })
     }
     expect(refNames(doc.paths['/links'].get)).not.toContain('IdempotencyKey')
   })
@@ -276,30 +290,28 @@ describe('what generated clients and validators read', () => {
 
 describe('the document polish, on what Elysia emits for its coercing types', () => {
   const Thing = t.Object({ id: t.String(), count: t.Integer() }, { title: 'Thing' })
-  const app = new Elysia()
-    .use(openapiDocs())
-    .group('/v1', (v1) =>
-      v1.use(
-        new Elysia({ tags: ['Things'] })
-          .get('/things', () => ({}) as any, {
-            query: t.Object({
-              page: t.Optional(t.Numeric({ minimum: 1 })),
-              perPage: t.Optional(t.Integer({ maximum: 100 })),
-              archived: t.Optional(t.BooleanString()),
-              ids: t.Optional(t.ArrayString(t.String())),
-              filter: t.Optional(t.ObjectString({ tag: t.String() })),
-            }),
-            response: { 200: t.Object({ items: t.Array(Thing), asOf: t.Date(), cap: t.Nullable(t.Integer()) }) },
-            detail: { summary: 'List things', security: [{ bearer: [] }] },
-          })
-          .post('/things/:id', () => ({}) as any, {
-            params: t.Object({ id: t.String() }),
-            body: t.Object({ count: t.Integer(), gone: t.Optional(t.Undefined()) }),
-            response: { 200: Thing, 204: t.Void() },
-            detail: { summary: 'Change a thing', security: [{ bearer: [] }] },
+  const app = new Elysia().use(openapiDocs()).group('/v1', (v1) =>
+    v1.use(
+      new Elysia({ tags: ['Things'] })
+        .get('/things', () => ({}) as any, {
+          query: t.Object({
+            page: t.Optional(t.Numeric({ minimum: 1 })),
+            perPage: t.Optional(t.Integer({ maximum: 100 })),
+            archived: t.Optional(t.BooleanString()),
+            ids: t.Optional(t.ArrayString(t.String())),
+            filter: t.Optional(t.ObjectString({ tag: t.String() })),
           }),
-      ),
-    )
+          response: { 200: t.Object({ items: t.Array(Thing), asOf: t.Date(), cap: t.Nullable(t.Integer()) }) },
+          detail: { summary: 'List things', security: [{ bearer: [] }] },
+        })
+        .post('/things/:id', () => ({}) as any, {
+          params: t.Object({ id: t.String() }),
+          body: t.Object({ count: t.Integer(), gone: t.Optional(t.Undefined()) }),
+          response: { 200: Thing, 204: t.Void() },
+          detail: { summary: 'Change a thing', security: [{ bearer: [] }] },
+        }),
+    ),
+  )
   let polished: any
 
   beforeAll(async () => {

@@ -119,7 +119,9 @@ console.log(JSON.stringify(r))`,
     } finally {
       rmSync(lockFile, { force: true })
     }
-    const outputs = await Promise.all(procs.map(async (p) => ({ out: await new Response(p.stdout).text(), err: await new Response(p.stderr).text(), code: await p.exited })))
+    const outputs = await Promise.all(
+      procs.map(async (p) => ({ out: await new Response(p.stdout).text(), err: await new Response(p.stderr).text(), code: await p.exited })),
+    )
     for (const o of outputs) expect({ code: o.code, err: o.err }).toEqual({ code: 0, err: '' })
     const results = outputs.map((o) => JSON.parse(o.out))
     expect(results.every((r) => r.ok)).toBe(true)
@@ -184,7 +186,9 @@ describe('missing and not installable: one line with the command to run', () => 
     const result = ensureSystemPackages(options({ aptGet: aptGetFailing, uid: 0 }))
     expect(result.ok).toBe(false)
     if (result.ok) return
-    expect(result.message.split('\n')[0]).toBe(`bun test: \`${aptGetFailing} install -y -q --no-install-recommends fakebrowser\` failed (exit 100); log: ${join(dir, 'apt.log')}`)
+    expect(result.message.split('\n')[0]).toBe(
+      `bun test: \`${aptGetFailing} install -y -q --no-install-recommends fakebrowser\` failed (exit 100); log: ${join(dir, 'apt.log')}`,
+    )
     expect(result.message).toContain('E: Unable to locate package')
     expect(existsSync(join(dir, 'lock'))).toBe(false)
   })
@@ -196,7 +200,9 @@ describe('missing and not installable: one line with the command to run', () => 
   })
 
   test('the instruction for people is the same command the installer runs', () => {
-    expect(installCommand(['chromium', 'poppler-utils'], false)).toBe('sudo apt-get update && sudo apt-get install -y --no-install-recommends chromium poppler-utils')
+    expect(installCommand(['chromium', 'poppler-utils'], false)).toBe(
+      'sudo apt-get update && sudo apt-get install -y --no-install-recommends chromium poppler-utils',
+    )
     expect(installCommand(['chromium'], true)).toBe('apt-get update && apt-get install -y --no-install-recommends chromium')
   })
 })

@@ -46,7 +46,11 @@ async function decodePng(res: Response): Promise<string> {
 async function expectRefused(res: Response, host: string) {
   expect(res.status).toBe(400)
   const json = await body(res)
-  expect({ success: json.success, code: json.error.code, paths: json.error.details.issues.map((i: { path: string }) => i.path) }).toEqual({ success: false, code: 'validation_failed', paths: ['data'] })
+  expect({ success: json.success, code: json.error.code, paths: json.error.details.issues.map((i: { path: string }) => i.path) }).toEqual({
+    success: false,
+    code: 'validation_failed',
+    paths: ['data'],
+  })
   expect(json.error.message).toContain(host)
   expect(json.error.message).toContain('verified custom domain')
 }
@@ -64,7 +68,12 @@ describe('/qr/render and custom domains', () => {
   test('any URL on a served domain renders exactly as given, whoever owns the domain: the route names no workspace', async () => {
     const other = await bootstrapAccount(env.rt, 'Someone else')
     await verifiedDomain(OTHERS, other.apiKey.key)
-    for (const data of [`https://${DOMAIN}/abc?utm_source=print`, `HTTPS://QR.Customer.TEST/Case`, `http://${OTHERS}/theirs`, `https://${DOMAIN}:443/default-port`]) {
+    for (const data of [
+      `https://${DOMAIN}/abc?utm_source=print`,
+      `HTTPS://QR.Customer.TEST/Case`,
+      `http://${OTHERS}/theirs`,
+      `https://${DOMAIN}:443/default-port`,
+    ]) {
       expect(await decodePng(await fetchPublic(renderUrl(data)))).toBe(data)
     }
   })

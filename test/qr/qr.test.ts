@@ -120,7 +120,8 @@ function rasteriseSvg(svg: string, scale = 8, pad = 4): Raster & { modules: numb
       const xs = points.map((p) => p[0])
       const ys = points.map((p) => p[1])
       const [x0, x1, y0, y1] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)]
-      if (!points.every(([px, py]) => (px === x0 || px === x1) && (py === y0 || py === y1))) throw new Error(`subpath is not a rectangle: ${JSON.stringify(points)}`)
+      if (!points.every(([px, py]) => (px === x0 || px === x1) && (py === y0 || py === y1)))
+        throw new Error(`subpath is not a rectangle: ${JSON.stringify(points)}`)
       paint(fg, x0, y0, x1, y1)
       ;[x, y] = points[0]!
     } else throw new Error(`unsupported path command ${cmd}`)
@@ -149,7 +150,9 @@ async function inspectPdf(bytes: Uint8Array) {
   const doc = await PDFDocument.load(bytes)
   const images = doc.context
     .enumerateIndirectObjects()
-    .filter(([, obj]) => (obj instanceof PDFRawStream ? obj.dict : obj instanceof PDFDict ? obj : undefined)?.get(PDFName.of('Subtype'))?.toString() === '/Image')
+    .filter(
+      ([, obj]) => (obj instanceof PDFRawStream ? obj.dict : obj instanceof PDFDict ? obj : undefined)?.get(PDFName.of('Subtype'))?.toString() === '/Image',
+    )
   const page = doc.getPage(0)
   const contents = page.node.Contents()
   const streams = contents instanceof PDFRawStream ? [contents] : []
@@ -232,7 +235,7 @@ describe('GET /v1/qr/render (public PNG)', () => {
     expect(res.status).toBe(200)
   })
 
-  test('renders any URL on this service\'s short domains, exactly as given (even for no existing link)', async () => {
+  test("renders any URL on this service's short domains, exactly as given (even for no existing link)", async () => {
     for (const data of ['https://go.example/abc', 'http://localhost:8080/some-Slug_1?utm=x', 'HTTP://LOCALHOST:8080/Case']) {
       const res = await get(renderPath(data))
       expect(res.status).toBe(200)
@@ -490,7 +493,9 @@ describe('GET /v1/qr/{linkId}', () => {
   })
 
   test('follows the link: after a slug change the code holds the new short URL', async () => {
-    const created = (await body(await env.request('/v1/links', { method: 'POST', key, json: { destinationUrl: 'https://example.com/moving', slug: 'before-move' } }))).data
+    const created = (
+      await body(await env.request('/v1/links', { method: 'POST', key, json: { destinationUrl: 'https://example.com/moving', slug: 'before-move' } }))
+    ).data
     const before = decode(readPng(await bytesOf(await get(`/v1/qr/${created.id}`, { key })))).data
     expect(before).toBe(created.shortUrl)
     const patched = await env.request(`/v1/links/${created.id}`, { method: 'PATCH', key, json: { slug: 'after-move' } })
@@ -507,7 +512,10 @@ describe('GET /v1/qr/{linkId}', () => {
 
 describe('ETag, If-None-Match and the render cache', () => {
   test('304 on a matching If-None-Match, for both routes', async () => {
-    for (const [path, k] of [[renderPath(link.shortUrl), undefined], [`/v1/qr/${link.id}?format=svg`, key]] as const) {
+    for (const [path, k] of [
+      [renderPath(link.shortUrl), undefined],
+      [`/v1/qr/${link.id}?format=svg`, key],
+    ] as const) {
       const first = await get(path, { key: k })
       const etag = first.headers.get('etag')!
       expect(etag).toBeTruthy()

@@ -17,7 +17,8 @@ async function verdicts(data: string) {
   const document = conformance().requestValidator('GET', '/qr/render', { query: 'data' })(data) ? 'ok' : 'refused'
   const res = await env.request(`/v1/qr/render?data=${encodeURIComponent(data)}`)
   const answer = res.headers.get('content-type')?.startsWith('application/json') ? await body(res) : undefined
-  const server = res.status === 200 ? 'ok' : res.status === 400 && answer?.error.code === 'validation_failed' ? 'refused' : `${res.status} ${answer?.error?.code}`
+  const server =
+    res.status === 200 ? 'ok' : res.status === 400 && answer?.error.code === 'validation_failed' ? 'refused' : `${res.status} ${answer?.error?.code}`
   const paths = res.status === 400 ? [...new Set((answer?.error.details?.issues ?? []).map((i: { path: string }) => i.path))] : []
   return { document, server, paths }
 }

@@ -130,11 +130,17 @@ export async function storedTables(env: { rt: Runtime }): Promise<string[]> {
 
 /** Storage itself: the stored click rows, hashes and all, in the order they were written. */
 export function clicksOf(env: { rt: Runtime }, linkId: string) {
-  return sql<{ id: string; link_id: string; workspace_id: string; clicked_at: number; visitor_hash: string; user_agent: string | null; referrer: string | null; referrer_host: string | null; is_bot: number }>(
-    env,
-    `SELECT * FROM clicks WHERE link_id = ? ORDER BY ${INSERTION_ORDER}`,
-    linkId,
-  )
+  return sql<{
+    id: string
+    link_id: string
+    workspace_id: string
+    clicked_at: number
+    visitor_hash: string
+    user_agent: string | null
+    referrer: string | null
+    referrer_host: string | null
+    is_bot: number
+  }>(env, `SELECT * FROM clicks WHERE link_id = ? ORDER BY ${INSERTION_ORDER}`, linkId)
 }
 
 /** Raw on purpose: no port reads a link by its id alone (the links port wants its workspace). */
@@ -188,7 +194,11 @@ export function solve(c: AltchaChallenge): string {
   if (c.algorithm !== 'SHA-256') throw new Error(`unexpected algorithm ${c.algorithm}`)
   const max = c.maxnumber ?? 1_000_000
   for (let n = 0; n <= max; n++) {
-    if (createHash('sha256').update(c.salt + n).digest('hex') === c.challenge) {
+    if (
+      createHash('sha256')
+        .update(c.salt + n)
+        .digest('hex') === c.challenge
+    ) {
       return Buffer.from(JSON.stringify({ algorithm: c.algorithm, challenge: c.challenge, number: n, salt: c.salt, signature: c.signature })).toString('base64')
     }
   }

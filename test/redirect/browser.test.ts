@@ -167,7 +167,10 @@ function buttonContrast(file: string) {
   // The button's colour: the most common one inside it.
   const counts = new Map<string, number>()
   for (let y = box.y0; y <= box.y1; y++) for (let x = box.x0; x <= box.x1; x++) counts.set(at(x, y).join(','), (counts.get(at(x, y).join(',')) ?? 0) + 1)
-  const bg = [...counts].sort((a, b) => b[1] - a[1])[0]![0].split(',').map(Number) as [number, number, number]
+  const bg = [...counts]
+    .sort((a, b) => b[1] - a[1])[0]![0]
+    .split(',')
+    .map(Number) as [number, number, number]
   const bgL = luminance(...bg)
   let best = bgL
   for (let y = box.y0; y <= box.y1; y++) {
@@ -192,12 +195,36 @@ describe('screenshots of the visitor pages', () => {
       },
       text: 'This link is no longer available',
     },
-    { name: 'sandbox', path: async () => (await api.make({ destinationUrl: 'https://example.com/a/rather/long/path/that/has/to/wrap?campaign=spring&utm_source=newsletter' }, api.testKey)).shortUrl, text: 'Test link' },
-    { name: 'password', path: async () => (await api.make({ destinationUrl: 'https://example.com/members', password: 'hunter2-long' })).shortUrl, text: 'Password required', button: true },
-    { name: 'consent', path: async () => (await api.make({ destinationUrl: 'https://example.com/elsewhere?ref=lnk', consentRequired: true })).shortUrl, text: 'Continue to another site?', button: true },
+    {
+      name: 'sandbox',
+      path: async () =>
+        (await api.make({ destinationUrl: 'https://example.com/a/rather/long/path/that/has/to/wrap?campaign=spring&utm_source=newsletter' }, api.testKey))
+          .shortUrl,
+      text: 'Test link',
+    },
+    {
+      name: 'password',
+      path: async () => (await api.make({ destinationUrl: 'https://example.com/members', password: 'hunter2-long' })).shortUrl,
+      text: 'Password required',
+      button: true,
+    },
+    {
+      name: 'consent',
+      path: async () => (await api.make({ destinationUrl: 'https://example.com/elsewhere?ref=lnk', consentRequired: true })).shortUrl,
+      text: 'Continue to another site?',
+      button: true,
+    },
     {
       name: 'preview',
-      path: async () => (await api.make({ destinationUrl: 'https://example.com/article', ogTitle: 'A preview title & more', ogDescription: 'What crawlers show <b>under</b> the title', ogImageUrl: 'https://example.com/og.png' })).shortUrl,
+      path: async () =>
+        (
+          await api.make({
+            destinationUrl: 'https://example.com/article',
+            ogTitle: 'A preview title & more',
+            ogDescription: 'What crawlers show <b>under</b> the title',
+            ogImageUrl: 'https://example.com/og.png',
+          })
+        ).shortUrl,
       ua: CRAWLERS.facebook,
       text: 'A preview title &#38; more',
     },
@@ -236,7 +263,10 @@ describe('screenshots of the visitor pages', () => {
   test('the consent page stays legible in dark mode', async () => {
     const link = await api.make({ destinationUrl: 'https://example.com/dark?mode=1', consentRequired: true })
     const file = join(shots, 'consent-dark-mobile.png')
-    const run = await chromium([`--user-agent=${UA.iphone}`, '--blink-settings=preferredColorScheme=0', '--window-size=390,844', `--screenshot=${file}`, link.shortUrl], 45_000)
+    const run = await chromium(
+      [`--user-agent=${UA.iphone}`, '--blink-settings=preferredColorScheme=0', '--window-size=390,844', `--screenshot=${file}`, link.shortUrl],
+      45_000,
+    )
     expect(run.timedOut).toBe(false)
     const ink = inkOf(file)
     expect(ink.background).toBeLessThan(60)

@@ -21,7 +21,20 @@ afterAll(() => env.cleanup())
 let n = 0
 function click(linkId: string, workspaceId: string, o: Partial<ClickRecord> = {}): ClickRecord {
   n++
-  return { id: `clk_buffer${String(n).padStart(12, '0')}`, linkId, workspaceId, clickedAt: Date.now(), ip: `198.51.100.${n % 250}`, userAgent: 'Mozilla/5.0 test', referrer: null, referrerHost: null, newAddress: null, isBot: false, announce: false, ...o }
+  return {
+    id: `clk_buffer${String(n).padStart(12, '0')}`,
+    linkId,
+    workspaceId,
+    clickedAt: Date.now(),
+    ip: `198.51.100.${n % 250}`,
+    userAgent: 'Mozilla/5.0 test',
+    referrer: null,
+    referrerHost: null,
+    newAddress: null,
+    isBot: false,
+    announce: false,
+    ...o,
+  }
 }
 
 /** The runtime's own repo behind a gate the test opens, recording what each write carried. */
@@ -49,7 +62,13 @@ test('past maxQueued clicks are kept as counts: totals exact, detail shed and co
   const link = await api.make({ destinationUrl: 'https://example.com/overload', uniqueIpLimit: 100 })
   const lines: string[] = []
   const gated = gatedWriter()
-  const buffer = new ClickBuffer(gated.writer, systemClock, createLogger('warn', (line) => lines.push(line)), () => false, { intervalMs: 1000, flushAt: 1e9, chunk: 4, maxQueued: 10 })
+  const buffer = new ClickBuffer(
+    gated.writer,
+    systemClock,
+    createLogger('warn', (line) => lines.push(line)),
+    () => false,
+    { intervalMs: 1000, flushAt: 1e9, chunk: 4, maxQueued: 10 },
+  )
   for (let i = 0; i < 6; i++) buffer.add(click(link.id, api.workspaceId))
   // The first flush takes these six and waits at the gate: the writer has them, but they still hold memory
   // and count toward the cap until it confirms them.
@@ -76,7 +95,13 @@ test('past maxQueued clicks are kept as counts: totals exact, detail shed and co
   // Chunks of at most four clicks; the counts travel with a chunk once.
   expect(gated.writes.every((w) => w.clicks <= 4)).toBe(true)
   expect(gated.writes.reduce((s, w) => s + w.counts, 0)).toBe(25)
-  const stored = (await sql<{ n: number; bots: number }>(env, 'SELECT count(*) AS n, coalesce(sum(CASE WHEN is_bot THEN 1 ELSE 0 END), 0) AS bots FROM clicks WHERE link_id = ?', link.id))[0]!
+  const stored = (
+    await sql<{ n: number; bots: number }>(
+      env,
+      'SELECT count(*) AS n, coalesce(sum(CASE WHEN is_bot THEN 1 ELSE 0 END), 0) AS bots FROM clicks WHERE link_id = ?',
+      link.id,
+    )
+  )[0]!
   expect(stored).toEqual({ n: 11, bots: 0 })
   // 31 people's clicks counted; only the 11 kept in full were unique visitors (distinct addresses).
   expect(await counters(env, link.id)).toEqual({ total_clicks: 31, unique_clicks: 11 })

@@ -68,7 +68,13 @@ describe('link.clicked is written only where someone listens', () => {
     await clicks(link.slug, 4)
     const events = await clickedEvents(env, link.id)
     expect(events).toHaveLength(4)
-    expect(events[0]!.data.link).toEqual({ id: link.id, slug: link.slug, domain: link.domain, shortUrl: link.shortUrl, destinationUrl: 'https://example.com/heard' })
+    expect(events[0]!.data.link).toEqual({
+      id: link.id,
+      slug: link.slug,
+      domain: link.domain,
+      shortUrl: link.shortUrl,
+      destinationUrl: 'https://example.com/heard',
+    })
 
     expect((await env.request(`/v1/webhooks/${id}`, { method: 'PATCH', key: api.key, json: { isActive: false } })).status).toBe(200)
     await knowsNoneListen(api.workspaceId)

@@ -53,7 +53,9 @@ const clickedEvents = async (linkId: string) =>
 test.skipIf(ON_PG)('the thread writes each batch on its own connection, counters and events included', async () => {
   const link = await linkId()
   const ws = link.workspaceId
-  const writer = threadClickWriter(env.rt.db.path, env.rt.modules.clicks.visitorKey, inlineClickWriter(env.rt.modules.clicks.repo), silentLogger, { baseUrl: env.rt.config.baseUrl })
+  const writer = threadClickWriter(env.rt.db.path, env.rt.modules.clicks.visitorKey, inlineClickWriter(env.rt.modules.clicks.repo), silentLogger, {
+    baseUrl: env.rt.config.baseUrl,
+  })
   await writer.write(records(link, ws, 300), Date.now())
   await writer.write(records(link, ws, 200, '198.51.100.9'), Date.now())
   await writer.close()
@@ -98,7 +100,10 @@ test('the same repo writes inline when used directly', async () => {
   const ws = link.workspaceId
   // PostgreSQL has no writer thread: the module's repo is the one its flush writes through.
   const { store } = env.rt
-  const repo = store.engine === 'sqlite' ? createClickFlush(store.db.db, env.rt.modules.clicks.visitorKey, createEnricher(), env.rt.config.baseUrl) : env.rt.modules.clicks.repo
+  const repo =
+    store.engine === 'sqlite'
+      ? createClickFlush(store.db.db, env.rt.modules.clicks.visitorKey, createEnricher(), env.rt.config.baseUrl)
+      : env.rt.modules.clicks.repo
   await inlineClickWriter(repo).write(records(link, ws, 3), Date.now())
   expect(await clicksStored(ws, link.id)).toBe(3)
 })
@@ -110,7 +115,16 @@ test('visitor hashes are the keyed HMAC-SHA256 earlier versions stored', async (
   const { visitorHash } = await import('../../src/modules/clicks/visitor')
   const key = Buffer.from('lnk-test-visitor-key-0123456789ab')
   expect(visitorHash(key, '203.0.113.7', 'Mozilla/5.0 test')).toBe('hOh3jZcLrQzmHeDZI1N_BQtJYE_4CUZF')
-  for (const [ip, ua] of [['2001:db8::1', null], ['198.51.100.2', 'Agent ünïcode ✓'], ['::ffff:192.0.2.1', '']] as const) {
-    expect(visitorHash(key, ip, ua)).toBe(createHmac('sha256', key).update(`v|${ip}|${ua ?? ''}`).digest('base64url').slice(0, 32))
+  for (const [ip, ua] of [
+    ['2001:db8::1', null],
+    ['198.51.100.2', 'Agent ünïcode ✓'],
+    ['::ffff:192.0.2.1', ''],
+  ] as const) {
+    expect(visitorHash(key, ip, ua)).toBe(
+      createHmac('sha256', key)
+        .update(`v|${ip}|${ua ?? ''}`)
+        .digest('base64url')
+        .slice(0, 32),
+    )
   }
 })

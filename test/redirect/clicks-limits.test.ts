@@ -157,7 +157,10 @@ describe('clickLimit under concurrency', () => {
   test('clickLimit 10 with 50 concurrent visits: exactly 10 reach the destination, 40 the fallback', async () => {
     const link = await api.make({ destinationUrl: DEST, clickLimit: 10, fallbackUrl: FALLBACK })
     const ips = visitors(50)
-    const results = await pool(25, ips.map((ip) => () => visit(env, link.slug, { ip }).then(outcome)))
+    const results = await pool(
+      25,
+      ips.map((ip) => () => visit(env, link.slug, { ip }).then(outcome)),
+    )
     expect(tally(results)).toEqual({ dest: 10, fallback: 40 })
     await env.rt.modules.clicks.buffer.flush()
     expect(await counters(env, link.id)).toEqual({ total_clicks: 10, unique_clicks: 10 })
@@ -168,7 +171,10 @@ describe('clickLimit under concurrency', () => {
 
   test('without a fallback the other 40 get the 410 page', async () => {
     const link = await api.make({ destinationUrl: DEST, clickLimit: 10 })
-    const results = await pool(25, visitors(50).map((ip) => () => visit(env, link.slug, { ip }).then(outcome)))
+    const results = await pool(
+      25,
+      visitors(50).map((ip) => () => visit(env, link.slug, { ip }).then(outcome)),
+    )
     expect(tally(results)).toEqual({ dest: 10, gone: 40 })
   })
 
@@ -198,9 +204,23 @@ describe('clickLimit under concurrency', () => {
 
   test('raising the limit by PATCH admits exactly the difference', async () => {
     const link = await api.make({ destinationUrl: DEST, clickLimit: 3, fallbackUrl: FALLBACK })
-    expect(tally(await pool(10, visitors(10).map((ip) => () => visit(env, link.slug, { ip }).then(outcome))))).toEqual({ dest: 3, fallback: 7 })
+    expect(
+      tally(
+        await pool(
+          10,
+          visitors(10).map((ip) => () => visit(env, link.slug, { ip }).then(outcome)),
+        ),
+      ),
+    ).toEqual({ dest: 3, fallback: 7 })
     expect((await api.patch(link.id, { clickLimit: 8 })).status).toBe(200)
-    expect(tally(await pool(10, visitors(10).map((ip) => () => visit(env, link.slug, { ip }).then(outcome))))).toEqual({ dest: 5, fallback: 5 })
+    expect(
+      tally(
+        await pool(
+          10,
+          visitors(10).map((ip) => () => visit(env, link.slug, { ip }).then(outcome)),
+        ),
+      ),
+    ).toEqual({ dest: 5, fallback: 5 })
     await env.rt.modules.clicks.buffer.flush()
     expect(await counters(env, link.id)).toEqual({ total_clicks: 8, unique_clicks: 8 })
   })
@@ -248,14 +268,20 @@ describe('uniqueIpLimit under concurrency', () => {
     const admitted = ips.filter((_, i) => first[i] === 'dest')
     const refused = ips.filter((_, i) => first[i] !== 'dest')
     // Mid-way flush while the repeat visits run.
-    const repeat = await pool(8, [...admitted, ...refused].map((ip, i) => async () => {
-      if (i === 5) await env.rt.modules.clicks.buffer.flush()
-      return outcome(await visit(env, link.slug, { ip }))
-    }))
+    const repeat = await pool(
+      8,
+      [...admitted, ...refused].map((ip, i) => async () => {
+        if (i === 5) await env.rt.modules.clicks.buffer.flush()
+        return outcome(await visit(env, link.slug, { ip }))
+      }),
+    )
     expect(repeat).toEqual([...Array(3).fill('dest'), ...Array(17).fill('fallback')])
     await env.rt.modules.clicks.buffer.flush()
     const second = await restart()
-    const after = await pool(8, [...admitted, ...refused].map((ip) => () => visit(second, link.slug, { ip }).then(outcome)))
+    const after = await pool(
+      8,
+      [...admitted, ...refused].map((ip) => () => visit(second, link.slug, { ip }).then(outcome)),
+    )
     expect(after).toEqual([...Array(3).fill('dest'), ...Array(17).fill('fallback')])
     await second.rt.modules.clicks.buffer.flush()
   })
@@ -268,10 +294,13 @@ describe('uniqueIpLimit under concurrency', () => {
     if (ON_PG) expect((await sql(env, 'SELECT count(*) AS n FROM link_addresses WHERE link_id = ?', link.id))[0].n).toBe(2)
     else expect(env.rt.modules.clicks.buffer.pendingAddresses(link.id)).toHaveLength(2)
     expect((await api.patch(link.id, { title: 'reload me' })).status).toBe(200)
-    const results = await pool(8, ips.slice(2).map((ip, i) => async () => {
-      if (i === 6) expect((await api.patch(link.id, { title: 'again' })).status).toBe(200)
-      return outcome(await visit(env, link.slug, { ip }))
-    }))
+    const results = await pool(
+      8,
+      ips.slice(2).map((ip, i) => async () => {
+        if (i === 6) expect((await api.patch(link.id, { title: 'again' })).status).toBe(200)
+        return outcome(await visit(env, link.slug, { ip }))
+      }),
+    )
     expect(tally(results)).toEqual({ dest: 1, fallback: 17 })
     for (const ip of ips.slice(0, 2)) expect(outcome(await visit(env, link.slug, { ip }))).toBe('dest')
     await env.rt.modules.clicks.buffer.flush()
@@ -280,7 +309,14 @@ describe('uniqueIpLimit under concurrency', () => {
 
   test('clickLimit holds across a restart too', async () => {
     const link = await api.make({ destinationUrl: DEST, clickLimit: 5, fallbackUrl: FALLBACK })
-    expect(tally(await pool(5, Array.from({ length: 7 }, () => () => visit(env, link.slug, { ip: nextIp() }).then(outcome))))).toEqual({ dest: 5, fallback: 2 })
+    expect(
+      tally(
+        await pool(
+          5,
+          Array.from({ length: 7 }, () => () => visit(env, link.slug, { ip: nextIp() }).then(outcome)),
+        ),
+      ),
+    ).toEqual({ dest: 5, fallback: 2 })
     await env.rt.modules.clicks.buffer.flush()
     const second = await restart()
     expect(outcome(await visit(second, link.slug, { ip: nextIp() }))).toBe('fallback')

@@ -13,24 +13,45 @@ import { account, nextIp, redirectEnv, UA, type Api } from './_redirect'
 const DOMAIN = 'go.customer.test'
 
 function onHost(env: TestEnv, host: string, path: string, init: RequestInit & { peer?: string } = {}) {
-  const request = new Request(`http://${host}${path}`, { redirect: 'manual', ...init, headers: { 'user-agent': UA.chrome, 'x-forwarded-for': nextIp(), ...init.headers } })
+  const request = new Request(`http://${host}${path}`, {
+    redirect: 'manual',
+    ...init,
+    headers: { 'user-agent': UA.chrome, 'x-forwarded-for': nextIp(), ...init.headers },
+  })
   if (init.peer) recordSocketAddress(request, init.peer)
   return env.app.handle(request)
 }
 
 function serve(env: TestEnv, api: Api, domain: string, urls: Partial<Pick<ServedDomain, 'rootRedirectUrl' | 'notFoundUrl' | 'expiredUrl'>> = {}) {
-  env.rt.modules.domains.served.set({ id: `dom_${domain}`, domain, workspaceId: api.workspaceId, rootRedirectUrl: null, notFoundUrl: null, expiredUrl: null, acceptsNewLinks: true, ...urls })
+  env.rt.modules.domains.served.set({
+    id: `dom_${domain}`,
+    domain,
+    workspaceId: api.workspaceId,
+    rootRedirectUrl: null,
+    notFoundUrl: null,
+    expiredUrl: null,
+    acceptsNewLinks: true,
+    ...urls,
+  })
 }
 
 async function expectPage(res: Response, status: number, heading: string) {
-  expect({ status: res.status, type: res.headers.get('content-type'), location: res.headers.get('location') }).toEqual({ status, type: 'text/html; charset=utf-8', location: null })
+  expect({ status: res.status, type: res.headers.get('content-type'), location: res.headers.get('location') }).toEqual({
+    status,
+    type: 'text/html; charset=utf-8',
+    location: null,
+  })
   expect(await res.text()).toContain(heading)
 }
 
 const NOT_FOUND = '<h1>Link not found</h1>'
 
 function expectFallback(res: Response, status: number, location: string) {
-  expect({ status: res.status, location: res.headers.get('location'), cache: res.headers.get('cache-control') }).toEqual({ status, location, cache: 'private, no-store' })
+  expect({ status: res.status, location: res.headers.get('location'), cache: res.headers.get('cache-control') }).toEqual({
+    status,
+    location,
+    cache: 'private, no-store',
+  })
 }
 
 describe('links on a custom domain', () => {
@@ -160,10 +181,18 @@ describe("a custom domain's fallback URLs", () => {
     const inactive = await api.make({ domain: DOMAIN })
     await api.patch(inactive.id, { isActive: false })
     expectFallback(await onHost(env, DOMAIN, `/${inactive.slug}`), 302, `https://www.customer.test/missing/${inactive.slug}?on=${DOMAIN}`)
-    expectFallback(await onHost(env, DOMAIN, `/${inactive.slug}`, { method: 'POST', body: 'gate=consent', headers: { 'content-type': 'application/x-www-form-urlencoded' } }), 302, `https://www.customer.test/missing/${inactive.slug}?on=${DOMAIN}`)
+    expectFallback(
+      await onHost(env, DOMAIN, `/${inactive.slug}`, {
+        method: 'POST',
+        body: 'gate=consent',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      }),
+      302,
+      `https://www.customer.test/missing/${inactive.slug}?on=${DOMAIN}`,
+    )
   })
 
-  test("used-up links → expiredUrl (302), unless the link has a fallbackUrl of its own", async () => {
+  test('used-up links → expiredUrl (302), unless the link has a fallbackUrl of its own', async () => {
     const limited = await api.make({ domain: DOMAIN, clickLimit: 1 })
     expect((await onHost(env, DOMAIN, `/${limited.slug}`)).status).toBe(302)
     expectFallback(await onHost(env, DOMAIN, `/${limited.slug}`), 302, `https://www.customer.test/gone/${limited.slug}`)
@@ -195,14 +224,27 @@ describe('domain.changed', () => {
   afterAll(() => env.cleanup())
 
   test("drops every cached link of the domain, and only that domain's", async () => {
-    const [a, b] = [await api.make({ domain: DOMAIN, destinationUrl: 'https://example.com/a' }), await api.make({ domain: DOMAIN, destinationUrl: 'https://example.com/b' })]
+    const [a, b] = [
+      await api.make({ domain: DOMAIN, destinationUrl: 'https://example.com/a' }),
+      await api.make({ domain: DOMAIN, destinationUrl: 'https://example.com/b' }),
+    ]
     const shared = await api.make({ destinationUrl: 'https://example.com/shared' })
-    for (const [host, link] of [[DOMAIN, a], [DOMAIN, b], ['localhost:8080', shared]] as const) expect((await onHost(env, host, `/${link.slug}`)).status).toBe(302)
+    for (const [host, link] of [
+      [DOMAIN, a],
+      [DOMAIN, b],
+      ['localhost:8080', shared],
+    ] as const)
+      expect((await onHost(env, host, `/${link.slug}`)).status).toBe(302)
     // Archived behind the cache's back, as the domains area archives a domain's links in its own transaction.
     const repo = env.rt.modules.links.repo
     const now = env.rt.clock.now()
     for (const link of [a, b, shared]) {
-      await repo.update(link.id, { isActive: false, isArchived: true }, (row) => ({ type: 'link.updated', workspaceId: row.workspaceId, mode: 'live', data: { id: row.id } }), now)
+      await repo.update(
+        link.id,
+        { isActive: false, isArchived: true },
+        (row) => ({ type: 'link.updated', workspaceId: row.workspaceId, mode: 'live', data: { id: row.id } }),
+        now,
+      )
     }
     // Still cached until told.
     expect((await onHost(env, DOMAIN, `/${a.slug}`)).status).toBe(302)

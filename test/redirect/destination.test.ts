@@ -40,7 +40,7 @@ describe('query parameters', () => {
     ])
   })
 
-  test("visitor parameters are added only where the destination (or a UTM field) has none of that name", async () => {
+  test('visitor parameters are added only where the destination (or a UTM field) has none of that name', async () => {
     const link = await api.make({ destinationUrl: 'https://example.com/v?x=1&tag=own', utmSource: 'lnk' })
     const location = await locationOf(`${link.slug}?x=2&y=3&tag=a&tag=b&utm_source=visitor&utm_medium=visitor-medium&q=a%20b%26c`)
     expect(params(location)).toEqual([
@@ -113,15 +113,28 @@ describe('never an open redirect', () => {
       expect(['example.com', 'localhost:8080']).toContain(host)
     }
     for (const suffix of hostile) check(await visit(env, `${link.slug}${suffix}`))
-    for (const headers of <Record<string, string>[]>[{ 'x-forwarded-host': 'evil.example' }, { forwarded: 'host=evil.example' }, { 'x-original-url': 'https://evil.example/' }, { referer: 'https://evil.example/' }]) {
+    for (const headers of <Record<string, string>[]>[
+      { 'x-forwarded-host': 'evil.example' },
+      { forwarded: 'host=evil.example' },
+      { 'x-original-url': 'https://evil.example/' },
+      { referer: 'https://evil.example/' },
+    ]) {
       check(await visit(env, link.slug, { headers }))
     }
     // Another Host: not a short domain of this service, so not a short link at all.
-    const otherHost = await env.app.handle(new Request(`${ORIGIN}/${link.slug}`, { headers: { host: 'evil.example', 'user-agent': UA.chrome }, redirect: 'manual' }))
+    const otherHost = await env.app.handle(
+      new Request(`${ORIGIN}/${link.slug}`, { headers: { host: 'evil.example', 'user-agent': UA.chrome }, redirect: 'manual' }),
+    )
     expect(otherHost.headers.get('location')).toBeNull()
     const absolute = await env.app.handle(new Request(`http://evil.example/${link.slug}`, { headers: { 'user-agent': UA.chrome }, redirect: 'manual' }))
     expect(absolute.headers.get('location')).toBeNull()
-    for (const path of [`${link.slug}/..%2F..%2Fevil.example`, `${link.slug}%2F%2Fevil.example`, `/evil.example/${link.slug}`, `${link.slug}@evil.example`, `${link.slug}%00`]) {
+    for (const path of [
+      `${link.slug}/..%2F..%2Fevil.example`,
+      `${link.slug}%2F%2Fevil.example`,
+      `/evil.example/${link.slug}`,
+      `${link.slug}@evil.example`,
+      `${link.slug}%00`,
+    ]) {
       check(await visit(env, path))
     }
     expect(seen).toEqual(new Set(['example.com']))

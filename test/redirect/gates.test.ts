@@ -181,7 +181,10 @@ describe('consent', () => {
     expect(cookie.name).toBe(cookieNameOf('ok', link.id))
     expect(cookie.attrs).toContain('Path=/consent-flow')
     const through = await visit(env, link.slug, { cookie: cookie.pair })
-    expect({ status: through.status, location: through.headers.get('location') }).toEqual({ status: 302, location: 'https://example.com/leave?a=1&b=2&utm_source=lnk' })
+    expect({ status: through.status, location: through.headers.get('location') }).toEqual({
+      status: 302,
+      location: 'https://example.com/leave?a=1&b=2&utm_source=lnk',
+    })
     await env.rt.modules.clicks.buffer.flush()
     expect(await clicksOf(env, link.id)).toHaveLength(1)
   })
@@ -282,7 +285,7 @@ describe('captcha (ALTCHA proof of work)', () => {
       enc({ ...good, number: good.number + 1 }),
       enc({ ...good, signature: '0'.repeat(64) }),
       enc({ ...good, challenge: ownChallenge, number: 7 }),
-      enc({ ...good, salt: `${c.salt}x`, }),
+      enc({ ...good, salt: `${c.salt}x` }),
       enc({ ...good, salt: c.salt.replace(/expires=\d+/, 'expires=9999999999') }),
       enc({ algorithm: 'SHA-256', challenge: ownChallenge, number: 7, salt: c.salt }),
       'not base64 at all!',
@@ -322,7 +325,9 @@ describe('captcha (ALTCHA proof of work)', () => {
     expect(cap.name).toBe(cookieNameOf('cap', link.id))
     // The captcha cookie's value under the password cookie's name opens nothing, and vice versa.
     expect(await (await visit(cenv, link.slug, { cookie: `${cookieNameOf('pw', link.id)}=${cap.value}` })).text()).toContain('Password required')
-    expect(await (await visit(cenv, link.slug, { cookie: `${pw.pair}; ${cookieNameOf('cap', link.id)}=${pw.value}` })).text()).toContain('Checking your browser')
+    expect(await (await visit(cenv, link.slug, { cookie: `${pw.pair}; ${cookieNameOf('cap', link.id)}=${pw.value}` })).text()).toContain(
+      'Checking your browser',
+    )
     const through = await visit(cenv, link.slug, { cookie: `${pw.pair}; ${cap.pair}` })
     expect(through.headers.get('location')).toBe('https://example.com/both')
   })

@@ -29,7 +29,13 @@ describe('a host that is neither a short host nor the API host', () => {
     for (const path of ['/no-such-slug', `/${link.slug}`, `/${link.slug}+`]) {
       await expectNotFoundPage(await onHost(env, 'unknown.example', path))
     }
-    await expectNotFoundPage(await onHost(env, 'unknown.example', `/${link.slug}`, { method: 'POST', body: 'gate=consent', headers: { 'content-type': 'application/x-www-form-urlencoded' } }))
+    await expectNotFoundPage(
+      await onHost(env, 'unknown.example', `/${link.slug}`, {
+        method: 'POST',
+        body: 'gate=consent',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      }),
+    )
     const head = await onHost(env, 'unknown.example', `/${link.slug}`, { method: 'HEAD' })
     expect({ status: head.status, type: head.headers.get('content-type') }).toEqual({ status: 404, type: 'text/html; charset=utf-8' })
     // The same request on the short host is the link's redirect.

@@ -33,7 +33,10 @@ describe('no proxy trusted', () => {
     const spoofed = await get(link.shortUrl, { headers: { 'user-agent': UA.chrome, 'x-forwarded-for': '203.0.113.99' } })
     expect(spoofed.status).toBe(302)
     const head = await get(link.shortUrl, { method: 'HEAD', headers: { 'user-agent': UA.chrome } })
-    expect({ status: head.status, location: head.headers.get('location') }).toEqual({ status: 302, location: 'https://example.com/over-http?x=1&utm_source=http' })
+    expect({ status: head.status, location: head.headers.get('location') }).toEqual({
+      status: 302,
+      location: 'https://example.com/over-http?x=1&utm_source=http',
+    })
 
     await lnk.env.rt.modules.clicks.buffer.flush()
     const rows = await clicksOf(lnk.env, link.id)
@@ -97,7 +100,10 @@ describe('one proxy trusted', () => {
     await get(link.shortUrl, { headers: { 'user-agent': UA.chrome, 'x-forwarded-for': '198.51.100.7, 203.0.113.5' } })
     await get(link.shortUrl, { headers: { 'user-agent': UA.chrome } })
     await lnk.env.rt.modules.clicks.buffer.flush()
-    expect((await clicksOf(lnk.env, link.id)).map((r) => r.visitor_hash)).toEqual([keyed(lnk.env.rt, `v|203.0.113.5|${UA.chrome}`), keyed(lnk.env.rt, `v|127.0.0.1|${UA.chrome}`)])
+    expect((await clicksOf(lnk.env, link.id)).map((r) => r.visitor_hash)).toEqual([
+      keyed(lnk.env.rt, `v|203.0.113.5|${UA.chrome}`),
+      keyed(lnk.env.rt, `v|127.0.0.1|${UA.chrome}`),
+    ])
   })
 
   test('uniqueIpLimit 3 with 20 forwarded addresses at once, flushes and PATCHes in between: exactly 3 admitted, and they stay admitted', async () => {
@@ -114,8 +120,13 @@ describe('one proxy trusted', () => {
     expect(admitted).toHaveLength(3)
     expect(first.filter((l) => l === 'https://example.com/full')).toHaveLength(17)
     await lnk.env.rt.modules.clicks.buffer.flush()
-    expect((await pool(10, ips.map((ip) => () => visitFrom(ip)))).map((l, i) => [ips[i], l])).toEqual(
-      ips.map((ip) => [ip, admitted.includes(ip) ? 'https://example.com/three' : 'https://example.com/full']),
-    )
+    expect(
+      (
+        await pool(
+          10,
+          ips.map((ip) => () => visitFrom(ip)),
+        )
+      ).map((l, i) => [ips[i], l]),
+    ).toEqual(ips.map((ip) => [ip, admitted.includes(ip) ? 'https://example.com/three' : 'https://example.com/full']))
   })
 })

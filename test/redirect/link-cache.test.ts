@@ -42,7 +42,12 @@ test('prefill loads links a page at a time until the cache is full; those visits
   expect(await cache.prefill(2)).toBe(5)
   expect(await cache.prefill(2)).toBe(0)
   // The five first in id order answer from memory; each of the other seven costs one read.
-  const first = new Set([...made].map((l) => l.id).sort().slice(0, 5))
+  const first = new Set(
+    [...made]
+      .map((l) => l.id)
+      .sort()
+      .slice(0, 5),
+  )
   for (const l of made) {
     const before = counting.misses
     expect((await cache.get(l.domain, l.slug))?.row.id).toBe(l.id)

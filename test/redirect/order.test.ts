@@ -39,7 +39,12 @@ function expectRedirect(res: Response, status: number, location: string) {
 async function settledClicks(linkId: string) {
   await env.rt.modules.clicks.buffer.flush()
   const rows = await clicksOf(env, linkId)
-  return { rows: rows.filter((r) => !r.is_bot).length, bots: rows.filter((r) => r.is_bot).length, ...(await counters(env, linkId)), events: (await clickedEvents(env, linkId)).length }
+  return {
+    rows: rows.filter((r) => !r.is_bot).length,
+    bots: rows.filter((r) => r.is_bot).length,
+    ...(await counters(env, linkId)),
+    events: (await clickedEvents(env, linkId)).length,
+  }
 }
 
 describe('unknown and inactive links', () => {
@@ -89,7 +94,16 @@ describe('test links (created with a lnk_test_ key)', () => {
 
   test('come before every other check: limits, expiry, password, captcha and consent never apply', async () => {
     const link = await api.make(
-      { destinationUrl: 'https://example.com/t', clickLimit: 1, uniqueIpLimit: 1, expiresAt: new Date(clock.now() + 60_000).toISOString(), fallbackUrl: 'https://example.com/fb', password: 'pw-1234', captchaEnabled: true, consentRequired: true },
+      {
+        destinationUrl: 'https://example.com/t',
+        clickLimit: 1,
+        uniqueIpLimit: 1,
+        expiresAt: new Date(clock.now() + 60_000).toISOString(),
+        fallbackUrl: 'https://example.com/fb',
+        password: 'pw-1234',
+        captchaEnabled: true,
+        consentRequired: true,
+      },
       api.testKey,
     )
     for (let i = 0; i < 3; i++) {
@@ -114,7 +128,12 @@ describe('test links (created with a lnk_test_ key)', () => {
 describe('expired links and reached limits', () => {
   test('expiresAt passed: fallbackUrl with a 302 when set, else the 410 page', async () => {
     const expiresAt = new Date(clock.now() + 60_000).toISOString()
-    const withFallback = await api.make({ destinationUrl: 'https://example.com/exp', expiresAt, fallbackUrl: 'https://example.com/expired', redirectStatus: 301 })
+    const withFallback = await api.make({
+      destinationUrl: 'https://example.com/exp',
+      expiresAt,
+      fallbackUrl: 'https://example.com/expired',
+      redirectStatus: 301,
+    })
     const without = await api.make({ destinationUrl: 'https://example.com/exp2', expiresAt })
     expectRedirect(await visit(env, withFallback.slug), 301, 'https://example.com/exp')
     expectRedirect(await visit(env, without.slug), 302, 'https://example.com/exp2')
@@ -158,7 +177,13 @@ describe('expired links and reached limits', () => {
   })
 
   test('limits come before the password form, the preview page and deep links', async () => {
-    const link = await api.make({ destinationUrl: 'https://www.youtube.com/watch?v=x', clickLimit: 1, fallbackUrl: 'https://example.com/over', deepLinkEnabled: true, ogTitle: 'T' })
+    const link = await api.make({
+      destinationUrl: 'https://www.youtube.com/watch?v=x',
+      clickLimit: 1,
+      fallbackUrl: 'https://example.com/over',
+      deepLinkEnabled: true,
+      ogTitle: 'T',
+    })
     expectRedirect(await visit(env, link.slug), 302, 'https://www.youtube.com/watch?v=x')
     expectRedirect(await visit(env, link.slug, { ua: UA.iphone }), 302, 'https://example.com/over')
     expectRedirect(await visit(env, link.slug, { ua: CRAWLERS.facebook }), 302, 'https://example.com/over')
@@ -179,7 +204,13 @@ describe('expired links and reached limits', () => {
 
 describe('gates come before social crawlers, in the contract order', () => {
   test('password, then captcha, then consent; a crawler sees the password form, not the preview', async () => {
-    const link = await api.make({ destinationUrl: 'https://example.com/gated', password: 'open-sesame', captchaEnabled: true, consentRequired: true, ogTitle: 'Secret title' })
+    const link = await api.make({
+      destinationUrl: 'https://example.com/gated',
+      password: 'open-sesame',
+      captchaEnabled: true,
+      consentRequired: true,
+      ogTitle: 'Secret title',
+    })
     const form = await expectPage(await visit(env, link.slug), 200)
     expect(form).toContain('Password required')
     expect(form).not.toContain('example.com/gated')
@@ -271,7 +302,9 @@ describe('deep links', () => {
     const html = await expectPage(await visit(env, link.slug, { ua: UA.android }), 200)
     const dest = `${YT}&utm_source=app`
     const [app, web] = await attrs(html, 'a', 'href')
-    expect(app).toBe(`intent://www.youtube.com/watch?v=dQw4w9WgXcQ&utm_source=app#Intent;scheme=https;package=com.google.android.youtube;S.browser_fallback_url=${encodeURIComponent(dest)};end`)
+    expect(app).toBe(
+      `intent://www.youtube.com/watch?v=dQw4w9WgXcQ&utm_source=app#Intent;scheme=https;package=com.google.android.youtube;S.browser_fallback_url=${encodeURIComponent(dest)};end`,
+    )
     expect(app).toMatch(/^intent:\/\/.*;package=com\.google\.android\.youtube;.*S\.browser_fallback_url=/)
     expect(web).toBe(dest)
   })
@@ -350,7 +383,14 @@ describe('the redirect', () => {
 
   test('bots (curl, Googlebot, short agents, none) are redirected but not counted: bot hits apart, the limit untouched', async () => {
     const link = await api.make({ destinationUrl: 'https://example.com/bots', clickLimit: 1 })
-    for (const ua of ['curl/8.5.0', 'curl/8', 'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)', 'Googlebot/2.1 (+http://www.google.com/bot.html)', 'Mozilla/5.0', '']) {
+    for (const ua of [
+      'curl/8.5.0',
+      'curl/8',
+      'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)',
+      'Googlebot/2.1 (+http://www.google.com/bot.html)',
+      'Mozilla/5.0',
+      '',
+    ]) {
       expectRedirect(await visit(env, link.slug, { ua, ip: nextIp() }), 302, 'https://example.com/bots')
     }
     expect(await settledClicks(link.id)).toEqual({ rows: 0, bots: 6, total_clicks: 0, unique_clicks: 0, events: 0 })

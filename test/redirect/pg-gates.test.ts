@@ -38,7 +38,11 @@ function gatesOf(node: PgTestEnv) {
     captcha,
     async send(link: RedirectLink, form: Record<string, string>, ip = '203.0.113.9') {
       const url = new URL(`http://localhost:8080/${link.slug}`)
-      const request = new Request(url.href, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString() })
+      const request = new Request(url.href, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(form).toString(),
+      })
       const res = await post(link, request, url, ip, clock.now())
       return { status: res.status, retryAfter: res.headers.get('retry-after'), cookie: res.headers.get('set-cookie') !== null }
     },
@@ -57,11 +61,17 @@ describe('password throttle across nodes', () => {
     const [onA, onB] = [gatesOf(a), gatesOf(b)]
     const [linkA, linkB] = [await linkOn(a, made.slug), await linkOn(b, made.slug)]
     const tries = []
-    for (let i = 0; i < 5; i++) tries.push((await (i % 2 === 0 ? onA.send(linkA, { gate: 'password', password: 'wrong' }) : onB.send(linkB, { gate: 'password', password: 'wrong' }))).status)
+    for (let i = 0; i < 5; i++)
+      tries.push(
+        (await (i % 2 === 0 ? onA.send(linkA, { gate: 'password', password: 'wrong' }) : onB.send(linkB, { gate: 'password', password: 'wrong' }))).status,
+      )
     // A wrong password gets the page again (401); the fifth failure fills the window, so its answer is already the throttled page.
     expect(tries).toEqual([401, 401, 401, 401, 429])
     // Blocked on both nodes, even with the right password, until the 15 minutes end.
-    for (const [gates, link] of [[onB, linkB], [onA, linkA]] as const) {
+    for (const [gates, link] of [
+      [onB, linkB],
+      [onA, linkA],
+    ] as const) {
       expect(await gates.send(link, { gate: 'password', password: 'correct horse' })).toEqual({ status: 429, retryAfter: String(15 * 60), cookie: false })
     }
     expect((await onB.send(linkB, { gate: 'password', password: 'correct horse' }, '198.51.100.7')).status).toBe(303)
@@ -97,7 +107,11 @@ describe('captcha single use across nodes', () => {
     const [onA, onB] = [gatesOf(a), gatesOf(b)]
     const [linkA, linkB] = [await linkOn(a, made.slug), await linkOn(b, made.slug)]
     const payload = solve(challengeOf(`const c=${JSON.stringify(await onA.captcha.challenge(clock.now()))};`))
-    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? onA.send(linkA, { gate: 'captcha', altcha: payload }) : onB.send(linkB, { gate: 'captcha', altcha: payload }))))
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        i % 2 === 0 ? onA.send(linkA, { gate: 'captcha', altcha: payload }) : onB.send(linkB, { gate: 'captcha', altcha: payload }),
+      ),
+    )
     expect(results.filter((r) => r.status === 303).length).toBe(1)
     expect(results.filter((r) => r.status === 403).length).toBe(9)
   })

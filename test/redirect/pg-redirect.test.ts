@@ -46,13 +46,16 @@ let barriers = 0
  */
 async function delivered() {
   const id = `barrier-${++barriers}`
-  const heard = [a, b].map((env) => new Promise<void>((resolve) => {
-    const off = env.rt.bus.on('page.changed', (n) => {
-      if (n.id !== id) return
-      off()
-      resolve()
-    })
-  }))
+  const heard = [a, b].map(
+    (env) =>
+      new Promise<void>((resolve) => {
+        const off = env.rt.bus.on('page.changed', (n) => {
+          if (n.id !== id) return
+          off()
+          resolve()
+        })
+      }),
+  )
   await pool(a)`SELECT pg_notify('lnk_bus', ${JSON.stringify(['test', 'page.changed', { id }])})`
   await Promise.all(heard)
 }

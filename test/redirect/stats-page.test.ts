@@ -30,7 +30,8 @@ const statsOf = (env: TestEnv, slug: string, init: RequestInit = {}) => visit(en
 
 /** The figures of a stats page, read back from its HTML. */
 function figures(html: string) {
-  const strong = (label: string) => Number(new RegExp(`<strong>([\\d,]+)</strong><span class="muted">${label}</span>`).exec(html)?.[1]?.replace(/,/g, '') ?? NaN)
+  const strong = (label: string) =>
+    Number(new RegExp(`<strong>([\\d,]+)</strong><span class="muted">${label}</span>`).exec(html)?.[1]?.replace(/,/g, '') ?? NaN)
   const days: Record<string, number> = {}
   const table = /<table class="sr-only">(.*?)<\/table>/.exec(html)?.[1] ?? ''
   for (const m of table.matchAll(/<tr><th scope="row">(\d{4}-\d\d-\d\d)<\/th><td>(\d+)<\/td><\/tr>/g)) days[m[1]!] = Number(m[2])
@@ -131,9 +132,10 @@ describe('figures', () => {
     expect(res.status).toBe(200)
     const html = await res.text()
     const f = figures(html)
-    const countryOf = async (ip: string) => (await sql<{ country: string | null }>(env, 'SELECT country FROM clicks WHERE link_id = ? AND NOT is_bot ORDER BY clicked_at', link.id))[
-      ['8.8.8.8', '8.8.4.4', '1.1.1.1', '8.8.8.8', '8.8.8.8', '203.0.113.20', '10.0.0.7'].indexOf(ip)
-    ]!.country
+    const countryOf = async (ip: string) =>
+      (await sql<{ country: string | null }>(env, 'SELECT country FROM clicks WHERE link_id = ? AND NOT is_bot ORDER BY clicked_at', link.id))[
+        ['8.8.8.8', '8.8.4.4', '1.1.1.1', '8.8.8.8', '8.8.8.8', '203.0.113.20', '10.0.0.7'].indexOf(ip)
+      ]!.country
     expect(await countryOf('8.8.8.8')).toBe('US')
 
     expect(f.total).toBe(7)
@@ -152,7 +154,10 @@ describe('figures', () => {
     // In the window: 8.8.4.4, 1.1.1.1 and three from 8.8.8.8 minus the old one => US 3 (+1 when 1.1.1.1 is
     // placed in the US), two without a country (documentation and private addresses).
     const oneOne = await countryOf('1.1.1.1')
-    const counted = new Map<string, number>([['United States (US)', 3], ['Unknown', 2]])
+    const counted = new Map<string, number>([
+      ['United States (US)', 3],
+      ['Unknown', 2],
+    ])
     if (oneOne === 'US') counted.set('United States (US)', 4)
     else if (oneOne) counted.set(new Intl.DisplayNames(['en'], { type: 'region' }).of(oneOne) + ` (${oneOne})`, 1)
     else counted.set('Unknown', 3)
@@ -167,7 +172,9 @@ describe('figures', () => {
     expect(html).not.toContain('bots.example')
     expect(html).not.toContain('old.example')
     // The chart: an accessible SVG with axis labels.
-    expect(html).toMatch(/<svg class="chart" viewBox="[^"]+" role="img" aria-labelledby="chart-title" aria-label="Clicks per day from Feb 9 to Mar 10 \(UTC\): 6 clicks in total, most on Mar 10 \(4\)\."/)
+    expect(html).toMatch(
+      /<svg class="chart" viewBox="[^"]+" role="img" aria-labelledby="chart-title" aria-label="Clicks per day from Feb 9 to Mar 10 \(UTC\): 6 clicks in total, most on Mar 10 \(4\)\."/,
+    )
     expect(html).toContain('<title id="chart-title">Clicks per day from Feb 9 to Mar 10 (UTC): 6 clicks in total, most on Mar 10 (4).</title>')
     expect(html).toContain('>Feb 9</text>')
     expect(html).toContain('>Mar 10</text>')
@@ -210,7 +217,7 @@ describe('figures', () => {
     expect((await clicksOf(env, link.id))[0]!.referrer_host).toBe(`evil"'&x.example`)
     // A stored host or country no browser could send (an import, another writer): escaped all the same.
     // The page reads the link's day rollups, so that is where such values are planted.
-    const dims = JSON.stringify({ country: { '<b>': 1 }, referrer: { [HOSTILE]: 1, [`evil"'&x.example`]: 1 } })
+    const dims = JSON.stringify({ country: { '<b>': 1 }, referrer: { [HOSTILE]: 1, 'evil"\'&x.example': 1 } })
     await sql(env, "UPDATE link_rollups SET dims = ?, clicks = 2 WHERE link_id = ? AND grain = 'day'", dims, link.id)
     const html = await (await statsOf(env, link.slug)).text()
     expect(html).not.toContain('<script')
@@ -237,12 +244,35 @@ describe('in a browser', () => {
       await lnk.env.rt.modules.clicks.buffer.flush()
       const now = Date.now()
       const countries = ['US', 'DE', 'GB', 'FR', 'IN', 'BR', 'JP', 'CA', 'NL', 'SE', 'ES']
-      const hosts = [null, 'news.ycombinator.com', 't.co', 'www.google.com', 'www.linkedin.com', 'l.facebook.com', 'www.reddit.com', 'duckduckgo.com', 'mail.example.org', 'lobste.rs', 'old.example']
+      const hosts = [
+        null,
+        'news.ycombinator.com',
+        't.co',
+        'www.google.com',
+        'www.linkedin.com',
+        'l.facebook.com',
+        'www.reddit.com',
+        'duckduckgo.com',
+        'mail.example.org',
+        'lobste.rs',
+        'old.example',
+      ]
       let n = 0
       for (let d = 0; d < 30; d++) {
         const perDay = Math.round(4 + 3 * Math.sin(d / 3) + d / 3)
         for (let i = 0; i < perDay; i++, n++) {
-          await sql(lnk.env, 'INSERT INTO clicks (id, link_id, workspace_id, clicked_at, visitor_hash, referrer_host, country, is_bot) VALUES (?, ?, ?, ?, ?, ?, ?, ?)', `clk_seed${n}`, link.id, api.workspaceId, now - d * DAY - i * 1000, `v${n % 40}`, hosts[n % 3 === 0 ? 0 : (n * 7) % hosts.length] ?? null, countries[n % 2 === 0 ? 0 : (n * 5) % countries.length], false)
+          await sql(
+            lnk.env,
+            'INSERT INTO clicks (id, link_id, workspace_id, clicked_at, visitor_hash, referrer_host, country, is_bot) VALUES (?, ?, ?, ?, ?, ?, ?, ?)',
+            `clk_seed${n}`,
+            link.id,
+            api.workspaceId,
+            now - d * DAY - i * 1000,
+            `v${n % 40}`,
+            hosts[n % 3 === 0 ? 0 : (n * 7) % hosts.length] ?? null,
+            countries[n % 2 === 0 ? 0 : (n * 5) % countries.length],
+            false,
+          )
         }
       }
       await sql(lnk.env, 'UPDATE links SET total_clicks = total_clicks + ?, unique_clicks = unique_clicks + 40 WHERE id = ?', n, link.id)

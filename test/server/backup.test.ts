@@ -30,7 +30,10 @@ test.skipIf(ON_PG)('admin backup while the server takes writes: consistent, comp
   const dir = tempDir('lnk-backup-')
   dirs.push(dir)
   const target = join(dir, 'backup.db')
-  const boot = await runJson<{ apiKey: { id: string; key: string } }>(['admin', 'bootstrap', '--email', 'ops@example.com', '--workspace', 'Backups', '--json'], { dataDir: dir })
+  const boot = await runJson<{ apiKey: { id: string; key: string } }>(
+    ['admin', 'bootstrap', '--email', 'ops@example.com', '--workspace', 'Backups', '--json'],
+    { dataDir: dir },
+  )
   const server = await startServe(dir, { LNK_LOG_LEVEL: 'warn' })
   servers.push(server)
 
@@ -149,7 +152,9 @@ test.if(ON_PG)('admin backup on PostgreSQL names pg_dump for the database, write
   dirs.push(dir)
   const url = new URL((await onTestEngine(dir))!)
   const target = join(dir, 'backup.dump')
-  const boot = await runJson<{ apiKey: { key: string } }>(['admin', 'bootstrap', '--email', 'ops@example.com', '--workspace', 'Backups', '--json'], { dataDir: dir })
+  const boot = await runJson<{ apiKey: { key: string } }>(['admin', 'bootstrap', '--email', 'ops@example.com', '--workspace', 'Backups', '--json'], {
+    dataDir: dir,
+  })
   const server = await startServe(dir, { LNK_LOG_LEVEL: 'warn' })
   servers.push(server)
 
@@ -158,7 +163,9 @@ test.if(ON_PG)('admin backup on PostgreSQL names pg_dump for the database, write
   expect(r.stdout).toBe('')
   const lines = r.stderr.split('\n').filter(Boolean)
   expect(lines).toHaveLength(1)
-  expect(lines[0]).toContain(`pg_dump --format=custom --file=${target} --host=${url.hostname} --port=${url.port} --username=${url.username} --dbname=${url.pathname.slice(1)}`)
+  expect(lines[0]).toContain(
+    `pg_dump --format=custom --file=${target} --host=${url.hostname} --port=${url.port} --username=${url.username} --dbname=${url.pathname.slice(1)}`,
+  )
   expect(lines[0]).toContain(`lnk admin export ${target}`)
   expect(existsSync(target)).toBe(false)
   expect(existsSync(join(dir, 'lnk.db'))).toBe(false)

@@ -36,11 +36,14 @@ afterAll(async () => {
 })
 
 async function bootstrap(dir: string) {
-  const out = await runJson<{ apiKey: { id: string; key: string } }>(['admin', 'bootstrap', '--email', 'ops@example.com', '--workspace', 'Ops', '--json'], { dataDir: dir })
+  const out = await runJson<{ apiKey: { id: string; key: string } }>(['admin', 'bootstrap', '--email', 'ops@example.com', '--workspace', 'Ops', '--json'], {
+    dataDir: dir,
+  })
   return out.apiKey
 }
 
-const me = (server: ServerProcess, key: string) => fetch(`${server.url}/v1/me`, { headers: { authorization: `Bearer ${key}` }, signal: AbortSignal.timeout(15_000) })
+const me = (server: ServerProcess, key: string) =>
+  fetch(`${server.url}/v1/me`, { headers: { authorization: `Bearer ${key}` }, signal: AbortSignal.timeout(15_000) })
 
 async function listedKey(dir: string, id: string) {
   const keys = await runJson<{ id: string; lastUsedAt: string | null; lastUsedIp: string | null }[]>(['admin', 'list-keys', '--json'], { dataDir: dir })
@@ -51,7 +54,11 @@ async function listedKey(dir: string, id: string) {
 
 async function readKeyRow(dir: string, id: string) {
   // Storage itself: what the server process left in its database, read-only.
-  const [row] = await storedRows<{ last_used_at: number | null; last_used_ip: string | null }>(dir, 'SELECT last_used_at, last_used_ip FROM api_keys WHERE id = ?', id)
+  const [row] = await storedRows<{ last_used_at: number | null; last_used_ip: string | null }>(
+    dir,
+    'SELECT last_used_at, last_used_ip FROM api_keys WHERE id = ?',
+    id,
+  )
   return row ?? null
 }
 
@@ -200,7 +207,10 @@ describe('lnk serve', () => {
 
     // Acknowledged, so stored; and logged before the process ended. Storage itself, read-only, as above.
     expect(await storedRows(dir, 'SELECT name FROM api_keys WHERE id = ?', created.data.id)).toEqual([{ name: 'in flight' }])
-    const line = server.stdout().split('\n').find((l) => l.includes('request_id=inflight-1'))
+    const line = server
+      .stdout()
+      .split('\n')
+      .find((l) => l.includes('request_id=inflight-1'))
     expect(line).toBeDefined()
     expect(logFields(line!)).toMatchObject({ method: 'POST', path: '/v1/api-keys', status: '201' })
   })

@@ -20,7 +20,16 @@ let key = ''
 const receivers: Receiver[] = []
 
 function nodeEnv(): Record<string, string> {
-  return { ...LOOPBACK_ENV, LNK_DATABASE_URL: pg.url, LNK_DATABASE_POOL_SIZE: '6', LNK_BASE_URL: `http://${SHORT}`, LNK_SHORT_DOMAINS: SHORT, LNK_TRUST_PROXY: '1', LNK_JOB_LEASE_SECONDS: String(LEASE_SECONDS), LNK_LOG_LEVEL: 'warn' }
+  return {
+    ...LOOPBACK_ENV,
+    LNK_DATABASE_URL: pg.url,
+    LNK_DATABASE_POOL_SIZE: '6',
+    LNK_BASE_URL: `http://${SHORT}`,
+    LNK_SHORT_DOMAINS: SHORT,
+    LNK_TRUST_PROXY: '1',
+    LNK_JOB_LEASE_SECONDS: String(LEASE_SECONDS),
+    LNK_LOG_LEVEL: 'warn',
+  }
 }
 
 async function startNode(): Promise<ServerProcess> {
@@ -35,7 +44,10 @@ beforeAll(async () => {
   ;[a, b] = await Promise.all([startNode(), startNode()])
   const dir = tempDir()
   dirs.push(dir)
-  const out = await runJson<{ apiKey: { key: string } }>(['admin', 'bootstrap', '--email', 'ops@example.com', '--workspace', 'Ops', '--json'], { dataDir: dir, env: { LNK_DATABASE_URL: pg.url } })
+  const out = await runJson<{ apiKey: { key: string } }>(['admin', 'bootstrap', '--email', 'ops@example.com', '--workspace', 'Ops', '--json'], {
+    dataDir: dir,
+    env: { LNK_DATABASE_URL: pg.url },
+  })
   key = out.apiKey.key
 }, 90_000)
 
@@ -64,7 +76,10 @@ async function createLink(node: ServerProcess, input: Record<string, unknown>) {
 }
 
 function visit(node: ServerProcess, slug: string, ip = '203.0.113.7') {
-  return fetch(`${node.url}/${slug}`, { redirect: 'manual', headers: { host: SHORT, 'x-forwarded-for': ip, 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/130.0 Safari/537.36' } })
+  return fetch(`${node.url}/${slug}`, {
+    redirect: 'manual',
+    headers: { host: SHORT, 'x-forwarded-for': ip, 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Chrome/130.0 Safari/537.36' },
+  })
 }
 
 /** Polls `probe` until it holds, at most `ms`; answers how long it took, or throws. */

@@ -11,8 +11,13 @@ import { SQL } from 'bun'
 
 function postgresBin(): string {
   const root = '/usr/lib/postgresql'
-  const versions = existsSync(root) ? readdirSync(root).filter((v) => existsSync(join(root, v, 'bin/initdb'))).sort((a, b) => Number(b) - Number(a)) : []
-  if (!versions[0]) throw new Error('PostgreSQL is not installed: run `apt-get install -y postgresql` (bun test installs it through test/setup/system-packages.ts)')
+  const versions = existsSync(root)
+    ? readdirSync(root)
+        .filter((v) => existsSync(join(root, v, 'bin/initdb')))
+        .sort((a, b) => Number(b) - Number(a))
+    : []
+  if (!versions[0])
+    throw new Error('PostgreSQL is not installed: run `apt-get install -y postgresql` (bun test installs it through test/setup/system-packages.ts)')
   return join(root, versions[0], 'bin')
 }
 
@@ -39,7 +44,8 @@ const CLUSTER_PREFIX = 'lnk-pg-'
 function stopCluster(bin: string, dir: string, asPostgres: boolean) {
   const data = join(dir, 'data')
   const pgCtl = [join(bin, 'pg_ctl'), '-D', data, '-m', 'immediate', 'stop']
-  if (existsSync(join(data, 'postmaster.pid'))) spawnSync(asPostgres ? 'runuser' : pgCtl[0]!, asPostgres ? ['-u', 'postgres', '--', ...pgCtl] : pgCtl.slice(1), { timeout: 20_000 })
+  if (existsSync(join(data, 'postmaster.pid')))
+    spawnSync(asPostgres ? 'runuser' : pgCtl[0]!, asPostgres ? ['-u', 'postgres', '--', ...pgCtl] : pgCtl.slice(1), { timeout: 20_000 })
   rmSync(dir, { recursive: true, force: true })
 }
 

@@ -33,7 +33,11 @@ export const SYSTEM_PACKAGES: SystemPackage[] = [
   // on free loopback ports with its own storage), and without systemd it does not start at all.
   { name: 'caddy', paths: ['/usr/bin/caddy'], why: 'custom domains are served over HTTPS through the real Caddy with deploy/Caddyfile (test/domains)' },
   // Debian's package starts no server without systemd; the tests run their own cluster (test/setup/postgres.ts).
-  { name: 'postgresql', paths: ['/usr/lib/postgresql/17/bin/initdb', '/usr/lib/postgresql/16/bin/initdb', '/usr/lib/postgresql/15/bin/initdb'], why: 'the PostgreSQL schema and migrations are checked on a real server (test/db, test/setup/postgres.ts)' },
+  {
+    name: 'postgresql',
+    paths: ['/usr/lib/postgresql/17/bin/initdb', '/usr/lib/postgresql/16/bin/initdb', '/usr/lib/postgresql/15/bin/initdb'],
+    why: 'the PostgreSQL schema and migrations are checked on a real server (test/db, test/setup/postgres.ts)',
+  },
 ]
 
 export interface EnsureOptions {
@@ -122,7 +126,10 @@ export function ensureSystemPackages(options: EnsureOptions = {}): EnsureResult 
     const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }
     const log = openSync(logFile, 'w')
     try {
-      for (const args of [['update', '-q'], ['install', '-y', '-q', '--no-install-recommends', ...toInstall]]) {
+      for (const args of [
+        ['update', '-q'],
+        ['install', '-y', '-q', '--no-install-recommends', ...toInstall],
+      ]) {
         const cmd = [...prefix, aptGet, ...args]
         writeSync(log, `$ ${cmd.join(' ')}\n`)
         const run = Bun.spawnSync(cmd, { env, stdin: 'ignore', stdout: log, stderr: log })
@@ -135,7 +142,10 @@ export function ensureSystemPackages(options: EnsureOptions = {}): EnsureResult 
     }
     const still = missingPackages(packages, exists)
     if (still.length) {
-      return { ok: false, message: `bun test: apt-get installed ${toInstall.join(' ')} but ${still.map((p) => p.paths.join(' or ')).join(', ')} is still missing; log: ${logFile}` }
+      return {
+        ok: false,
+        message: `bun test: apt-get installed ${toInstall.join(' ')} but ${still.map((p) => p.paths.join(' or ')).join(', ')} is still missing; log: ${logFile}`,
+      }
     }
     say(`bun test: installed ${toInstall.join(' ')}`)
     return { ok: true, installed: toInstall }
@@ -146,7 +156,12 @@ export function ensureSystemPackages(options: EnsureOptions = {}): EnsureResult 
 
 function tail(file: string, lines = 15) {
   try {
-    return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).map((l) => `  ${l}`).join('\n')
+    return readFileSync(file, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .slice(-lines)
+      .map((l) => `  ${l}`)
+      .join('\n')
   } catch {
     return ''
   }
@@ -200,7 +215,10 @@ export function acquireLock(file: string, timeoutMs: number, say: (line: string)
       continue
     }
     if (Date.now() > deadline) {
-      return { ok: false, message: `bun test: gave up after ${Math.round(timeoutMs / 1000)} s waiting for process ${owner} to finish installing system packages (lock ${file})` }
+      return {
+        ok: false,
+        message: `bun test: gave up after ${Math.round(timeoutMs / 1000)} s waiting for process ${owner} to finish installing system packages (lock ${file})`,
+      }
     }
     if (!announced) {
       say(`bun test: waiting for process ${Number.isNaN(owner) ? '?' : owner} to finish installing system packages (lock ${file})`)

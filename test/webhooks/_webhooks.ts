@@ -36,7 +36,13 @@ export function receiver(answer: (req: Received, n: number) => Answer = () => ({
       inFlight++
       maxInFlight = Math.max(maxInFlight, inFlight)
       try {
-        const rec: Received = { method: request.method, path: new URL(request.url).pathname, headers: Object.fromEntries(request.headers), body: await request.text(), at: Date.now() }
+        const rec: Received = {
+          method: request.method,
+          path: new URL(request.url).pathname,
+          headers: Object.fromEntries(request.headers),
+          body: await request.text(),
+          at: Date.now(),
+        }
         received.push(rec)
         const a: Answer = state.answer(rec, received.length)
         if (a.delayMs) await Bun.sleep(a.delayMs)
@@ -46,16 +52,17 @@ export function receiver(answer: (req: Received, n: number) => Answer = () => ({
       }
     },
   })
-  const state: { server: typeof server; received: Received[]; answer: typeof answer; url(path?: string): string; readonly maxInFlight: number; stop(): void } = {
-    server,
-    received,
-    answer,
-    url: (path = '/hook') => `http://127.0.0.1:${server.port}${path}`,
-    get maxInFlight() {
-      return maxInFlight
-    },
-    stop: () => void server.stop(true),
-  }
+  const state: { server: typeof server; received: Received[]; answer: typeof answer; url(path?: string): string; readonly maxInFlight: number; stop(): void } =
+    {
+      server,
+      received,
+      answer,
+      url: (path = '/hook') => `http://127.0.0.1:${server.port}${path}`,
+      get maxInFlight() {
+        return maxInFlight
+      },
+      stop: () => void server.stop(true),
+    }
   return state
 }
 
@@ -72,7 +79,13 @@ export function holdingReceiver(status: number) {
     hostname: '127.0.0.1',
     port: 0,
     async fetch(request) {
-      received.push({ method: request.method, path: new URL(request.url).pathname, headers: Object.fromEntries(request.headers), body: await request.text(), at: Date.now() })
+      received.push({
+        method: request.method,
+        path: new URL(request.url).pathname,
+        headers: Object.fromEntries(request.headers),
+        body: await request.text(),
+        at: Date.now(),
+      })
       arrived()
       await released
       return new Response('ok', { status })
@@ -97,7 +110,9 @@ export interface Env extends TestEnv {
 
 type SetupOptions = NonNullable<Parameters<typeof setup>[0]>
 
-export async function webhooksEnv(options: { env?: Record<string, string>; clock?: ManualClock; worker?: SetupOptions['worker']; log?: SetupOptions['log'] } = {}): Promise<Env> {
+export async function webhooksEnv(
+  options: { env?: Record<string, string>; clock?: ManualClock; worker?: SetupOptions['worker']; log?: SetupOptions['log'] } = {},
+): Promise<Env> {
   const clock = options.clock ?? new ManualClock(Date.now())
   const e = await setup({ clock, env: { ...LOOPBACK_ENV, ...options.env }, worker: options.worker, log: options.log })
   const account = await bootstrapAccount(e.rt)

@@ -2,7 +2,7 @@
 // the window end (injected clock) or at once when 100 events are collected.
 import { describe, expect, test } from 'bun:test'
 import { ManualClock } from '../../src/platform/clock'
-import { deliveries, delivery, sharedWorld, stripeVerifies, webhooksEnv, type Env, type Receiver } from './_webhooks'
+import { deliveries, delivery, sharedWorld, stripeVerifies, type Env, type Receiver } from './_webhooks'
 
 let env: Env
 let rx: Receiver

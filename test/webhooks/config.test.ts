@@ -67,6 +67,7 @@ describe('webhook settings', () => {
 
   test('the settings are listed in --help', () => {
     const help = settingsHelp()
-    for (const name of ['LNK_WEBHOOK_EGRESS_IPS', 'LNK_WEBHOOK_CLIENT_CERT', 'LNK_WEBHOOK_CLIENT_KEY', 'LNK_WEBHOOK_CA_FILE', 'LNK_WEBHOOK_MAX_IN_FLIGHT']) expect(help).toContain(name)
+    for (const name of ['LNK_WEBHOOK_EGRESS_IPS', 'LNK_WEBHOOK_CLIENT_CERT', 'LNK_WEBHOOK_CLIENT_KEY', 'LNK_WEBHOOK_CA_FILE', 'LNK_WEBHOOK_MAX_IN_FLIGHT'])
+      expect(help).toContain(name)
   })
 })

@@ -16,7 +16,11 @@ async function world(status: number) {
   const lines: string[] = []
   const env = await webhooksEnv({ log: createLogger('debug', (line) => lines.push(line)) })
   const rx = holdingReceiver(status)
-  cleanups.push(() => rx.release(), () => rx.stop(), () => env.cleanup())
+  cleanups.push(
+    () => rx.release(),
+    () => rx.stop(),
+    () => env.cleanup(),
+  )
   const ep = await env.createEndpoint({ url: rx.url, events: ['link.created'] })
   return { env, rx, ep, lines }
 }
@@ -29,7 +33,7 @@ async function leftovers(env: Env, endpointId: string) {
   const [deliveries] = await rawRows<{ n: number }>(env, 'SELECT count(*) AS n FROM webhook_deliveries WHERE endpoint_id = ?', endpointId)
   const [attempts] = await rawRows<{ n: number }>(env, 'SELECT count(*) AS n FROM webhook_attempts')
   return {
-    jobs: await rawRows(env, "SELECT type, status, attempts, last_error AS \"lastError\" FROM jobs WHERE type = 'webhook.deliver' OR last_error IS NOT NULL"),
+    jobs: await rawRows(env, 'SELECT type, status, attempts, last_error AS "lastError" FROM jobs WHERE type = \'webhook.deliver\' OR last_error IS NOT NULL'),
     deliveries: deliveries!.n,
     attempts: attempts!.n,
   }

@@ -4,7 +4,7 @@
 // the delivery list and its filters, secret rotation.
 import { describe, expect, test } from 'bun:test'
 import { body } from '../helpers'
-import { deliveries, delivery, expectRefusedByBoth, makeTestKey, sharedWorld, stripeVerifies, verifyBoth, webhooksEnv, type Env, type Receiver } from './_webhooks'
+import { deliveries, delivery, expectRefusedByBoth, makeTestKey, sharedWorld, stripeVerifies, verifyBoth, type Env, type Receiver } from './_webhooks'
 
 let env: Env
 let rx: Receiver
@@ -12,7 +12,11 @@ sharedWorld((w) => ({ env, rx } = w))
 
 describe('a delivery', () => {
   test('is signed so both receiver libraries verify it, with the envelope as body and the contract headers', async () => {
-    const ep = await env.createEndpoint({ url: rx.url('/plain'), events: ['link.created'], customHeaders: [{ name: 'Authorization', value: 'Bearer receiver-token-9876' }] })
+    const ep = await env.createEndpoint({
+      url: rx.url('/plain'),
+      events: ['link.created'],
+      customHeaders: [{ name: 'Authorization', value: 'Bearer receiver-token-9876' }],
+    })
     const eventId = await env.emit('link.created')
     expect(await env.run()).toBeGreaterThan(0)
     expect(rx.received).toHaveLength(1)
@@ -25,7 +29,7 @@ describe('a delivery', () => {
     expect(req.headers['content-type']).toBe('application/json')
     expect(req.headers['user-agent']).toStartWith('lnk-webhooks/')
     expect(req.headers['x-service-event']).toBe('link.created')
-    expect(req.headers['authorization']).toBe('Bearer receiver-token-9876')
+    expect(req.headers.authorization).toBe('Bearer receiver-token-9876')
     expect(req.headers['webhook-id']).toMatch(/^msg_/)
     expect(Number(req.headers['webhook-timestamp'])).toBe(Math.floor(env.clock.now() / 1000))
     expect(req.headers['x-service-signature']).toMatch(/^t=\d+,v1=[0-9a-f]{64}$/)
@@ -34,7 +38,20 @@ describe('a delivery', () => {
     await expectRefusedByBoth(req, 'whsec_' + Buffer.alloc(32, 7).toString('base64'))
 
     const [d] = await deliveries(env, ep.id)
-    expect(d).toMatchObject({ endpointId: ep.id, event: 'link.created', eventId, status: 'success', responseStatus: 200, attempt: 1, maxAttempts: 10, batchSize: 1, nextAttemptAt: null, errorMessage: null, replayOfId: null, replayable: true })
+    expect(d).toMatchObject({
+      endpointId: ep.id,
+      event: 'link.created',
+      eventId,
+      status: 'success',
+      responseStatus: 200,
+      attempt: 1,
+      maxAttempts: 10,
+      batchSize: 1,
+      nextAttemptAt: null,
+      errorMessage: null,
+      replayOfId: null,
+      replayable: true,
+    })
     expect(d.idempotencyKey).toBe(req.headers['webhook-id'])
     expect(d.deliveredAt).toBe(new Date(env.clock.now()).toISOString())
     expect(Number.isInteger(d.duration)).toBe(true)
@@ -44,7 +61,7 @@ describe('a delivery', () => {
     expect(detail.request.body).toBe(req.body)
     expect(detail.request.url).toBe(rx.url('/plain'))
     expect(detail.request.method).toBe('POST')
-    expect(detail.request.headers['Authorization']).toBe('…9876')
+    expect(detail.request.headers.Authorization).toBe('…9876')
     expect(detail.request.headers['webhook-signature']).toMatch(/^….{4}$/)
     expect(detail.request.headers['x-service-signature']).toMatch(/^….{4}$/)
     expect(detail.request.headers['webhook-id']).toBe(req.headers['webhook-id'])
@@ -118,12 +135,26 @@ describe('filters and templates, end to end', () => {
     const all = await env.createEndpoint({
       url: rx.url('/all'),
       events: ['link.*'],
-      filters: { match: 'all', events: null, rules: [{ field: 'data.domain', op: 'eq', value: 'lnk.example' }, { field: 'data.totalClicks', op: 'gte', value: 10 }] },
+      filters: {
+        match: 'all',
+        events: null,
+        rules: [
+          { field: 'data.domain', op: 'eq', value: 'lnk.example' },
+          { field: 'data.totalClicks', op: 'gte', value: 10 },
+        ],
+      },
     })
     const any = await env.createEndpoint({
       url: rx.url('/any'),
       events: ['*'],
-      filters: { match: 'any', events: ['link.created'], rules: [{ field: 'data.tags', op: 'contains', value: 'vip' }, { field: 'data.title', op: 'not_exists' }] },
+      filters: {
+        match: 'any',
+        events: ['link.created'],
+        rules: [
+          { field: 'data.tags', op: 'contains', value: 'vip' },
+          { field: 'data.title', op: 'not_exists' },
+        ],
+      },
     })
     await env.emit('link.created', { domain: 'lnk.example', totalClicks: 12, tags: [], title: 'T' }) // all yes, any no
     await env.emit('link.created', { domain: 'other.example', totalClicks: 50, tags: ['vip'], title: 'T' }) // all no, any yes
@@ -146,12 +177,27 @@ describe('filters and templates, end to end', () => {
     const ep = await env.createEndpoint({
       url: rx.url('/tpl'),
       events: ['link.created'],
-      transform: { kind: 'template', template: { text: 'New link {{ data.shortUrl }} ({{data.totalClicks}} clicks)', clicks: '{{data.totalClicks}}', tags: '{{ data.tags }}', missing: '{{data.nope}}', fixed: true } },
+      transform: {
+        kind: 'template',
+        template: {
+          text: 'New link {{ data.shortUrl }} ({{data.totalClicks}} clicks)',
+          clicks: '{{data.totalClicks}}',
+          tags: '{{ data.tags }}',
+          missing: '{{data.nope}}',
+          fixed: true,
+        },
+      },
     })
     await env.emit('link.created')
     await env.run()
     const req = rx.received.find((r) => r.path === '/tpl')!
-    expect(await verifyBoth(req, ep.secret)).toEqual({ text: 'New link https://lnk.example/launch (3 clicks)', clicks: 3, tags: ['spring'], missing: null, fixed: true })
+    expect(await verifyBoth(req, ep.secret)).toEqual({
+      text: 'New link https://lnk.example/launch (3 clicks)',
+      clicks: 3,
+      tags: ['spring'],
+      missing: null,
+      fixed: true,
+    })
     const [d] = await deliveries(env, ep.id)
     // The stored payload is the envelope; the request holds the template output.
     const detail = await delivery(env, ep.id, d.id)

@@ -10,8 +10,25 @@ import { makeTestKey, state, webhooksEnv, type Env } from './_webhooks'
 
 const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/
 const SPEC_FIELDS = [
-  'id', 'name', 'url', 'events', 'format', 'mode', 'isActive', 'failureCount', 'disabledReason', 'customHeaderNames', 'filters', 'transform',
-  'batchEnabled', 'batchWindowSeconds', 'maxConcurrent', 'mtlsEnabled', 'previousSecretExpiresAt', 'createdAt', 'updatedAt',
+  'id',
+  'name',
+  'url',
+  'events',
+  'format',
+  'mode',
+  'isActive',
+  'failureCount',
+  'disabledReason',
+  'customHeaderNames',
+  'filters',
+  'transform',
+  'batchEnabled',
+  'batchWindowSeconds',
+  'maxConcurrent',
+  'mtlsEnabled',
+  'previousSecretExpiresAt',
+  'createdAt',
+  'updatedAt',
 ]
 
 let env: Env
@@ -135,7 +152,10 @@ describe('create and read', () => {
 
 describe('validation', () => {
   test('event names come from the catalogue; * and area.* patterns are allowed', async () => {
-    const err = await expectIssues(await env.api('/webhooks', { method: 'POST', json: { url: 'http://127.0.0.1:9/x', events: ['link.created', 'link.exploded', 'nothing.*'] } }), ['events.1', 'events.2'])
+    const err = await expectIssues(
+      await env.api('/webhooks', { method: 'POST', json: { url: 'http://127.0.0.1:9/x', events: ['link.created', 'link.exploded', 'nothing.*'] } }),
+      ['events.1', 'events.2'],
+    )
     expect(err.details.issues.some((i: any) => i.path === 'events.0')).toBe(false)
     const ok = await env.createEndpoint({ url: 'http://127.0.0.1:9/x', events: ['*', 'link.*', 'webhook.test'] })
     expect(ok.events).toEqual(['*', 'link.*', 'webhook.test'])
@@ -148,25 +168,63 @@ describe('validation', () => {
         json: {
           url: 'http://127.0.0.1:9/x',
           events: ['*'],
-          filters: { match: 'all', events: null, rules: [{ field: 'type', op: 'eq', value: 'x' }, { field: 'data.tags', op: 'in', value: 'not-a-list' }, { field: 'x', op: 'regex', value: '.*' }] },
+          filters: {
+            match: 'all',
+            events: null,
+            rules: [
+              { field: 'type', op: 'eq', value: 'x' },
+              { field: 'data.tags', op: 'in', value: 'not-a-list' },
+              { field: 'x', op: 'regex', value: '.*' },
+            ],
+          },
         },
       }),
       ['filters.rules.1.value', 'filters.rules.2.op'],
     )
-    await expectIssues(await env.api('/webhooks', { method: 'POST', json: { url: 'http://127.0.0.1:9/x', events: ['*'], filters: { match: 'some', events: null, rules: [] } } }), ['filters.match'])
-    await expectIssues(await env.api('/webhooks', { method: 'POST', json: { url: 'http://127.0.0.1:9/x', events: ['*'], filters: { match: 'all', events: ['nope.nope'], rules: [] } } }), ['filters.events.0'])
+    await expectIssues(
+      await env.api('/webhooks', { method: 'POST', json: { url: 'http://127.0.0.1:9/x', events: ['*'], filters: { match: 'some', events: null, rules: [] } } }),
+      ['filters.match'],
+    )
+    await expectIssues(
+      await env.api('/webhooks', {
+        method: 'POST',
+        json: { url: 'http://127.0.0.1:9/x', events: ['*'], filters: { match: 'all', events: ['nope.nope'], rules: [] } },
+      }),
+      ['filters.events.0'],
+    )
   })
 
   test('templates must be objects with well-formed placeholders, and only for the standard format', async () => {
-    await expectIssues(await env.api('/webhooks', { method: 'POST', json: { url: 'http://127.0.0.1:9/x', events: ['*'], transform: { kind: 'template', template: { a: 'broken {{ data.' } } } }), ['transform.template.a'])
-    await expectIssues(await env.api('/webhooks', { method: 'POST', json: { url: 'http://127.0.0.1:9/x', events: ['*'], transform: { kind: 'template', template: 'text' } } }), ['transform'])
-    await expectIssues(await env.api('/webhooks', { method: 'POST', json: { url: 'http://127.0.0.1:9/x', events: ['*'], format: 'slack', transform: { kind: 'template', template: { a: 1 } } } }), ['transform'])
+    await expectIssues(
+      await env.api('/webhooks', {
+        method: 'POST',
+        json: { url: 'http://127.0.0.1:9/x', events: ['*'], transform: { kind: 'template', template: { a: 'broken {{ data.' } } },
+      }),
+      ['transform.template.a'],
+    )
+    await expectIssues(
+      await env.api('/webhooks', { method: 'POST', json: { url: 'http://127.0.0.1:9/x', events: ['*'], transform: { kind: 'template', template: 'text' } } }),
+      ['transform'],
+    )
+    await expectIssues(
+      await env.api('/webhooks', {
+        method: 'POST',
+        json: { url: 'http://127.0.0.1:9/x', events: ['*'], format: 'slack', transform: { kind: 'template', template: { a: 1 } } },
+      }),
+      ['transform'],
+    )
   })
 
   test('ranges: batchWindowSeconds 1-300, maxConcurrent 1-10; unknown fields refused', async () => {
-    await expectIssues(await env.api('/webhooks', { method: 'POST', json: { url: 'http://127.0.0.1:9/x', events: ['*'], batchWindowSeconds: 0 } }), ['batchWindowSeconds'])
-    await expectIssues(await env.api('/webhooks', { method: 'POST', json: { url: 'http://127.0.0.1:9/x', events: ['*'], batchWindowSeconds: 301 } }), ['batchWindowSeconds'])
-    await expectIssues(await env.api('/webhooks', { method: 'POST', json: { url: 'http://127.0.0.1:9/x', events: ['*'], maxConcurrent: 11 } }), ['maxConcurrent'])
+    await expectIssues(await env.api('/webhooks', { method: 'POST', json: { url: 'http://127.0.0.1:9/x', events: ['*'], batchWindowSeconds: 0 } }), [
+      'batchWindowSeconds',
+    ])
+    await expectIssues(await env.api('/webhooks', { method: 'POST', json: { url: 'http://127.0.0.1:9/x', events: ['*'], batchWindowSeconds: 301 } }), [
+      'batchWindowSeconds',
+    ])
+    await expectIssues(await env.api('/webhooks', { method: 'POST', json: { url: 'http://127.0.0.1:9/x', events: ['*'], maxConcurrent: 11 } }), [
+      'maxConcurrent',
+    ])
     await expectIssues(await env.api('/webhooks', { method: 'POST', json: { url: 'http://127.0.0.1:9/x', events: ['*'], secret: 'mine' } }), [])
     await expectIssues(await env.api('/webhooks', { method: 'POST', json: { events: ['*'] } }), [])
   })
@@ -234,7 +292,21 @@ describe('validation', () => {
 
 describe('what the document says of the bodies', () => {
   // The catalogue's types, and the area patterns the service accepts besides * (every dot prefix of a type).
-  const TYPES = ['link.created', 'link.updated', 'link.deleted', 'link.clicked', 'conversion.created', 'domain.created', 'domain.verified', 'domain.misconfigured', 'domain.deleted', 'bridge_page.created', 'bridge_page.updated', 'bridge_page.deleted', 'webhook.test']
+  const TYPES = [
+    'link.created',
+    'link.updated',
+    'link.deleted',
+    'link.clicked',
+    'conversion.created',
+    'domain.created',
+    'domain.verified',
+    'domain.misconfigured',
+    'domain.deleted',
+    'bridge_page.created',
+    'bridge_page.updated',
+    'bridge_page.deleted',
+    'webhook.test',
+  ]
   const PATTERNS = ['*', 'link.*', 'conversion.*', 'domain.*', 'bridge_page.*', 'webhook.*']
   const schemaOf = async (path: string, method: string) => {
     const doc = await body(await env.request('/v1/openapi.json'))
@@ -247,7 +319,10 @@ describe('what the document says of the bodies', () => {
   }
 
   test('url is published as format uri; events items as the catalogue and its patterns, exactly what is accepted', async () => {
-    for (const [path, method] of [['/webhooks', 'post'], ['/webhooks/{id}', 'patch']] as const) {
+    for (const [path, method] of [
+      ['/webhooks', 'post'],
+      ['/webhooks/{id}', 'patch'],
+    ] as const) {
       const { schema } = await schemaOf(path, method)
       expect(schema.properties.url).toMatchObject({ type: 'string', format: 'uri', minLength: 1, maxLength: 2048 })
       const items = schema.properties.events.items
@@ -259,7 +334,10 @@ describe('what the document says of the bodies', () => {
     expect((await env.createEndpoint({ url: 'http://127.0.0.1:9/all', events: all, filters: { events: all } })).events).toEqual(all)
     // ... and values outside it are not.
     const outside = ['link.exploded', 'nothing.*', 'link', '.*', 'link.created.*', 'LINK.CREATED', '**', '']
-    const err = await expectIssues(await env.api('/webhooks', { method: 'POST', json: { url: 'http://127.0.0.1:9/x', events: outside } }), outside.map((_, i) => `events.${i}`))
+    const err = await expectIssues(
+      await env.api('/webhooks', { method: 'POST', json: { url: 'http://127.0.0.1:9/x', events: outside } }),
+      outside.map((_, i) => `events.${i}`),
+    )
     expect(err.details.issues).toHaveLength(outside.length)
     const { schema } = await schemaOf('/webhooks', 'post')
     const check = validator(schema.properties.events.items)
@@ -280,7 +358,11 @@ describe('what the document says of the bodies', () => {
     }
     const post = (json: Record<string, unknown>) => env.api('/webhooks', { method: 'POST', json: { events: ['*'], ...json } })
     for (const url of [5, null, '', 'x'.repeat(2049), { href: 'http://127.0.0.1:9/x' }]) await expectIssues(await post({ url }), ['url'])
-    const err = await expectIssues(await post({ url: 'not a url', events: ['link.exploded'], filters: { match: 'some' } }), ['url', 'events.0', 'filters.match'])
+    const err = await expectIssues(await post({ url: 'not a url', events: ['link.exploded'], filters: { match: 'some' } }), [
+      'url',
+      'events.0',
+      'filters.match',
+    ])
     expect(err.details.issues.find((i: { path: string }) => i.path === 'url').message).toBe('is not an absolute URL')
   })
 
@@ -294,10 +376,29 @@ describe('what the document says of the bodies', () => {
     expect(answered.required).toEqual(['match', 'events', 'rules'])
     expect(sent.properties).toEqual(answered.properties)
     expect(Object.keys(sent.properties)).toEqual(['match', 'events', 'rules'])
-    expect(sent.properties.rules.items.properties.op.enum).toEqual(['eq', 'neq', 'in', 'nin', 'contains', 'not_contains', 'starts_with', 'gt', 'gte', 'lt', 'lte', 'exists', 'not_exists'])
+    expect(sent.properties.rules.items.properties.op.enum).toEqual([
+      'eq',
+      'neq',
+      'in',
+      'nin',
+      'contains',
+      'not_contains',
+      'starts_with',
+      'gt',
+      'gte',
+      'lt',
+      'lte',
+      'exists',
+      'not_exists',
+    ])
     // What the schema accepts, the service accepts (defaults filled in), and the reverse for the shape.
     const check = validator(sent)
-    const accepted = [null, {}, { rules: [{ field: 'data.link.domain', op: 'eq', value: 'go.example' }] }, { match: 'any', events: ['link.*'], rules: [{ field: 'type', op: 'exists' }] }]
+    const accepted = [
+      null,
+      {},
+      { rules: [{ field: 'data.link.domain', op: 'eq', value: 'go.example' }] },
+      { match: 'any', events: ['link.*'], rules: [{ field: 'type', op: 'exists' }] },
+    ]
     for (const filters of accepted) {
       expect(check(filters)).toBe(true)
       const ep = await env.createEndpoint({ url: 'http://127.0.0.1:9/f', events: ['*'], filters })
@@ -347,7 +448,8 @@ describe('update and delete', () => {
 
   test('customHeaders in PATCH replace the whole list', async () => {
     const ep = await env.createEndpoint({ url: 'http://127.0.0.1:9/h', events: ['*'], customHeaders: [{ name: 'X-A', value: 'a' }] })
-    const got = (await body(await env.api(`/webhooks/${ep.id}`, { method: 'PATCH', json: { customHeaders: [{ name: 'X-B', value: 'bbbbbbbbbbbbbbbb' }] } }))).data
+    const got = (await body(await env.api(`/webhooks/${ep.id}`, { method: 'PATCH', json: { customHeaders: [{ name: 'X-B', value: 'bbbbbbbbbbbbbbbb' }] } })))
+      .data
     expect(got.customHeaderNames).toEqual([{ name: 'X-B', hint: '…bbbb' }])
   })
 
@@ -401,7 +503,10 @@ describe('permissions, modes and idempotency', () => {
     expect((await list('?mode=all')).map((e) => e.id).sort()).toEqual([...byDefault, ...tests].map((e) => e.id).sort())
     // It may still read and change a test endpoint by id.
     expect((await env.api(`/webhooks/${sandbox.id}`)).status).toBe(200)
-    expect((await body(await env.api(`/webhooks/${sandbox.id}`, { method: 'PATCH', json: { name: 'sandbox' } }))).data).toMatchObject({ name: 'sandbox', mode: 'test' })
+    expect((await body(await env.api(`/webhooks/${sandbox.id}`, { method: 'PATCH', json: { name: 'sandbox' } }))).data).toMatchObject({
+      name: 'sandbox',
+      mode: 'test',
+    })
 
     // A test key asking for more than its sandbox is told how to ask instead of getting a partial list.
     for (const mode of ['live', 'all']) {
@@ -486,7 +591,11 @@ describe('info and types', () => {
     const dir = mkdtempSync(join(tmpdir(), 'lnk-types-'))
     const file = join(dir, 'events.ts')
     writeFileSync(file, ts.source)
-    const tsc = Bun.spawnSync([join(ROOT, 'node_modules/.bin/tsc'), '--noEmit', '--strict', '--skipLibCheck', '--target', 'es2022', file], { cwd: dir, stderr: 'pipe', stdout: 'pipe' })
+    const tsc = Bun.spawnSync([join(ROOT, 'node_modules/.bin/tsc'), '--noEmit', '--strict', '--skipLibCheck', '--target', 'es2022', file], {
+      cwd: dir,
+      stderr: 'pipe',
+      stdout: 'pipe',
+    })
     expect(tsc.stdout.toString() + tsc.stderr.toString()).not.toContain('error')
     expect(tsc.exitCode).toBe(0)
 

@@ -25,7 +25,13 @@ beforeAll(async () => {
       rejectUnauthorized: true,
     },
     async fetch(request) {
-      received.push({ method: request.method, path: new URL(request.url).pathname, headers: Object.fromEntries(request.headers), body: await request.text(), at: Date.now() })
+      received.push({
+        method: request.method,
+        path: new URL(request.url).pathname,
+        headers: Object.fromEntries(request.headers),
+        body: await request.text(),
+        at: Date.now(),
+      })
       return new Response('ok')
     },
   })

@@ -63,7 +63,8 @@ async function emit(node: PgTestEnv, count: number, tag: string) {
   if (engine.name !== 'pg') throw new Error('expected PostgreSQL')
   const ids: string[] = []
   await engine.transaction(function* (tx) {
-    for (let i = 0; i < count; i++) ids.push((yield* publishing(engine, tx, { type: 'link.updated', workspaceId, mode: 'live', data: sampleLink({ slug: `${tag}-${i}` }) }, clock.now())).id)
+    for (let i = 0; i < count; i++)
+      ids.push((yield* publishing(engine, tx, { type: 'link.updated', workspaceId, mode: 'live', data: sampleLink({ slug: `${tag}-${i}` }) }, clock.now())).id)
   })
   return ids
 }
@@ -166,7 +167,7 @@ describe('webhooks on PostgreSQL, one node', () => {
 })
 
 describe('webhooks on PostgreSQL, two nodes', () => {
-  test('an endpoint created on A is used by B\'s fan-out even when B had cached the workspace as having none', async () => {
+  test("an endpoint created on A is used by B's fan-out even when B had cached the workspace as having none", async () => {
     // B dispatches an event first: its fan-out caches "no endpoint listens" for the workspace (the clock
     // stands still, so only a notice can drop that list).
     await emit(b, 1, 'before')

@@ -25,7 +25,10 @@ test('finished deliveries go after the retention with their attempts; retrying o
     expect(await count('webhook_attempts')).toBe(2)
 
     // Six days on nothing goes; eight days on the success (and its attempt) does, the retrying one stays.
-    for (const [days, left] of [[6, 2], [8, 1]] as const) {
+    for (const [days, left] of [
+      [6, 2],
+      [8, 1],
+    ] as const) {
       env.clock.set(Date.UTC(2026, 2, 1, 12) + days * DAY)
       await enqueueJob(env.rt, { type: PRUNE_DELIVERIES })
       await env.rt.worker.runDue()
@@ -34,7 +37,9 @@ test('finished deliveries go after the retention with their attempts; retrying o
     const [kept] = await deliveries(env, ep.id)
     expect(kept.status).toBe('failed')
     expect(await count('webhook_attempts')).toBeGreaterThanOrEqual(1)
-    expect(await rawRows(env, 'SELECT COUNT(*) AS n FROM webhook_attempts WHERE delivery_id = ?', before.find((d: any) => d.status === 'success').id)).toEqual([{ n: 0 }])
+    expect(await rawRows(env, 'SELECT COUNT(*) AS n FROM webhook_attempts WHERE delivery_id = ?', before.find((d: any) => d.status === 'success').id)).toEqual([
+      { n: 0 },
+    ])
   } finally {
     await env.cleanup()
   }

@@ -21,7 +21,10 @@ afterEach(async () => {
 async function world(answer: Parameters<typeof receiver>[0] = () => ({ status: 500 }), env: Record<string, string> = {}) {
   const e = await webhooksEnv({ clock: new ManualClock(T0), env })
   const rx = receiver(answer)
-  cleanups.push(() => rx.stop(), () => e.cleanup())
+  cleanups.push(
+    () => rx.stop(),
+    () => e.cleanup(),
+  )
   return { env: e, rx }
 }
 
@@ -346,7 +349,15 @@ describe('replay', () => {
     res = await env.api(`/webhooks/${ep.id}/deliveries/${original.id}/replay`, { method: 'POST' })
     expect(res.status).toBe(201)
     const copy = (await body(res)).data
-    expect(copy).toMatchObject({ replayOfId: original.id, status: 'pending', attempt: 0, maxAttempts: 4, event: 'link.created', eventId: original.eventId, replayable: true })
+    expect(copy).toMatchObject({
+      replayOfId: original.id,
+      status: 'pending',
+      attempt: 0,
+      maxAttempts: 4,
+      event: 'link.created',
+      eventId: original.eventId,
+      replayable: true,
+    })
     expect(copy.idempotencyKey).not.toBe(original.idempotencyKey)
     expect(copy.id).not.toBe(original.id)
     await env.run()
@@ -431,7 +442,15 @@ describe('test ping', () => {
     let res = await env.api(`/webhooks/${ep.id}/test`, { method: 'POST' })
     expect(res.status).toBe(200)
     let ping = (await body(res)).data
-    expect(ping).toMatchObject({ event: 'webhook.test', status: 'success', attempt: 1, maxAttempts: 1, responseStatus: 200, nextAttemptAt: null, replayable: false })
+    expect(ping).toMatchObject({
+      event: 'webhook.test',
+      status: 'success',
+      attempt: 1,
+      maxAttempts: 1,
+      responseStatus: 200,
+      nextAttemptAt: null,
+      replayable: false,
+    })
     const sent = JSON.parse(rx.received[0]!.body)
     expect(sent).toMatchObject({ type: 'webhook.test', mode: 'live', data: { endpointId: ep.id } })
     expect(rx.received[0]!.headers['x-service-event']).toBe('webhook.test')

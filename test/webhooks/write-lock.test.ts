@@ -18,7 +18,11 @@ async function world() {
   const lines: string[] = []
   const env = await webhooksEnv({ log: createLogger('debug', (line) => lines.push(line)) })
   const rx = holdingReceiver(200)
-  cleanups.push(() => env.cleanup(), () => rx.stop(), () => rx.release())
+  cleanups.push(
+    () => env.cleanup(),
+    () => rx.stop(),
+    () => rx.release(),
+  )
   const ep = await env.createEndpoint({ url: rx.url, events: ['link.created'] })
   // Storage itself: a connection of no module, standing for any other writer of the file.
   const other: DbHandle = openDatabase(env.rt.db.path)

@@ -5,7 +5,12 @@ import { addDomain as addDomainTo } from '../../modules/domains'
 import { AppError } from '../../platform/errors'
 import { type AdminCommand, named, operatorIn, required, str, table, withRuntime, workspaceOf } from './shared'
 
-const FLAG_OF: Record<string, string> = { domain: '--domain', rootRedirectUrl: '--root-redirect-url', notFoundUrl: '--not-found-url', expiredUrl: '--expired-url' }
+const FLAG_OF: Record<string, string> = {
+  domain: '--domain',
+  rootRedirectUrl: '--root-redirect-url',
+  notFoundUrl: '--not-found-url',
+  expiredUrl: '--expired-url',
+}
 
 /** A refused body, its problems named by the flags that carried them (the service names the fields of the HTTP body). */
 function asFlags(err: unknown): unknown {

@@ -25,7 +25,11 @@ With --json prints {"id","key","keyPrefix","mode","permissions"}.`,
         mode,
         permissions: typeof values.permissions === 'string' ? values.permissions : undefined,
       })
-      out(values.json === true ? JSON.stringify(key) : `Created ${key.mode} key ${key.id} with ${key.permissions.join(', ')}.\nKey (shown once):\n\n  ${key.key}\n`)
+      out(
+        values.json === true
+          ? JSON.stringify(key)
+          : `Created ${key.mode} key ${key.id} with ${key.permissions.join(', ')}.\nKey (shown once):\n\n  ${key.key}\n`,
+      )
       return 0
     }),
 }

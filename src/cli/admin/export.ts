@@ -33,6 +33,10 @@ With --json prints {"file","schema","tables":{name:rows},"rows"}.`,
     } finally {
       await source.close()
     }
-    return reportTransfer(summary, () => `Exported ${summary.rows} row(s) of ${source.label} to ${file} (${statSync(file).size} bytes, schema ${summary.schema}):`, c)
+    return reportTransfer(
+      summary,
+      () => `Exported ${summary.rows} row(s) of ${source.label} to ${file} (${statSync(file).size} bytes, schema ${summary.schema}):`,
+      c,
+    )
   },
 }

@@ -27,7 +27,15 @@ With --json prints an array of domain objects (the fields of GET /v1/domains), e
       if (c.values.json === true) out(JSON.stringify(domains))
       else if (!domains.length) out('No domains.')
       else {
-        const rows = domains.map((d) => [d.id, named(d), d.workspaceId, d.verificationStatus, `dns ${d.dnsStatus}`, `ssl ${d.sslStatus}`, d.served ? 'served' : 'not served'])
+        const rows = domains.map((d) => [
+          d.id,
+          named(d),
+          d.workspaceId,
+          d.verificationStatus,
+          `dns ${d.dnsStatus}`,
+          `ssl ${d.sslStatus}`,
+          d.served ? 'served' : 'not served',
+        ])
         for (const line of table(rows, '')) out(line)
       }
       return 0

@@ -15,7 +15,11 @@ most 720); 0 stops it at once. With --json prints the key object with the new se
       const { values } = c
       const grace = values['grace-hours'] === undefined ? undefined : wholeNumber('grace-hours', values['grace-hours'], 0, 720)
       const key = await rotateApiKey(rt.modules.apiKeys.ctx, null, c.positionals[0]!, grace)
-      c.out(values.json === true ? JSON.stringify(key) : `Rotated ${key.id}. New key (shown once):\n\n  ${key.key}\n\nThe old secret works for ${key.graceHoursRemaining} more hour(s).`)
+      c.out(
+        values.json === true
+          ? JSON.stringify(key)
+          : `Rotated ${key.id}. New key (shown once):\n\n  ${key.key}\n\nThe old secret works for ${key.graceHoursRemaining} more hour(s).`,
+      )
       return 0
     }),
 }

@@ -4,7 +4,11 @@ import { parseGrants } from '../../modules/identity'
 import { type Values, UsageError } from '../command'
 import { type AdminCommand, str, wholeNumber, withRuntime } from './shared'
 
-const list = (raw: string) => raw.split(',').map((s) => s.trim()).filter(Boolean)
+const list = (raw: string) =>
+  raw
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)
 
 /** The flags as the settings the API takes; "none" clears. */
 function keySettingsFromFlags(values: Values): KeySettings {
@@ -31,7 +35,17 @@ function keySettingsFromFlags(values: Values): KeySettings {
     else {
       try {
         const s = JSON.parse(str(values.schedule)!)
-        const ok = s && typeof s.timezone === 'string' && Array.isArray(s.days) && s.days.every((d: unknown) => Number.isInteger(d) && (d as number) >= 0 && (d as number) <= 6) && Number.isInteger(s.startMinute) && Number.isInteger(s.endMinute) && s.startMinute >= 0 && s.startMinute <= 1439 && s.endMinute >= 0 && s.endMinute <= 1440
+        const ok =
+          s &&
+          typeof s.timezone === 'string' &&
+          Array.isArray(s.days) &&
+          s.days.every((d: unknown) => Number.isInteger(d) && (d as number) >= 0 && (d as number) <= 6) &&
+          Number.isInteger(s.startMinute) &&
+          Number.isInteger(s.endMinute) &&
+          s.startMinute >= 0 &&
+          s.startMinute <= 1439 &&
+          s.endMinute >= 0 &&
+          s.endMinute <= 1440
         if (!ok) throw new Error('shape')
         out.schedule = { timezone: s.timezone, days: s.days, startMinute: s.startMinute, endMinute: s.endMinute }
       } catch {
@@ -39,8 +53,10 @@ function keySettingsFromFlags(values: Values): KeySettings {
       }
     }
   }
-  if (values['monthly-call-cap'] !== undefined) out.monthlyCallCap = none(values['monthly-call-cap']) ? null : wholeNumber('monthly-call-cap', values['monthly-call-cap'], 1, 1_000_000_000)
-  if (values['rate-limit'] !== undefined) out.rateLimitOverride = none(values['rate-limit']) ? null : wholeNumber('rate-limit', values['rate-limit'], 1, 100_000)
+  if (values['monthly-call-cap'] !== undefined)
+    out.monthlyCallCap = none(values['monthly-call-cap']) ? null : wholeNumber('monthly-call-cap', values['monthly-call-cap'], 1, 1_000_000_000)
+  if (values['rate-limit'] !== undefined)
+    out.rateLimitOverride = none(values['rate-limit']) ? null : wholeNumber('rate-limit', values['rate-limit'], 1, 100_000)
   if (values['expires-at'] !== undefined) {
     if (none(values['expires-at'])) out.expiresAt = null
     else if (!Number.isFinite(Date.parse(str(values['expires-at'])!))) throw new UsageError('--expires-at must be an ISO 8601 timestamp')
@@ -52,7 +68,8 @@ function keySettingsFromFlags(values: Values): KeySettings {
 
 export const updateKey: AdminCommand = {
   name: 'update-key',
-  usage: 'ID [--name N] [--permissions a,b] [--allowed-ips ip,cidr] [--scope-domains d] [--scope-tags t] [--schedule JSON] [--monthly-call-cap N] [--rate-limit N] [--expires-at ISO] [--json]',
+  usage:
+    'ID [--name N] [--permissions a,b] [--allowed-ips ip,cidr] [--scope-domains d] [--scope-tags t] [--schedule JSON] [--monthly-call-cap N] [--rate-limit N] [--expires-at ISO] [--json]',
   summary: 'Change a key\'s settings; "none" clears a setting.',
   details: `Changes a key's settings (spec 2.7). Lists are comma-separated; "none" clears a setting.
   --name N                  a new name

@@ -24,10 +24,16 @@ export function pgEngine(db: PgDb): Engine {
     t: tables as unknown as Tables,
     run: (body) => driveAsync(body(db as unknown as Builder), (s) => exec(db, s)),
     transaction: (body, options) =>
-      db.transaction((tx) => driveAsync(body(tx as unknown as Builder), (s) => exec(tx, s)), options?.snapshot ? { isolationLevel: 'repeatable read', accessMode: 'read only' } : undefined),
+      db.transaction(
+        (tx) => driveAsync(body(tx as unknown as Builder), (s) => exec(tx, s)),
+        options?.snapshot ? { isolationLevel: 'repeatable read', accessMode: 'read only' } : undefined,
+      ),
     forUpdate: (query, options) => {
       const config = { ...(options?.of ? { of: options.of } : {}), ...(options?.skipLocked ? { skipLocked: true as const } : {}) }
-      return (query as unknown as Lockable).for(options?.keyShare ? 'key share' : options?.weak ? 'no key update' : 'update', Object.keys(config).length ? config : undefined) as typeof query
+      return (query as unknown as Lockable).for(
+        options?.keyShare ? 'key share' : options?.weak ? 'no key update' : 'update',
+        Object.keys(config).length ? config : undefined,
+      ) as typeof query
     },
     // SQLite compares text byte by byte; "C" does the same here, so lists come in the same order on both.
     byteOrder: (column: AnyColumn | SQL) => sql`${column} collate "C"`,

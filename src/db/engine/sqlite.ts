@@ -8,7 +8,8 @@ import { drive, isRaw, isWait, type Builder, type Engine, type Statement, type S
 
 /** One statement now: what drizzle's own `execute()` would answer, without its Promise. */
 function execSync(tx: Builder, s: Statement): unknown {
-  if (isWait(s)) throw new Error('a SQLite transaction body may wait only on an engine over a connection of its own (sqliteEngine(db, { ownConnection: true }))')
+  if (isWait(s))
+    throw new Error('a SQLite transaction body may wait only on an engine over a connection of its own (sqliteEngine(db, { ownConnection: true }))')
   if (isRaw(s)) return s.mode === 'all' ? tx.all(s.raw) : tx.run(s.raw)
   const q = s as unknown as { all(): unknown; run(): unknown; config?: { returning?: unknown } }
   return is(s, SQLiteSelectBase) || q.config?.returning ? q.all() : q.run()

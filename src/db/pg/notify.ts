@@ -63,7 +63,8 @@ export async function listenChanges(source: string | SQL, channelList: string[],
   const channels = [...new Set(channelList)]
   for (const channel of channels) checkChannel(channel)
   // A connection that only listens is idle; a server-wide idle_session_timeout would end it again and again.
-  const sql = typeof source === 'string' ? new SQL(source, { max: 1, connection: { application_name: LISTEN_APPLICATION_NAME, idle_session_timeout: 0 } }) : source
+  const sql =
+    typeof source === 'string' ? new SQL(source, { max: 1, connection: { application_name: LISTEN_APPLICATION_NAME, idle_session_timeout: 0 } }) : source
   // How often each channel has been subscribed. A reconnect re-subscribes the channels one by one; the reset
   // waits until every channel is back, else a change on a channel not yet re-subscribed could still be lost.
   let closed = false

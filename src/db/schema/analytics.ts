@@ -30,21 +30,33 @@ const figures = {
   dims: text('dims').notNull(),
 }
 
-export const linkRollups = table('link_rollups', {
-  linkId: text('link_id').notNull().references(() => links.id, { onDelete: 'cascade' }),
-  ...figures,
-}, (t) => [
-  primaryKey({ columns: [t.linkId, t.grain, t.bucket] }),
-  // Ranking links by clicks sums a year of day rows per link: from this index alone, never touching the
-  // wide rows (sketches, dimensions) themselves.
-  index('link_rollups_clicks_idx').on(t.linkId, t.grain, t.bucket, t.clicks),
-])
+export const linkRollups = table(
+  'link_rollups',
+  {
+    linkId: text('link_id')
+      .notNull()
+      .references(() => links.id, { onDelete: 'cascade' }),
+    ...figures,
+  },
+  (t) => [
+    primaryKey({ columns: [t.linkId, t.grain, t.bucket] }),
+    // Ranking links by clicks sums a year of day rows per link: from this index alone, never touching the
+    // wide rows (sketches, dimensions) themselves.
+    index('link_rollups_clicks_idx').on(t.linkId, t.grain, t.bucket, t.clicks),
+  ],
+)
 
 /**
  * The same figures summed over a workspace's links, so workspace-wide questions read one row per bucket.
  * They keep the clicks of links deleted since: those visits happened.
  */
-export const workspaceRollups = table('workspace_rollups', {
-  workspaceId: text('workspace_id').notNull().references(() => workspaces.id, { onDelete: 'cascade' }),
-  ...figures,
-}, (t) => [primaryKey({ columns: [t.workspaceId, t.grain, t.bucket] })])
+export const workspaceRollups = table(
+  'workspace_rollups',
+  {
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    ...figures,
+  },
+  (t) => [primaryKey({ columns: [t.workspaceId, t.grain, t.bucket] })],
+)

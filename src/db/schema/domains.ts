@@ -22,7 +22,9 @@ export const domains = table(
   'domains',
   {
     id: text('id').primaryKey(),
-    workspaceId: text('workspace_id').notNull().references(() => workspaces.id, { onDelete: 'cascade' }),
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
     domain: text('domain').notNull(),
     verificationStatus: text('verification_status', { enum: VERIFICATION_STATUSES }).notNull(),
     dnsStatus: text('dns_status', { enum: DNS_STATUSES }).notNull(),

@@ -4,7 +4,9 @@ import { index, int, json, table, text, time } from '../columns'
 import { apiKeys, workspaces } from './identity'
 
 export const cliSecrets = table('cli_secrets', {
-  keyId: text('key_id').primaryKey().references(() => apiKeys.id, { onDelete: 'cascade' }),
+  keyId: text('key_id')
+    .primaryKey()
+    .references(() => apiKeys.id, { onDelete: 'cascade' }),
   /** The key's hash when the secret was made: a rotated key (another hash) gets a new secret. */
   keyHash: text('key_hash').notNull(),
   secret: text('secret').notNull(),
@@ -15,8 +17,12 @@ export const cliSessions = table(
   'cli_sessions',
   {
     id: text('id').primaryKey(),
-    workspaceId: text('workspace_id').notNull().references(() => workspaces.id, { onDelete: 'cascade' }),
-    keyId: text('key_id').notNull().references(() => apiKeys.id, { onDelete: 'cascade' }),
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    keyId: text('key_id')
+      .notNull()
+      .references(() => apiKeys.id, { onDelete: 'cascade' }),
     mode: text('mode', { enum: ['live', 'test'] }).notNull(),
     events: json<string[]>('events').notNull(),
     deviceName: text('device_name'),
@@ -33,7 +39,9 @@ export const cliSessionEvents = table(
   'cli_session_events',
   {
     seq: int('seq').primaryKey({ autoIncrement: true }),
-    sessionId: text('session_id').notNull().references(() => cliSessions.id, { onDelete: 'cascade' }),
+    sessionId: text('session_id')
+      .notNull()
+      .references(() => cliSessions.id, { onDelete: 'cascade' }),
     eventId: text('event_id').notNull(),
     type: text('type').notNull(),
     /** The event envelope as the JSON text handed over (signed as is). */

@@ -13,7 +13,9 @@ export const bridgePages = table(
   'bridge_pages',
   {
     id: text('id').primaryKey(),
-    workspaceId: text('workspace_id').notNull().references(() => workspaces.id, { onDelete: 'cascade' }),
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
     isTest: bool('is_test').notNull(),
     domain: text('domain').notNull(),
     slug: text('slug').notNull(),
@@ -29,14 +31,19 @@ export const bridgePages = table(
     createdAt: time('created_at').notNull(),
     updatedAt: time('updated_at').notNull(),
   },
-  (t) => [uniqueIndex('bridge_pages_domain_slug_unique').on(t.domain, t.slug), index('bridge_pages_workspace_created_idx').on(t.workspaceId, t.createdAt, t.id)],
+  (t) => [
+    uniqueIndex('bridge_pages_domain_slug_unique').on(t.domain, t.slug),
+    index('bridge_pages_workspace_created_idx').on(t.workspaceId, t.createdAt, t.id),
+  ],
 )
 
 export const pageSections = table(
   'page_sections',
   {
     id: text('id').primaryKey(),
-    pageId: text('page_id').notNull().references(() => bridgePages.id, { onDelete: 'cascade' }),
+    pageId: text('page_id')
+      .notNull()
+      .references(() => bridgePages.id, { onDelete: 'cascade' }),
     position: int('position').notNull(),
     layout: text('layout').notNull(),
   },
@@ -47,8 +54,12 @@ export const pageColumns = table(
   'page_columns',
   {
     id: text('id').primaryKey(),
-    pageId: text('page_id').notNull().references(() => bridgePages.id, { onDelete: 'cascade' }),
-    sectionId: text('section_id').notNull().references(() => pageSections.id, { onDelete: 'cascade' }),
+    pageId: text('page_id')
+      .notNull()
+      .references(() => bridgePages.id, { onDelete: 'cascade' }),
+    sectionId: text('section_id')
+      .notNull()
+      .references(() => pageSections.id, { onDelete: 'cascade' }),
     position: int('position').notNull(),
     width: int('width').notNull(),
   },
@@ -59,8 +70,12 @@ export const pageBlocks = table(
   'page_blocks',
   {
     id: text('id').primaryKey(),
-    pageId: text('page_id').notNull().references(() => bridgePages.id, { onDelete: 'cascade' }),
-    columnId: text('column_id').notNull().references(() => pageColumns.id, { onDelete: 'cascade' }),
+    pageId: text('page_id')
+      .notNull()
+      .references(() => bridgePages.id, { onDelete: 'cascade' }),
+    columnId: text('column_id')
+      .notNull()
+      .references(() => pageColumns.id, { onDelete: 'cascade' }),
     position: int('position').notNull(),
     type: text('type').notNull(),
     fields: json<Record<string, unknown>>('fields').notNull(),
@@ -72,7 +87,9 @@ export const savedTemplates = table(
   'saved_templates',
   {
     id: text('id').primaryKey(),
-    workspaceId: text('workspace_id').notNull().references(() => workspaces.id, { onDelete: 'cascade' }),
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
     name: text('name').notNull(),
     description: text('description'),
     /** The page it was saved from (it may since have been deleted). */
@@ -90,7 +107,9 @@ export const savedTemplates = table(
 export const pageStats = table(
   'page_stats',
   {
-    pageId: text('page_id').notNull().references(() => bridgePages.id, { onDelete: 'cascade' }),
+    pageId: text('page_id')
+      .notNull()
+      .references(() => bridgePages.id, { onDelete: 'cascade' }),
     blockId: text('block_id').notNull(),
     day: time('day').notNull(),
     count: int('count').notNull(),

@@ -65,5 +65,19 @@ export function groupByBucket(batch: readonly RollupClick[], minutes: boolean, s
   for (const t of coarser.values()) out.push(t)
   // In primary-key order: consecutive writes then land on neighbouring b-tree pages, which are still in
   // the page cache, instead of on a random page of a table larger than it.
-  return out.sort((a, b) => (a.scope !== b.scope ? (a.scope < b.scope ? -1 : 1) : a.id !== b.id ? (a.id < b.id ? -1 : 1) : a.grain !== b.grain ? (a.grain < b.grain ? -1 : 1) : a.bucket - b.bucket))
+  return out.sort((a, b) =>
+    a.scope !== b.scope
+      ? a.scope < b.scope
+        ? -1
+        : 1
+      : a.id !== b.id
+        ? a.id < b.id
+          ? -1
+          : 1
+        : a.grain !== b.grain
+          ? a.grain < b.grain
+            ? -1
+            : 1
+          : a.bucket - b.bucket,
+  )
 }

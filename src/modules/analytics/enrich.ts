@@ -50,13 +50,33 @@ interface GeoRecord {
 // documentation, benchmarking, multicast and reserved ranges (IANA special-purpose registries).
 const NOWHERE = new BlockList()
 for (const [net, bits] of [
-  ['0.0.0.0', 8], ['10.0.0.0', 8], ['100.64.0.0', 10], ['127.0.0.0', 8], ['169.254.0.0', 16], ['172.16.0.0', 12],
-  ['192.0.0.0', 24], ['192.0.2.0', 24], ['192.168.0.0', 16], ['198.18.0.0', 15], ['198.51.100.0', 24],
-  ['203.0.113.0', 24], ['224.0.0.0', 4], ['240.0.0.0', 4],
-] as const) NOWHERE.addSubnet(net, bits, 'ipv4')
+  ['0.0.0.0', 8],
+  ['10.0.0.0', 8],
+  ['100.64.0.0', 10],
+  ['127.0.0.0', 8],
+  ['169.254.0.0', 16],
+  ['172.16.0.0', 12],
+  ['192.0.0.0', 24],
+  ['192.0.2.0', 24],
+  ['192.168.0.0', 16],
+  ['198.18.0.0', 15],
+  ['198.51.100.0', 24],
+  ['203.0.113.0', 24],
+  ['224.0.0.0', 4],
+  ['240.0.0.0', 4],
+] as const)
+  NOWHERE.addSubnet(net, bits, 'ipv4')
 for (const [net, bits] of [
-  ['::', 128], ['::1', 128], ['100::', 64], ['2001:db8::', 32], ['3fff::', 20], ['fc00::', 7], ['fe80::', 10], ['ff00::', 8],
-] as const) NOWHERE.addSubnet(net, bits, 'ipv6')
+  ['::', 128],
+  ['::1', 128],
+  ['100::', 64],
+  ['2001:db8::', 32],
+  ['3fff::', 20],
+  ['fc00::', 7],
+  ['fe80::', 10],
+  ['ff00::', 8],
+] as const)
+  NOWHERE.addSubnet(net, bits, 'ipv6')
 
 /** True for an address that has no place: private, loopback, documentation and the like. */
 export function isUnroutable(ip: string): boolean {
@@ -116,7 +136,9 @@ export function createEnricher(options: EnricherOptions = {}): LocalEnricher {
         // Decoded records by their offset in the file: a country database has a few hundred, shared by
         // millions of networks, so most lookups decode nothing.
         const records = new LruCache<unknown, string | number>(4_096)
-        reader = openGeoDb(path, { cache: { get: (offset: string | number) => records.peek(offset), set: (offset: string | number, r: unknown) => records.set(offset, r) } })
+        reader = openGeoDb(path, {
+          cache: { get: (offset: string | number) => records.peek(offset), set: (offset: string | number, r: unknown) => records.set(offset, r) },
+        })
       } catch (err) {
         reader = null
         options.onError?.(`IP database ${path} ${(err as Error).message}; clicks are recorded without a country`)

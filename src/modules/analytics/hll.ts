@@ -106,7 +106,10 @@ export class Sketch {
 
   /** Adds a visitorEntry(). */
   addEntry(entry: number): void {
-    if (this.table) return this.put(entry)
+    if (this.table) {
+      this.put(entry)
+      return
+    }
     const i = denseIndex(entry)
     const r = denseRank(entry)
     if (this.dense![i]! < r) this.dense![i] = r

@@ -78,7 +78,16 @@ export const rollMonths = (engine: Engine, now: number) => rollSpans(createMaint
 const nextQuarter = (t: number) => Date.UTC(new Date(t).getUTCFullYear(), new Date(t).getUTCMonth() + 3, 1)
 
 /** Sums each link's `from` rows of every span before `until` into a `to` row, span by span behind `markKey`. */
-async function sumSpans(repo: MaintenanceRepo, now: number, markKey: string, from: 'day' | 'month', to: 'week' | 'month' | 'quarter', until: number, floor: (t: number) => number, next: (t: number) => number) {
+async function sumSpans(
+  repo: MaintenanceRepo,
+  now: number,
+  markKey: string,
+  from: 'day' | 'month',
+  to: 'week' | 'month' | 'quarter',
+  until: number,
+  floor: (t: number) => number,
+  next: (t: number) => number,
+) {
   let span = (await repo.mark(markKey)) ?? floor((await repo.firstDay()) ?? until)
   let written = 0
   while (span < until) {
@@ -91,7 +100,11 @@ async function sumSpans(repo: MaintenanceRepo, now: number, markKey: string, fro
         if (!parts.length) continue
         const f = new Figures()
         f.addRows(parts)
-        rows.push({ linkId, bucket: span, figures: { clicks: f.clicks, bots: f.bots, visitors: f.visitors.empty ? null : f.visitors.encode(), dims: f.dimsText() } })
+        rows.push({
+          linkId,
+          bucket: span,
+          figures: { clicks: f.clicks, bots: f.bots, visitors: f.visitors.empty ? null : f.visitors.encode(), dims: f.dimsText() },
+        })
       }
       if (rows.length) await repo.writeSums(to, rows)
       written += rows.length

@@ -35,14 +35,20 @@ const instant = (description: string) =>
 
 export const RangeParams = {
   from: t.Optional(
-    instant('Start (inclusive): an ISO 8601 date (local midnight in tz) or date-time (without an offset: local time in tz). Default: 29 days before to, at local midnight.'),
+    instant(
+      'Start (inclusive): an ISO 8601 date (local midnight in tz) or date-time (without an offset: local time in tz). Default: 29 days before to, at local midnight.',
+    ),
   ),
   to: t.Optional(instant(`End (exclusive for a date-time; a date includes that whole day). Default: now. At most ${MAX_RANGE_DAYS} days after from.`)),
   tz: t.Optional(timeZoneName()),
 }
 
-const Revenue = t.Record(t.String({ pattern: '^[A-Z]{3}$' }), t.Number(), { description: 'Sum of conversion values per ISO 4217 currency, e.g. {"EUR": 59.97}' })
-const Breakdown = t.Array(t.Object({ value: t.Union([t.String(), t.Null()], { description: 'null: unknown (country, browser…) or a direct visit (referrer)' }), clicks: t.Integer() }))
+const Revenue = t.Record(t.String({ pattern: '^[A-Z]{3}$' }), t.Number(), {
+  description: 'Sum of conversion values per ISO 4217 currency, e.g. {"EUR": 59.97}',
+})
+const Breakdown = t.Array(
+  t.Object({ value: t.Union([t.String(), t.Null()], { description: 'null: unknown (country, browser…) or a direct visit (referrer)' }), clicks: t.Integer() }),
+)
 
 export const Overview = t.Object({
   from: t.String({ format: 'date-time' }),
@@ -51,19 +57,24 @@ export const Overview = t.Object({
   linkId: t.Union([t.String(), t.Null()]),
   totals: t.Object({
     clicks: t.Integer({ description: "People's clicks (bots excluded)" }),
-    uniqueVisitors: t.Integer({ description: `Distinct visitors (address + user agent) over the range: exact below ~1,000, then HyperLogLog with a standard error of ${pct} %` }),
+    uniqueVisitors: t.Integer({
+      description: `Distinct visitors (address + user agent) over the range: exact below ~1,000, then HyperLogLog with a standard error of ${pct} %`,
+    }),
     botHits: t.Integer({ description: 'Hits by bots and link-preview crawlers; never part of clicks' }),
     links: t.Integer({ description: "Live links in scope now (test links excluded); for a test key, the workspace's test links" }),
     conversions: t.Integer(),
     revenue: Revenue,
   }),
-  top: t.Object({
-    countries: Breakdown,
-    referrers: Breakdown,
-    browsers: Breakdown,
-    os: Breakdown,
-    devices: Breakdown,
-  }, { description: `The ${TOP_LIMIT} most clicked values of each dimension` }),
+  top: t.Object(
+    {
+      countries: Breakdown,
+      referrers: Breakdown,
+      browsers: Breakdown,
+      os: Breakdown,
+      devices: Breakdown,
+    },
+    { description: `The ${TOP_LIMIT} most clicked values of each dimension` },
+  ),
 })
 
 export const Timeline = t.Object({

@@ -36,18 +36,29 @@ export function createMaintenanceRepo(engine: Engine): MaintenanceRepo {
     },
 
     async setMark(key, value, now) {
-      await db.insert(settings).values({ key, value: String(value), createdAt: now }).onConflictDoUpdate({ target: settings.key, set: { value: String(value) } })
+      await db
+        .insert(settings)
+        .values({ key, value: String(value), createdAt: now })
+        .onConflictDoUpdate({ target: settings.key, set: { value: String(value) } })
     },
 
     // Through engine.run, which runs a SQLite statement as it is called (an awaited query runs a microtask
     // later): start-up marks are written before the module's factory returns.
     setMarkOnce: (key, value, now) =>
       engine.run(function* (tx) {
-        yield* rows(tx.insert(settings).values({ key, value: String(value), createdAt: now }).onConflictDoNothing())
+        yield* rows(
+          tx
+            .insert(settings)
+            .values({ key, value: String(value), createdAt: now })
+            .onConflictDoNothing(),
+        )
       }),
 
     async firstDay() {
-      const [row] = await db.select({ first: min(workspaceRollups.bucket) }).from(workspaceRollups).where(eq(workspaceRollups.grain, 'day'))
+      const [row] = await db
+        .select({ first: min(workspaceRollups.bucket) })
+        .from(workspaceRollups)
+        .where(eq(workspaceRollups.grain, 'day'))
       return row?.first ?? undefined
     },
 
@@ -106,7 +117,11 @@ export function createMaintenanceRepo(engine: Engine): MaintenanceRepo {
     },
 
     async hasClicksBefore(linkId, at) {
-      const found = await db.select({ id: clicks.id }).from(clicks).where(and(eq(clicks.linkId, linkId), lt(clicks.clickedAt, at))).limit(1)
+      const found = await db
+        .select({ id: clicks.id })
+        .from(clicks)
+        .where(and(eq(clicks.linkId, linkId), lt(clicks.clickedAt, at)))
+        .limit(1)
       return found.length > 0
     },
 
@@ -139,7 +154,9 @@ export function createMaintenanceRepo(engine: Engine): MaintenanceRepo {
           // The mark is claimed first: on PostgreSQL a second node's insert waits on this row until the first
           // commits and then finds it, so the clicks are rolled up once (SQLite's IMMEDIATE transaction runs
           // alone anyway). A start that finds the mark answers 0: nothing rolled up by it.
-          const claimed = yield* rows(tx.insert(settings).values({ key: BACKFILL_MARK, value: '0', createdAt: now }).onConflictDoNothing().returning({ key: settings.key }))
+          const claimed = yield* rows(
+            tx.insert(settings).values({ key: BACKFILL_MARK, value: '0', createdAt: now }).onConflictDoNothing().returning({ key: settings.key }),
+          )
           if (!claimed.length) return 0
           const fresh = !(yield* rows(tx.select({ id: workspaceRollups.workspaceId }).from(workspaceRollups).limit(1))).length
           let total = 0
@@ -150,7 +167,12 @@ export function createMaintenanceRepo(engine: Engine): MaintenanceRepo {
             total += page.length
             after = page[page.length - 1]!.id
           }
-          yield* rows(tx.update(settings).set({ value: String(total) }).where(eq(settings.key, BACKFILL_MARK)))
+          yield* rows(
+            tx
+              .update(settings)
+              .set({ value: String(total) })
+              .where(eq(settings.key, BACKFILL_MARK)),
+          )
           return total
         },
         { immediate: true },

@@ -40,12 +40,26 @@ export function* lockBuckets(scope: RollupScope, keys: readonly BucketKey[]): St
   yield* rawRun(sql`INSERT INTO ${table} (${key}, grain, bucket, clicks, bots, visitors, dims)
     SELECT k.id, k.grain, k.bucket, 0, 0, NULL, '' FROM ${keyArrays(keys)} AS k(id, grain, bucket)
     ORDER BY 1, 2, 3 ON CONFLICT DO NOTHING`)
-  const rows = yield* rawRows<{ id: string; grain: Grain; bucket: string; clicks: string; bots: string; visitors: Uint8Array | null; dims: string }>(sql`SELECT r.${key} AS id, r.grain, r.bucket, r.clicks, r.bots, r.visitors, r.dims
+  const rows = yield* rawRows<{
+    id: string
+    grain: Grain
+    bucket: string
+    clicks: string
+    bots: string
+    visitors: Uint8Array | null
+    dims: string
+  }>(sql`SELECT r.${key} AS id, r.grain, r.bucket, r.clicks, r.bots, r.visitors, r.dims
     FROM ${table} r JOIN ${keyArrays(keys)} AS k(id, grain, bucket) ON r.${key} = k.id AND r.grain = k.grain AND r.bucket = k.bucket
     ORDER BY r.${key}, r.grain, r.bucket FOR UPDATE OF r`)
   const out = new Map<string, StoredRollup>()
   // bigint columns come back as text from a raw statement.
-  for (const r of rows) out.set(bucketKey({ id: r.id, grain: r.grain, bucket: Number(r.bucket) }), { clicks: Number(r.clicks), bots: Number(r.bots), visitors: r.visitors, dims: r.dims })
+  for (const r of rows)
+    out.set(bucketKey({ id: r.id, grain: r.grain, bucket: Number(r.bucket) }), {
+      clicks: Number(r.clicks),
+      bots: Number(r.bots),
+      visitors: r.visitors,
+      dims: r.dims,
+    })
   return out
 }
 

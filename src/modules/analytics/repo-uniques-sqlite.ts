@@ -30,7 +30,9 @@ export function createUniquesReads(sqlite: Connection): UniquesReads {
      * temporary B-tree of every row).
      */
     async rawVisitors(linkIds: readonly string[], from: number, to: number): Promise<{ linkId: string; packed: string }[]> {
-      const read = prepared("SELECT group_concat(substr(visitor_hash, 1, 11), '') FROM clicks WHERE link_id = ? AND clicked_at >= ? AND clicked_at < ? AND is_bot = 0")
+      const read = prepared(
+        "SELECT group_concat(substr(visitor_hash, 1, 11), '') FROM clicks WHERE link_id = ? AND clicked_at >= ? AND clicked_at < ? AND is_bot = 0",
+      )
       return linkIds.map((linkId) => ({ linkId, packed: (read.values(linkId, from, to) as [string | null][])[0]?.[0] ?? '' }))
     },
   }

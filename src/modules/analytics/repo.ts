@@ -43,7 +43,8 @@ export function createAnalyticsRepo(engine: Engine): AnalyticsRepo {
     for (const r of found) r.visitors = sketch(r.visitors)
     return found
   }
-  const rollupRange = (table: typeof linkRollups, grain: Grain, from: number, to: number) => and(eq(table.grain, grain), gte(table.bucket, from), lt(table.bucket, to))
+  const rollupRange = (table: typeof linkRollups, grain: Grain, from: number, to: number) =>
+    and(eq(table.grain, grain), gte(table.bucket, from), lt(table.bucket, to))
   const clickRange = (from: number, to: number) => and(gte(clicks.clickedAt, from), lt(clicks.clickedAt, to))
   const people = eq(clicks.isBot, false)
 
@@ -54,7 +55,14 @@ export function createAnalyticsRepo(engine: Engine): AnalyticsRepo {
           await db
             .select(figures(workspaceRollups, withDims))
             .from(workspaceRollups)
-            .where(and(eq(workspaceRollups.workspaceId, s.workspaceId), eq(workspaceRollups.grain, grain), gte(workspaceRollups.bucket, from), lt(workspaceRollups.bucket, to))),
+            .where(
+              and(
+                eq(workspaceRollups.workspaceId, s.workspaceId),
+                eq(workspaceRollups.grain, grain),
+                gte(workspaceRollups.bucket, from),
+                lt(workspaceRollups.bucket, to),
+              ),
+            ),
         )
       }
       return asRollupRows(
@@ -141,7 +149,10 @@ export function createAnalyticsRepo(engine: Engine): AnalyticsRepo {
               .where(linksOf(s)),
           )
           for (const r of rolled) counts.set(r.linkId, r.clicks)
-          for (const [a, b] of [[hour, from], [to, hour + HOUR_MS]] as const) {
+          for (const [a, b] of [
+            [hour, from],
+            [to, hour + HOUR_MS],
+          ] as const) {
             if (a >= b) continue
             const raw = yield* rows(
               tx

@@ -51,7 +51,12 @@ export function createRollupWriter(sqlite: Connection, options: { minutes?: bool
       const key = `${t.scope}${t.grain}${t.bucket}\u0000${t.id}`
       const f = current(t.scope, t.id, t.grain, t.bucket, key)
       for (let i = 0; i < t.clicks.length; i++) f.addClick(t.clicks[i]!, t.entries[i])
-      rows.write(t.scope, t.id, t.grain, t.bucket, { clicks: f.clicks, bots: f.bots, visitors: f.visitors.empty ? null : f.visitors.encode(), dims: f.dimsText() })
+      rows.write(t.scope, t.id, t.grain, t.bucket, {
+        clicks: f.clicks,
+        bots: f.bots,
+        visitors: f.visitors.empty ? null : f.visitors.encode(),
+        dims: f.dimsText(),
+      })
       cache.set(key, f)
     }
   }

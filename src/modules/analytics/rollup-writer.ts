@@ -14,13 +14,11 @@ import type { Db } from '../../db/client'
 import type { Engine } from '../../db/engine'
 import { Figures } from './figures'
 import { groupByBucket, type Touched } from './buckets'
-import type { Grain } from './plan'
 import type { RollupAdder, RollupScope as Scope } from './port'
 
 export type { RollupClick } from './port'
 import { bucketKey, lockBuckets, writeBuckets, type BucketRow } from './repo-rollups'
 import { createRollupWriter } from './rollup-writer-sqlite'
-
 
 /**
  * Adds a batch to the rollups inside the caller's transaction body. `minutes: false`: neither the
@@ -47,15 +45,25 @@ export function rollupWriter(engine: Engine, options: { minutes?: boolean; secon
       const row = stored.get(bucketKey(t))
       if (row) f.addRow(row)
       for (let i = 0; i < t.clicks.length; i++) f.addClick(t.clicks[i]!, t.entries[i])
-      return { id: t.id, grain: t.grain, bucket: t.bucket, row: { clicks: f.clicks, bots: f.bots, visitors: f.visitors.empty ? null : f.visitors.encode(), dims: f.dimsText() } }
+      return {
+        id: t.id,
+        grain: t.grain,
+        bucket: t.bucket,
+        row: { clicks: f.clicks, bots: f.bots, visitors: f.visitors.empty ? null : f.visitors.encode(), dims: f.dimsText() },
+      }
     })
     yield* writeBuckets(scope, rows)
   }
 
   return function* (_tx, batch) {
     const touched = groupByBucket(batch, minutes, seconds)
-    yield* merge('l', touched.filter((t) => t.scope === 'l'))
-    yield* merge('w', touched.filter((t) => t.scope === 'w'))
+    yield* merge(
+      'l',
+      touched.filter((t) => t.scope === 'l'),
+    )
+    yield* merge(
+      'w',
+      touched.filter((t) => t.scope === 'w'),
+    )
   }
 }
-

@@ -6,7 +6,12 @@ import { IntervalSchema, Overview, RangeParams, SortSchema, Timeline, TopLinks, 
 import { overview, timeline, topLinks, type AnalyticsCtx } from './service'
 
 const errors = { 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 404: ErrorEnvelope, 429: ErrorEnvelope }
-const LinkIdParam = t.Optional(t.String({ maxLength: 64, description: "One link (its id); the whole workspace without it. A link of the other mode (a test link to a live key, a live one to a test key) is 404" }))
+const LinkIdParam = t.Optional(
+  t.String({
+    maxLength: 64,
+    description: 'One link (its id); the whole workspace without it. A link of the other mode (a test link to a live key, a live one to a test key) is 404',
+  }),
+)
 const SEMANTICS =
   "Counts people's clicks on the workspace's live links within the calling key's scope filters; bots, crawler previews and test links never count. A test key sees its sandbox only: the workspace's test links, which record no clicks, so its figures are zero. Figures include clicks up to about a second ago. Dates, buckets and default ranges are read in tz (default UTC). See docs/analytics.md."
 
@@ -24,7 +29,11 @@ export function analyticsRoutes(ctx: AnalyticsCtx, http: HttpKit) {
       query: t.Object({
         ...RangeParams,
         linkId: LinkIdParam,
-        interval: t.Optional(t.Union(IntervalSchema.anyOf, { description: 'Bucket size; chosen from the range when omitted (the finest giving at most 400 buckets). Weeks start on Monday.' })),
+        interval: t.Optional(
+          t.Union(IntervalSchema.anyOf, {
+            description: 'Bucket size; chosen from the range when omitted (the finest giving at most 400 buckets). Weeks start on Monday.',
+          }),
+        ),
       }),
       response: { 200: Envelope(Timeline), ...errors },
       detail: { summary: 'Clicks over time', description: `Zero-filled buckets in tz (DST days have 23 or 25 hours). ${SEMANTICS}` },
@@ -35,7 +44,9 @@ export function analyticsRoutes(ctx: AnalyticsCtx, http: HttpKit) {
         ...RangeParams,
         limit: TopLinksLimit,
         sort: t.Optional(t.Union(SortSchema.anyOf, { default: 'clicks' })),
-        currency: t.Optional(t.String({ pattern: '^[A-Z]{3}$', description: 'With sort=revenue: rank by revenue in this currency (default: the one most conversions were in)' })),
+        currency: t.Optional(
+          t.String({ pattern: '^[A-Z]{3}$', description: 'With sort=revenue: rank by revenue in this currency (default: the one most conversions were in)' }),
+        ),
       }),
       response: { 200: Envelope(TopLinks), ...errors },
       detail: { summary: 'Top links', description: `Links with clicks or conversions in the range, best first. ${SEMANTICS}` },

@@ -123,7 +123,8 @@ function coalesce(segments: Segment[]): { from: number; to: number }[] {
  */
 async function planOptions(ctx: AnalyticsCtx, scope: AnalyticsScope | 'links', now: number): Promise<PlanOptions> {
   const marks = await ctx.analytics.rollupMarks()
-  if (scope === 'links' || !wholeWorkspace(scope)) return { weeksBefore: marks.weeksBefore, monthsBefore: marks.monthsBefore, quartersBefore: marks.quartersBefore }
+  if (scope === 'links' || !wholeWorkspace(scope))
+    return { weeksBefore: marks.weeksBefore, monthsBefore: marks.monthsBefore, quartersBefore: marks.quartersBefore }
   return { minutesFrom: marks.minutesFrom, secondsFrom: marks.secondsFrom === undefined ? undefined : Math.max(marks.secondsFrom, now - SECONDS_KEPT_MS) }
 }
 
@@ -136,7 +137,10 @@ async function figuresOf(ctx: AnalyticsCtx, scope: AnalyticsScope, ranges: { fro
   for (const grain of GRAINS) {
     const rows: RollupRow[] = []
     for (const span of coalesce(all.filter((s) => s.source === grain))) rows.push(...(await ctx.analytics.rollups(scope, grain, span.from, span.to, withDims)))
-    rollups.set(grain, index(rows, (r) => r.bucket))
+    rollups.set(
+      grain,
+      index(rows, (r) => r.bucket),
+    )
   }
   const raw: RawClick[] = []
   for (const span of coalesce(all.filter((s) => s.source === 'raw'))) raw.push(...(await ctx.analytics.rawClicks(scope, span.from, span.to)))
@@ -171,7 +175,11 @@ function addConversion(t: ConversionTotals, c: ConversionFact) {
 
 /** Sums of float amounts, rounded past every currency's minor unit so 3 × 19.99 reads 59.97. */
 const tidy = (revenue: Record<string, number>) =>
-  Object.fromEntries(Object.entries(revenue).sort(([a], [b]) => (a < b ? -1 : 1)).map(([c, v]) => [c, Math.round(v * 10_000) / 10_000]))
+  Object.fromEntries(
+    Object.entries(revenue)
+      .sort(([a], [b]) => (a < b ? -1 : 1))
+      .map(([c, v]) => [c, Math.round(v * 10_000) / 10_000]),
+  )
 
 export async function overview(ctx: AnalyticsCtx, caller: Caller, q: RangeQuery) {
   const range = resolveRange(q, ctx.clock.now())
@@ -289,7 +297,15 @@ export async function topLinks(ctx: AnalyticsCtx, caller: Caller, q: RangeQuery 
   const leading = [...perCurrency].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))[0]?.[0]
   const currency = sort === 'revenue' ? (q.currency ?? leading) : undefined
   const value = (f: LinkFigures): number =>
-    sort === 'clicks' ? f.clicks : sort === 'uniqueClicks' ? f.uniqueClicks : sort === 'conversions' ? f.conversions.conversions : currency ? (f.conversions.revenue[currency] ?? 0) : 0
+    sort === 'clicks'
+      ? f.clicks
+      : sort === 'uniqueClicks'
+        ? f.uniqueClicks
+        : sort === 'conversions'
+          ? f.conversions.conversions
+          : currency
+            ? (f.conversions.revenue[currency] ?? 0)
+            : 0
   let ids = [...perLink.keys()]
   if (sort === 'uniqueClicks') ids = await rankableByVisitors(ids, perLink, limit, uniquesOf)
   ids.sort((a, b) => value(perLink.get(b)!) - value(perLink.get(a)!) || perLink.get(b)!.clicks - perLink.get(a)!.clicks || (a < b ? -1 : 1))
@@ -372,7 +388,12 @@ const ESTIMATE_SLACK = 1 + 3 * HLL_STANDARD_ERROR
  * `limit`-th best count so far, none after it can either. Most traffic goes to few links, so this usually
  * stops early; with equally busy links it measures them all.
  */
-export async function rankableByVisitors(ids: string[], perLink: Map<string, LinkFigures>, limit: number, measure: (ids: string[]) => Promise<void>): Promise<string[]> {
+export async function rankableByVisitors(
+  ids: string[],
+  perLink: Map<string, LinkFigures>,
+  limit: number,
+  measure: (ids: string[]) => Promise<void>,
+): Promise<string[]> {
   const byClicks = [...ids].sort((a, b) => perLink.get(b)!.clicks - perLink.get(a)!.clicks)
   const measured: string[] = []
   for (let i = 0; i < byClicks.length; i += VISITOR_ROUND) {

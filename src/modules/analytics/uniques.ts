@@ -26,7 +26,10 @@ export async function linkUniques(repo: UniquesReads, ids: readonly string[], se
     const f = new Figures(false)
     const raw = packed.get(id)!
     // Rows first, so the sparse table is sized once for them and the raw visitors (11 characters each).
-    f.addRows(rows.get(id)!, raw.reduce((n, p) => n + p.length / 11, 0))
+    f.addRows(
+      rows.get(id)!,
+      raw.reduce((n, p) => n + p.length / 11, 0),
+    )
     for (const p of raw) f.visitors.addPackedVisitors(p)
     return f.visitors.estimate()
   })

@@ -18,7 +18,8 @@ export const keyIsRevoked = (consequence: string) => new AppError('conflict', `T
 
 // A key manages only keys no wider than itself: each restriction it has, the keys it makes or changes keep.
 
-export const cannotGrant = (notHeld: string[]) => new AppError('forbidden', `A key cannot grant permissions it does not hold: ${notHeld.join(', ')}`, { notHeld })
+export const cannotGrant = (notHeld: string[]) =>
+  new AppError('forbidden', `A key cannot grant permissions it does not hold: ${notHeld.join(', ')}`, { notHeld })
 
 export const widerAddresses = (allowedIps: string[]) =>
   new AppError('forbidden', 'This key is limited to some addresses; the keys it manages must stay within them', { allowedIps })
@@ -26,12 +27,14 @@ export const widerAddresses = (allowedIps: string[]) =>
 export const widerScope = (scopeFilters: { domains?: string[]; tags?: string[] }) =>
   new AppError('forbidden', 'This key has scope filters; the keys it manages must stay within them', { scopeFilters })
 
-export const otherSchedule = (schedule: Schedule) => new AppError('forbidden', 'This key has a schedule; the keys it manages keep the same schedule', { schedule })
+export const otherSchedule = (schedule: Schedule) =>
+  new AppError('forbidden', 'This key has a schedule; the keys it manages keep the same schedule', { schedule })
 
 export const higherCap = (monthlyCallCap: number) =>
   new AppError('forbidden', `This key is capped at ${monthlyCallCap} calls a month; the keys it manages cannot exceed that`)
 
-export const fasterRate = (perMinute: number) => new AppError('forbidden', `This key is limited to ${perMinute} requests a minute; the keys it manages cannot exceed that`)
+export const fasterRate = (perMinute: number) =>
+  new AppError('forbidden', `This key is limited to ${perMinute} requests a minute; the keys it manages cannot exceed that`)
 
 export const outlivesCaller = (expiresAt: number) => new AppError('forbidden', `This key expires at ${iso(expiresAt)}; the keys it manages cannot outlive it`)
 

@@ -6,7 +6,8 @@ import { ApiKey } from '../identity/model'
 
 export const Grant = t.Union([t.Literal('*'), ...PERMISSIONS.map((p) => t.Literal(p))], { description: 'A permission name, or * for all' })
 
-const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(schema: T, description?: string) => t.Optional(t.Union([schema, t.Null()], description ? { description } : {}))
+const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(schema: T, description?: string) =>
+  t.Optional(t.Union([schema, t.Null()], description ? { description } : {}))
 
 // A restriction as it is sent: the shape of the view (identity/model.ts, platform/key-restrictions.ts) with
 // every rule the API enforces on the way in stated, so the document says what a request must be. A view
@@ -16,7 +17,10 @@ const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(schema: T, de
 // schedule is nullable, and the validator reports anything wrong inside a nullable object only as
 // "schedule: Expected union value", where the service names the day or the zone and lists what is allowed.
 
-const Day = t.Union(DAYS.map((d) => t.Literal(d)), { description: 'A day of the week: 0 = Sunday … 6 = Saturday' })
+const Day = t.Union(
+  DAYS.map((d) => t.Literal(d)),
+  { description: 'A day of the week: 0 = Sunday … 6 = Saturday' },
+)
 
 const ScheduleInput = t.Object(
   {
@@ -37,13 +41,19 @@ const ScopeFiltersInput = t.Object(
     domains: t.Optional(t.Array(t.String(), { description: 'Domains whose links are in scope (lower-cased)' })),
     tags: t.Optional(t.Array(t.String(), { description: 'A link is in scope when it carries one of these tags' })),
   },
-  { additionalProperties: false, anyOf: [nonEmpty('domains'), nonEmpty('tags')], description: 'At least one of domains and tags names something; a link must match every list given' },
+  {
+    additionalProperties: false,
+    anyOf: [nonEmpty('domains'), nonEmpty('tags')],
+    description: 'At least one of domains and tags names something; a link must match every list given',
+  },
 )
 
 /** The settings a key can be created or changed with (spec 2.7), shared by POST and PATCH. */
 const settings = {
   permissions: t.Optional(t.Array(Grant, { minItems: 1, uniqueItems: true, description: "Defaults to the calling key's permissions; never wider than them" })),
-  allowedIps: t.Optional(t.Array(t.String({ maxLength: 64 }), { maxItems: 100, description: 'IPv4/IPv6 addresses or CIDRs the key may be used from; empty means any' })),
+  allowedIps: t.Optional(
+    t.Array(t.String({ maxLength: 64 }), { maxItems: 100, description: 'IPv4/IPv6 addresses or CIDRs the key may be used from; empty means any' }),
+  ),
   scopeFilters: Nullable(ScopeFiltersInput, 'Links the key may see and change: by domain and/or tag'),
   schedule: Nullable(ScheduleInput, 'When the key works: IANA time zone, days (0 = Sunday) and a minute window; start > end wraps midnight'),
   monthlyCallCap: Nullable(t.Integer({ minimum: 1 }), 'Calls per UTC calendar month'),
@@ -57,7 +67,9 @@ const KeyName = t.String({ minLength: 1, maxLength: 100, pattern: '\\S' })
 export const CreateApiKeyBody = t.Object(
   {
     name: KeyName,
-    mode: t.Optional(t.Union([t.Literal('live'), t.Literal('test')], { description: "Defaults to the calling key's mode; a test key can only create test keys" })),
+    mode: t.Optional(
+      t.Union([t.Literal('live'), t.Literal('test')], { description: "Defaults to the calling key's mode; a test key can only create test keys" }),
+    ),
     ...settings,
   },
   { additionalProperties: false },
@@ -79,4 +91,6 @@ export const RotateBody = t.Optional(
   ),
 )
 
-export const CreatedApiKey = t.Composite([ApiKey, t.Object({ key: t.String({ description: 'The secret, shown only in this response' }) })], { title: 'CreatedApiKey' })
+export const CreatedApiKey = t.Composite([ApiKey, t.Object({ key: t.String({ description: 'The secret, shown only in this response' }) })], {
+  title: 'CreatedApiKey',
+})

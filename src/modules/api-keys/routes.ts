@@ -52,7 +52,11 @@ export function apiKeyRoutes(ctx: ApiKeysCtx, http: HttpKit) {
       params: Params,
       body: UpdateApiKeyBody,
       response: { 200: Envelope(ApiKey), ...errors },
-      detail: { summary: 'Change an API key', description: 'Name, permissions, allowedIps, scopeFilters, schedule, monthlyCallCap, rateLimitOverride, expiresAt. Never wider than the calling key; null clears.' },
+      detail: {
+        summary: 'Change an API key',
+        description:
+          'Name, permissions, allowedIps, scopeFilters, schedule, monthlyCallCap, rateLimitOverride, expiresAt. Never wider than the calling key; null clears.',
+      },
     })
     .post('/:id/pause', async ({ caller, params, body }) => ok(await pauseApiKey(ctx, caller, params.id, body?.reason)), {
       permission: 'api_keys:write',
@@ -82,7 +86,8 @@ export function apiKeyRoutes(ctx: ApiKeysCtx, http: HttpKit) {
       response: { 200: Envelope(CreatedApiKey), ...errors },
       detail: {
         summary: 'Rotate an API key',
-        description: 'A new secret, shown once in `key`. The old secret keeps working for graceHours (default 24; 0 stops it at once); meanwhile the key shows rotating and graceHoursRemaining.',
+        description:
+          'A new secret, shown once in `key`. The old secret keeps working for graceHours (default 24; 0 stops it at once); meanwhile the key shows rotating and graceHoursRemaining.',
       },
     })
 }

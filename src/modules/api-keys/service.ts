@@ -2,9 +2,37 @@
 // itself: not in permissions, and a restricted key passes its restrictions on (address ranges, scope,
 // schedule, caps, expiry) rather than creating an unrestricted one. A test key only touches test keys.
 import type { Deps } from '../../context'
-import { type ApiKeyRow, type Caller, DAYS, DEFAULT_RATE_LIMIT, generateKey, type Grant, type IdentityRepo, isValidTimeZone, type KeyMode, type LastUsedTracker, listedMode, type ModeFilter, type NewApiKey, toApiKey } from '../identity'
+import {
+  type ApiKeyRow,
+  type Caller,
+  DAYS,
+  DEFAULT_RATE_LIMIT,
+  generateKey,
+  type Grant,
+  type IdentityRepo,
+  isValidTimeZone,
+  type KeyMode,
+  type LastUsedTracker,
+  listedMode,
+  type ModeFilter,
+  type NewApiKey,
+  toApiKey,
+} from '../identity'
 import { AppError, type ValidationIssue } from '../../platform/errors'
-import { apiKeyNotFound, cannotGrant, cannotManageWider, fasterRate, higherCap, invalidKeySettings, keyIsRevoked, otherSchedule, outlivesCaller, testKeyCreatesLiveKey, widerAddresses, widerScope } from './errors'
+import {
+  apiKeyNotFound,
+  cannotGrant,
+  cannotManageWider,
+  fasterRate,
+  higherCap,
+  invalidKeySettings,
+  keyIsRevoked,
+  otherSchedule,
+  outlivesCaller,
+  testKeyCreatesLiveKey,
+  widerAddresses,
+  widerScope,
+} from './errors'
 import { newId } from '../../platform/random'
 import { parseRange } from '../../platform/ip'
 import type { Schedule } from '../identity/model'
@@ -47,7 +75,12 @@ function validate(ctx: ApiKeysCtx, input: KeySettings): Partial<NewApiKey> {
   if (input.scopeFilters !== undefined) {
     const f = input.scopeFilters
     if (f && !f.domains?.length && !f.tags?.length) issues.push({ path: 'scopeFilters', message: 'name at least one domain or tag, or send null for no scope' })
-    out.scopeFilters = f ? { ...(f.domains?.length ? { domains: [...new Set(f.domains.map((d) => d.toLowerCase()))] } : {}), ...(f.tags?.length ? { tags: [...new Set(f.tags)] } : {}) } : null
+    out.scopeFilters = f
+      ? {
+          ...(f.domains?.length ? { domains: [...new Set(f.domains.map((d) => d.toLowerCase()))] } : {}),
+          ...(f.tags?.length ? { tags: [...new Set(f.tags)] } : {}),
+        }
+      : null
   }
   if (input.schedule !== undefined) {
     const s = input.schedule
@@ -60,7 +93,8 @@ function validate(ctx: ApiKeysCtx, input: KeySettings): Partial<NewApiKey> {
       days.forEach((d, i) => {
         if (!(DAYS as readonly unknown[]).includes(d)) issues.push({ path: `schedule.days.${i}`, message: `must be one of: ${DAYS.join(', ')}` })
       })
-      if (s.startMinute === s.endMinute) issues.push({ path: 'schedule', message: 'startMinute and endMinute must differ (a window wrapping midnight has start > end)' })
+      if (s.startMinute === s.endMinute)
+        issues.push({ path: 'schedule', message: 'startMinute and endMinute must differ (a window wrapping midnight has start > end)' })
       out.schedule = { timezone: s.timezone, days: [...new Set(days as number[])].sort(), startMinute: s.startMinute, endMinute: s.endMinute }
     } else out.schedule = null
   }
@@ -113,7 +147,10 @@ function withinCaller(caller: Caller | null, s: Partial<NewApiKey>, creating: bo
     if (out.scopeFilters === undefined && creating) out.scopeFilters = scope
     else if (out.scopeFilters !== undefined) {
       const f = out.scopeFilters
-      const ok = f !== null && (!scope.domains || (f.domains?.length && f.domains.every((d) => scope.domains!.includes(d)))) && (!scope.tags || (f.tags?.length && f.tags.every((t) => scope.tags!.includes(t))))
+      const ok =
+        f !== null &&
+        (!scope.domains || (f.domains?.length && f.domains.every((d) => scope.domains!.includes(d)))) &&
+        (!scope.tags || (f.tags?.length && f.tags.every((t) => scope.tags!.includes(t))))
       if (!ok) throw widerScope(scope)
     }
   }
@@ -248,7 +285,15 @@ export async function resumeApiKey(ctx: ApiKeysCtx, caller: Caller | null, id: s
 export async function revokeApiKey(ctx: ApiKeysCtx, caller: Caller | null, id: string, reason?: string) {
   const key = await manageable(ctx, caller, id)
   if (key.revokedAt !== null) return view(ctx, key)
-  return view(ctx, (await ctx.identity.updateKey(id, { revokedAt: ctx.clock.now(), revokedReason: reason?.trim() || null, previousKeyHash: null, previousKeyExpiresAt: null }))!)
+  return view(
+    ctx,
+    (await ctx.identity.updateKey(id, {
+      revokedAt: ctx.clock.now(),
+      revokedReason: reason?.trim() || null,
+      previousKeyHash: null,
+      previousKeyExpiresAt: null,
+    }))!,
+  )
 }
 
 /**

@@ -41,7 +41,9 @@ export const Subscription = t.Object(
     id: t.String({ description: 'hook_…; also the endpointId of its deliveries' }),
     event: t.String(),
     hookUrl: t.String(),
-    mode: t.Union([t.Literal('live'), t.Literal('test')], { description: 'The mode of the key that subscribed: a test subscription receives test events only' }),
+    mode: t.Union([t.Literal('live'), t.Literal('test')], {
+      description: 'The mode of the key that subscribed: a test subscription receives test events only',
+    }),
     isActive: t.Boolean({ description: 'false once failures disabled it (disabledReason says why); subscribe again to resume' }),
     failureCount: t.Integer({ description: 'Consecutive failed calls; reset by a success' }),
     disabledReason: t.Union([t.String(), t.Null()]),
@@ -50,13 +52,24 @@ export const Subscription = t.Object(
   { title: 'AutomationSubscription' },
 )
 
-export const SubscriptionWithSecret = t.Composite([Subscription, t.Object({ secret: t.String({ description: 'whsec_…: signs every call to this hook; shown only in this response' }) })], {
-  title: 'AutomationSubscriptionWithSecret',
-})
+export const SubscriptionWithSecret = t.Composite(
+  [Subscription, t.Object({ secret: t.String({ description: 'whsec_…: signs every call to this hook; shown only in this response' }) })],
+  {
+    title: 'AutomationSubscriptionWithSecret',
+  },
+)
 
 export const SamplesQuery = t.Object({
-  event: t.Optional(checkedByService({ type: 'string', enum: EVENT_CATALOGUE.map((e) => e.type), description: 'An event type; without it, the catalogue with one sample per event' })),
-  flat: t.Optional(checkedByService({ type: 'string', enum: ['0', '1'], description: '1: nested keys flattened with __ (data__link__id), as Zapier names fields' })),
+  event: t.Optional(
+    checkedByService({
+      type: 'string',
+      enum: EVENT_CATALOGUE.map((e) => e.type),
+      description: 'An event type; without it, the catalogue with one sample per event',
+    }),
+  ),
+  flat: t.Optional(
+    checkedByService({ type: 'string', enum: ['0', '1'], description: '1: nested keys flattened with __ (data__link__id), as Zapier names fields' }),
+  ),
 })
 
 /** A sample is an event envelope (or, for the catalogue, {event, description, sample}); flat=1 changes its keys. */

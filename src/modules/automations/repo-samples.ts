@@ -12,7 +12,10 @@ export function createSamplesRepo(engine: Engine): SamplesRepo {
   const { outbox, webhookDeliveries: d, webhookEndpoints: e } = engine.t
   return {
     async deliveredEnvelopes(workspaceId, mode, type, limit) {
-      const endpoints = await db.select({ id: e.id }).from(e).where(and(eq(e.workspaceId, workspaceId), eq(e.mode, mode)))
+      const endpoints = await db
+        .select({ id: e.id })
+        .from(e)
+        .where(and(eq(e.workspaceId, workspaceId), eq(e.mode, mode)))
       const byEvent = new Map<string, Record<string, unknown>>()
       for (const { id } of endpoints) {
         // The endpoint's newest deliveries through its (endpoint, created) index, then the type: an event

@@ -17,7 +17,10 @@ export function automationRoutes(ctx: AutomationsCtx, http: HttpKit) {
     .get('/subscriptions', async ({ caller }) => ok(await listSubscriptions(ctx, caller)), {
       permission: 'automations:read',
       response: { 200: Envelope(t.Array(Subscription)), ...errors },
-      detail: { summary: 'List automation subscriptions', description: 'Oldest first, of the calling key\'s mode; unsubscribed and removed ones are not listed. Secrets are never returned.' },
+      detail: {
+        summary: 'List automation subscriptions',
+        description: "Oldest first, of the calling key's mode; unsubscribed and removed ones are not listed. Secrets are never returned.",
+      },
     })
     .post(
       '/subscriptions',
@@ -32,7 +35,7 @@ export function automationRoutes(ctx: AutomationsCtx, http: HttpKit) {
         detail: {
           summary: 'Subscribe a REST hook',
           description:
-            'Zapier\'s performSubscribe or Make\'s attach: every event of this type in the calling key\'s workspace and mode is POSTed to the hook URL as the event envelope, signed with secret (shown only here) like a webhook delivery and retried on the webhook schedule. A target answering 410 removes the subscription. Keep data.id to unsubscribe. Supports Idempotency-Key.',
+            "Zapier's performSubscribe or Make's attach: every event of this type in the calling key's workspace and mode is POSTed to the hook URL as the event envelope, signed with secret (shown only here) like a webhook delivery and retried on the webhook schedule. A target answering 410 removes the subscription. Keep data.id to unsubscribe. Supports Idempotency-Key.",
           'x-idempotent': true,
         },
       },
@@ -50,7 +53,8 @@ export function automationRoutes(ctx: AutomationsCtx, http: HttpKit) {
         response: { 204: t.Null({ description: 'Unsubscribed (also when it was already); no body' }), ...errors },
         detail: {
           summary: 'Unsubscribe a REST hook',
-          description: 'Idempotent: 204 also for a subscription already unsubscribed or removed by a 410; 404 only for an id this workspace never had. Calls still waiting to be made are dropped (their deliveries become dead).',
+          description:
+            'Idempotent: 204 also for a subscription already unsubscribed or removed by a 410; 404 only for an id this workspace never had. Calls still waiting to be made are dropped (their deliveries become dead).',
         },
       },
     )
@@ -60,15 +64,19 @@ export function automationRoutes(ctx: AutomationsCtx, http: HttpKit) {
       query: DeliveriesQuery,
       response: { 200: Envelope(t.Array(WebhookDelivery)), ...errors },
       detail: {
-        summary: 'List a subscription\'s deliveries',
-        description: 'As GET /webhooks/{id}/deliveries: newest first, at most limit (default 50, max 200); status=failed covers deliveries still retrying and dead ones. Also answers for a removed subscription.',
+        summary: "List a subscription's deliveries",
+        description:
+          'As GET /webhooks/{id}/deliveries: newest first, at most limit (default 50, max 200); status=failed covers deliveries still retrying and dead ones. Also answers for a removed subscription.',
       },
     })
     .get('/subscriptions/:id/deliveries/:deliveryId', async ({ caller, params }) => ok(await subscriptionDelivery(ctx, caller, params.id, params.deliveryId)), {
       permission: 'automations:read',
       params: t.Object({ id: t.String(), deliveryId: t.String() }),
       response: { 200: Envelope(WebhookDeliveryDetail), ...errors },
-      detail: { summary: 'Get a subscription\'s delivery', description: 'With the exact last request (signatures redacted to a hint), the response, and every attempt.' },
+      detail: {
+        summary: "Get a subscription's delivery",
+        description: 'With the exact last request (signatures redacted to a hint), the response, and every attempt.',
+      },
     })
     .get('/samples', async ({ caller, query }) => ok(await listSamples(ctx.samples, caller, query as { event?: string; flat?: string })), {
       permission: 'automations:read',
@@ -77,7 +85,7 @@ export function automationRoutes(ctx: AutomationsCtx, http: HttpKit) {
       detail: {
         summary: 'Sample events',
         description:
-          'Zapier\'s performList. With event: at most 3 envelopes of that type, newest first, each with its id: the most recent real events of the calling key\'s workspace and mode, else one synthetic envelope marked sample: true. Without event: [{event, description, sample}] for the whole catalogue. flat=1 flattens nested keys with __.',
+          "Zapier's performList. With event: at most 3 envelopes of that type, newest first, each with its id: the most recent real events of the calling key's workspace and mode, else one synthetic envelope marked sample: true. Without event: [{event, description, sample}] for the whole catalogue. flat=1 flattens nested keys with __.",
       },
     })
 }

@@ -42,10 +42,10 @@ export function toSubscription(row: EndpointRow) {
 /** The hook address under whichever name it came; several names must agree. */
 function hookUrlOf(input: SubscribeInput, issues: Issues): { field: string; url: string } | null {
   const given = HOOK_URL_FIELDS.filter((f) => input[f] !== undefined).map((field) => ({ field, value: input[field] }))
-  if (!given.length) return issues.add('hookUrl', `is required: the URL to POST events to (also accepted as ${HOOK_URL_FIELDS.slice(1).join(', ')})`), null
+  if (!given.length) return (issues.add('hookUrl', `is required: the URL to POST events to (also accepted as ${HOOK_URL_FIELDS.slice(1).join(', ')})`), null)
   const bad = given.find((g) => typeof g.value !== 'string' || !g.value)
-  if (bad) return issues.add(bad.field, 'must be a non-empty string: the URL to POST events to'), null
-  if (new Set(given.map((g) => g.value)).size > 1) return issues.add(given[1]!.field, `differs from ${given[0]!.field}; send the hook URL once`), null
+  if (bad) return (issues.add(bad.field, 'must be a non-empty string: the URL to POST events to'), null)
+  if (new Set(given.map((g) => g.value)).size > 1) return (issues.add(given[1]!.field, `differs from ${given[0]!.field}; send the hook URL once`), null)
   return { field: given[0]!.field, url: given[0]!.value as string }
 }
 
@@ -65,7 +65,16 @@ export async function subscribe(ctx: AutomationsCtx, caller: Caller, input: Subs
   const now = webhooks.clock.now()
   const secret = generateSecret()
   const row = await webhooks.webhooks.insertEndpoint(
-    newEndpoint({ id: newId('hook'), kind: 'rest_hook', workspaceId: caller.workspace.id, url: hook!.url, events: [input.event as string], mode: caller.mode, secret, now }),
+    newEndpoint({
+      id: newId('hook'),
+      kind: 'rest_hook',
+      workspaceId: caller.workspace.id,
+      url: hook!.url,
+      events: [input.event as string],
+      mode: caller.mode,
+      secret,
+      now,
+    }),
   )
   webhooks.state.endpointChanged()
   return { ...toSubscription(row), secret }

@@ -32,7 +32,15 @@ export function threadClickWriter(
   const calls = threadCalls(worker, (err) => log.error('click writer thread failed; writing clicks on the main thread', { error: err.message }))
   let closing: Promise<void> | undefined
   // The thread builds its own enricher (IP database, caches) from the same settings as the main thread's.
-  worker.postMessage({ type: 'init', dbPath, visitorKey: visitorKey.toString('base64'), baseUrl: options.baseUrl, geoipPath: options.geoipPath ?? null, logLevel: options.logLevel ?? 'info', checkpoints: options.checkpoints ?? 'auto' })
+  worker.postMessage({
+    type: 'init',
+    dbPath,
+    visitorKey: visitorKey.toString('base64'),
+    baseUrl: options.baseUrl,
+    geoipPath: options.geoipPath ?? null,
+    logLevel: options.logLevel ?? 'info',
+    checkpoints: options.checkpoints ?? 'auto',
+  })
 
   return {
     write(batch, now) {

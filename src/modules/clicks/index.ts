@@ -38,7 +38,12 @@ export function createClicksModule(platform: Platform, writerKind: ClickWriterKi
     repo = { admittedAddresses: clicks.admittedAddresses, writeBatch: hot.writeBatch, admittedAddressesSync: hot.admittedAddressesSync }
     writer =
       writerKind === 'thread'
-        ? threadClickWriter(store.db.path, visitorKey, inline, log, { baseUrl: config.baseUrl, geoipPath: config.geoipDb, logLevel: config.logLevel, checkpoints: store.checkpoints })
+        ? threadClickWriter(store.db.path, visitorKey, inline, log, {
+            baseUrl: config.baseUrl,
+            geoipPath: config.geoipDb,
+            logLevel: config.logLevel,
+            checkpoints: store.checkpoints,
+          })
         : inline
     reservations = null
   }

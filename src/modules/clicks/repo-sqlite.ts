@@ -54,8 +54,34 @@ export function createClickFlush(db: Db, visitorKey: Buffer, enricher: Enricher,
       const e = enriched[i]!
       // device 'bot' exactly when is_bot: the redirect's verdict (isbot) decides, not the UA parser.
       const device = c.isBot ? 'bot' : e.device === 'bot' ? 'other' : e.device
-      insertClick.run(c.id, c.linkId, c.workspaceId, c.clickedAt, visitor, c.userAgent, c.referrer, c.referrerHost, e.country, e.city, device, e.browser, e.os, c.isBot)
-      rollup.push({ linkId: c.linkId, workspaceId: c.workspaceId, clickedAt: c.clickedAt, visitor, isBot: c.isBot, country: e.country, referrer: c.referrerHost, browser: e.browser, os: e.os, device })
+      insertClick.run(
+        c.id,
+        c.linkId,
+        c.workspaceId,
+        c.clickedAt,
+        visitor,
+        c.userAgent,
+        c.referrer,
+        c.referrerHost,
+        e.country,
+        e.city,
+        device,
+        e.browser,
+        e.os,
+        c.isBot,
+      )
+      rollup.push({
+        linkId: c.linkId,
+        workspaceId: c.workspaceId,
+        clickedAt: c.clickedAt,
+        visitor,
+        isBot: c.isBot,
+        country: e.country,
+        referrer: c.referrerHost,
+        browser: e.browser,
+        os: e.os,
+        device,
+      })
       if (c.isBot) continue
       const unique = insertVisitor.run(c.linkId, visitor, c.clickedAt).changes > 0
       if (!c.counted) {

@@ -46,8 +46,20 @@ const param = <T>(values: T[]) => sql.param(values)
 
 /** The clicks table's columns and their array types, as a flush sends them. */
 const CLICK_COLUMNS = [
-  ['id', 'text'], ['link_id', 'text'], ['workspace_id', 'text'], ['clicked_at', 'int8'], ['visitor_hash', 'text'], ['user_agent', 'text'], ['referrer', 'text'],
-  ['referrer_host', 'text'], ['country', 'text'], ['city', 'text'], ['device', 'text'], ['browser', 'text'], ['os', 'text'], ['is_bot', 'bool'],
+  ['id', 'text'],
+  ['link_id', 'text'],
+  ['workspace_id', 'text'],
+  ['clicked_at', 'int8'],
+  ['visitor_hash', 'text'],
+  ['user_agent', 'text'],
+  ['referrer', 'text'],
+  ['referrer_host', 'text'],
+  ['country', 'text'],
+  ['city', 'text'],
+  ['device', 'text'],
+  ['browser', 'text'],
+  ['os', 'text'],
+  ['is_bot', 'bool'],
 ] as const
 
 /** Rolls a reservation back: its address was refused after its click had been added. */
@@ -61,11 +73,19 @@ class AddressRefused extends Error {}
  * recheck is one comparison.
  */
 function* lockLinks(ids: string[], urls: { config: { baseUrl: string } }): Steps<Map<string, LinkTotals>> {
-  const found = yield* rawRows<{ id: string; slug: string; domain: string; destination_url: string }>(sql`SELECT l.id, l.slug, l.domain, l.destination_url FROM links l
+  const found = yield* rawRows<{
+    id: string
+    slug: string
+    domain: string
+    destination_url: string
+  }>(sql`SELECT l.id, l.slug, l.domain, l.destination_url FROM links l
     JOIN unnest(${param(ids)}::text[]) AS v(id) ON l.id = v.id
     ORDER BY l.id FOR NO KEY UPDATE OF l`)
   return new Map(
-    found.map((r) => [r.id, { clicks: 0, unique: 0, ref: { id: r.id, slug: r.slug, domain: r.domain, shortUrl: shortUrl(urls, r), destinationUrl: r.destination_url } }]),
+    found.map((r) => [
+      r.id,
+      { clicks: 0, unique: 0, ref: { id: r.id, slug: r.slug, domain: r.domain, shortUrl: shortUrl(urls, r), destinationUrl: r.destination_url } },
+    ]),
   )
 }
 
@@ -110,9 +130,35 @@ export function createClicksRepo(engine: Engine, visitorKey: Buffer, enricher: E
       // device 'bot' exactly when is_bot: the redirect's verdict (isbot) decides, not the UA parser.
       const device = c.isBot ? 'bot' : e.device === 'bot' ? 'other' : e.device
       // In CLICK_COLUMNS' order.
-      const values = [c.id, c.linkId, c.workspaceId, c.clickedAt, visitor, c.userAgent, c.referrer, c.referrerHost, e.country, e.city, device, e.browser, e.os, c.isBot]
+      const values = [
+        c.id,
+        c.linkId,
+        c.workspaceId,
+        c.clickedAt,
+        visitor,
+        c.userAgent,
+        c.referrer,
+        c.referrerHost,
+        e.country,
+        e.city,
+        device,
+        e.browser,
+        e.os,
+        c.isBot,
+      ]
       for (let k = 0; k < values.length; k++) columns[k]!.push(values[k])
-      rollup.push({ linkId: c.linkId, workspaceId: c.workspaceId, clickedAt: c.clickedAt, visitor, isBot: c.isBot, country: e.country, referrer: c.referrerHost, browser: e.browser, os: e.os, device })
+      rollup.push({
+        linkId: c.linkId,
+        workspaceId: c.workspaceId,
+        clickedAt: c.clickedAt,
+        visitor,
+        isBot: c.isBot,
+        country: e.country,
+        referrer: c.referrerHost,
+        browser: e.browser,
+        os: e.os,
+        device,
+      })
       if (c.isBot) continue
       const pair = `${c.linkId}\u0000${visitor}`
       // SQLite inserts per click: the first click of a pair in the batch is the one its row records.
@@ -124,7 +170,10 @@ export function createClicksRepo(engine: Engine, visitorKey: Buffer, enricher: E
       counted.push({ i, pair })
     }
     if (rollup.length) {
-      const arrays = sql.join(columns.map((r, k) => sql`${param(r)}::${sql.raw(CLICK_COLUMNS[k]![1])}[]`), sql`, `)
+      const arrays = sql.join(
+        columns.map((r, k) => sql`${param(r)}::${sql.raw(CLICK_COLUMNS[k]![1])}[]`),
+        sql`, `,
+      )
       yield* rawRun(sql`INSERT INTO clicks (${sql.raw(CLICK_COLUMNS.map(([name]) => name).join(', '))}) SELECT * FROM unnest(${arrays})`)
     }
     const newVisitors = yield* insertFirstSeen('link_visitors', [...visitors.values()])
@@ -200,7 +249,9 @@ export function createClicksRepo(engine: Engine, visitorKey: Buffer, enricher: E
           // The link's row stays locked to the commit, and every writer of its addresses (a reservation, a
           // flush) takes that lock first: this statement, on a snapshot taken after the lock, counts every
           // address admitted before it, so the count cannot overshoot.
-          const [seen] = yield* rawRows<{ admitted: boolean }>(sql`WITH known AS (SELECT 1 FROM link_addresses WHERE link_id = ${linkId} AND ip_hash = ${address}),
+          const [seen] = yield* rawRows<{
+            admitted: boolean
+          }>(sql`WITH known AS (SELECT 1 FROM link_addresses WHERE link_id = ${linkId} AND ip_hash = ${address}),
             added AS (INSERT INTO link_addresses (link_id, ip_hash, first_seen_at)
               SELECT ${linkId}, ${address}, ${now}::int8
               WHERE NOT EXISTS (SELECT 1 FROM known) AND (SELECT count(*) FROM link_addresses WHERE link_id = ${linkId}) < ${row.uniqueIpLimit}::int8

@@ -5,4 +5,7 @@
  * node:crypto's createHmac, for a third less per click.
  */
 export const visitorHash = (key: Buffer, ip: string, userAgent: string | null) =>
-  new Bun.CryptoHasher('sha256', key).update(`v|${ip}|${userAgent ?? ''}`).digest('base64url').slice(0, 32)
+  new Bun.CryptoHasher('sha256', key)
+    .update(`v|${ip}|${userAgent ?? ''}`)
+    .digest('base64url')
+    .slice(0, 32)

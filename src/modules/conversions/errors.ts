@@ -17,10 +17,18 @@ export const conversionTooLarge = (limit: number) => new AppError('payload_too_l
 
 /** `type`: the Content-Type sent, without parameters. */
 export const unreadableBeaconType = (type: string) =>
-  new AppError('invalid_request', `Send the conversion as JSON, with Content-Type application/json or text/plain (what navigator.sendBeacon sends for a string), not ${type.slice(0, 100)}`)
+  new AppError(
+    'invalid_request',
+    `Send the conversion as JSON, with Content-Type application/json or text/plain (what navigator.sendBeacon sends for a string), not ${type.slice(0, 100)}`,
+  )
 
 export const malformedBeacon = (err: Error) => new AppError('invalid_request', `Malformed JSON body: ${err.message}`)
 
 /** Over the per-address limit of beacons a minute. */
 export const tooManyConversions = (limit: number, retryAfter: number) =>
-  new AppError('rate_limited', `Too many conversions from this address: at most ${limit} a minute; retry in ${retryAfter} s`, { limit }, { 'Retry-After': String(retryAfter) })
+  new AppError(
+    'rate_limited',
+    `Too many conversions from this address: at most ${limit} a minute; retry in ${retryAfter} s`,
+    { limit },
+    { 'Retry-After': String(retryAfter) },
+  )

@@ -15,7 +15,11 @@ export const VALUE_MAX = 1_000_000_000_000
 export const ConversionBody = t.Object(
   {
     clickId: t.String({ pattern: CLICK_ID_PATTERN, description: 'Required. The lnk_cid query parameter the redirect added to the destination URL (clk_…)' }),
-    eventName: t.String({ minLength: 1, maxLength: EVENT_NAME_MAX, description: `Required. What happened, e.g. "signup" or "purchase": 1-${EVENT_NAME_MAX} characters, not blank, no control characters` }),
+    eventName: t.String({
+      minLength: 1,
+      maxLength: EVENT_NAME_MAX,
+      description: `Required. What happened, e.g. "signup" or "purchase": 1-${EVENT_NAME_MAX} characters, not blank, no control characters`,
+    }),
     value: t.Optional(t.Number({ minimum: 0, maximum: VALUE_MAX, description: 'Amount in the major unit of currency (19.99 for 19.99 EUR); needs currency' })),
     currency: t.Optional(t.String({ pattern: '^[A-Z]{3}$', description: 'ISO 4217 code in upper case (EUR, USD, JPY…); needs value' })),
     metadata: t.Optional(t.Record(t.String(), t.Unknown(), { description: `Any JSON object, at most ${METADATA_MAX_BYTES} bytes serialised` })),
@@ -33,7 +37,9 @@ export const Conversion = t.Object(
     currency: t.Union([t.String(), t.Null()]),
     metadata: t.Union([t.Record(t.String(), t.Unknown()), t.Null()]),
     createdAt: t.String({ format: 'date-time' }),
-    duplicate: t.Boolean({ description: 'true when this beacon repeats one recorded less than 24 h ago: the answer is that first conversion, and nothing new was counted' }),
+    duplicate: t.Boolean({
+      description: 'true when this beacon repeats one recorded less than 24 h ago: the answer is that first conversion, and nothing new was counted',
+    }),
   },
   { title: 'Conversion' },
 )
@@ -42,7 +48,8 @@ export type ConversionView = Static<typeof Conversion>
 export const CONVERSION_EVENTS: EventDefinition[] = [
   {
     type: 'conversion.created',
-    description: 'A conversion beacon (POST /conversions) was recorded for a click of a link with conversionTracking; a resent beacon counted once sends no second event.',
+    description:
+      'A conversion beacon (POST /conversions) was recorded for a click of a link with conversionTracking; a resent beacon counted once sends no second event.',
     data: t.Object({
       conversion: t.Object({
         id: t.String({ description: 'cnv_…' }),

@@ -48,12 +48,14 @@ export function addressKey(ip: string | null): string {
   const left = head ? head.split(':') : []
   const right = tail ? tail.split(':') : []
   const groups = [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right]
-  return `${groups.slice(0, 4).map((g) => parseInt(g, 16).toString(16)).join(':')}::/64`
+  return `${groups
+    .slice(0, 4)
+    .map((g) => parseInt(g, 16).toString(16))
+    .join(':')}::/64`
 }
 
 /** Bodies our own text/plain parser measured exactly (the app's JSON parser measures against its own limit). */
 const measured = new WeakSet<Request>()
-
 
 /**
  * text/plain holding JSON: what navigator.sendBeacon sends for a string, and what fetch sends for one
@@ -111,16 +113,24 @@ export function conversionRoutes(ctx: ConversionsCtx, http: Pick<HttpKit, 'insta
         const rate = deciding.get(request)
         if (rate) applyRate(await rate, set.headers)
       })
-      .options('/conversions', ({ set }) => {
-        set.status = 204
-        return new Response(null, { status: 204, headers: PREFLIGHT_HEADERS })
-      }, { detail: { hide: true } })
+      .options(
+        '/conversions',
+        ({ set }) => {
+          set.status = 204
+          return new Response(null, { status: 204, headers: PREFLIGHT_HEADERS })
+        },
+        { detail: { hide: true } },
+      )
       .post(
         '/conversions',
         async ({ body, request, set }) => {
           // A JSON body sent without Content-Length (chunked) was read by the app's parser against the app's
           // own limit: measure it here, by its compact JSON.
-          if (!measured.has(request) && request.headers.get('content-length') === null && Buffer.byteLength(JSON.stringify(body) ?? '') > CONVERSION_BODY_LIMIT) {
+          if (
+            !measured.has(request) &&
+            request.headers.get('content-length') === null &&
+            Buffer.byteLength(JSON.stringify(body) ?? '') > CONVERSION_BODY_LIMIT
+          ) {
             throw conversionTooLarge(CONVERSION_BODY_LIMIT)
           }
           const conversion = await recordConversion(ctx, body)

@@ -71,7 +71,12 @@ export function checkConversionBody(raw: unknown): ConversionInput {
     if (typeof currency !== 'string') add('currency', 'must be an ISO 4217 code such as "EUR" or "USD"')
     else if (!isCurrencyCode(currency)) {
       const upper = currency.toUpperCase()
-      add('currency', isCurrencyCode(upper) ? `must be in upper case: "${upper}"` : `"${currency.slice(0, 16)}" is not a current ISO 4217 currency code (such as EUR, USD, GBP, JPY)`)
+      add(
+        'currency',
+        isCurrencyCode(upper)
+          ? `must be in upper case: "${upper}"`
+          : `"${currency.slice(0, 16)}" is not a current ISO 4217 currency code (such as EUR, USD, GBP, JPY)`,
+      )
     }
   }
   // A value is revenue in some currency, and analytics sums it per currency: the two come together.
@@ -156,7 +161,15 @@ function decide(ctx: ConversionsCtx, input: ConversionInput, fingerprint: string
         workspaceId: row.workspaceId,
         mode: 'live' as const,
         data: {
-          conversion: { id: row.id, clickId: row.clickId, eventName: row.eventName, value: row.value, currency: row.currency, metadata: row.metadata ?? null, timestamp: iso(row.createdAt) },
+          conversion: {
+            id: row.id,
+            clickId: row.clickId,
+            eventName: row.eventName,
+            value: row.value,
+            currency: row.currency,
+            metadata: row.metadata ?? null,
+            timestamp: iso(row.createdAt),
+          },
           link: { id: link.id, slug: link.slug, domain: link.domain, shortUrl: shortUrl(ctx, link), destinationUrl: link.destinationUrl },
           workspaceId: row.workspaceId,
         },

@@ -32,7 +32,9 @@ export function createDomainsModule(platform: Platform, http: HttpKit, options: 
   const now = () => clock.now()
   const repo = createDomainsRepo(engineOf(store), now)
   const served = new ServedDomains((domain) => {
-    markHttpsSeen(ctx, domain.id).catch((err) => log.error('recording a domain\'s working certificate failed', { domain: domain.domain, error: (err as Error).message }))
+    markHttpsSeen(ctx, domain.id).catch((err) =>
+      log.error("recording a domain's working certificate failed", { domain: domain.domain, error: (err as Error).message }),
+    )
   })
   const ctx: DomainsCtx = {
     config,

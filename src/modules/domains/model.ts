@@ -15,7 +15,11 @@ const Timestamp = (description: string) => Nullable(t.String({ format: 'date-tim
 const FALLBACK_HELP =
   'Absolute http(s) URL of 1-2048 characters; {DOMAIN} and {ORIGINAL_PATH} (the path without its leading slash) are filled in, braces and all, though braces are no URI characters; read as browsers read URLs (WHATWG). null: the default page.'
 const FallbackUrl = (what: string) =>
-  t.Optional(Nullable(t.String({ minLength: 1, maxLength: 2048, ...documentOnly({ format: 'uri', pattern: HTTP_URL_PATTERN }) }), { description: `${what} ${FALLBACK_HELP}` }))
+  t.Optional(
+    Nullable(t.String({ minLength: 1, maxLength: 2048, ...documentOnly({ format: 'uri', pattern: HTTP_URL_PATTERN }) }), {
+      description: `${what} ${FALLBACK_HELP}`,
+    }),
+  )
 
 // One label: letters, digits and inner hyphens, 1-63 characters; not an ACE label (xn--…), whose punycode the
 // service decodes and may refuse. The last label must not read as a number (12, 0x1f): a URL parser takes such
@@ -28,17 +32,20 @@ export const VerificationStatus = t.Union([t.Literal('pending'), t.Literal('veri
 })
 export const DnsStatus = t.Union([t.Literal('unknown'), t.Literal('ok'), t.Literal('misconfigured'), t.Literal('conflicting')], {
   description:
-    'unknown until a check could tell; ok when the CNAME names the target, every A/AAAA address is one of this service\'s, or http://<domain>/.well-known/lnk/<token> reaches this instance; conflicting when some addresses are this service\'s and others not; misconfigured otherwise',
+    "unknown until a check could tell; ok when the CNAME names the target, every A/AAAA address is one of this service's, or http://<domain>/.well-known/lnk/<token> reaches this instance; conflicting when some addresses are this service's and others not; misconfigured otherwise",
 })
 export const SslStatus = t.Union([t.Literal('unmanaged'), t.Literal('pending'), t.Literal('active'), t.Literal('failed')], {
-  description: 'unmanaged when a proxy of the operator terminates TLS (LNK_TLS_MODE=external); with Caddy: pending until a request arrived over HTTPS, active after, failed when the domain is not served (no certificate will be issued)',
+  description:
+    'unmanaged when a proxy of the operator terminates TLS (LNK_TLS_MODE=external); with Caddy: pending until a request arrived over HTTPS, active after, failed when the domain is not served (no certificate will be issued)',
 })
 
 export const DomainRecord = t.Object({
   type: t.Union([t.Literal('TXT'), t.Literal('CNAME'), t.Literal('A'), t.Literal('AAAA')]),
   name: t.String({ description: 'The name to create the record at' }),
   value: t.String({ description: 'The value to give it' }),
-  seen: Nullable(t.Array(t.String()), { description: 'What the last check found at that name for that type ([] none); null before a check, or when the lookup failed' }),
+  seen: Nullable(t.Array(t.String()), {
+    description: 'What the last check found at that name for that type ([] none); null before a check, or when the lookup failed',
+  }),
   ok: Nullable(t.Boolean(), { description: 'Whether the last check found the value; null before a check or when the lookup failed' }),
 })
 
@@ -51,11 +58,13 @@ export const Domain = t.Object({
   sslStatus: SslStatus,
   served: t.Boolean({ description: 'Whether short links answer on it now: verified, and not misconfigured for more than 7 days' }),
   records: t.Array(DomainRecord, { description: 'The DNS records to create, with what the last check saw' }),
-  httpCheck: Nullable(
-    t.Object({ url: t.String(), reached: t.Boolean(), detail: t.String() }),
-    { description: 'The plain-HTTP reachability check of the last check, when the records alone did not show the domain pointing here' },
-  ),
-  lookupErrors: t.Array(t.String(), { description: 'Lookups of the last check that failed for a transient reason (timeout, SERVFAIL), e.g. "TXT _lnk-challenge.go.example.com: ETIMEOUT"; such a check changes no status' }),
+  httpCheck: Nullable(t.Object({ url: t.String(), reached: t.Boolean(), detail: t.String() }), {
+    description: 'The plain-HTTP reachability check of the last check, when the records alone did not show the domain pointing here',
+  }),
+  lookupErrors: t.Array(t.String(), {
+    description:
+      'Lookups of the last check that failed for a transient reason (timeout, SERVFAIL), e.g. "TXT _lnk-challenge.go.example.com: ETIMEOUT"; such a check changes no status',
+  }),
   failureReason: Nullable(t.String()),
   rootRedirectUrl: Nullable(t.String(), { description: 'Where / goes (301); null: a minimal page' }),
   notFoundUrl: Nullable(t.String(), { description: 'Where an unknown slug goes (302); null: the 404 page' }),
@@ -95,7 +104,9 @@ export const UpdateDomainBody = t.Object(
 
 export const DeleteDomainQuery = t.Object({
   archiveLinks: t.Optional(
-    t.Union([t.Literal('true'), t.Literal('false')], { description: 'true: archive the links on the domain and delete it; otherwise a domain with links is refused (409 domain_has_links)' }),
+    t.Union([t.Literal('true'), t.Literal('false')], {
+      description: 'true: archive the links on the domain and delete it; otherwise a domain with links is refused (409 domain_has_links)',
+    }),
   ),
 })
 
@@ -107,12 +118,12 @@ export const DOMAIN_EVENTS: EventDefinition[] = [
   { type: 'domain.created', description: 'A custom domain was added; data.records names the DNS records to create.', data: Domain },
   {
     type: 'domain.verified',
-    description: 'A custom domain\'s TXT record was seen (it is verified), or a verified domain that was misconfigured points here again.',
+    description: "A custom domain's TXT record was seen (it is verified), or a verified domain that was misconfigured points here again.",
     data: Domain,
   },
   {
     type: 'domain.misconfigured',
-    description: 'A verified domain\'s records stopped pointing here; it is still served until 7 days after misconfiguredAt.',
+    description: "A verified domain's records stopped pointing here; it is still served until 7 days after misconfiguredAt.",
     data: Domain,
   },
   {

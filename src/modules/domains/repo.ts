@@ -26,23 +26,37 @@ export function createDomainsRepo(engine: Engine, now: () => number): DomainsRep
   return {
     async insert(row, effects) {
       try {
-        return await engine.transaction(function* (tx) {
-          yield* lockKey(engine, DOMAIN_NAME_LOCK, row.domain)
-          const [verified] = yield* rows(tx.select({ id: domains.id }).from(domains).where(and(eq(domains.domain, row.domain), eq(domains.verificationStatus, 'verified'))))
-          if (verified) return { ok: false as const, reason: 'verified_elsewhere' as const }
-          yield* rows(tx.insert(domains).values(row))
-          yield* apply(tx, effects, now())
-          return { ok: true as const }
-        }, { immediate: true })
+        return await engine.transaction(
+          function* (tx) {
+            yield* lockKey(engine, DOMAIN_NAME_LOCK, row.domain)
+            const [verified] = yield* rows(
+              tx
+                .select({ id: domains.id })
+                .from(domains)
+                .where(and(eq(domains.domain, row.domain), eq(domains.verificationStatus, 'verified'))),
+            )
+            if (verified) return { ok: false as const, reason: 'verified_elsewhere' as const }
+            yield* rows(tx.insert(domains).values(row))
+            yield* apply(tx, effects, now())
+            return { ok: true as const }
+          },
+          { immediate: true },
+        )
       } catch (err) {
         if (!isUniqueViolation(err, 'domains_workspace_domain_idx')) throw err
-        const [existing] = await db.select({ id: domains.id }).from(domains).where(and(eq(domains.workspaceId, row.workspaceId), eq(domains.domain, row.domain)))
+        const [existing] = await db
+          .select({ id: domains.id })
+          .from(domains)
+          .where(and(eq(domains.workspaceId, row.workspaceId), eq(domains.domain, row.domain)))
         return { ok: false, reason: 'taken_here', id: existing?.id }
       }
     },
 
     async findById(workspaceId, id) {
-      const [row] = await db.select().from(domains).where(and(eq(domains.id, id), eq(domains.workspaceId, workspaceId)))
+      const [row] = await db
+        .select()
+        .from(domains)
+        .where(and(eq(domains.id, id), eq(domains.workspaceId, workspaceId)))
       return row as DomainRow | undefined
     },
 
@@ -74,30 +88,33 @@ export function createDomainsRepo(engine: Engine, now: () => number): DomainsRep
 
     async recordCheck(id, patch, effects, failElsewhere) {
       try {
-        return await engine.transaction(function* (tx) {
-          // The name never changes, so it can be read before its lock is taken.
-          const [named] = yield* rows(tx.select({ domain: domains.domain }).from(domains).where(eq(domains.id, id)))
-          if (!named) return { ok: false as const, reason: 'gone' as const }
-          yield* lockKey(engine, DOMAIN_NAME_LOCK, named.domain)
-          const [written] = yield* rows(tx.update(domains).set(patch).where(eq(domains.id, id)).returning())
-          if (!written) return { ok: false as const, reason: 'gone' as const }
-          const row = written as DomainRow
-          let failed: string[] = []
-          if (failElsewhere) {
-            // One conditional UPDATE: a claim that stopped being pending meanwhile is left as it is.
-            const others = and(eq(domains.domain, row.domain), ne(domains.id, id), eq(domains.verificationStatus, 'pending'))
-            const changed = yield* rows(
-              tx
-                .update(domains)
-                .set({ verificationStatus: 'failed', failureReason: failElsewhere.reason, nextCheckAt: null, updatedAt: failElsewhere.now })
-                .where(others)
-                .returning({ id: domains.id, createdAt: domains.createdAt }),
-            )
-            failed = changed.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1)).map((r) => r.id)
-          }
-          yield* apply(tx, effects, now())
-          return { ok: true as const, row, failedElsewhere: failed }
-        }, { immediate: true })
+        return await engine.transaction(
+          function* (tx) {
+            // The name never changes, so it can be read before its lock is taken.
+            const [named] = yield* rows(tx.select({ domain: domains.domain }).from(domains).where(eq(domains.id, id)))
+            if (!named) return { ok: false as const, reason: 'gone' as const }
+            yield* lockKey(engine, DOMAIN_NAME_LOCK, named.domain)
+            const [written] = yield* rows(tx.update(domains).set(patch).where(eq(domains.id, id)).returning())
+            if (!written) return { ok: false as const, reason: 'gone' as const }
+            const row = written as DomainRow
+            let failed: string[] = []
+            if (failElsewhere) {
+              // One conditional UPDATE: a claim that stopped being pending meanwhile is left as it is.
+              const others = and(eq(domains.domain, row.domain), ne(domains.id, id), eq(domains.verificationStatus, 'pending'))
+              const changed = yield* rows(
+                tx
+                  .update(domains)
+                  .set({ verificationStatus: 'failed', failureReason: failElsewhere.reason, nextCheckAt: null, updatedAt: failElsewhere.now })
+                  .where(others)
+                  .returning({ id: domains.id, createdAt: domains.createdAt }),
+              )
+              failed = changed.sort((a, b) => a.createdAt - b.createdAt || (a.id < b.id ? -1 : 1)).map((r) => r.id)
+            }
+            yield* apply(tx, effects, now())
+            return { ok: true as const, row, failedElsewhere: failed }
+          },
+          { immediate: true },
+        )
       } catch (err) {
         if (isUniqueViolation(err, 'domains_verified_idx')) return { ok: false, reason: 'claimed_elsewhere' }
         throw err
@@ -105,22 +122,32 @@ export function createDomainsRepo(engine: Engine, now: () => number): DomainsRep
     },
 
     delete: (id, workspaceId, archiveLinks, effects) =>
-      engine.transaction(function* (tx) {
-        // Locked so that of two deletes one publishes the event and the other answers gone.
-        const [row] = yield* rows(engine.forUpdate(tx.select().from(domains).where(and(eq(domains.id, id), eq(domains.workspaceId, workspaceId)))))
-        if (!row) return { ok: false as const, reason: 'gone' as const }
-        const onIt = and(eq(links.workspaceId, workspaceId), eq(links.domain, row.domain), eq(links.isArchived, false))
-        let archived = 0
-        if (archiveLinks) {
-          // The count is what the UPDATE archived, not an earlier read another writer may have changed.
-          archived = (yield* rows(tx.update(links).set({ isArchived: true, updatedAt: now() }).where(onIt).returning({ id: links.id }))).length
-        } else {
-          const [live] = yield* rows(tx.select({ n: count() }).from(links).where(onIt))
-          if (live!.n > 0) return { ok: false as const, reason: 'has_links' as const, links: live!.n }
-        }
-        yield* rows(tx.delete(domains).where(eq(domains.id, id)))
-        yield* apply(tx, effects(archived), now())
-        return { ok: true as const, archivedLinks: archived }
-      }, { immediate: true }),
+      engine.transaction(
+        function* (tx) {
+          // Locked so that of two deletes one publishes the event and the other answers gone.
+          const [row] = yield* rows(
+            engine.forUpdate(
+              tx
+                .select()
+                .from(domains)
+                .where(and(eq(domains.id, id), eq(domains.workspaceId, workspaceId))),
+            ),
+          )
+          if (!row) return { ok: false as const, reason: 'gone' as const }
+          const onIt = and(eq(links.workspaceId, workspaceId), eq(links.domain, row.domain), eq(links.isArchived, false))
+          let archived = 0
+          if (archiveLinks) {
+            // The count is what the UPDATE archived, not an earlier read another writer may have changed.
+            archived = (yield* rows(tx.update(links).set({ isArchived: true, updatedAt: now() }).where(onIt).returning({ id: links.id }))).length
+          } else {
+            const [live] = yield* rows(tx.select({ n: count() }).from(links).where(onIt))
+            if (live!.n > 0) return { ok: false as const, reason: 'has_links' as const, links: live!.n }
+          }
+          yield* rows(tx.delete(domains).where(eq(domains.id, id)))
+          yield* apply(tx, effects(archived), now())
+          return { ok: true as const, archivedLinks: archived }
+        },
+        { immediate: true },
+      ),
   }
 }

@@ -38,8 +38,13 @@ function askRefusal(request: Request, trusted: (address: string | null) => boole
   if (request.headers.has('forwarded')) return 'proxied (Forwarded header): the TLS proxy asks without one'
   const forwarded = request.headers.get('x-forwarded-for')
   if (forwarded === null) return null
-  const outsider = forwarded.split(',').map((hop) => hop.trim()).find((hop) => !trusted(hop))
-  return outsider === undefined ? null : `proxied for ${outsider.slice(0, 64) || 'an empty X-Forwarded-For'}: only loopback and LNK_TLS_ASK_ALLOWED_CIDRS may ask, through proxies within them`
+  const outsider = forwarded
+    .split(',')
+    .map((hop) => hop.trim())
+    .find((hop) => !trusted(hop))
+  return outsider === undefined
+    ? null
+    : `proxied for ${outsider.slice(0, 64) || 'an empty X-Forwarded-For'}: only loopback and LNK_TLS_ASK_ALLOWED_CIDRS may ask, through proxies within them`
 }
 
 /** A plain-text answer; `set.status` too, so the request log and metrics record the status sent. */
@@ -62,7 +67,11 @@ export function domainRootRoutes(deps: RootRoutesDeps) {
       {
         params: t.Object({ token: t.String() }),
         response: { 200: t.String({ description: 'The proof the domain check expects' }), 404: t.String() },
-        detail: { summary: 'Domain reachability proof', description: 'What the plain-HTTP domain check fetches on a custom domain: a keyed hash of the token, so only this instance answers it.', security: [] },
+        detail: {
+          summary: 'Domain reachability proof',
+          description: 'What the plain-HTTP domain check fetches on a custom domain: a keyed hash of the token, so only this instance answers it.',
+          security: [],
+        },
       },
     )
     .get(
@@ -84,7 +93,7 @@ export function domainRootRoutes(deps: RootRoutesDeps) {
         detail: {
           summary: 'May Caddy get a certificate for this hostname?',
           description:
-            'For Caddy\'s on_demand_tls ask (LNK_TLS_MODE=caddy): 200 for served custom domains, the shared pool and the API host, 404 for any other value of domain (an empty one, one that is no hostname, an IP address). Answered from memory. Only from loopback or a peer inside LNK_TLS_ASK_ALLOWED_CIDRS, and, when proxied, only for clients in those ranges (every X-Forwarded-For entry); 403 otherwise. 400 when domain is missing or repeated.',
+            "For Caddy's on_demand_tls ask (LNK_TLS_MODE=caddy): 200 for served custom domains, the shared pool and the API host, 404 for any other value of domain (an empty one, one that is no hostname, an IP address). Answered from memory. Only from loopback or a peer inside LNK_TLS_ASK_ALLOWED_CIDRS, and, when proxied, only for clients in those ranges (every X-Forwarded-For entry); 403 otherwise. 400 when domain is missing or repeated.",
           security: [],
           // Published here, not as a query schema (see the handler): without one, the generator takes these.
           parameters: [
@@ -92,7 +101,8 @@ export function domainRootRoutes(deps: RootRoutesDeps) {
               name: 'domain',
               in: 'query',
               required: true,
-              description: 'The hostname Caddy wants a certificate for, as in the TLS handshake (any case, a trailing dot, an internationalised name in Unicode or punycode)',
+              description:
+                'The hostname Caddy wants a certificate for, as in the TLS handshake (any case, a trailing dot, an internationalised name in Unicode or punycode)',
               schema: { type: 'string' },
             },
           ],

@@ -15,7 +15,10 @@ export function domainRoutes(ctx: DomainsCtx, http: HttpKit) {
     .get('/', async ({ caller }) => ok(await listDomains(ctx, caller)), {
       permission: 'domains:read',
       response: { 200: Envelope(t.Array(Domain)), ...errors },
-      detail: { summary: 'List custom domains', description: 'Every custom domain of the workspace, oldest first (within the key\'s domain scope filter, if any).' },
+      detail: {
+        summary: 'List custom domains',
+        description: "Every custom domain of the workspace, oldest first (within the key's domain scope filter, if any).",
+      },
     })
     .post(
       '/',
@@ -46,16 +49,23 @@ export function domainRoutes(ctx: DomainsCtx, http: HttpKit) {
       params: Params,
       body: UpdateDomainBody,
       response: { 200: Envelope(Domain), ...errors },
-      detail: { summary: 'Change a domain\'s fallbacks', description: 'rootRedirectUrl, notFoundUrl and expiredUrl; only the fields sent change, null clears one.' },
+      detail: {
+        summary: "Change a domain's fallbacks",
+        description: 'rootRedirectUrl, notFoundUrl and expiredUrl; only the fields sent change, null clears one.',
+      },
     })
     .delete('/:id', async ({ caller, params, query }) => ok(await deleteDomain(ctx, caller, params.id, query.archiveLinks === 'true')), {
       permission: 'domains:write',
       params: Params,
       query: DeleteDomainQuery,
-      response: { 200: Envelope(t.Object({ id: t.String(), deleted: t.Literal(true), archivedLinks: t.Integer({ description: 'Links archived with the domain' }) })), ...errors },
+      response: {
+        200: Envelope(t.Object({ id: t.String(), deleted: t.Literal(true), archivedLinks: t.Integer({ description: 'Links archived with the domain' }) })),
+        ...errors,
+      },
       detail: {
         summary: 'Delete a custom domain',
-        description: 'Stops serving it at once. A domain with links that are not archived is refused (409 domain_has_links) unless archiveLinks=true, which archives them in the same step.',
+        description:
+          'Stops serving it at once. A domain with links that are not archived is refused (409 domain_has_links) unless archiveLinks=true, which archives them in the same step.',
       },
     })
     .post('/:id/verify', async ({ caller, params }) => ok(await verifyDomain(ctx, caller, params.id)), {
@@ -64,7 +74,8 @@ export function domainRoutes(ctx: DomainsCtx, http: HttpKit) {
       response: { 200: Envelope(Domain), ...errors },
       detail: {
         summary: 'Check a domain now',
-        description: 'Looks at its DNS at once and answers the domain with each record expected and seen. At most one check per 10 seconds per domain (429 verify_throttled with Retry-After).',
+        description:
+          'Looks at its DNS at once and answers the domain with each record expected and seen. At most one check per 10 seconds per domain (429 verify_throttled with Retry-After).',
       },
     })
 }

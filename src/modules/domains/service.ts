@@ -102,7 +102,15 @@ export function publishServing(ctx: DomainsCtx, row: DomainRow, deleted = false,
   const current = ctx.served.get(row.domain)
   const next: ServedDomain | undefined =
     !deleted && isServed(row, ctx.clock.now())
-      ? { id: row.id, domain: row.domain, workspaceId: row.workspaceId, rootRedirectUrl: row.rootRedirectUrl, notFoundUrl: row.notFoundUrl, expiredUrl: row.expiredUrl, acceptsNewLinks: acceptsNewLinks(row) }
+      ? {
+          id: row.id,
+          domain: row.domain,
+          workspaceId: row.workspaceId,
+          rootRedirectUrl: row.rootRedirectUrl,
+          notFoundUrl: row.notFoundUrl,
+          expiredUrl: row.expiredUrl,
+          acceptsNewLinks: acceptsNewLinks(row),
+        }
       : undefined
   if (next) ctx.served.set(next)
   // Another workspace's failed claim must not unserve the winner's domain.
@@ -158,7 +166,8 @@ export async function addDomain(ctx: DomainsCtx, caller: Who, input: CreateDomai
   const issues = new Issues()
   const parsed = parseDomain(input.domain)
   if ('problem' in parsed) issues.add('domain', parsed.problem)
-  else if (serviceHostnames(ctx.config).has(parsed.hostname)) issues.add('domain', `${parsed.hostname} is this service's own host (the API or the shared pool of short domains); add a domain of your own`)
+  else if (serviceHostnames(ctx.config).has(parsed.hostname))
+    issues.add('domain', `${parsed.hostname} is this service's own host (the API or the shared pool of short domains); add a domain of your own`)
   checkFallbackUrls(issues, input)
   issues.throwIfAny()
   const domain = (parsed as { hostname: string }).hostname
@@ -244,7 +253,10 @@ export async function runCheck(ctx: DomainsCtx, row: DomainRow): Promise<DomainR
     events.push('domain.verified')
   } else if (row.verificationStatus === 'pending' && txtSeen === false && now - row.createdAt >= PENDING_FOR_MS) {
     // Only a lookup that answered "no such record" fails it: after a transient error it is looked at again.
-    Object.assign(next, { verificationStatus: 'failed', failureReason: `The TXT record _lnk-challenge.${row.domain} was not seen within 7 days of adding the domain; fix it and verify again` })
+    Object.assign(next, {
+      verificationStatus: 'failed',
+      failureReason: `The TXT record _lnk-challenge.${row.domain} was not seen within 7 days of adding the domain; fix it and verify again`,
+    })
   }
   // A lookup that failed for a transient reason leaves the status as it was: it never fails a domain.
   const dnsStatus = pointing(seen, ctx.config) ?? row.dnsStatus
@@ -267,9 +279,22 @@ export async function runCheck(ctx: DomainsCtx, row: DomainRow): Promise<DomainR
   const claiming = row.verificationStatus !== 'verified' && next.verificationStatus === 'verified'
   const effects = (r: DomainRow): Effects => ({ events: events.map((type) => domainEvent(ctx, type, r)), job: checkJob(r) })
   const written = { ...row, ...patch } as DomainRow
-  let outcome = await ctx.domains.recordCheck(row.id, patch, effects(written), claiming ? { reason: `Another workspace verified ${row.domain} first`, now } : null)
+  let outcome = await ctx.domains.recordCheck(
+    row.id,
+    patch,
+    effects(written),
+    claiming ? { reason: `Another workspace verified ${row.domain} first`, now } : null,
+  )
   if (!outcome.ok && outcome.reason === 'claimed_elsewhere') {
-    const lost: DomainPatch = { seen, lastCheckedAt: now, updatedAt: now, dnsStatus, verificationStatus: 'failed', failureReason: `Another workspace verified ${row.domain} first`, nextCheckAt: null }
+    const lost: DomainPatch = {
+      seen,
+      lastCheckedAt: now,
+      updatedAt: now,
+      dnsStatus,
+      verificationStatus: 'failed',
+      failureReason: `Another workspace verified ${row.domain} first`,
+      nextCheckAt: null,
+    }
     lost.sslStatus = sslStatusOf(ctx, { ...row, ...lost } as DomainRow, now)
     outcome = await ctx.domains.recordCheck(row.id, lost, {}, null)
   }

@@ -5,4 +5,8 @@ import { IDLE_TIMEOUT_SECONDS } from './model'
 export const sessionNotFound = (id: string) => notFound(`Forwarding session ${id}`)
 
 export const sessionExpired = (id: string) =>
-  new AppError('session_expired', `Forwarding session ${id} ended ${IDLE_TIMEOUT_SECONDS} s after its last poll; open a new one (POST /webhooks/cli/sessions; the signing secret stays the same)`, { id })
+  new AppError(
+    'session_expired',
+    `Forwarding session ${id} ended ${IDLE_TIMEOUT_SECONDS} s after its last poll; open a new one (POST /webhooks/cli/sessions; the signing secret stays the same)`,
+    { id },
+  )

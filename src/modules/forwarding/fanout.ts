@@ -29,7 +29,11 @@ function* enqueueAll(engine: Engine, tx: Builder, sessions: readonly OpenSession
 export class OpenSessions {
   private readonly lists: WorkspaceLists<OpenSession>
 
-  constructor(private readonly db: Db, private readonly clock: Clock, generation: () => number) {
+  constructor(
+    private readonly db: Db,
+    private readonly clock: Clock,
+    generation: () => number,
+  ) {
     this.lists = new WorkspaceLists(generation)
   }
 
@@ -51,7 +55,11 @@ export class OpenSessions {
 export class OpenSessionsPg {
   readonly lists: WorkspaceLists<OpenSession>
 
-  constructor(private readonly engine: Engine, private readonly clock: Clock, generation: () => number) {
+  constructor(
+    private readonly engine: Engine,
+    private readonly clock: Clock,
+    generation: () => number,
+  ) {
     this.lists = new WorkspaceLists(generation)
   }
 

@@ -48,11 +48,19 @@ export const ForwardedEvent = t.Object({
   id: t.String({ description: 'The event id (evt_…), also its webhook-id' }),
   type: t.String(),
   body: t.String({ description: 'The event envelope exactly as signed: forward these bytes unchanged' }),
-  headers: t.Record(t.String(), t.String(), { description: 'content-type, user-agent and both signatures of the contract (webhook-id, webhook-timestamp, webhook-signature, x-service-signature), made with the session secret at hand-over' }),
+  headers: t.Record(t.String(), t.String(), {
+    description:
+      'content-type, user-agent and both signatures of the contract (webhook-id, webhook-timestamp, webhook-signature, x-service-signature), made with the session secret at hand-over',
+  }),
 })
 
 export const PollQuery = t.Object({
   session: t.String({ minLength: 1, maxLength: 64, description: 'The session (cls_…)' }),
-  wait: t.Integer({ minimum: 0, maximum: POLL_WAIT_MAX, default: POLL_WAIT_DEFAULT, description: `Seconds to wait for the first event when none is queued (max ${POLL_WAIT_MAX})` }),
+  wait: t.Integer({
+    minimum: 0,
+    maximum: POLL_WAIT_MAX,
+    default: POLL_WAIT_DEFAULT,
+    description: `Seconds to wait for the first event when none is queued (max ${POLL_WAIT_MAX})`,
+  }),
   limit: t.Integer({ minimum: 1, maximum: POLL_LIMIT_MAX, default: POLL_LIMIT_MAX, description: `Events at most (max ${POLL_LIMIT_MAX})` }),
 })

@@ -49,7 +49,12 @@ export function* enqueuing(
   if (!session) return false
   const [held] = yield* rows(tx.select({ n: count() }).from(cliSessionEvents).where(eq(cliSessionEvents.sessionId, sessionId)))
   if (held!.n >= cap) {
-    yield* rows(tx.update(cliSessions).set({ dropped: sql`${cliSessions.dropped} + 1` }).where(eq(cliSessions.id, sessionId)))
+    yield* rows(
+      tx
+        .update(cliSessions)
+        .set({ dropped: sql`${cliSessions.dropped} + 1` })
+        .where(eq(cliSessions.id, sessionId)),
+    )
     return false
   }
   yield* rows(tx.insert(cliSessionEvents).values({ sessionId, ...event, createdAt: now }))
@@ -95,14 +100,26 @@ export function createForwardingRepo(engine: Engine): ForwardingRepo {
       const queued = await db
         .select({ sessionId: cliSessionEvents.sessionId, n: count() })
         .from(cliSessionEvents)
-        .where(inArray(cliSessionEvents.sessionId, open.map((r) => r.id)))
+        .where(
+          inArray(
+            cliSessionEvents.sessionId,
+            open.map((r) => r.id),
+          ),
+        )
         .groupBy(cliSessionEvents.sessionId)
       const by = new Map(queued.map((q) => [q.sessionId, q.n]))
       return open.map((r) => ({ ...r, queued: by.get(r.id) ?? 0 }))
     },
 
     async delete(id, keyId) {
-      return (await db.delete(cliSessions).where(and(eq(cliSessions.id, id), eq(cliSessions.keyId, keyId))).returning({ id: cliSessions.id })).length > 0
+      return (
+        (
+          await db
+            .delete(cliSessions)
+            .where(and(eq(cliSessions.id, id), eq(cliSessions.keyId, keyId)))
+            .returning({ id: cliSessions.id })
+        ).length > 0
+      )
     },
 
     async touch(id, now, expiresAt) {
@@ -114,7 +131,12 @@ export function createForwardingRepo(engine: Engine): ForwardingRepo {
       // are gone and locks the next ones (PostgreSQL locks before it applies the LIMIT), so polls hand events
       // over in order.
       const oldest = engine.forUpdate(
-        db.select({ seq: cliSessionEvents.seq }).from(cliSessionEvents).where(eq(cliSessionEvents.sessionId, sessionId)).orderBy(asc(cliSessionEvents.seq)).limit(limit),
+        db
+          .select({ seq: cliSessionEvents.seq })
+          .from(cliSessionEvents)
+          .where(eq(cliSessionEvents.sessionId, sessionId))
+          .orderBy(asc(cliSessionEvents.seq))
+          .limit(limit),
       )
       const taken: QueuedEvent[] = await db
         .delete(cliSessionEvents)

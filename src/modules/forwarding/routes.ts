@@ -26,14 +26,14 @@ export function forwardingRoutes(ctx: ForwardingCtx, http: HttpKit) {
         detail: {
           summary: 'Open a forwarding session',
           description:
-            'For `lnk listen`: events of the key\'s workspace and mode matching `events` are queued for the session until a poll takes them. The answer carries the signing secret (the same for every session of this key until the key rotates). The session ends 60 s after its last poll.',
+            "For `lnk listen`: events of the key's workspace and mode matching `events` are queued for the session until a poll takes them. The answer carries the signing secret (the same for every session of this key until the key rotates). The session ends 60 s after its last poll.",
         },
       },
     )
     .get('/sessions', async ({ caller }) => ok(await listSessions(ctx, caller)), {
       permission: 'webhooks:read',
       response: { 200: Envelope(t.Array(OpenSessionView)), ...errors },
-      detail: { summary: 'List open forwarding sessions', description: 'The calling key\'s open sessions, never their secret.' },
+      detail: { summary: 'List open forwarding sessions', description: "The calling key's open sessions, never their secret." },
     })
     .delete('/sessions/:id', async ({ caller, params }) => ok(await endSession(ctx, caller, params.id)), {
       permission: 'webhooks:write',

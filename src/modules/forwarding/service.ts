@@ -38,7 +38,11 @@ const secretOf = (ctx: ForwardingCtx, caller: Caller) => ctx.sessions.secretFor(
 
 export async function openSession(ctx: ForwardingCtx, caller: Caller, input: { events?: unknown[]; deviceName?: string }) {
   const issues = validateEventPatterns(input.events ?? ['*'], KNOWN)
-  if (issues.length) throw invalid('body', issues.map((i) => ({ path: pointerToPath(i.path), message: i.message })))
+  if (issues.length)
+    throw invalid(
+      'body',
+      issues.map((i) => ({ path: pointerToPath(i.path), message: i.message })),
+    )
   const events = (input.events ?? ['*']) as string[]
   const now = ctx.clock.now()
   const row: SessionRow = {
@@ -60,7 +64,12 @@ export async function openSession(ctx: ForwardingCtx, caller: Caller, input: { e
 }
 
 export async function listSessions(ctx: ForwardingCtx, caller: Caller) {
-  return (await ctx.sessions.listOpen(caller.key.id, ctx.clock.now())).map((r) => ({ ...sessionFields(r), lastPollAt: isoOrNull(r.lastPollAt), queued: r.queued, dropped: r.dropped }))
+  return (await ctx.sessions.listOpen(caller.key.id, ctx.clock.now())).map((r) => ({
+    ...sessionFields(r),
+    lastPollAt: isoOrNull(r.lastPollAt),
+    queued: r.queued,
+    dropped: r.dropped,
+  }))
 }
 
 export async function endSession(ctx: ForwardingCtx, caller: Caller, id: string) {
@@ -107,6 +116,10 @@ export async function poll(ctx: ForwardingCtx, caller: Caller, q: { session: str
     id: e.eventId,
     type: e.type,
     body: e.body,
-    headers: { 'content-type': 'application/json', 'user-agent': USER_AGENT, ...signatureHeaders({ id: e.eventId, timestamp, body: e.body, secrets: [secret] }) },
+    headers: {
+      'content-type': 'application/json',
+      'user-agent': USER_AGENT,
+      ...signatureHeaders({ id: e.eventId, timestamp, body: e.body, secrets: [secret] }),
+    },
   }))
 }

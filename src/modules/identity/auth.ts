@@ -37,7 +37,8 @@ export function workspaceRef(request: Request, ownWorkspaceId: string): string {
   // Fetch's Headers strip the value's surrounding whitespace, so a blank header reads as ''.
   const header = request.headers.get(WORKSPACE_HEADER.name)
   if (header === null) return ownWorkspaceId
-  if (header.length < WORKSPACE_HEADER.minLength) throw badWorkspaceHeader("must not be empty: send a workspace id or slug, or leave the header out to act in the key's own workspace")
+  if (header.length < WORKSPACE_HEADER.minLength)
+    throw badWorkspaceHeader("must not be empty: send a workspace id or slug, or leave the header out to act in the key's own workspace")
   if (header.length > WORKSPACE_HEADER.maxLength) throw badWorkspaceHeader(`must be at most ${WORKSPACE_HEADER.maxLength} characters: a workspace id or slug`)
   return header
 }

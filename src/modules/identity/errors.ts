@@ -29,7 +29,10 @@ export const badKeyName = () => invalid('body', [{ path: 'name', message: 'must 
 
 /** A test key asked a list for more than its sandbox (`asked`: live or all): refused, not cut down to test records. */
 export const testKeySandboxed = (records: string, asked: string) =>
-  new AppError('forbidden', `A test key sees only test ${records}; leave mode out or send mode=test (mode=${asked} needs a live key)`, { mode: asked, keyMode: 'test' })
+  new AppError('forbidden', `A test key sees only test ${records}; leave mode out or send mode=test (mode=${asked} needs a live key)`, {
+    mode: asked,
+    keyMode: 'test',
+  })
 
 // --- On a call -------------------------------------------------------------------------------------------
 
@@ -49,28 +52,48 @@ export const keyRevoked = () => unauthorized('This API key was revoked; create a
 
 export const keyExpired = () => unauthorized('This API key has expired; create a new one')
 
-export const keyPaused = (reason: string | null) => new AppError('key_paused', `This API key is paused${reason ? ` (${reason})` : ''}; resume it to use it again`)
+export const keyPaused = (reason: string | null) =>
+  new AppError('key_paused', `This API key is paused${reason ? ` (${reason})` : ''}; resume it to use it again`)
 
 export const ipNotAllowed = (ip: string | null) =>
-  new AppError('ip_not_allowed', `This API key may not be used from ${ip ?? 'an unknown address'}; call from an address in its allowedIps or change the list`, { ip })
+  new AppError('ip_not_allowed', `This API key may not be used from ${ip ?? 'an unknown address'}; call from an address in its allowedIps or change the list`, {
+    ip,
+  })
 
 const hhmm = (m: number) => `${String(Math.floor(m / 60) % 24).padStart(2, '0')}:${String(m % 60).padStart(2, '0')}`
 
 export const outsideSchedule = (s: Schedule) =>
-  new AppError('outside_schedule', `This API key works only ${hhmm(s.startMinute)}-${hhmm(s.endMinute)} (${s.timezone}) on days ${s.days.join(',')} (0 = Sunday)`, { schedule: s })
+  new AppError(
+    'outside_schedule',
+    `This API key works only ${hhmm(s.startMinute)}-${hhmm(s.endMinute)} (${s.timezone}) on days ${s.days.join(',')} (0 = Sunday)`,
+    { schedule: s },
+  )
 
 /**
  * The user of the key is not a member of the workspace asked for (`ownWorkspace`: the key's own one, which
  * it has since left).
  */
 export const notAMember = (workspaceRef: string, ownWorkspace: boolean) =>
-  new AppError('forbidden', ownWorkspace ? "This key's user is no longer a member of its workspace" : `You are not a member of workspace "${workspaceRef.slice(0, 64)}"`)
+  new AppError(
+    'forbidden',
+    ownWorkspace ? "This key's user is no longer a member of its workspace" : `You are not a member of workspace "${workspaceRef.slice(0, 64)}"`,
+  )
 
 /** `retryAfter`: seconds until the month turns (UTC). */
 export const monthlyCapExceeded = (monthlyCallCap: number | null, retryAfter: number) =>
-  new AppError('monthly_cap_exceeded', `This key has used its ${monthlyCallCap} calls for this month; it works again when the month turns (UTC)`, { monthlyCallCap }, { 'Retry-After': String(retryAfter) })
+  new AppError(
+    'monthly_cap_exceeded',
+    `This key has used its ${monthlyCallCap} calls for this month; it works again when the month turns (UTC)`,
+    { monthlyCallCap },
+    { 'Retry-After': String(retryAfter) },
+  )
 
 export const rateLimited = (limit: number, retryAfter: number) =>
-  new AppError('rate_limited', `Too many requests: this key may make ${limit} a minute; retry in ${retryAfter} s`, { limit }, { 'Retry-After': String(retryAfter) })
+  new AppError(
+    'rate_limited',
+    `Too many requests: this key may make ${limit} a minute; retry in ${retryAfter} s`,
+    { limit },
+    { 'Retry-After': String(retryAfter) },
+  )
 
 export const permissionMissing = (required: string) => new AppError('forbidden', `This key lacks the ${required} permission`, { required })

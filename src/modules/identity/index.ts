@@ -39,7 +39,14 @@ const LAST_USED_FLUSH_MS = MINUTE_MS
 export function createIdentityModule(platform: Platform, idempotency: IdempotencyDeps['idempotency']) {
   const { instanceId, config, store, clock, log } = platform
   // On SQLite the authenticated request's own reads run on statements prepared once (repo-auth-sqlite.ts).
-  const repo: IdentityRepo = { ...createIdentityRepo(engineOf(store)), ...onEngine(store, (s) => createIdentityAuthReadsSqlite(s.db.db), () => ({})) }
+  const repo: IdentityRepo = {
+    ...createIdentityRepo(engineOf(store)),
+    ...onEngine(
+      store,
+      (s) => createIdentityAuthReadsSqlite(s.db.db),
+      () => ({}),
+    ),
+  }
   const ctx: IdentityCtx = { config, clock, log, identity: repo }
   const lastUsed = new LastUsedTracker(repo)
   /** Per-key request rates: in memory on SQLite (a restart opens a fresh window), shared on PostgreSQL. */
@@ -56,7 +63,11 @@ export function createIdentityModule(platform: Platform, idempotency: Idempotenc
     rateLimiter,
     http,
     routes: identityRoutes(ctx, http),
-    periodic: onEngine(store, () => [], () => LIMITS_PERIODIC),
+    periodic: onEngine(
+      store,
+      () => [],
+      () => LIMITS_PERIODIC,
+    ),
     jobs: limitsPruneJobs(store, clock, log),
     start() {
       timer = setInterval(flush, LAST_USED_FLUSH_MS)

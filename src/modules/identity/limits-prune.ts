@@ -13,16 +13,20 @@ export const PRUNE_LIMITS = 'limits.prune'
 export const LIMITS_PERIODIC: PeriodicTask[] = [{ name: 'prune-limits', pattern: '*/10 * * * *', jobType: PRUNE_LIMITS }]
 
 export function limitsPruneJobs(store: Store, clock: Clock, log: Logger): JobSpec[] {
-  return onEngine<JobSpec[]>(store, () => [], (s) => {
-    const repo = createLimitsRepo(engineOf(s))
-    return [
-      {
-        type: PRUNE_LIMITS,
-        run: async () => {
-          const removed = await repo.prune(clock.now())
-          if (removed) log.info('expired limit windows and spent captchas pruned', { removed })
+  return onEngine<JobSpec[]>(
+    store,
+    () => [],
+    (s) => {
+      const repo = createLimitsRepo(engineOf(s))
+      return [
+        {
+          type: PRUNE_LIMITS,
+          run: async () => {
+            const removed = await repo.prune(clock.now())
+            if (removed) log.info('expired limit windows and spent captchas pruned', { removed })
+          },
         },
-      },
-    ]
-  })
+      ]
+    },
+  )
 }

@@ -129,5 +129,9 @@ export class SharedRateLimiter implements RateLimit {
 
 /** The rate limiter for the engine served from: in memory on SQLite, shared through PostgreSQL. */
 export function rateLimitFor(store: Store, scope: string): RateLimit {
-  return onEngine<RateLimit>(store, () => new RateLimiter(), (s) => new SharedRateLimiter(createLimitsRepo(engineOf(s)), scope))
+  return onEngine<RateLimit>(
+    store,
+    () => new RateLimiter(),
+    (s) => new SharedRateLimiter(createLimitsRepo(engineOf(s)), scope),
+  )
 }

@@ -18,17 +18,16 @@ export function createIdentityAuthReadsSqlite(db: Db): IdentityAuthReads {
       ),
     )
     .prepare()
-  const userById = db.select().from(users).where(eq(users.id, sql.placeholder('id'))).prepare()
+  const userById = db
+    .select()
+    .from(users)
+    .where(eq(users.id, sql.placeholder('id')))
+    .prepare()
   const memberWorkspace = db
     .select({ workspace: workspaces, role: memberships.role })
     .from(memberships)
     .innerJoin(workspaces, eq(workspaces.id, memberships.workspaceId))
-    .where(
-      and(
-        eq(memberships.userId, sql.placeholder('userId')),
-        or(eq(workspaces.id, sql.placeholder('ref')), eq(workspaces.slug, sql.placeholder('ref'))),
-      ),
-    )
+    .where(and(eq(memberships.userId, sql.placeholder('userId')), or(eq(workspaces.id, sql.placeholder('ref')), eq(workspaces.slug, sql.placeholder('ref')))))
     .prepare()
   // The cap as a placeholder, so one statement serves capped and uncapped keys.
   const countCall = db

@@ -42,7 +42,10 @@ export function createLimitsRepo(engine: Engine): LimitsRepo {
         .returning({ count: limitWindows.count, previous: sql<number | string | null>`${previousCount}` })
       // bigint values read through sql`` arrive as strings from Bun's PostgreSQL client.
       if (row) return { taken: true, current: Number(row.count), previous: Number(row.previous ?? 0) }
-      const counts = await db.select({ name: limitWindows.name, count: limitWindows.count }).from(limitWindows).where(inArray(limitWindows.name, [t.name, t.previousName]))
+      const counts = await db
+        .select({ name: limitWindows.name, count: limitWindows.count })
+        .from(limitWindows)
+        .where(inArray(limitWindows.name, [t.name, t.previousName]))
       const countOf = (name: string) => Number(counts.find((c) => c.name === name)?.count ?? 0)
       return { taken: false, current: countOf(t.name), previous: countOf(t.previousName) }
     },

@@ -51,7 +51,11 @@ export function createIdentityRepo(engine: Engine): IdentityRepo {
       return row
     },
     async findWorkspace(ref) {
-      const [row] = await db.select().from(workspaces).where(or(eq(workspaces.id, ref), eq(workspaces.slug, ref))).limit(1)
+      const [row] = await db
+        .select()
+        .from(workspaces)
+        .where(or(eq(workspaces.id, ref), eq(workspaces.slug, ref)))
+        .limit(1)
       return row
     },
     listUserWorkspaces: (userId) =>
@@ -83,13 +87,21 @@ export function createIdentityRepo(engine: Engine): IdentityRepo {
       return row?.calls ?? 0
     },
     bootstrap: (input) =>
-      engine.transaction(function* (tx) {
-        const user = yield* userByEmail(tx, input.user)
-        const [workspace] = yield* rows(tx.insert(workspaces).values(input.workspace).returning())
-        yield* rows(tx.insert(memberships).values({ workspaceId: workspace!.id, userId: user.id, role: 'owner', createdAt: input.now }))
-        const [key] = yield* rows(tx.insert(apiKeys).values({ ...input.key, userId: user.id, workspaceId: workspace!.id }).returning())
-        return { user, workspace: workspace!, key: key! }
-      }, { immediate: true }),
+      engine.transaction(
+        function* (tx) {
+          const user = yield* userByEmail(tx, input.user)
+          const [workspace] = yield* rows(tx.insert(workspaces).values(input.workspace).returning())
+          yield* rows(tx.insert(memberships).values({ workspaceId: workspace!.id, userId: user.id, role: 'owner', createdAt: input.now }))
+          const [key] = yield* rows(
+            tx
+              .insert(apiKeys)
+              .values({ ...input.key, userId: user.id, workspaceId: workspace!.id })
+              .returning(),
+          )
+          return { user, workspace: workspace!, key: key! }
+        },
+        { immediate: true },
+      ),
     async workspaceOwner(workspaceId) {
       const [row] = await db
         .select({ userId: memberships.userId })
@@ -106,16 +118,19 @@ export function createIdentityRepo(engine: Engine): IdentityRepo {
         return row!
       }),
     addMember: (workspaceId, user, role, now) =>
-      engine.transaction(function* (tx) {
-        const row = yield* userByEmail(tx, user)
-        yield* rows(
-          tx
-            .insert(memberships)
-            .values({ workspaceId, userId: row.id, role, createdAt: now })
-            .onConflictDoUpdate({ target: [memberships.workspaceId, memberships.userId], set: { role } }),
-        )
-        return row
-      }, { immediate: true }),
+      engine.transaction(
+        function* (tx) {
+          const row = yield* userByEmail(tx, user)
+          yield* rows(
+            tx
+              .insert(memberships)
+              .values({ workspaceId, userId: row.id, role, createdAt: now })
+              .onConflictDoUpdate({ target: [memberships.workspaceId, memberships.userId], set: { role } }),
+          )
+          return row
+        },
+        { immediate: true },
+      ),
     async insertKey(key) {
       const [row] = await db.insert(apiKeys).values(key).returning()
       return row!

@@ -13,7 +13,8 @@ export function identityRoutes(ctx: IdentityCtx, http: HttpKit) {
       response: { 200: Envelope(Me), 401: ErrorEnvelope, 403: ErrorEnvelope, 429: ErrorEnvelope },
       detail: {
         summary: 'Who am I',
-        description: "The key's user and workspace, the key itself (never its secret) and this month's usage. Any valid key may call it; use it to validate a key.",
+        description:
+          "The key's user and workspace, the key itself (never its secret) and this month's usage. Any valid key may call it; use it to validate a key.",
       },
     })
 }

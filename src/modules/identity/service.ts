@@ -2,7 +2,16 @@
 import { iso, isoOrNull, utcMonth } from '../../platform/clock'
 import type { Deps } from '../../context'
 import type { Caller } from './caller'
-import { badKeyName, badPermissions, notAnEmail, userNotFound, workspaceHasNoOwner, workspaceNameUnusable, workspaceNotFound, workspaceSlugTaken } from './errors'
+import {
+  badKeyName,
+  badPermissions,
+  notAnEmail,
+  userNotFound,
+  workspaceHasNoOwner,
+  workspaceNameUnusable,
+  workspaceNotFound,
+  workspaceSlugTaken,
+} from './errors'
 import { newId } from '../../platform/random'
 import { generateKey, type KeyMode } from './keys'
 import { parseGrants, type Grant } from './permissions'
@@ -100,7 +109,12 @@ export async function addMember(ctx: IdentityCtx, input: { workspace: string; em
   if (!workspace) throw workspaceNotFound(input.workspace)
   const now = ctx.clock.now()
   const role = input.role ?? 'member'
-  const user = await ctx.identity.addMember(workspace.id, { id: newId('usr'), email: parseEmail(input.email), name: input.name?.trim() || null, createdAt: now }, role, now)
+  const user = await ctx.identity.addMember(
+    workspace.id,
+    { id: newId('usr'), email: parseEmail(input.email), name: input.name?.trim() || null, createdAt: now },
+    role,
+    now,
+  )
   return { user: toUser(user), workspace: toWorkspace(workspace), role }
 }
 

@@ -18,9 +18,20 @@ export { getLink, type LinksCtx } from './service'
 
 export function createLinksModule(platform: Platform, http: HttpKit, domains: DomainsModule, pages: Pick<PagesModule, 'repo'>, qr: LinkQr) {
   const { config, store, clock, log, bus } = platform
-  const links = createLinksRepo(engineOf(store), onEngine(store, (s) => createLinkStatements(s.db.db), () => undefined))
+  const links = createLinksRepo(
+    engineOf(store),
+    onEngine(
+      store,
+      (s) => createLinkStatements(s.db.db),
+      () => undefined,
+    ),
+  )
   /** The redirect's synchronous reads: SQLite only; on PostgreSQL the redirect awaits `repo`. */
-  const redirectReads: RedirectReads | null = onEngine(store, (s) => createRedirectReads(s.db.db), () => null)
+  const redirectReads: RedirectReads | null = onEngine(
+    store,
+    (s) => createRedirectReads(s.db.db),
+    () => null,
+  )
   const ctx: LinksCtx = { config, clock, log, links, bus, served: domains.served, bridgePages: pages.repo, qr }
   return defineModule({ name: 'links', events: LINK_EVENTS, ctx, repo: links, redirectReads, routes: linkRoutes(ctx, http) })
 }

@@ -34,7 +34,13 @@ export const RedirectStatus = t.Union([t.Literal(301), t.Literal(302), t.Literal
 const linkFields = {
   destinationUrl: Url,
   slug: t.Optional(t.String({ pattern: SLUG_PATTERN, description: '1-64 of A-Z a-z 0-9 _ -, case-sensitive; generated (7 characters) when omitted' })),
-  domain: t.Optional(t.String({ minLength: 1, maxLength: 253, description: 'A shared short domain or one of the workspace\'s verified domains; the first shared domain when omitted' })),
+  domain: t.Optional(
+    t.String({
+      minLength: 1,
+      maxLength: 253,
+      description: "A shared short domain or one of the workspace's verified domains; the first shared domain when omitted",
+    }),
+  ),
   title: nullableString(500),
   description: nullableString(2000),
   tags: t.Optional(t.Array(t.String({ minLength: 1, maxLength: 64 }), { maxItems: 50 })),
@@ -42,7 +48,9 @@ const linkFields = {
   campaignId: nullableString(128),
   redirectStatus: t.Optional(RedirectStatus),
   fallbackUrl: t.Optional(t.Union([url('Where visitors go once the link expired or reached a limit; a 410 page when null'), t.Null()])),
-  password: t.Optional(t.Union([t.String({ minLength: 1, maxLength: 128 }), t.Null()], { description: 'Visitors must enter it; stored as an argon2id hash and never returned' })),
+  password: t.Optional(
+    t.Union([t.String({ minLength: 1, maxLength: 128 }), t.Null()], { description: 'Visitors must enter it; stored as an argon2id hash and never returned' }),
+  ),
   expiresAt: t.Optional(t.Union([Timestamp, t.Null()], { description: 'When the link stops redirecting; must be in the future (null: never)' })),
   clickLimit: t.Optional(t.Union([t.Integer({ minimum: 1 }), t.Null()])),
   uniqueIpLimit: t.Optional(t.Union([t.Integer({ minimum: 1 }), t.Null()], { description: 'Only the first N distinct client addresses are served' })),
@@ -60,7 +68,11 @@ const linkFields = {
   captchaEnabled: t.Optional(t.Boolean()),
   consentRequired: t.Optional(t.Boolean()),
   conversionTracking: t.Optional(t.Boolean({ description: 'Append lnk_cid=<click id> to the destination, for POST /conversions' })),
-  bridgePageId: t.Optional(t.Union([t.String({ maxLength: 64 }), t.Null()], { description: 'A bridge page of the workspace (bp_…) shown instead of redirecting; null: redirect as usual' })),
+  bridgePageId: t.Optional(
+    t.Union([t.String({ maxLength: 64 }), t.Null()], {
+      description: 'A bridge page of the workspace (bp_…) shown instead of redirecting; null: redirect as usual',
+    }),
+  ),
 }
 
 export const Include = t.Array(t.Literal('qr'), { maxItems: 1, description: 'Only "qr" is allowed: returns the link with its qr object' })
@@ -68,7 +80,10 @@ export const Include = t.Array(t.Literal('qr'), { maxItems: 1, description: 'Onl
 export const CreateLinkBody = t.Object({ include: t.Optional(Include), ...linkFields }, { additionalProperties: false, title: 'LinkCreate' })
 export type CreateLinkInput = Static<typeof CreateLinkBody>
 
-export const Qr = t.Object({ svg: t.String({ description: 'Inline SVG' }), png: t.String({ description: '{base_url}/qr/render?data=<short URL>&size=<px>' }) }, { title: 'Qr' })
+export const Qr = t.Object(
+  { svg: t.String({ description: 'Inline SVG' }), png: t.String({ description: '{base_url}/qr/render?data=<short URL>&size=<px>' }) },
+  { title: 'Qr' },
+)
 export type QrObject = Static<typeof Qr>
 /** Renders a link's qr object from its short URL (the qr module's linkQr). */
 export type LinkQr = (config: Pick<Config, 'baseUrl'>, shortUrl: string) => Promise<QrObject>
@@ -94,7 +109,11 @@ export const READ_ONLY_LINK_FIELDS = Object.keys(readOnlyFields) as (keyof typeo
 function ignoredWhenSent<T extends TSchema>(schema: T) {
   // Without the title: the Link's own Qr schema stays the one "Qr" of the document.
   const { title: _title, description, ...rest } = schema as T & { title?: string; description?: string }
-  return t.Optional({ ...rest, readOnly: true, description: `${description ? `${description}. ` : ''}Read-only: ignored when sent, so a fetched Link can be sent back` } as unknown as T)
+  return t.Optional({
+    ...rest,
+    readOnly: true,
+    description: `${description ? `${description}. ` : ''}Read-only: ignored when sent, so a fetched Link can be sent back`,
+  } as unknown as T)
 }
 
 /**

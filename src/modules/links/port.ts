@@ -56,10 +56,37 @@ export type NewLink = Insertable<LinkRow>
  */
 export type RedirectLink = Pick<
   LinkRow,
-  | 'id' | 'workspaceId' | 'domain' | 'slug' | 'destinationUrl' | 'title' | 'description' | 'redirectStatus' | 'fallbackUrl'
-  | 'passwordHash' | 'expiresAt' | 'clickLimit' | 'uniqueIpLimit' | 'publicStatsEnabled' | 'utmSource' | 'utmMedium'
-  | 'utmCampaign' | 'utmTerm' | 'utmContent' | 'ogTitle' | 'ogDescription' | 'ogImageUrl' | 'twitterCard' | 'deepLinkEnabled'
-  | 'captchaEnabled' | 'consentRequired' | 'conversionTracking' | 'bridgePageId' | 'isActive' | 'isTest' | 'totalClicks'
+  | 'id'
+  | 'workspaceId'
+  | 'domain'
+  | 'slug'
+  | 'destinationUrl'
+  | 'title'
+  | 'description'
+  | 'redirectStatus'
+  | 'fallbackUrl'
+  | 'passwordHash'
+  | 'expiresAt'
+  | 'clickLimit'
+  | 'uniqueIpLimit'
+  | 'publicStatsEnabled'
+  | 'utmSource'
+  | 'utmMedium'
+  | 'utmCampaign'
+  | 'utmTerm'
+  | 'utmContent'
+  | 'ogTitle'
+  | 'ogDescription'
+  | 'ogImageUrl'
+  | 'twitterCard'
+  | 'deepLinkEnabled'
+  | 'captchaEnabled'
+  | 'consentRequired'
+  | 'conversionTracking'
+  | 'bridgePageId'
+  | 'isActive'
+  | 'isTest'
+  | 'totalClicks'
 >
 
 export interface LinkFilter {
@@ -89,7 +116,10 @@ export interface PlanUsage {
 
 /** Thrown inside a write transaction to roll it back with a reason the service turns into an AppError. */
 export class LinkWriteRefused extends Error {
-  constructor(readonly reason: 'slug_taken' | 'plan_limit_reached', readonly index = 0) {
+  constructor(
+    readonly reason: 'slug_taken' | 'plan_limit_reached',
+    readonly index = 0,
+  ) {
     super(reason)
   }
 }

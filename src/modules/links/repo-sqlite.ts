@@ -81,8 +81,22 @@ function decodeRedirectLink(r: Record<string, unknown>, intern: (s: string) => s
 export function createRedirectReads(db: Db): RedirectReads {
   const intern = interner()
   const columns = redirectColumns(links)
-  const byDomainSlug = hotStatement(db, db.select(columns).from(links).where(and(eq(links.domain, sql.placeholder('domain')), eq(links.slug, sql.placeholder('slug')))))
-  const page = hotStatement(db, db.select(columns).from(links).where(gt(links.id, sql.placeholder('afterId'))).orderBy(asc(links.id)).limit(sql.placeholder('limit')))
+  const byDomainSlug = hotStatement(
+    db,
+    db
+      .select(columns)
+      .from(links)
+      .where(and(eq(links.domain, sql.placeholder('domain')), eq(links.slug, sql.placeholder('slug')))),
+  )
+  const page = hotStatement(
+    db,
+    db
+      .select(columns)
+      .from(links)
+      .where(gt(links.id, sql.placeholder('afterId')))
+      .orderBy(asc(links.id))
+      .limit(sql.placeholder('limit')),
+  )
   return {
     findRedirectSync(domain, slug) {
       const raw = byDomainSlug.get({ domain, slug })
@@ -113,9 +127,23 @@ export function createLinkStatements(db: Db): LinkStatements {
     db
       .select({ slug: links.slug })
       .from(links)
-      .where(and(eq(links.domain, sql.placeholder('domain')), inArray(links.slug, slotNames.map((name) => sql.placeholder(name))))),
+      .where(
+        and(
+          eq(links.domain, sql.placeholder('domain')),
+          inArray(
+            links.slug,
+            slotNames.map((name) => sql.placeholder(name)),
+          ),
+        ),
+      ),
   )
-  const insertTag = hotStatement(db, db.insert(linkTags).values({ linkId: sql.placeholder('linkId'), tag: sql.placeholder('tag') }).onConflictDoNothing())
+  const insertTag = hotStatement(
+    db,
+    db
+      .insert(linkTags)
+      .values({ linkId: sql.placeholder('linkId'), tag: sql.placeholder('tag') })
+      .onConflictDoNothing(),
+  )
   const publish = preparedPublisher(db)
   return {
     insertLink(row) {

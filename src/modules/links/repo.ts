@@ -12,10 +12,37 @@ import { publishing } from '../../events/outbox'
 import { LinkWriteRefused, type LinkFilter, type LinkRow, type LinksRepo, type LinkStatements, type PlanUsage, type RedirectLink } from './port'
 
 const REDIRECT_KEYS = [
-  'id', 'workspaceId', 'domain', 'slug', 'destinationUrl', 'title', 'description', 'redirectStatus', 'fallbackUrl', 'passwordHash',
-  'expiresAt', 'clickLimit', 'uniqueIpLimit', 'publicStatsEnabled', 'utmSource', 'utmMedium', 'utmCampaign', 'utmTerm', 'utmContent',
-  'ogTitle', 'ogDescription', 'ogImageUrl', 'twitterCard', 'deepLinkEnabled', 'captchaEnabled', 'consentRequired', 'conversionTracking',
-  'bridgePageId', 'isActive', 'isTest', 'totalClicks',
+  'id',
+  'workspaceId',
+  'domain',
+  'slug',
+  'destinationUrl',
+  'title',
+  'description',
+  'redirectStatus',
+  'fallbackUrl',
+  'passwordHash',
+  'expiresAt',
+  'clickLimit',
+  'uniqueIpLimit',
+  'publicStatsEnabled',
+  'utmSource',
+  'utmMedium',
+  'utmCampaign',
+  'utmTerm',
+  'utmContent',
+  'ogTitle',
+  'ogDescription',
+  'ogImageUrl',
+  'twitterCard',
+  'deepLinkEnabled',
+  'captchaEnabled',
+  'consentRequired',
+  'conversionTracking',
+  'bridgePageId',
+  'isActive',
+  'isTest',
+  'totalClicks',
 ] as const satisfies readonly (keyof RedirectLink)[]
 // Fails to compile when RedirectLink gains a field this list lacks.
 const everyRedirectKey: Exclude<keyof RedirectLink, (typeof REDIRECT_KEYS)[number]> extends never ? true : never = true
@@ -39,7 +66,12 @@ export function redirectColumns(links: Links) {
 function* heldUsage(engine: Engine, tx: Builder, usage: PlanUsage): Steps<{ created: number; inserted: boolean }> {
   const { linkUsage } = engine.t
   if (engine.name === 'sqlite') {
-    const [row] = yield* rows(tx.select({ created: linkUsage.created }).from(linkUsage).where(and(eq(linkUsage.workspaceId, usage.workspaceId), eq(linkUsage.month, usage.month))))
+    const [row] = yield* rows(
+      tx
+        .select({ created: linkUsage.created })
+        .from(linkUsage)
+        .where(and(eq(linkUsage.workspaceId, usage.workspaceId), eq(linkUsage.month, usage.month))),
+    )
     return { created: row?.created ?? 0, inserted: false }
   }
   const [row] = yield* rows(
@@ -65,25 +97,54 @@ export function createLinksRepo(engine: Engine, prepared?: LinkStatements): Link
     const parts: (SQL | undefined)[] = [eq(links.workspaceId, f.workspaceId)]
     // search_text is lower-cased by the service (Unicode-aware); LIKE then folds ASCII letters only, as SQLite's does.
     if (f.search) parts.push(sql`${engine.asciiLower(links.searchText)} like ${`%${escapeLike(f.search.toLowerCase())}%`} escape '\\'`)
-    if (f.tag) parts.push(exists(db.select({ linkId: linkTags.linkId }).from(linkTags).where(and(eq(linkTags.linkId, links.id), eq(linkTags.tag, f.tag)))))
+    if (f.tag)
+      parts.push(
+        exists(
+          db
+            .select({ linkId: linkTags.linkId })
+            .from(linkTags)
+            .where(and(eq(linkTags.linkId, links.id), eq(linkTags.tag, f.tag))),
+        ),
+      )
     if (f.domain) parts.push(eq(links.domain, f.domain))
     if (f.archived !== undefined) parts.push(eq(links.isArchived, f.archived))
     if (f.isTest !== undefined) parts.push(eq(links.isTest, f.isTest))
     if (f.scope?.domains?.length) parts.push(inArray(links.domain, f.scope.domains))
-    if (f.scope?.tags?.length) parts.push(exists(db.select({ linkId: linkTags.linkId }).from(linkTags).where(and(eq(linkTags.linkId, links.id), inArray(linkTags.tag, f.scope.tags)))))
+    if (f.scope?.tags?.length)
+      parts.push(
+        exists(
+          db
+            .select({ linkId: linkTags.linkId })
+            .from(linkTags)
+            .where(and(eq(linkTags.linkId, links.id), inArray(linkTags.tag, f.scope.tags))),
+        ),
+      )
     return and(...parts)!
   }
 
   return {
     async findRedirect(domain, slug) {
-      const [row] = await db.select(redirect).from(links).where(and(eq(links.domain, domain), eq(links.slug, slug))).limit(1)
+      const [row] = await db
+        .select(redirect)
+        .from(links)
+        .where(and(eq(links.domain, domain), eq(links.slug, slug)))
+        .limit(1)
       return row
     },
     async redirectLinks(afterId, limit) {
-      return db.select(redirect).from(links).where(gt(engine.byteOrder(links.id), afterId)).orderBy(engine.byteOrder(links.id)).limit(limit)
+      return db
+        .select(redirect)
+        .from(links)
+        .where(gt(engine.byteOrder(links.id), afterId))
+        .orderBy(engine.byteOrder(links.id))
+        .limit(limit)
     },
     async findById(workspaceId, id) {
-      const [row] = await db.select().from(links).where(and(eq(links.workspaceId, workspaceId), eq(links.id, id))).limit(1)
+      const [row] = await db
+        .select()
+        .from(links)
+        .where(and(eq(links.workspaceId, workspaceId), eq(links.id, id)))
+        .limit(1)
       return row
     },
     async list(f, page, perPage) {
@@ -101,52 +162,61 @@ export function createLinksRepo(engine: Engine, prepared?: LinkStatements): Link
       return { rows: found, total: counted[0]?.n ?? 0 }
     },
     insertMany: (items, usage, now) =>
-      engine.transaction(function* (tx) {
-        const limited = usage.allowance !== null && items.some((item) => item.countsTowardsPlan)
-        const held = limited ? yield* heldUsage(engine, tx, usage) : undefined
-        let used = held?.created ?? 0
-        const results: (LinkRow | LinkWriteRefused)[] = []
-        let counted = 0
-        for (const [index, item] of items.entries()) {
-          if (item.countsTowardsPlan && usage.allowance !== null && used >= usage.allowance) {
-            results.push(new LinkWriteRefused('plan_limit_reached', index))
-            continue
+      engine.transaction(
+        function* (tx) {
+          const limited = usage.allowance !== null && items.some((item) => item.countsTowardsPlan)
+          const held = limited ? yield* heldUsage(engine, tx, usage) : undefined
+          let used = held?.created ?? 0
+          const results: (LinkRow | LinkWriteRefused)[] = []
+          let counted = 0
+          for (const [index, item] of items.entries()) {
+            if (item.countsTowardsPlan && usage.allowance !== null && used >= usage.allowance) {
+              results.push(new LinkWriteRefused('plan_limit_reached', index))
+              continue
+            }
+            // On PostgreSQL a (domain, slug) another transaction holds uncommitted makes this wait for its
+            // outcome, so of two nodes creating the same slug exactly one gets it.
+            const inserted = prepared ? prepared.insertLink(item.row) : (yield* rows(tx.insert(links).values(item.row).onConflictDoNothing().returning()))[0]
+            if (!inserted) {
+              results.push(new LinkWriteRefused('slug_taken', index))
+              continue
+            }
+            if (prepared) {
+              for (const tag of inserted.tags) prepared.insertTag(inserted.id, tag)
+              prepared.publish(item.event(inserted), now)
+            } else {
+              if (inserted.tags.length)
+                yield* rows(
+                  tx
+                    .insert(linkTags)
+                    .values(inserted.tags.map((tag) => ({ linkId: inserted.id, tag })))
+                    .onConflictDoNothing(),
+                )
+              yield* publishing(engine, tx, item.event(inserted), now)
+            }
+            if (item.countsTowardsPlan) {
+              used++
+              counted++
+            }
+            results.push(inserted)
           }
-          // On PostgreSQL a (domain, slug) another transaction holds uncommitted makes this wait for its
-          // outcome, so of two nodes creating the same slug exactly one gets it.
-          const inserted = prepared ? prepared.insertLink(item.row) : (yield* rows(tx.insert(links).values(item.row).onConflictDoNothing().returning()))[0]
-          if (!inserted) {
-            results.push(new LinkWriteRefused('slug_taken', index))
-            continue
+          if (counted) {
+            // Incremented in SQL: the row is locked when limited, and an unlimited insert must not lose a
+            // concurrent one's count either.
+            yield* rows(
+              tx
+                .insert(linkUsage)
+                .values({ workspaceId: usage.workspaceId, month: usage.month, created: counted })
+                .onConflictDoUpdate({ target: [linkUsage.workspaceId, linkUsage.month], set: { created: sql`${linkUsage.created} + ${counted}` } }),
+            )
+          } else if (held?.inserted) {
+            // The lock's row, created for nothing: SQLite would have written none.
+            yield* rows(tx.delete(linkUsage).where(and(eq(linkUsage.workspaceId, usage.workspaceId), eq(linkUsage.month, usage.month))))
           }
-          if (prepared) {
-            for (const tag of inserted.tags) prepared.insertTag(inserted.id, tag)
-            prepared.publish(item.event(inserted), now)
-          } else {
-            if (inserted.tags.length) yield* rows(tx.insert(linkTags).values(inserted.tags.map((tag) => ({ linkId: inserted.id, tag }))).onConflictDoNothing())
-            yield* publishing(engine, tx, item.event(inserted), now)
-          }
-          if (item.countsTowardsPlan) {
-            used++
-            counted++
-          }
-          results.push(inserted)
-        }
-        if (counted) {
-          // Incremented in SQL: the row is locked when limited, and an unlimited insert must not lose a
-          // concurrent one's count either.
-          yield* rows(
-            tx
-              .insert(linkUsage)
-              .values({ workspaceId: usage.workspaceId, month: usage.month, created: counted })
-              .onConflictDoUpdate({ target: [linkUsage.workspaceId, linkUsage.month], set: { created: sql`${linkUsage.created} + ${counted}` } }),
-          )
-        } else if (held?.inserted) {
-          // The lock's row, created for nothing: SQLite would have written none.
-          yield* rows(tx.delete(linkUsage).where(and(eq(linkUsage.workspaceId, usage.workspaceId), eq(linkUsage.month, usage.month))))
-        }
-        return results
-      }, { immediate: true }),
+          return results
+        },
+        { immediate: true },
+      ),
     async update(id, patch, event, now) {
       try {
         return await engine.transaction(function* (tx) {
@@ -173,7 +243,10 @@ export function createLinksRepo(engine: Engine, prepared?: LinkStatements): Link
     async slugsInUse(domain, slugs) {
       if (prepared) return prepared.slugsInUse(domain, slugs)
       if (!slugs.length) return new Set()
-      const taken = await db.select({ slug: links.slug }).from(links).where(and(eq(links.domain, domain), inArray(links.slug, slugs)))
+      const taken = await db
+        .select({ slug: links.slug })
+        .from(links)
+        .where(and(eq(links.domain, domain), inArray(links.slug, slugs)))
       return new Set(taken.map((r) => r.slug))
     },
   }

@@ -59,7 +59,8 @@ export function linkRoutes(ctx: LinksCtx, http: HttpKit) {
         response: { 200: PageEnvelope(Link), ...errors },
         detail: {
           summary: 'List links',
-          description: "Newest first. meta.pagination is always present. A live key lists live links unless mode says otherwise; a test key lists only its workspace's test links.",
+          description:
+            "Newest first. meta.pagination is always present. A live key lists live links unless mode says otherwise; a test key lists only its workspace's test links.",
         },
       },
     )
@@ -75,7 +76,8 @@ export function linkRoutes(ctx: LinksCtx, http: HttpKit) {
         response: { 201: Envelope(Link), ...errors },
         detail: {
           summary: 'Create a link',
-          description: 'Only destinationUrl is required. A test key creates a sandboxed link (isTest). include: ["qr"] returns the qr object. Supports Idempotency-Key.',
+          description:
+            'Only destinationUrl is required. A test key creates a sandboxed link (isTest). include: ["qr"] returns the qr object. Supports Idempotency-Key.',
           'x-idempotent': true,
         },
       },
@@ -105,7 +107,8 @@ export function linkRoutes(ctx: LinksCtx, http: HttpKit) {
         response: { 200: Envelope(BulkResponse), ...errors },
         detail: {
           summary: 'Create links in bulk',
-          description: 'One result per input, in order: the Link or an error with code and message. The valid ones are written in one transaction. Supports Idempotency-Key.',
+          description:
+            'One result per input, in order: the Link or an error with code and message. The valid ones are written in one transaction. Supports Idempotency-Key.',
           'x-idempotent': true,
         },
       },

@@ -79,7 +79,6 @@ async function withQr(ctx: LinksCtx, view: LinkView, include: boolean): Promise<
   return include ? { ...view, qr: await ctx.qr(ctx.config, view.shortUrl) } : view
 }
 
-
 function checkUrl(ctx: LinksCtx, issues: Issues, path: string, value: string | null | undefined, refuseOwnDomains: boolean) {
   if (value == null) return
   let url: URL
@@ -114,19 +113,21 @@ async function checkBridgePage(ctx: LinksCtx, caller: Caller, issues: Issues, id
   if (id == null) return
   const page = await ctx.bridgePages.find(caller.workspace.id, id)
   if (!page) issues.add('bridgePageId', `${id} is not a bridge page of this workspace (GET /bridge-pages lists them)`)
-  else if (page.isTest !== (caller.mode === 'test')) issues.add('bridgePageId', `${id} is a ${page.isTest ? 'test' : 'live'} page; a ${caller.mode} link shows ${caller.mode} pages`)
+  else if (page.isTest !== (caller.mode === 'test'))
+    issues.add('bridgePageId', `${id} is a ${page.isTest ? 'test' : 'live'} page; a ${caller.mode} link shows ${caller.mode} pages`)
 }
 
 function parseExpiry(ctx: LinksCtx, issues: Issues, value: string | null | undefined): number | null | undefined {
   if (value === undefined || value === null) return value
   const ms = Date.parse(value)
-  if (!Number.isFinite(ms)) return issues.add('expiresAt', 'must be an ISO 8601 timestamp'), undefined
-  if (ms <= ctx.clock.now()) return issues.add('expiresAt', 'must be in the future'), undefined
+  if (!Number.isFinite(ms)) return (issues.add('expiresAt', 'must be an ISO 8601 timestamp'), undefined)
+  if (ms <= ctx.clock.now()) return (issues.add('expiresAt', 'must be in the future'), undefined)
   return ms
 }
 
 /** What `search` matches, lower-cased here (Unicode-aware) so the query needs no case folding. */
-const searchTextOf = (l: Pick<NewLink, 'slug' | 'title' | 'destinationUrl' | 'tags'>) => [l.slug, l.title ?? '', l.destinationUrl, ...(l.tags ?? [])].join('\n').toLowerCase()
+const searchTextOf = (l: Pick<NewLink, 'slug' | 'title' | 'destinationUrl' | 'tags'>) =>
+  [l.slug, l.title ?? '', l.destinationUrl, ...(l.tags ?? [])].join('\n').toLowerCase()
 
 const cleanTags = (tags: string[] | undefined) => (tags === undefined ? undefined : [...new Set(tags.map((t) => t.trim()).filter(Boolean))])
 
@@ -136,9 +137,30 @@ const hashPassword = (password: string) => Bun.password.hash(password, { algorit
 async function columnsFrom(input: Partial<CreateLinkInput>): Promise<Partial<NewLink>> {
   const out: Partial<NewLink> = {}
   const copy = [
-    'destinationUrl', 'title', 'description', 'folderId', 'campaignId', 'redirectStatus', 'fallbackUrl', 'clickLimit', 'uniqueIpLimit', 'publicStatsEnabled',
-    'utmSource', 'utmMedium', 'utmCampaign', 'utmTerm', 'utmContent', 'ogTitle', 'ogDescription', 'ogImageUrl', 'twitterCard', 'deepLinkEnabled',
-    'captchaEnabled', 'consentRequired', 'conversionTracking', 'bridgePageId',
+    'destinationUrl',
+    'title',
+    'description',
+    'folderId',
+    'campaignId',
+    'redirectStatus',
+    'fallbackUrl',
+    'clickLimit',
+    'uniqueIpLimit',
+    'publicStatsEnabled',
+    'utmSource',
+    'utmMedium',
+    'utmCampaign',
+    'utmTerm',
+    'utmContent',
+    'ogTitle',
+    'ogDescription',
+    'ogImageUrl',
+    'twitterCard',
+    'deepLinkEnabled',
+    'captchaEnabled',
+    'consentRequired',
+    'conversionTracking',
+    'bridgePageId',
   ] as const
   for (const key of copy) if (input[key] !== undefined) (out as Record<string, unknown>)[key] = input[key]
   if (input.tags !== undefined) out.tags = cleanTags(input.tags)
@@ -214,12 +236,21 @@ function usageOf(ctx: LinksCtx, caller: Caller) {
 }
 
 function createdEvent(ctx: LinksCtx) {
-  return (row: LinkRow) => ({ type: 'link.created', workspaceId: row.workspaceId, mode: row.isTest ? ('test' as const) : ('live' as const), data: toLink(ctx, row) })
+  return (row: LinkRow) => ({
+    type: 'link.created',
+    workspaceId: row.workspaceId,
+    mode: row.isTest ? ('test' as const) : ('live' as const),
+    data: toLink(ctx, row),
+  })
 }
 
 export async function createLink(ctx: LinksCtx, caller: Caller, input: CreateLinkInput): Promise<LinkView> {
   const prepared = await prepareCreate(ctx, caller, input, new Set())
-  const [result] = await ctx.links.insertMany([{ row: prepared.row, event: createdEvent(ctx), countsTowardsPlan: !prepared.row.isTest }], usageOf(ctx, caller), ctx.clock.now())
+  const [result] = await ctx.links.insertMany(
+    [{ row: prepared.row, event: createdEvent(ctx), countsTowardsPlan: !prepared.row.isTest }],
+    usageOf(ctx, caller),
+    ctx.clock.now(),
+  )
   if (result instanceof LinkWriteRefused) throw refusal(ctx, result, prepared.row)
   ctx.bus.emit('link.changed', { domain: result!.domain, slug: result!.slug })
   return withQr(ctx, toLink(ctx, result!), prepared.include)
@@ -330,7 +361,10 @@ const NOT_APPLIED = new Set<string>([...READ_ONLY_LINK_FIELDS, 'include'])
 
 export async function updateLink(ctx: LinksCtx, caller: Caller, id: string, body: UpdateLinkInput): Promise<LinkView> {
   const current = await findOwn(ctx, caller, id, 'write')
-  const input = Object.fromEntries(Object.entries(body).filter(([key]) => !NOT_APPLIED.has(key))) as Omit<UpdateLinkInput, (typeof READ_ONLY_LINK_FIELDS)[number] | 'include'>
+  const input = Object.fromEntries(Object.entries(body).filter(([key]) => !NOT_APPLIED.has(key))) as Omit<
+    UpdateLinkInput,
+    (typeof READ_ONLY_LINK_FIELDS)[number] | 'include'
+  >
   // A value equal to the stored one is no change and is not checked again: a Link sent back as fetched must
   // not be refused for an expiry now past, or a domain since dropped from the pool.
   const issues = new Issues()
@@ -339,7 +373,10 @@ export async function updateLink(ctx: LinksCtx, caller: Caller, id: string, body
   if (input.ogImageUrl !== current.ogImageUrl) checkUrl(ctx, issues, 'ogImageUrl', input.ogImageUrl, false)
   if (input.slug !== current.slug) checkSlug(issues, input.slug)
   if (input.bridgePageId !== current.bridgePageId) await checkBridgePage(ctx, caller, issues, input.bridgePageId)
-  const domain = input.domain === undefined || (toHostname(input.domain) ?? input.domain.toLowerCase()) === current.domain ? current.domain : await checkDomain(ctx, caller, issues, input.domain)
+  const domain =
+    input.domain === undefined || (toHostname(input.domain) ?? input.domain.toLowerCase()) === current.domain
+      ? current.domain
+      : await checkDomain(ctx, caller, issues, input.domain)
   const sameExpiry = typeof input.expiresAt === 'string' && Date.parse(input.expiresAt) === current.expiresAt
   const expiresAt = sameExpiry ? current.expiresAt : parseExpiry(ctx, issues, input.expiresAt)
   issues.throwIfAny()
@@ -373,7 +410,12 @@ export async function deleteLink(ctx: LinksCtx, caller: Caller, id: string) {
   const view = toLink(ctx, current)
   const deleted = await ctx.links.delete(
     current.id,
-    { type: 'link.deleted', workspaceId: current.workspaceId, mode: current.isTest ? 'test' : 'live', data: { id: view.id, slug: view.slug, domain: view.domain, shortUrl: view.shortUrl, destinationUrl: view.destinationUrl } },
+    {
+      type: 'link.deleted',
+      workspaceId: current.workspaceId,
+      mode: current.isTest ? 'test' : 'live',
+      data: { id: view.id, slug: view.slug, domain: view.domain, shortUrl: view.shortUrl, destinationUrl: view.destinationUrl },
+    },
     ctx.clock.now(),
   )
   if (!deleted) throw linkNotFound(id)

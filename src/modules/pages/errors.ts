@@ -13,14 +13,25 @@ export const unknownBlockType = (type: string, known: string[]) =>
   new AppError('unknown_block_type', `"${type}" is not a block type; block types: ${known.join(', ')} (GET /bridge-pages/block-types)`, { type, known })
 
 export const blockTypeImmutable = (from: string, to: unknown) =>
-  new AppError('block_type_immutable', `A block's type cannot change (it is ${from}, the body says ${JSON.stringify(to)}); delete the block and append a ${String(to)} block instead`, { type: from })
+  new AppError(
+    'block_type_immutable',
+    `A block's type cannot change (it is ${from}, the body says ${JSON.stringify(to)}); delete the block and append a ${String(to)} block instead`,
+    { type: from },
+  )
 
 /** Field problems of a block, with paths inside `fields`. */
-export const blockFieldsInvalid = (issues: ValidationIssue[]) => invalid('body', issues.map((i) => ({ path: i.path ? `fields.${i.path.replace(/\//g, '.')}` : 'fields', message: i.message })))
+export const blockFieldsInvalid = (issues: ValidationIssue[]) =>
+  invalid(
+    'body',
+    issues.map((i) => ({ path: i.path ? `fields.${i.path.replace(/\//g, '.')}` : 'fields', message: i.message })),
+  )
 
 export const pageInUse = (id: string, links: number) =>
-  new AppError('conflict', `Bridge page ${id} is shown by ${links} link${links === 1 ? '' : 's'} (bridgePageId); point ${links === 1 ? 'it' : 'them'} elsewhere first`, { id, links })
+  new AppError(
+    'conflict',
+    `Bridge page ${id} is shown by ${links} link${links === 1 ? '' : 's'} (bridgePageId); point ${links === 1 ? 'it' : 'them'} elsewhere first`,
+    { id, links },
+  )
 
 /** Someone else changed the page while this change was being made; retried a few times before this. */
 export const pageBusy = (id: string) => new AppError('conflict', `Bridge page ${id} changed while this change was being made; send it again`, { id })
-

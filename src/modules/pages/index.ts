@@ -19,7 +19,11 @@ export function createPagesModule(platform: Platform, http: HttpKit, domains: Do
   const repo = createPagesRepo(engineOf(store), now)
   const ctx: PagesCtx = { config, clock, log, bus, pages: repo, served: domains.served, editing: new KeyedQueue() }
   // One SQLite process hears every change on its bus; PostgreSQL nodes may miss another node's notice.
-  const ttlMs = onEngine(store, () => Infinity, () => SHARED_CACHE_TTL_MS)
+  const ttlMs = onEngine(
+    store,
+    () => Infinity,
+    () => SHARED_CACHE_TTL_MS,
+  )
   const syncReads = store.engine === 'sqlite' ? createPagesSyncReads(store.db.db) : undefined
   const server = createPageServer({ config, clock, log, pages: repo, syncReads, ttlMs })
   bus.on('page.changed', ({ id }) => server.invalidate(id))
@@ -32,7 +36,10 @@ export function createPagesModule(platform: Platform, http: HttpKit, domains: Do
     ctx,
     repo,
     server,
-    routes: new Elysia({ name: 'lnk.pages-area', seed: http.instanceId }).use(pageRoutes(ctx, http)).use(savedTemplateRoutes(ctx, http)).use(templateRoutes(http)),
+    routes: new Elysia({ name: 'lnk.pages-area', seed: http.instanceId })
+      .use(pageRoutes(ctx, http))
+      .use(savedTemplateRoutes(ctx, http))
+      .use(templateRoutes(http)),
     start() {
       flusher = setInterval(() => void server.flush(), COUNT_FLUSH_MS)
       flusher.unref?.()

@@ -8,20 +8,35 @@ export function sectionsWithIds(sections: BareSections): TreeSection[] {
   return sections.map((s) => ({
     id: newId('sec'),
     layout: s.layout,
-    columns: s.columns.map((c) => ({ id: newId('col'), width: c.width, blocks: c.blocks.map((b) => ({ id: newId('blk'), type: b.type, fields: structuredClone(b.fields) })) })),
+    columns: s.columns.map((c) => ({
+      id: newId('col'),
+      width: c.width,
+      blocks: c.blocks.map((b) => ({ id: newId('blk'), type: b.type, fields: structuredClone(b.fields) })),
+    })),
   }))
 }
 
 export function withoutIds(tree: TreeSection[]): BareSections {
-  return tree.map((s) => ({ layout: s.layout, columns: s.columns.map((c) => ({ width: c.width, blocks: c.blocks.map((b) => ({ type: b.type, fields: b.fields })) })) }))
+  return tree.map((s) => ({
+    layout: s.layout,
+    columns: s.columns.map((c) => ({ width: c.width, blocks: c.blocks.map((b) => ({ type: b.type, fields: b.fields })) })),
+  }))
 }
 
-const emptySection = (layout: SectionLayout, id = newId('sec')): TreeSection => ({ id, layout, columns: LAYOUT_WIDTHS[layout].map((width) => ({ id: newId('col'), width, blocks: [] })) })
+const emptySection = (layout: SectionLayout, id = newId('sec')): TreeSection => ({
+  id,
+  layout,
+  columns: LAYOUT_WIDTHS[layout].map((width) => ({ id: newId('col'), width, blocks: [] })),
+})
 
 /** Blocks in reading order: sections top to bottom, columns left to right, blocks top to bottom. */
 export function readingOrder(tree: TreeSection[]) {
   let index = 0
-  return tree.flatMap((s) => s.columns.flatMap((c) => c.blocks.map((b, position) => ({ id: b.id, type: b.type, fields: b.fields, index: index++, sectionId: s.id, columnId: c.id, position }))))
+  return tree.flatMap((s) =>
+    s.columns.flatMap((c) =>
+      c.blocks.map((b, position) => ({ id: b.id, type: b.type, fields: b.fields, index: index++, sectionId: s.id, columnId: c.id, position })),
+    ),
+  )
 }
 
 /**
@@ -31,12 +46,18 @@ export function readingOrder(tree: TreeSection[]) {
 export function placeBlock(tree: TreeSection[], block: TreeBlock, at: { sectionId?: string; columnId?: string; position?: number }, issues: Issues) {
   if (tree.length === 0 && at.sectionId === undefined && at.columnId === undefined) tree.push(emptySection('full'))
   const section = at.sectionId === undefined ? undefined : tree.find((s) => s.id === at.sectionId)
-  if (at.sectionId !== undefined && !section) return issues.add('sectionId', `${at.sectionId} is not a section of this page; its sections: ${tree.map((s) => s.id).join(', ') || 'none'}`)
+  if (at.sectionId !== undefined && !section)
+    return issues.add('sectionId', `${at.sectionId} is not a section of this page; its sections: ${tree.map((s) => s.id).join(', ') || 'none'}`)
   const columns = section ? section.columns : tree.flatMap((s) => s.columns)
   const column = at.columnId === undefined ? columns[columns.length - 1] : columns.find((c) => c.id === at.columnId)
-  if (!column) return issues.add('columnId', `${at.columnId} is not a column of ${section ? `section ${section.id}` : 'this page'}; its columns: ${columns.map((c) => c.id).join(', ') || 'none'}`)
+  if (!column)
+    return issues.add(
+      'columnId',
+      `${at.columnId} is not a column of ${section ? `section ${section.id}` : 'this page'}; its columns: ${columns.map((c) => c.id).join(', ') || 'none'}`,
+    )
   const position = at.position ?? column.blocks.length
-  if (position > column.blocks.length) return issues.add('position', `at most ${column.blocks.length} in column ${column.id} (it holds ${column.blocks.length} blocks)`)
+  if (position > column.blocks.length)
+    return issues.add('position', `at most ${column.blocks.length} in column ${column.id} (it holds ${column.blocks.length} blocks)`)
   column.blocks.splice(position, 0, block)
 }
 
@@ -49,9 +70,11 @@ export function layoutSections(tree: TreeSection[], layout: { id?: string; layou
   layout.forEach((wanted, i) => {
     const path = `layout.${i}`
     const widths = LAYOUT_WIDTHS[wanted.layout]
-    if (wanted.id !== undefined && !sections.has(wanted.id)) issues.add(`${path}.id`, `${wanted.id} is not a section of this page; leave id out for a new section`)
+    if (wanted.id !== undefined && !sections.has(wanted.id))
+      issues.add(`${path}.id`, `${wanted.id} is not a section of this page; leave id out for a new section`)
     if (wanted.id !== undefined && out.some((s) => s.id === wanted.id)) issues.add(`${path}.id`, `section ${wanted.id} is listed twice`)
-    if (wanted.columns.length !== widths.length) issues.add(`${path}.columns`, `layout ${wanted.layout} has ${widths.length} column${widths.length === 1 ? '' : 's'}; ${wanted.columns.length} given`)
+    if (wanted.columns.length !== widths.length)
+      issues.add(`${path}.columns`, `layout ${wanted.layout} has ${widths.length} column${widths.length === 1 ? '' : 's'}; ${wanted.columns.length} given`)
     const kept = wanted.id === undefined ? undefined : sections.get(wanted.id)
     const section: TreeSection = {
       id: kept?.id ?? newId('sec'),
@@ -75,6 +98,10 @@ export function layoutSections(tree: TreeSection[], layout: { id?: string; layou
     out.push(section)
   })
   const missing = [...blocks.keys()].filter((id) => !placed.has(id))
-  if (missing.length) issues.add('layout', `every block of the page must be placed; missing: ${missing.join(', ')} (delete a block with DELETE /bridge-pages/{pageId}/blocks/{blockId})`)
+  if (missing.length)
+    issues.add(
+      'layout',
+      `every block of the page must be placed; missing: ${missing.join(', ')} (delete a block with DELETE /bridge-pages/{pageId}/blocks/{blockId})`,
+    )
   return out
 }

@@ -28,22 +28,28 @@ export const Theme = t.Object(
   {
     light: ThemeColors,
     dark: ThemeColors,
-    font: t.Union([t.Literal('system'), t.Literal('serif'), t.Literal('mono')], { description: 'A font stack installed on the visitor\'s device (no web fonts are loaded)' }),
+    font: t.Union([t.Literal('system'), t.Literal('serif'), t.Literal('mono')], {
+      description: "A font stack installed on the visitor's device (no web fonts are loaded)",
+    }),
     buttonShape: t.Union([t.Literal('rounded'), t.Literal('pill'), t.Literal('square')]),
   },
-  { additionalProperties: false, description: 'Colours for light and dark schemes (the page follows the visitor\'s preference), checked for WCAG AA contrast when saved' },
+  {
+    additionalProperties: false,
+    description: "Colours for light and dark schemes (the page follows the visitor's preference), checked for WCAG AA contrast when saved",
+  },
 )
 
-export const SectionLayoutSchema = t.Union(
-  [t.Literal('full'), t.Literal('1-1'), t.Literal('2-1'), t.Literal('1-2'), t.Literal('1-1-1')],
-  { description: 'Column widths of 12: full = 12, 1-1 = 6+6, 2-1 = 8+4, 1-2 = 4+8, 1-1-1 = 4+4+4; columns stack on phones' },
-)
+export const SectionLayoutSchema = t.Union([t.Literal('full'), t.Literal('1-1'), t.Literal('2-1'), t.Literal('1-2'), t.Literal('1-1-1')], {
+  description: 'Column widths of 12: full = 12, 1-1 = 6+6, 2-1 = 8+4, 1-2 = 4+8, 1-1-1 = 4+4+4; columns stack on phones',
+})
 
 /** A block's fields: exactly the schema of its type (GET /bridge-pages/block-types lists them with their defaults). */
-export const BlockFields = t.Unsafe<Record<string, unknown>>(t.Union(
-  BLOCK_TYPES.map((b) => b.schema),
-  { description: 'The fields of the block, as the schema of its type says' },
-))
+export const BlockFields = t.Unsafe<Record<string, unknown>>(
+  t.Union(
+    BLOCK_TYPES.map((b) => b.schema),
+    { description: 'The fields of the block, as the schema of its type says' },
+  ),
+)
 
 export const TreeBlockSchema = t.Object({ id: t.String({ description: 'blk_…' }), type: t.String(), fields: BlockFields })
 
@@ -61,7 +67,7 @@ export const Block = t.Object({
   sectionId: t.String(),
   columnId: t.String(),
   position: t.Integer({ minimum: 0, description: 'Place within its column' }),
-  clicks: t.Integer({ minimum: 0, description: 'Counted clicks through the block\'s tracked links (buttons, social links); 0 for other blocks' }),
+  clicks: t.Integer({ minimum: 0, description: "Counted clicks through the block's tracked links (buttons, social links); 0 for other blocks" }),
 })
 
 export const BridgePage = t.Object({
@@ -75,19 +81,25 @@ export const BridgePage = t.Object({
   theme: Theme,
   ogImageUrl: Nullable(t.String(), { description: 'The image link previews show' }),
   isTest: t.Boolean({ description: 'Made with a test key: served with a test banner, never counted, never indexed' }),
-  version: t.Integer({ minimum: 1, description: 'Bumped by every change to the page or its blocks; PATCH may send it to refuse a change made on an older version' }),
+  version: t.Integer({
+    minimum: 1,
+    description: 'Bumped by every change to the page or its blocks; PATCH may send it to refuse a change made on an older version',
+  }),
   templateSlug: Nullable(t.String(), { description: 'The built-in template it was made from' }),
   savedTemplateId: Nullable(t.String(), { description: 'The saved template it was made from' }),
   blockCount: t.Integer({ minimum: 0 }),
   views: t.Integer({ minimum: 0, description: 'Counted page views (bots, HEAD requests and test pages never count)' }),
-  buttonClicks: t.Integer({ minimum: 0, description: 'Counted clicks through the page\'s tracked links' }),
+  buttonClicks: t.Integer({ minimum: 0, description: "Counted clicks through the page's tracked links" }),
   createdAt: t.String({ format: 'date-time' }),
   updatedAt: t.String({ format: 'date-time' }),
 })
 
-export const BridgePageWithTree = t.Composite([BridgePage, t.Object({ sections: t.Array(SectionSchema, { description: 'The layout: sections, their columns and blocks, in order' }) })])
+export const BridgePageWithTree = t.Composite([
+  BridgePage,
+  t.Object({ sections: t.Array(SectionSchema, { description: 'The layout: sections, their columns and blocks, in order' }) }),
+])
 
-const Title = t.String({ minLength: 1, maxLength: 120, description: '1-120 characters; the <title> and, without a profile block, the page\'s heading' })
+const Title = t.String({ minLength: 1, maxLength: 120, description: "1-120 characters; the <title> and, without a profile block, the page's heading" })
 const Slug = t.String({ pattern: PAGE_SLUG_PATTERN, description: '1-64 of a-z 0-9 and inner hyphens; unique per domain; generated when omitted' })
 const Domain = t.String({ maxLength: 253, description: 'A shared short domain (default: the first) or a verified custom domain of the workspace' })
 const Description = Nullable(t.String({ maxLength: 300 }), { description: 'At most 300 characters' })
@@ -101,7 +113,7 @@ const OgImageUrl = Nullable(t.String({ minLength: 1, maxLength: 2048, ...documen
 const TemplateSlug = publishedString('TemplateSlug', {
   title: 'TemplateSlug',
   enum: BUILTIN_TEMPLATES.map((template) => template.slug),
-  description: 'A built-in template\'s slug, as GET /templates lists them',
+  description: "A built-in template's slug, as GET /templates lists them",
 })
 
 export const CreatePageBody = t.Object(
@@ -126,13 +138,17 @@ export const LayoutBody = t.Array(
     {
       id: t.Optional(t.String({ maxLength: 64, description: 'An existing section (sec_…) to keep; omitted: a new section' })),
       layout: SectionLayoutSchema,
-      columns: t.Array(t.Array(t.String({ maxLength: 64, description: 'blk_…' }), { maxItems: MAX_BLOCKS_PER_PAGE }), { maxItems: 3, description: 'Per column, left to right, the ids of its blocks top to bottom; as many columns as the layout has' }),
+      columns: t.Array(t.Array(t.String({ maxLength: 64, description: 'blk_…' }), { maxItems: MAX_BLOCKS_PER_PAGE }), {
+        maxItems: 3,
+        description: 'Per column, left to right, the ids of its blocks top to bottom; as many columns as the layout has',
+      }),
     },
     { additionalProperties: false },
   ),
   {
     maxItems: MAX_SECTIONS_PER_PAGE,
-    description: 'The whole arrangement: every block of the page exactly once. Sections left out are removed (they must hold no block that is not placed elsewhere).',
+    description:
+      'The whole arrangement: every block of the page exactly once. Sections left out are removed (they must hold no block that is not placed elsewhere).',
   },
 )
 export type LayoutInput = Static<typeof LayoutBody>
@@ -166,17 +182,25 @@ export const BlockTypeName = publishedString('BlockTypeName', {
 export const AppendBlockBody = t.Object(
   {
     type: BlockTypeName,
-    fields: t.Optional(t.Record(t.String(), t.Unknown(), { description: 'Overlaid on the type\'s defaults; id and type inside are ignored' })),
-    sectionId: t.Optional(t.String({ maxLength: 64, description: 'Place in this section of the page (sec_…; another is 400), in its last column unless columnId says otherwise; default: the last section' })),
+    fields: t.Optional(t.Record(t.String(), t.Unknown(), { description: "Overlaid on the type's defaults; id and type inside are ignored" })),
+    sectionId: t.Optional(
+      t.String({
+        maxLength: 64,
+        description: 'Place in this section of the page (sec_…; another is 400), in its last column unless columnId says otherwise; default: the last section',
+      }),
+    ),
     columnId: t.Optional(t.String({ maxLength: 64, description: 'Place in this column of the page (col_…; another is 400)' })),
-    position: t.Optional(t.Integer({ minimum: 0, maximum: MAX_BLOCKS_PER_PAGE, description: 'Place at this position in the column (0 = top); default: the end' })),
+    position: t.Optional(
+      t.Integer({ minimum: 0, maximum: MAX_BLOCKS_PER_PAGE, description: 'Place at this position in the column (0 = top); default: the end' }),
+    ),
   },
   { additionalProperties: false },
 )
 export type AppendBlockInput = Static<typeof AppendBlockBody>
 
 export const UpdateBlockBody = t.Record(t.String(), t.Unknown(), {
-  description: 'An object of fields merged into the block\'s fields as a JSON Merge Patch (RFC 7396): a field set to null returns to the type\'s default. A type different from the block\'s is refused (400 block_type_immutable); id is ignored.',
+  description:
+    "An object of fields merged into the block's fields as a JSON Merge Patch (RFC 7396): a field set to null returns to the type's default. A type different from the block's is refused (400 block_type_immutable); id is ignored.",
 })
 
 export const BlockTypeSchema = t.Object({
@@ -201,10 +225,7 @@ export const TemplateSummary = t.Object({
   blockCount: t.Integer({ minimum: 0 }),
 })
 
-export const TemplateDetail = t.Composite([
-  TemplateSummary,
-  t.Object({ title: t.String(), lang: t.String(), theme: Theme, sections: TemplateSections }),
-])
+export const TemplateDetail = t.Composite([TemplateSummary, t.Object({ title: t.String(), lang: t.String(), theme: Theme, sections: TemplateSections })])
 
 export const TemplatesQuery = t.Object({
   category: t.Optional(t.String({ maxLength: 64, description: 'Only templates of this category' })),
@@ -243,7 +264,8 @@ export const PAGE_EVENTS: EventDefinition[] = [
   { type: 'bridge_page.created', description: 'A bridge page was created (empty, or from a template).', data: PageData },
   {
     type: 'bridge_page.updated',
-    description: 'A bridge page or its blocks changed; `changes` names the page fields sent, or `blocks` when a block was appended, changed or deleted. version is the page\'s new version.',
+    description:
+      "A bridge page or its blocks changed; `changes` names the page fields sent, or `blocks` when a block was appended, changed or deleted. version is the page's new version.",
     data: t.Composite([PageData, t.Object({ changes: t.Array(t.String()) })]),
   },
   {

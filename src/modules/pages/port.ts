@@ -77,9 +77,21 @@ export interface PagesRepo {
    * Writes the page's fields and, when given, its whole tree, if the page is still at `version`; bumps the
    * version and publishes the event built from the new row, in one transaction.
    */
-  save(id: string, workspaceId: string, version: number, patch: PagePatch, tree: TreeSection[] | null, now: number, event: (row: PageRow) => PublishInput): Promise<WriteOutcome>
+  save(
+    id: string,
+    workspaceId: string,
+    version: number,
+    patch: PagePatch,
+    tree: TreeSection[] | null,
+    now: number,
+    event: (row: PageRow) => PublishInput,
+  ): Promise<WriteOutcome>
   /** Deletes the page unless links show it. */
-  delete(id: string, workspaceId: string, event: PublishInput): Promise<{ ok: true } | { ok: false; reason: 'gone' } | { ok: false; reason: 'in_use'; links: number }>
+  delete(
+    id: string,
+    workspaceId: string,
+    event: PublishInput,
+  ): Promise<{ ok: true } | { ok: false; reason: 'gone' } | { ok: false; reason: 'in_use'; links: number }>
   slugsInUse(domain: string, candidates: string[]): Promise<Set<string>>
   /** The links among `ids` that belong to the workspace. */
   linkTargets(workspaceId: string, ids: string[]): Promise<LinkTarget[]>
@@ -107,7 +119,15 @@ export interface PagesSyncReads {
 }
 
 /** A link as a page's block targets it. */
-export const asTarget = (r: { id: string; workspaceId: string; domain: string; slug: string; isTest: boolean; isActive: boolean; isArchived: boolean }): LinkTarget => ({
+export const asTarget = (r: {
+  id: string
+  workspaceId: string
+  domain: string
+  slug: string
+  isTest: boolean
+  isActive: boolean
+  isArchived: boolean
+}): LinkTarget => ({
   id: r.id,
   workspaceId: r.workspaceId,
   domain: r.domain,

@@ -8,8 +8,14 @@ import { blockOwnerQuery, linkTargetColumns, treeOf, treeQuery } from './repo'
 
 export function createPagesSyncReads(db: Db): PagesSyncReads {
   const { bridgePages, links, pageBlocks } = tables
-  const byBlock = blockOwnerQuery(tables, db).where(eq(pageBlocks.id, sql.placeholder('id'))).prepare()
-  const bySlug = db.select().from(bridgePages).where(and(eq(bridgePages.domain, sql.placeholder('domain')), eq(bridgePages.slug, sql.placeholder('slug')))).prepare()
+  const byBlock = blockOwnerQuery(tables, db)
+    .where(eq(pageBlocks.id, sql.placeholder('id')))
+    .prepare()
+  const bySlug = db
+    .select()
+    .from(bridgePages)
+    .where(and(eq(bridgePages.domain, sql.placeholder('domain')), eq(bridgePages.slug, sql.placeholder('slug'))))
+    .prepare()
   return {
     findBySlugSync: (domain, slug) => bySlug.get({ domain, slug }) as PageRow | undefined,
     findByIdSync: (id) => db.select().from(bridgePages).where(eq(bridgePages.id, id)).get() as PageRow | undefined,

@@ -73,7 +73,14 @@ export const linkTargetColumns = ({ links }: Tables) => ({
 /** The block and its page, as a button's click needs them. */
 export function blockOwnerQuery({ bridgePages, pageBlocks }: Tables, db: Builder) {
   return db
-    .select({ pageId: bridgePages.id, workspaceId: bridgePages.workspaceId, isTest: bridgePages.isTest, domain: bridgePages.domain, type: pageBlocks.type, fields: pageBlocks.fields })
+    .select({
+      pageId: bridgePages.id,
+      workspaceId: bridgePages.workspaceId,
+      isTest: bridgePages.isTest,
+      domain: bridgePages.domain,
+      type: pageBlocks.type,
+      fields: pageBlocks.fields,
+    })
     .from(pageBlocks)
     .innerJoin(bridgePages, eq(bridgePages.id, pageBlocks.pageId))
 }
@@ -99,7 +106,9 @@ export function createPagesRepo(engine: Engine, now: () => number): PagesRepo {
     // Sections cascade to their columns and blocks; every id is written again as it was, one statement per level.
     yield* rows(tx.delete(pageSections).where(eq(pageSections.pageId, pageId)))
     const columns = tree.flatMap((s) => s.columns.map((c, cp) => ({ id: c.id, pageId, sectionId: s.id, position: cp, width: c.width })))
-    const blocks = tree.flatMap((s) => s.columns.flatMap((c) => c.blocks.map((b, bp) => ({ id: b.id, pageId, columnId: c.id, position: bp, type: b.type, fields: b.fields }))))
+    const blocks = tree.flatMap((s) =>
+      s.columns.flatMap((c) => c.blocks.map((b, bp) => ({ id: b.id, pageId, columnId: c.id, position: bp, type: b.type, fields: b.fields }))),
+    )
     if (tree.length) yield* rows(tx.insert(pageSections).values(tree.map((s, sp) => ({ id: s.id, pageId, position: sp, layout: s.layout }))))
     if (columns.length) yield* rows(tx.insert(pageColumns).values(columns))
     if (blocks.length) yield* rows(tx.insert(pageBlocks).values(blocks))
@@ -144,7 +153,11 @@ export function createPagesRepo(engine: Engine, now: () => number): PagesRepo {
 
     async blockCounts(pageIds) {
       if (!pageIds.length) return new Map()
-      const found = await db.select({ pageId: pageBlocks.pageId, n: count() }).from(pageBlocks).where(inArray(pageBlocks.pageId, pageIds)).groupBy(pageBlocks.pageId)
+      const found = await db
+        .select({ pageId: pageBlocks.pageId, n: count() })
+        .from(pageBlocks)
+        .where(inArray(pageBlocks.pageId, pageIds))
+        .groupBy(pageBlocks.pageId)
       return new Map(found.map((r) => [r.pageId, r.n]))
     },
 
@@ -195,27 +208,37 @@ export function createPagesRepo(engine: Engine, now: () => number): PagesRepo {
     },
 
     delete: (id, workspaceId, event) =>
-      engine.transaction(function* (tx) {
-        // Locked so that of two deletes one publishes the event and the other answers gone; a writer that
-        // points a link at the page must lock it FOR SHARE for the count below to see its link.
-        const [row] = yield* rows(engine.forUpdate(tx.select({ id: bridgePages.id }).from(bridgePages).where(ownPage(workspaceId, id))))
-        if (!row) return { ok: false as const, reason: 'gone' as const }
-        const [showing] = yield* rows(tx.select({ n: count() }).from(links).where(eq(links.bridgePageId, id)))
-        if (showing!.n > 0) return { ok: false as const, reason: 'in_use' as const, links: showing!.n }
-        yield* rows(tx.delete(bridgePages).where(eq(bridgePages.id, id)))
-        yield* publishing(engine, tx, event, now())
-        return { ok: true as const }
-      }, { immediate: true }),
+      engine.transaction(
+        function* (tx) {
+          // Locked so that of two deletes one publishes the event and the other answers gone; a writer that
+          // points a link at the page must lock it FOR SHARE for the count below to see its link.
+          const [row] = yield* rows(engine.forUpdate(tx.select({ id: bridgePages.id }).from(bridgePages).where(ownPage(workspaceId, id))))
+          if (!row) return { ok: false as const, reason: 'gone' as const }
+          const [showing] = yield* rows(tx.select({ n: count() }).from(links).where(eq(links.bridgePageId, id)))
+          if (showing!.n > 0) return { ok: false as const, reason: 'in_use' as const, links: showing!.n }
+          yield* rows(tx.delete(bridgePages).where(eq(bridgePages.id, id)))
+          yield* publishing(engine, tx, event, now())
+          return { ok: true as const }
+        },
+        { immediate: true },
+      ),
 
     async slugsInUse(domain, candidates) {
       if (!candidates.length) return new Set()
-      const found = await db.select({ slug: bridgePages.slug }).from(bridgePages).where(and(eq(bridgePages.domain, domain), inArray(bridgePages.slug, candidates)))
+      const found = await db
+        .select({ slug: bridgePages.slug })
+        .from(bridgePages)
+        .where(and(eq(bridgePages.domain, domain), inArray(bridgePages.slug, candidates)))
       return new Set(found.map((r) => r.slug))
     },
 
     async linkTargets(workspaceId, ids) {
       if (!ids.length) return []
-      const found = await db.select(linkTargetColumns(t)).from(links).where(and(eq(links.workspaceId, workspaceId), inArray(links.id, ids))).orderBy(engine.byteOrder(links.id))
+      const found = await db
+        .select(linkTargetColumns(t))
+        .from(links)
+        .where(and(eq(links.workspaceId, workspaceId), inArray(links.id, ids)))
+        .orderBy(engine.byteOrder(links.id))
       return found.map(asTarget)
     },
 
@@ -224,22 +247,35 @@ export function createPagesRepo(engine: Engine, now: () => number): PagesRepo {
     },
 
     async findSavedTemplate(workspaceId, id) {
-      const [row] = await db.select().from(savedTemplates).where(and(eq(savedTemplates.id, id), eq(savedTemplates.workspaceId, workspaceId)))
+      const [row] = await db
+        .select()
+        .from(savedTemplates)
+        .where(and(eq(savedTemplates.id, id), eq(savedTemplates.workspaceId, workspaceId)))
       return row as unknown as SavedTemplateRow | undefined
     },
 
     async listSavedTemplates(workspaceId) {
-      const found = await db.select().from(savedTemplates).where(eq(savedTemplates.workspaceId, workspaceId)).orderBy(asc(savedTemplates.createdAt), asc(savedTemplates.id))
+      const found = await db
+        .select()
+        .from(savedTemplates)
+        .where(eq(savedTemplates.workspaceId, workspaceId))
+        .orderBy(asc(savedTemplates.createdAt), asc(savedTemplates.id))
       return found as unknown as SavedTemplateRow[]
     },
 
     async deleteSavedTemplate(workspaceId, id) {
-      const gone = await db.delete(savedTemplates).where(and(eq(savedTemplates.id, id), eq(savedTemplates.workspaceId, workspaceId))).returning({ id: savedTemplates.id })
+      const gone = await db
+        .delete(savedTemplates)
+        .where(and(eq(savedTemplates.id, id), eq(savedTemplates.workspaceId, workspaceId)))
+        .returning({ id: savedTemplates.id })
       return gone.length > 0
     },
 
     async findBySlug(domain, slug) {
-      const [row] = await db.select().from(bridgePages).where(and(eq(bridgePages.domain, domain), eq(bridgePages.slug, slug)))
+      const [row] = await db
+        .select()
+        .from(bridgePages)
+        .where(and(eq(bridgePages.domain, domain), eq(bridgePages.slug, slug)))
       return row ? asPage(row) : undefined
     },
 
@@ -255,22 +291,29 @@ export function createPagesRepo(engine: Engine, now: () => number): PagesRepo {
 
     async addCounts(counted) {
       if (!counted.length) return
-      await engine.transaction(function* (tx) {
-        // FOR KEY SHARE holds the pages until commit: a page deleted meanwhile is skipped here instead of
-        // failing the whole flush on page_stats' foreign key, and a delete waits for the flush.
-        const pageIds = [...new Set(counted.map((r) => r.pageId))].sort()
-        const locked = yield* rows(engine.forUpdate(tx.select({ id: bridgePages.id }).from(bridgePages).where(inArray(bridgePages.id, pageIds)).orderBy(asc(bridgePages.id)), { keyShare: true }))
-        const live = new Set(locked.map((r) => r.id))
-        const values = summed(counted.filter((r) => live.has(r.pageId)))
-        if (!values.length) return
-        // Added in SQL, never read and written back, so flushes of several nodes add up.
-        yield* rows(
-          tx
-            .insert(pageStats)
-            .values(values)
-            .onConflictDoUpdate({ target: [pageStats.pageId, pageStats.blockId, pageStats.day], set: { count: sql`${pageStats.count} + excluded.count` } }),
-        )
-      }, { immediate: true })
+      await engine.transaction(
+        function* (tx) {
+          // FOR KEY SHARE holds the pages until commit: a page deleted meanwhile is skipped here instead of
+          // failing the whole flush on page_stats' foreign key, and a delete waits for the flush.
+          const pageIds = [...new Set(counted.map((r) => r.pageId))].sort()
+          const locked = yield* rows(
+            engine.forUpdate(tx.select({ id: bridgePages.id }).from(bridgePages).where(inArray(bridgePages.id, pageIds)).orderBy(asc(bridgePages.id)), {
+              keyShare: true,
+            }),
+          )
+          const live = new Set(locked.map((r) => r.id))
+          const values = summed(counted.filter((r) => live.has(r.pageId)))
+          if (!values.length) return
+          // Added in SQL, never read and written back, so flushes of several nodes add up.
+          yield* rows(
+            tx
+              .insert(pageStats)
+              .values(values)
+              .onConflictDoUpdate({ target: [pageStats.pageId, pageStats.blockId, pageStats.day], set: { count: sql`${pageStats.count} + excluded.count` } }),
+          )
+        },
+        { immediate: true },
+      )
     },
   }
 }

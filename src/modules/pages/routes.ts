@@ -82,7 +82,10 @@ export function pageRoutes(ctx: PagesCtx, http: HttpKit) {
     .get('/block-types', () => ok(listBlockTypes()), {
       permission: 'pages:read',
       response: { 200: Envelope(t.Array(BlockTypeSchema)), ...errors },
-      detail: { summary: 'List block types', description: 'Every block type with the JSON Schema of its fields and the defaults an appended block starts from.' },
+      detail: {
+        summary: 'List block types',
+        description: 'Every block type with the JSON Schema of its fields and the defaults an appended block starts from.',
+      },
     })
     .get('/:pageId', async ({ caller, params }) => ok(await getPage(ctx, caller, params.pageId)), {
       permission: 'pages:read',
@@ -111,7 +114,11 @@ export function pageRoutes(ctx: PagesCtx, http: HttpKit) {
       permission: 'pages:read',
       params: PageIdParams,
       response: { 200: Envelope(t.Array(Block)), ...errors },
-      detail: { summary: 'List a page\'s blocks', description: 'Flat, in reading order: sections top to bottom, columns left to right, blocks top to bottom; each with its index, sectionId, columnId and position.' },
+      detail: {
+        summary: "List a page's blocks",
+        description:
+          'Flat, in reading order: sections top to bottom, columns left to right, blocks top to bottom; each with its index, sectionId, columnId and position.',
+      },
     })
     .post(
       '/:pageId/blocks',
@@ -127,7 +134,7 @@ export function pageRoutes(ctx: PagesCtx, http: HttpKit) {
         detail: {
           summary: 'Append a block',
           description:
-            'Starts from the type\'s defaults and overlays fields (id and type inside fields are ignored), validates, and places the block at the end of the page\'s last column, or where sectionId/columnId/position say. An empty page first gets one full-width section. 400 unknown_block_type for a type not in GET /bridge-pages/block-types. Supports Idempotency-Key.',
+            "Starts from the type's defaults and overlays fields (id and type inside fields are ignored), validates, and places the block at the end of the page's last column, or where sectionId/columnId/position say. An empty page first gets one full-width section. 400 unknown_block_type for a type not in GET /bridge-pages/block-types. Supports Idempotency-Key.",
           'x-idempotent': true,
         },
       },
@@ -144,8 +151,9 @@ export function pageRoutes(ctx: PagesCtx, http: HttpKit) {
       body: UpdateBlockBody,
       response: { 200: Envelope(Block), ...errors },
       detail: {
-        summary: 'Change a block\'s fields',
-        description: 'The body is merged into the block\'s fields (JSON Merge Patch; null returns a field to its default) and the result validated. Sending a different type is refused with 400 block_type_immutable.',
+        summary: "Change a block's fields",
+        description:
+          "The body is merged into the block's fields (JSON Merge Patch; null returns a field to its default) and the result validated. Sending a different type is refused with 400 block_type_immutable.",
       },
     })
     .delete(
@@ -170,7 +178,10 @@ export function savedTemplateRoutes(ctx: PagesCtx, http: HttpKit) {
     .get('/', async ({ caller }) => ok(await listSavedTemplates(ctx, caller)), {
       permission: 'pages:read',
       response: { 200: Envelope(t.Array(SavedTemplate)), ...errors },
-      detail: { summary: 'List saved templates', description: 'The workspace\'s private templates, oldest first; POST /bridge-pages with savedTemplateId starts a page from one.' },
+      detail: {
+        summary: 'List saved templates',
+        description: "The workspace's private templates, oldest first; POST /bridge-pages with savedTemplateId starts a page from one.",
+      },
     })
     .post(
       '/',
@@ -182,7 +193,7 @@ export function savedTemplateRoutes(ctx: PagesCtx, http: HttpKit) {
         permission: 'pages:write',
         body: SaveTemplateBody,
         response: { 201: Envelope(SavedTemplate), ...errors },
-        detail: { summary: 'Save a page as a template', description: 'Keeps a copy of the page\'s layout, blocks, title and theme, private to the workspace.' },
+        detail: { summary: 'Save a page as a template', description: "Keeps a copy of the page's layout, blocks, title and theme, private to the workspace." },
       },
     )
     .delete('/:id', async ({ caller, params }) => ok(await deleteSavedTemplate(ctx, caller, params.id)), {
@@ -205,12 +216,20 @@ export function templateRoutes(http: Pick<HttpKit, 'instanceId'>) {
       {
         query: TemplatesQuery,
         response: { 200: PageEnvelope(TemplateSummary), 400: ErrorEnvelope },
-        detail: { summary: 'List templates', description: 'Public. The built-in templates, filtered by category, tag and words (q); limit and offset page through them (meta.pagination).', security: [] },
+        detail: {
+          summary: 'List templates',
+          description: 'Public. The built-in templates, filtered by category, tag and words (q); limit and offset page through them (meta.pagination).',
+          security: [],
+        },
       },
     )
     .get('/:slug', ({ params }) => ok(getPublicTemplate(params.slug)), {
       params: t.Object({ slug: t.String() }),
       response: { 200: Envelope(TemplateDetail), 400: ErrorEnvelope, 404: ErrorEnvelope },
-      detail: { summary: 'Get a template', description: 'Public. With the page tree it builds: sections, columns and blocks with the block types\' defaults merged in.', security: [] },
+      detail: {
+        summary: 'Get a template',
+        description: "Public. With the page tree it builds: sections, columns and blocks with the block types' defaults merged in.",
+        security: [],
+      },
     })
 }

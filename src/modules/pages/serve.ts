@@ -97,7 +97,9 @@ export function createPageServer(deps: PageServerDeps) {
   /** A person's GET of a live page counts; bots, HEAD and test pages never do. */
   const counted = (request: Request, row: Pick<PageRow, 'isTest'>) => request.method === 'GET' && !row.isTest && !isBot(request.headers.get('user-agent') ?? '')
 
-  const linkIdsOf = (tree: TreeSection[]) => [...new Set(tree.flatMap((s) => s.columns.flatMap((c) => c.blocks.flatMap((b) => blockType(b.type)?.linkIds?.(b.fields) ?? []))))]
+  const linkIdsOf = (tree: TreeSection[]) => [
+    ...new Set(tree.flatMap((s) => s.columns.flatMap((c) => c.blocks.flatMap((b) => blockType(b.type)?.linkIds?.(b.fields) ?? [])))),
+  ]
 
   function build(row: PageRow, tree: TreeSection[], links: LinkTarget[], at: number): Rendered {
     const targets = new Map(links.map((l) => [l.id, l]))
@@ -186,7 +188,10 @@ export function createPageServer(deps: PageServerDeps) {
       })
     }
     if (counted(request, owner)) count(owner.pageId, blockId)
-    return new Response(null, { status: 302, headers: { location: url, 'cache-control': 'private, no-store', 'referrer-policy': 'strict-origin-when-cross-origin', 'x-robots-tag': 'noindex' } })
+    return new Response(null, {
+      status: 302,
+      headers: { location: url, 'cache-control': 'private, no-store', 'referrer-policy': 'strict-origin-when-cross-origin', 'x-robots-tag': 'noindex' },
+    })
   }
 
   return {

@@ -91,7 +91,8 @@ function checkOgImage(issues: Issues, value: string | null | undefined) {
   } catch {
     /* reported below */
   }
-  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:')) issues.add('ogImageUrl', 'must be an absolute http(s) URL such as https://example.com/preview.png')
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:'))
+    issues.add('ogImageUrl', 'must be an absolute http(s) URL such as https://example.com/preview.png')
 }
 
 function checkDomain(ctx: PagesCtx, caller: Who, issues: Issues, domain: string | undefined): string {
@@ -118,14 +119,22 @@ async function blockIssues(ctx: PagesCtx, page: Pick<PageRow, 'workspaceId' | 'i
   for (const id of ids) {
     const link = found.get(id)
     if (!link) issues.push({ path: 'linkId', message: `${id} is not a link of this workspace` })
-    else if (link.isTest !== page.isTest) issues.push({ path: 'linkId', message: `${id} is a ${link.isTest ? 'test' : 'live'} link; a ${page.isTest ? 'test' : 'live'} page's buttons use ${page.isTest ? 'test' : 'live'} links` })
+    else if (link.isTest !== page.isTest)
+      issues.push({
+        path: 'linkId',
+        message: `${id} is a ${link.isTest ? 'test' : 'live'} link; a ${page.isTest ? 'test' : 'live'} page's buttons use ${page.isTest ? 'test' : 'live'} links`,
+      })
   }
   return issues
 }
 
 function knownType(type: string): BlockType {
   const found = blockType(type)
-  if (!found) throw unknownBlockType(type, BLOCK_TYPES.map((b) => b.type))
+  if (!found)
+    throw unknownBlockType(
+      type,
+      BLOCK_TYPES.map((b) => b.type),
+    )
   return found
 }
 
@@ -134,7 +143,12 @@ function knownType(type: string): BlockType {
 export async function listPages(ctx: PagesCtx, caller: Who, q: { page: number; perPage: number; mode?: ModeFilter }) {
   const mode = listedMode(caller, q.mode, 'bridge pages')
   const domains = caller.key.scopeFilters?.domains
-  const { rows, total } = await ctx.pages.list(caller.workspace.id, { isTest: mode === undefined ? undefined : mode === 'test', domains }, (q.page - 1) * q.perPage, q.perPage)
+  const { rows, total } = await ctx.pages.list(
+    caller.workspace.id,
+    { isTest: mode === undefined ? undefined : mode === 'test', domains },
+    (q.page - 1) * q.perPage,
+    q.perPage,
+  )
   const ids = rows.map((r) => r.id)
   const [blocks, counts] = await Promise.all([ctx.pages.blockCounts(ids), ctx.pages.counts(ids)])
   return {
@@ -184,7 +198,12 @@ export async function createPage(ctx: PagesCtx, caller: Who, input: CreatePageIn
   }
   // Built-in templates name no workspace link, and a saved one only links of this workspace (a button whose
   // link is gone or of another mode simply does not show).
-  const outcome = await ctx.pages.insert(row, tree, (r) => ({ type: 'bridge_page.created', workspaceId: r.workspaceId, mode: modeOf(r), data: pageData(ctx, r, blockCountOf(tree)) }))
+  const outcome = await ctx.pages.insert(row, tree, (r) => ({
+    type: 'bridge_page.created',
+    workspaceId: r.workspaceId,
+    mode: modeOf(r),
+    data: pageData(ctx, r, blockCountOf(tree)),
+  }))
   if (!outcome.ok) throw pageSlugTaken(row.slug, domain)
   ctx.bus.emit('page.changed', { id: row.id })
   return withTree(ctx, outcome.row, tree)
@@ -334,7 +353,13 @@ export async function deleteBlock(ctx: PagesCtx, caller: Who, pageId: string, bl
 }
 
 export function listBlockTypes() {
-  return BLOCK_TYPES.map((b) => ({ type: b.type, title: b.title, description: b.description, schema: b.schema as unknown as Record<string, unknown>, defaults: b.defaults }))
+  return BLOCK_TYPES.map((b) => ({
+    type: b.type,
+    title: b.title,
+    description: b.description,
+    schema: b.schema as unknown as Record<string, unknown>,
+    defaults: b.defaults,
+  }))
 }
 
 // --- saved templates -----------------------------------------------------------------------------------

@@ -44,7 +44,12 @@ export interface PageStart {
 }
 
 /** What a new page starts from: a built-in template, a saved one, or nothing. */
-export async function resolveTemplate(ctx: Ctx, caller: Who, input: Pick<CreatePageInput, 'templateSlug' | 'savedTemplateId'>, issues: Issues): Promise<PageStart | null> {
+export async function resolveTemplate(
+  ctx: Ctx,
+  caller: Who,
+  input: Pick<CreatePageInput, 'templateSlug' | 'savedTemplateId'>,
+  issues: Issues,
+): Promise<PageStart | null> {
   if (input.templateSlug !== undefined && input.savedTemplateId !== undefined) {
     issues.add('savedTemplateId', 'give templateSlug or savedTemplateId, not both')
     return null

@@ -19,7 +19,7 @@ export const OPENAPI_TAGS = [
   { name: 'Identity', description: 'Who a key belongs to and what it may do' },
   { name: 'Conversions', description: 'The public conversion beacon: attribute a sale or sign-up to the click that brought the visitor' },
   { name: 'Links', description: 'Short links: create (one or in bulk), list, read, change and delete' },
-  { name: 'Analytics', description: "Clicks, unique visitors, bots, conversions and revenue over time: workspace overview, timeline and top links" },
+  { name: 'Analytics', description: 'Clicks, unique visitors, bots, conversions and revenue over time: workspace overview, timeline and top links' },
   { name: 'QR codes', description: 'QR codes of links as SVG, PNG or PDF' },
   { name: 'Domains', description: 'Custom domains: add, verify by DNS, and serve links and pages on them' },
   { name: 'Bridge pages', description: 'Pages built from blocks, served at {domain}/p/{slug}' },
@@ -120,7 +120,8 @@ const HEADER_PARAMETERS = {
     name: 'Service-Version',
     in: 'header',
     required: false,
-    description: 'Pins a dated API version; the answer names the version used in its own Service-Version header. A value not listed (an empty one too) is 400 unsupported_version.',
+    description:
+      'Pins a dated API version; the answer names the version used in its own Service-Version header. A value not listed (an empty one too) is 400 unsupported_version.',
     schema: { type: 'string', enum: [...API_VERSIONS] },
   },
   WorkspaceId: {
@@ -135,7 +136,8 @@ const HEADER_PARAMETERS = {
     name: 'Idempotency-Key',
     in: 'header',
     required: false,
-    description: 'The same key and body within 24 h replays the stored answer (with Idempotent-Replayed: true); the same key with another body is 409 conflict.',
+    description:
+      'The same key and body within 24 h replays the stored answer (with Idempotent-Replayed: true); the same key with another body is 409 conflict.',
     schema: { type: 'string', minLength: 1, maxLength: 255 },
   },
 }
@@ -171,7 +173,6 @@ const HEADER_PARAMETERS = {
 
 type Obj = Record<string, any>
 
-
 type PathItem = Record<string, Obj>
 export interface OpenApiDoc {
   openapi: string
@@ -190,7 +191,19 @@ const GENERATED_FORM_TYPES = ['application/x-www-form-urlencoded', 'multipart/fo
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v)
 
 // Where a schema holds other schemas (JSON Schema 2020-12): one schema, a list of them, or a map of them.
-const ONE_SUBSCHEMA = ['items', 'additionalProperties', 'unevaluatedProperties', 'unevaluatedItems', 'not', 'if', 'then', 'else', 'contains', 'propertyNames', 'contentSchema']
+const ONE_SUBSCHEMA = [
+  'items',
+  'additionalProperties',
+  'unevaluatedProperties',
+  'unevaluatedItems',
+  'not',
+  'if',
+  'then',
+  'else',
+  'contains',
+  'propertyNames',
+  'contentSchema',
+]
 const LIST_SUBSCHEMAS = ['anyOf', 'oneOf', 'allOf', 'prefixItems']
 const MAP_SUBSCHEMAS = ['properties', 'patternProperties', '$defs', 'definitions', 'dependentSchemas']
 
@@ -387,7 +400,10 @@ export function polishDocument(doc: OpenApiDoc): OpenApiDoc {
         if (op['x-idempotent'] === true) refs.push('IdempotencyKey')
         op.parameters = [...(op.parameters ?? []), ...refs.map((name) => ({ $ref: `#/components/parameters/${name}` }))]
         // Any status a route does not list (405, 413, 429, 500…) still answers the error envelope.
-        op.responses = { ...op.responses, default: { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } } }
+        op.responses = {
+          ...op.responses,
+          default: { description: 'Error', content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+        }
       }
       const permission = op['x-permission']
       if (typeof permission === 'string' && permission !== 'authenticated') {

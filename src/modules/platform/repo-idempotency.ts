@@ -37,7 +37,10 @@ export function createIdempotencyRepo(engine: Engine): IdempotencyRepo {
       await db.delete(idempotencyRecords).where(eq(idempotencyRecords.id, id))
     },
     async pruneExpired(now) {
-      const removed = await db.delete(idempotencyRecords).where(lt(idempotencyRecords.expiresAt, now + 1)).returning({ id: idempotencyRecords.id })
+      const removed = await db
+        .delete(idempotencyRecords)
+        .where(lt(idempotencyRecords.expiresAt, now + 1))
+        .returning({ id: idempotencyRecords.id })
       return removed.length
     },
   }

@@ -13,7 +13,10 @@ export function createSettingsRepoSqlite(db: Db): SettingsRepo {
     serverSecret(name, now) {
       const existing = read(name)
       if (existing) return Buffer.from(existing.value, 'base64')
-      db.insert(settings).values({ key: name, value: randomSecretBytes(32).toString('base64'), createdAt: now }).onConflictDoNothing().run()
+      db.insert(settings)
+        .values({ key: name, value: randomSecretBytes(32).toString('base64'), createdAt: now })
+        .onConflictDoNothing()
+        .run()
       return Buffer.from(read(name)!.value, 'base64')
     },
   }

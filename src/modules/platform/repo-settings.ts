@@ -16,7 +16,10 @@ export function createSettingsRepo(engine: Engine): ServerSecrets {
       // Nodes starting together may all miss it. ON CONFLICT DO NOTHING makes the later inserts wait for the
       // first one's commit and then keep it; the read after it (a new snapshot at READ COMMITTED) sees the
       // secret that won, so every node ends with the same one.
-      await db.insert(settings).values({ key: name, value: randomSecretBytes(32).toString('base64'), createdAt: now }).onConflictDoNothing()
+      await db
+        .insert(settings)
+        .values({ key: name, value: randomSecretBytes(32).toString('base64'), createdAt: now })
+        .onConflictDoNothing()
       return Buffer.from((await read(name))!.value, 'base64')
     },
   }

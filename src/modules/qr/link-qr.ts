@@ -19,6 +19,14 @@ const decoder = new TextDecoder()
 
 /** The SVG is the one GET /v1/qr/{linkId}?format=svg answers with default parameters (and shares its cache). */
 export async function linkQr(config: Pick<Config, 'baseUrl'>, shortUrl: string): Promise<QrObject> {
-  const { body } = await renderQr({ format: 'svg', data: shortUrl, size: DEFAULT_QR_SIZE, margin: QR_LIMITS.margin.default, ecc: QR_LIMITS.ecc, fg: QR_LIMITS.fg, bg: QR_LIMITS.bg })
+  const { body } = await renderQr({
+    format: 'svg',
+    data: shortUrl,
+    size: DEFAULT_QR_SIZE,
+    margin: QR_LIMITS.margin.default,
+    ecc: QR_LIMITS.ecc,
+    fg: QR_LIMITS.fg,
+    bg: QR_LIMITS.bg,
+  })
   return { svg: decoder.decode(body), png: qrPngUrl(config, shortUrl) }
 }

@@ -8,15 +8,7 @@
 //    made of one rectangle per run of dark modules. No raster image anywhere.
 // Rendering is deterministic: the same input gives the same bytes, so ETags hold across restarts and nodes.
 import { deflateSync } from 'node:zlib'
-import {
-  fill,
-  PDFDocument,
-  popGraphicsState,
-  pushGraphicsState,
-  rectangle,
-  setFillingRgbColor,
-  type PDFOperator,
-} from 'pdf-lib'
+import { fill, PDFDocument, popGraphicsState, pushGraphicsState, rectangle, setFillingRgbColor, type PDFOperator } from 'pdf-lib'
 import QRCode from 'qrcode'
 import { sizeTooSmall, textNotEncodable, textTooLong } from './errors'
 
@@ -207,7 +199,13 @@ export function renderPng(m: QrMatrix, style: QrStyle): Uint8Array {
   hv.setUint32(4, size)
   header.set([1, 3, 0, 0, 0], 8) // bit depth 1, colour type 3 (palette), deflate, adaptive filtering, no interlace
   const palette = Uint8Array.from([...rgb(style.bg), ...rgb(style.fg)])
-  const parts = [PNG_SIGNATURE, pngChunk('IHDR', header), pngChunk('PLTE', palette), pngChunk('IDAT', deflateSync(raw, { level: 6 })), pngChunk('IEND', new Uint8Array(0))]
+  const parts = [
+    PNG_SIGNATURE,
+    pngChunk('IHDR', header),
+    pngChunk('PLTE', palette),
+    pngChunk('IDAT', deflateSync(raw, { level: 6 })),
+    pngChunk('IEND', new Uint8Array(0)),
+  ]
   const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0))
   let at = 0
   for (const p of parts) {

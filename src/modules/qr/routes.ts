@@ -17,11 +17,38 @@ import { checkRenderData, linkQrFile, qrParams, refuseRepeated, render, type Ser
 const { size: SIZE, margin: MARGIN } = QR_LIMITS
 
 const styleQuery = {
-  size: t.Optional(t.Integer({ minimum: SIZE.min, maximum: SIZE.max, default: SIZE.default, description: `Width and height: pixels (png), points (pdf), user units (svg); quiet zone included. ${SIZE.min}-${SIZE.max}, default ${SIZE.default}` })),
-  margin: t.Optional(t.Integer({ minimum: MARGIN.min, maximum: MARGIN.max, default: MARGIN.default, description: `Quiet zone in modules, ${MARGIN.min}-${MARGIN.max}, default ${MARGIN.default}. A PNG adds what does not divide evenly into whole-pixel modules to it` })),
-  ecc: t.Optional(t.Union([t.Literal('L'), t.Literal('M'), t.Literal('Q'), t.Literal('H')], { default: QR_LIMITS.ecc, description: 'Error correction: L 7 %, M 15 % (default), Q 25 %, H 30 % of the code may be damaged; higher levels make a denser code' })),
-  fg: t.Optional(t.String({ pattern: HEX_COLOUR_PATTERN, default: QR_LIMITS.fg, description: `Colour of the dark modules, #rgb or #rrggbb (send # as %23). Must differ from bg with a contrast of at least ${QR_LIMITS.minContrast}:1` })),
-  bg: t.Optional(t.String({ pattern: HEX_COLOUR_PATTERN, default: QR_LIMITS.bg, description: 'Background and quiet zone colour, #rgb or #rrggbb (send # as %23)' })),
+  size: t.Optional(
+    t.Integer({
+      minimum: SIZE.min,
+      maximum: SIZE.max,
+      default: SIZE.default,
+      description: `Width and height: pixels (png), points (pdf), user units (svg); quiet zone included. ${SIZE.min}-${SIZE.max}, default ${SIZE.default}`,
+    }),
+  ),
+  margin: t.Optional(
+    t.Integer({
+      minimum: MARGIN.min,
+      maximum: MARGIN.max,
+      default: MARGIN.default,
+      description: `Quiet zone in modules, ${MARGIN.min}-${MARGIN.max}, default ${MARGIN.default}. A PNG adds what does not divide evenly into whole-pixel modules to it`,
+    }),
+  ),
+  ecc: t.Optional(
+    t.Union([t.Literal('L'), t.Literal('M'), t.Literal('Q'), t.Literal('H')], {
+      default: QR_LIMITS.ecc,
+      description: 'Error correction: L 7 %, M 15 % (default), Q 25 %, H 30 % of the code may be damaged; higher levels make a denser code',
+    }),
+  ),
+  fg: t.Optional(
+    t.String({
+      pattern: HEX_COLOUR_PATTERN,
+      default: QR_LIMITS.fg,
+      description: `Colour of the dark modules, #rgb or #rrggbb (send # as %23). Must differ from bg with a contrast of at least ${QR_LIMITS.minContrast}:1`,
+    }),
+  ),
+  bg: t.Optional(
+    t.String({ pattern: HEX_COLOUR_PATTERN, default: QR_LIMITS.bg, description: 'Background and quiet zone colour, #rgb or #rrggbb (send # as %23)' }),
+  ),
 }
 
 const binary = (contentTypes: string[], description: string) => ({
@@ -35,7 +62,10 @@ const binary = (contentTypes: string[], description: string) => ({
 // The error envelope (ErrorEnvelope, titled "Error"): every other route declares it as a response schema, and the
 // document's polish states it once in components.schemas and refers to it, so these responses refer to it too.
 // (A copy of it here could drift: Elysia adds keywords to the shared schema object when it compiles validators.)
-const errorResponse = (description: string) => ({ description, content: { 'application/json': { schema: { $ref: `#/components/schemas/${ErrorEnvelope.title}` } } } })
+const errorResponse = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: { $ref: `#/components/schemas/${ErrorEnvelope.title}` } } },
+})
 const notModifiedResponse = { description: 'Not Modified: If-None-Match holds the current ETag; no body' }
 
 /** The rendered bytes, or 304 when the client already holds them (`set.status` too, for the request log and metrics). */
@@ -122,7 +152,12 @@ export function qrRoutes(ctx: LinksCtx, domains: ServedHosts, http: HttpKit) {
           qrQuery: 'link', // after permission: see the macro
           params: t.Object({ linkId: t.String({ description: 'The link id (UUID)' }) }),
           query: t.Object({
-            format: t.Optional(t.Union([t.Literal('png'), t.Literal('svg'), t.Literal('pdf')], { default: 'png', description: 'png (default), svg or pdf (vector, a page of exactly size x size points)' })),
+            format: t.Optional(
+              t.Union([t.Literal('png'), t.Literal('svg'), t.Literal('pdf')], {
+                default: 'png',
+                description: 'png (default), svg or pdf (vector, a page of exactly size x size points)',
+              }),
+            ),
             ...styleQuery,
           }),
           detail: {

@@ -68,7 +68,10 @@ export function qrParams(query: QrQueryInput, format?: QrFormat): QrParams {
     else {
       const ratio = contrastRatio(fg, bg)
       if (ratio < QR_LIMITS.minContrast) {
-        issues.push({ path: 'fg', message: `contrast with bg is ${ratio.toFixed(2)}:1, too low for scanners; use at least ${QR_LIMITS.minContrast}:1 (a dark colour on a light one is safest)` })
+        issues.push({
+          path: 'fg',
+          message: `contrast with bg is ${ratio.toFixed(2)}:1, too low for scanners; use at least ${QR_LIMITS.minContrast}:1 (a dark colour on a light one is safest)`,
+        })
       }
     }
   }

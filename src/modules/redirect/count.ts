@@ -13,7 +13,16 @@ export function createVisitCounter(deps: VisitCounterDeps, keyed: (value: string
   /** The keyed hash a client address is admitted under (uniqueIpLimit); `ipHash` when already made. */
   const address = (ip: string, ipHash: string | null) => ipHash ?? keyed(`ip|${ip}`)
 
-  function buffer(entry: CachedLink, request: Request, ip: string, ua: string, now: number, newAddress: string | null, isBot: boolean, counted: boolean): string {
+  function buffer(
+    entry: CachedLink,
+    request: Request,
+    ip: string,
+    ua: string,
+    now: number,
+    newAddress: string | null,
+    isBot: boolean,
+    counted: boolean,
+  ): string {
     const link = entry.row
     const clickId = sortableId('clk', now)
     const referrer = request.headers.get('referer')
@@ -50,7 +59,16 @@ export function createVisitCounter(deps: VisitCounterDeps, keyed: (value: string
      * addresses (under a uniqueIpLimit); `counted`: a reservation already counted it in the database.
      * Answers the click id.
      */
-    click(entry: CachedLink, request: Request, ip: string, ua: string, now: number, ipHash: string | null, admitted: Set<string> | null, counted = false): string {
+    click(
+      entry: CachedLink,
+      request: Request,
+      ip: string,
+      ua: string,
+      now: number,
+      ipHash: string | null,
+      admitted: Set<string> | null,
+      counted = false,
+    ): string {
       entry.served++
       let newAddress: string | null = null
       if (entry.row.uniqueIpLimit !== null && admitted !== null) {

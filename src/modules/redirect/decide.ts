@@ -57,14 +57,27 @@ const GATE_POST: Outcome = { kind: 'gatePost' }
 const PASSWORD: Outcome = { kind: 'password' }
 const CAPTCHA: Outcome = { kind: 'captcha' }
 const CONSENT: Outcome = { kind: 'consent' }
-const GONE: Record<Unavailable, Outcome> = { expired: { kind: 'gone', reason: 'expired' }, clickLimit: { kind: 'gone', reason: 'clickLimit' }, uniqueIpLimit: { kind: 'gone', reason: 'uniqueIpLimit' } }
+const GONE: Record<Unavailable, Outcome> = {
+  expired: { kind: 'gone', reason: 'expired' },
+  clickLimit: { kind: 'gone', reason: 'clickLimit' },
+  uniqueIpLimit: { kind: 'gone', reason: 'uniqueIpLimit' },
+}
 const PREVIEW_GET: Outcome = { kind: 'preview', count: 'bot' }
 const PREVIEW_HEAD: Outcome = { kind: 'preview', count: 'none' }
 /** The redirect outcomes made once, not per visit: by what is counted, then cacheable or not. */
 const REDIRECT: Record<Count, readonly [Outcome, Outcome]> = {
-  click: [{ kind: 'redirect', count: 'click', cacheable: false }, { kind: 'redirect', count: 'click', cacheable: true }],
-  bot: [{ kind: 'redirect', count: 'bot', cacheable: false }, { kind: 'redirect', count: 'bot', cacheable: true }],
-  none: [{ kind: 'redirect', count: 'none', cacheable: false }, { kind: 'redirect', count: 'none', cacheable: true }],
+  click: [
+    { kind: 'redirect', count: 'click', cacheable: false },
+    { kind: 'redirect', count: 'click', cacheable: true },
+  ],
+  bot: [
+    { kind: 'redirect', count: 'bot', cacheable: false },
+    { kind: 'redirect', count: 'bot', cacheable: true },
+  ],
+  none: [
+    { kind: 'redirect', count: 'none', cacheable: false },
+    { kind: 'redirect', count: 'none', cacheable: true },
+  ],
 }
 
 /** A used-up or expired link's answer: its fallbackUrl, else the page saying why (the handler's, after a refused reservation, too). */
@@ -74,7 +87,14 @@ export const unavailable = (link: RedirectLink, reason: Unavailable): Outcome =>
 const countOf = (v: Visit): Count => (v.method !== 'GET' ? 'none' : v.bot ? 'bot' : 'click')
 
 /** Links checked afresh on each visit (limits, expiry, gates, click ids) are never cached by others. */
-const perVisit = (l: RedirectLink) => l.passwordHash !== null || l.captchaEnabled || l.consentRequired || l.expiresAt !== null || l.clickLimit !== null || l.uniqueIpLimit !== null || l.conversionTracking
+const perVisit = (l: RedirectLink) =>
+  l.passwordHash !== null ||
+  l.captchaEnabled ||
+  l.consentRequired ||
+  l.expiresAt !== null ||
+  l.clickLimit !== null ||
+  l.uniqueIpLimit !== null ||
+  l.conversionTracking
 
 // The checks, each answering or passing (null) to the next. Plain functions chained in decide() rather than
 // a list looped over: every call site stays direct, which keeps the redirect as fast as a hand-written chain.
@@ -94,7 +114,11 @@ function mobileDeepLink(l: RedirectLink, v: Visit): Outcome | null {
   const app = l.deepLinkEnabled && v.platform ? findApp(new URL(l.destinationUrl)) : undefined
   return app ? { kind: 'deepLink', count: countOf(v), app, platform: v.platform! } : null
 }
-const BRIDGE_PAGE: Record<Count, Outcome> = { click: { kind: 'bridgePage', count: 'click' }, bot: { kind: 'bridgePage', count: 'bot' }, none: { kind: 'bridgePage', count: 'none' } }
+const BRIDGE_PAGE: Record<Count, Outcome> = {
+  click: { kind: 'bridgePage', count: 'click' },
+  bot: { kind: 'bridgePage', count: 'bot' },
+  none: { kind: 'bridgePage', count: 'none' },
+}
 const bridgePage = (l: RedirectLink, v: Visit) => (l.bridgePageId !== null ? BRIDGE_PAGE[countOf(v)] : null)
 const redirect = (l: RedirectLink, v: Visit): Outcome => REDIRECT[countOf(v)][(l.redirectStatus === 301 || l.redirectStatus === 308) && !perVisit(l) ? 1 : 0]
 

@@ -27,12 +27,19 @@ export interface GatePostDeps {
 }
 
 export function createGatePost({ cookieKey, secure, captcha, keyed, throttle }: GatePostDeps) {
-
   return async function gatePost(link: RedirectLink, request: Request, url: URL, ip: string, now: number): Promise<Response> {
     const form = await readForm(request)
     const gate = form?.get('gate')
     const back = (g: Gate) =>
-      new Response(null, { status: 303, headers: { location: `${url.pathname}${url.search}`, 'set-cookie': gateCookie(cookieKey, g, link, now, secure), 'cache-control': 'no-store', 'x-robots-tag': 'noindex' } })
+      new Response(null, {
+        status: 303,
+        headers: {
+          location: `${url.pathname}${url.search}`,
+          'set-cookie': gateCookie(cookieKey, g, link, now, secure),
+          'cache-control': 'no-store',
+          'x-robots-tag': 'noindex',
+        },
+      })
     if (gate === 'password' && link.passwordHash) {
       const throttleKey = `${link.id}|${keyed(`ip|${ip}`)}`
       // Counted before the (slow) hash check, so concurrent guesses cannot run past the limit.

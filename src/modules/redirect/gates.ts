@@ -183,7 +183,8 @@ export class Captcha {
     if (!solution || typeof solution !== 'object') return false
     const { algorithm, challenge, number, salt, signature } = solution
     // challenge() always issues SHA-256 challenges.
-    if (algorithm !== 'SHA-256' || typeof challenge !== 'string' || typeof salt !== 'string' || typeof signature !== 'string' || !Number.isSafeInteger(number)) return false
+    if (algorithm !== 'SHA-256' || typeof challenge !== 'string' || typeof salt !== 'string' || typeof signature !== 'string' || !Number.isSafeInteger(number))
+      return false
     const expires = Number(new URLSearchParams(salt.split('?')[1] ?? '').get('expires'))
     if (!Number.isFinite(expires) || expires <= 0 || expires * 1000 <= now) return false
     let ok = false

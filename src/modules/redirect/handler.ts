@@ -140,7 +140,8 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
   /** `path` is the request's, as sent; the owner's URL gets it in place of `{ORIGINAL_PATH}`. */
   const fallback = (url: string, status: number, custom: ServedDomain, path: string) => redirectTo(fillFallback(url, custom.domain, path), status, false)
 
-  const notFound = (custom: ServedDomain | null, path: string) => (custom !== null && custom.notFoundUrl !== null ? fallback(custom.notFoundUrl, 302, custom, path) : notFoundPage())
+  const notFound = (custom: ServedDomain | null, path: string) =>
+    custom !== null && custom.notFoundUrl !== null ? fallback(custom.notFoundUrl, 302, custom, path) : notFoundPage()
 
   /**
    * With Caddy in front, a request it passed on over TLS is the evidence that the domain's certificate works.
@@ -171,7 +172,10 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
     if (target === null) return host === apiHost ? null : notFoundPage()
     const custom = target.custom
     if (custom !== null && behindCaddy) noteHttps(request, custom)
-    const answered = request.method === 'GET' || request.method === 'HEAD' ? pages!.handle(request, url.pathname, url.search, { domain: target.domain, customWorkspaceId: custom === null ? null : custom.workspaceId }) : null
+    const answered =
+      request.method === 'GET' || request.method === 'HEAD'
+        ? pages!.handle(request, url.pathname, url.search, { domain: target.domain, customWorkspaceId: custom === null ? null : custom.workspaceId })
+        : null
     if (answered instanceof Promise) return answered.then((r) => r ?? notFound(custom, url.pathname))
     return answered ?? notFound(custom, url.pathname)
   }
@@ -297,7 +301,8 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
     }
     const slug = match[1]!
     const method = request.method
-    if ((method !== 'GET' && method !== 'HEAD' && method !== 'POST') || isReservedSlug(slug)) return served.size === 0 ? null : otherPath(request, parsed ?? new URL(raw))
+    if ((method !== 'GET' && method !== 'HEAD' && method !== 'POST') || isReservedSlug(slug))
+      return served.size === 0 ? null : otherPath(request, parsed ?? new URL(raw))
     const host = (request.headers.get('host') ?? (parsed ?? new URL(raw)).host).toLowerCase()
     const target = shortHosts.resolve(host)
     if (target === null) return host === apiHost ? null : notFoundPage()

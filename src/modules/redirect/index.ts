@@ -29,9 +29,16 @@ export function createRedirectModule(platform: Platform, links: LinksModule, cli
   const stats = createStatsRepo(engine)
   const domainSlugs = createDomainSlugsRepo(engine)
   /** SQLite's synchronous reads; on PostgreSQL the redirect awaits the repos. */
-  const syncReads = onEngine(store, (s) => createRedirectSyncReads(s.db.db), () => null)
+  const syncReads = onEngine(
+    store,
+    (s) => createRedirectSyncReads(s.db.db),
+    () => null,
+  )
   const { admittedAddressesSync, admittedAddresses } = clicks.repo
-  const cache = new LinkCache(links.repo, links.redirectReads, admittedAddressesSync ?? admittedAddresses, clicks.buffer, { ttlMs: store.engine === 'pg' ? PG_LINK_TTL_MS : 0, clock })
+  const cache = new LinkCache(links.repo, links.redirectReads, admittedAddressesSync ?? admittedAddresses, clicks.buffer, {
+    ttlMs: store.engine === 'pg' ? PG_LINK_TTL_MS : 0,
+    clock,
+  })
   const statsPages = new StatsPageCache()
   bus.on('link.changed', ({ domain, slug }) => cache.invalidate(domain, slug))
   bus.on('domain.changed', ({ domain }) => {

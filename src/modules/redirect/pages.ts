@@ -13,7 +13,10 @@ export const notFoundPage = () =>
 
 /** `/` of a custom domain whose owner set no rootRedirectUrl. */
 export const domainRootPage = (hostname: string) =>
-  htmlPage({ title: hostname, body: `<h1>${escapeHtml(hostname)}</h1><p>This domain serves short links. Open a short link to be taken to its destination.</p>` })
+  htmlPage({
+    title: hostname,
+    body: `<h1>${escapeHtml(hostname)}</h1><p>This domain serves short links. Open a short link to be taken to its destination.</p>`,
+  })
 
 const UNAVAILABLE: Record<Unavailable, string> = {
   expired: 'This link has expired.',
@@ -46,7 +49,12 @@ export const throttledPage = (retryAfter: number) =>
   })
 
 /** A proof-of-work page: the browser finds the number ALTCHA asks for and posts it back. */
-export function captchaPage(slug: string, challenge: { algorithm: string; challenge: string; maxnumber?: number; salt: string; signature: string }, error?: string, query = '') {
+export function captchaPage(
+  slug: string,
+  challenge: { algorithm: string; challenge: string; maxnumber?: number; salt: string; signature: string },
+  error?: string,
+  query = '',
+) {
   const script = `(async()=>{const c=${scriptJson(challenge)};const s=document.getElementById('status');const enc=new TextEncoder();
 const hex=b=>Array.from(new Uint8Array(b),x=>x.toString(16).padStart(2,'0')).join('');
 for(let n=0;n<=(c.maxnumber||1e6);n++){const h=hex(await crypto.subtle.digest('SHA-256',enc.encode(c.salt+n)));
@@ -163,13 +171,17 @@ function dayChart(from: number, days: number[]): string {
   const parts: string[] = []
   for (let v = 0; v <= ceiling; v += step) {
     const yy = y(v).toFixed(1)
-    parts.push(`<line class="grid" x1="${left}" x2="${W - right}" y1="${yy}" y2="${yy}"/><text class="axis" x="${left - 5}" y="${yy}" text-anchor="end" dominant-baseline="middle">${compact.format(v)}</text>`)
+    parts.push(
+      `<line class="grid" x1="${left}" x2="${W - right}" y1="${yy}" y2="${yy}"/><text class="axis" x="${left - 5}" y="${yy}" text-anchor="end" dominant-baseline="middle">${compact.format(v)}</text>`,
+    )
   }
   days.forEach((n, i) => {
     if (n <= 0) return
     const x = left + i * slot + (slot - barW) / 2
     const h = Math.max(1, (n / ceiling) * plotH)
-    parts.push(`<rect class="bar" x="${x.toFixed(1)}" y="${(top + plotH - h).toFixed(1)}" width="${barW.toFixed(1)}" height="${h.toFixed(1)}" rx="1.5"><title>${shortDay(from + i * DAY_MS)}: ${plural(n, 'click', 'clicks')}</title></rect>`)
+    parts.push(
+      `<rect class="bar" x="${x.toFixed(1)}" y="${(top + plotH - h).toFixed(1)}" width="${barW.toFixed(1)}" height="${h.toFixed(1)}" rx="1.5"><title>${shortDay(from + i * DAY_MS)}: ${plural(n, 'click', 'clicks')}</title></rect>`,
+    )
   })
   parts.push(`<line class="base" x1="${left}" x2="${W - right}" y1="${top + plotH}" y2="${top + plotH}"/>`)
   for (const i of [0, 7, 14, 21, days.length - 1]) {
@@ -177,7 +189,9 @@ function dayChart(from: number, days: number[]): string {
     const x = left + i * slot + slot / 2
     const anchor = i === 0 ? 'start' : i === days.length - 1 ? 'end' : 'middle'
     const tx = anchor === 'start' ? left : anchor === 'end' ? W - right : x
-    parts.push(`<line class="tick" x1="${x.toFixed(1)}" x2="${x.toFixed(1)}" y1="${top + plotH}" y2="${top + plotH + 4}"/><text class="axis" x="${tx.toFixed(1)}" y="${H - 6}" text-anchor="${anchor}">${shortDay(from + i * DAY_MS)}</text>`)
+    parts.push(
+      `<line class="tick" x1="${x.toFixed(1)}" x2="${x.toFixed(1)}" y1="${top + plotH}" y2="${top + plotH + 4}"/><text class="axis" x="${tx.toFixed(1)}" y="${H - 6}" text-anchor="${anchor}">${shortDay(from + i * DAY_MS)}</text>`,
+    )
   }
   const svg = `<svg class="chart" viewBox="0 0 ${W} ${H}" role="img" aria-labelledby="chart-title" aria-label="${escapeHtml(summary)}" xmlns="http://www.w3.org/2000/svg"><title id="chart-title">${escapeHtml(summary)}</title>${parts.join('')}</svg>`
   const rows = days.map((n, i) => `<tr><th scope="row">${isoDay(from + i * DAY_MS)}</th><td>${n}</td></tr>`).join('')
@@ -189,7 +203,10 @@ function topTable(caption: string, head: string, rows: { label: string; clicks: 
   if (!rows.length) return `<section><h2>${caption}</h2><p class="muted">No clicks in the last 30 days.</p></section>`
   const max = rows[0]!.clicks || 1
   const body = rows
-    .map((r) => `<tr><th scope="row"><span class="meter" style="width:${Math.round((r.clicks / max) * 100)}%"></span><span class="label">${escapeHtml(r.label)}</span></th><td>${count(r.clicks)}</td></tr>`)
+    .map(
+      (r) =>
+        `<tr><th scope="row"><span class="meter" style="width:${Math.round((r.clicks / max) * 100)}%"></span><span class="label">${escapeHtml(r.label)}</span></th><td>${count(r.clicks)}</td></tr>`,
+    )
     .join('')
   return `<section><h2 id="${head}">${caption}</h2><table class="top" aria-labelledby="${head}"><thead><tr><th scope="col">${head === 'countries' ? 'Country' : 'Referrer'}</th><th scope="col">Clicks</th></tr></thead><tbody>${body}</tbody></table></section>`
 }
@@ -234,8 +251,16 @@ export function statsPage(v: StatsView): Response {
     `<div class="totals"><div><strong>${count(s.totalClicks)}</strong><span class="muted">total clicks</span></div><div><strong>${count(s.uniqueClicks)}</strong><span class="muted">unique visitors</span></div></div>`,
     `<section><h2>Clicks per day, last 30 days</h2>${dayChart(s.from, s.days)}<p class="muted">${plural(recent, 'click', 'clicks')} in the last 30 days (UTC).</p></section>`,
     `<div class="lists">`,
-    topTable('Top countries', 'countries', s.countries.map((c) => ({ label: countryName(c.country), clicks: c.clicks }))),
-    topTable('Top referrers', 'referrers', s.referrers.map((r) => ({ label: r.host ?? 'direct', clicks: r.clicks }))),
+    topTable(
+      'Top countries',
+      'countries',
+      s.countries.map((c) => ({ label: countryName(c.country), clicks: c.clicks })),
+    ),
+    topTable(
+      'Top referrers',
+      'referrers',
+      s.referrers.map((r) => ({ label: r.host ?? 'direct', clicks: r.clicks })),
+    ),
     `</div>`,
     `<p class="muted">People's clicks only; bots are not counted. Updated ${escapeHtml(new Date(v.now).toISOString().slice(0, 16).replace('T', ' '))} UTC, at most once a minute.</p>`,
   ].join('')

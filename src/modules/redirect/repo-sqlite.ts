@@ -8,9 +8,7 @@ export function createRedirectSyncReads(db: Db): RedirectSyncReads {
   const sqlite = db.$client
   const counters = sqlite.prepare('SELECT total_clicks AS total, unique_clicks AS uniq FROM links WHERE id = ?')
   // The page shows the link's all-time uniqueClicks, never a range's: the visitor sketches are not read.
-  const dayRollups = sqlite.prepare(
-    "SELECT bucket, clicks, bots, dims FROM link_rollups WHERE link_id = ? AND grain = 'day' AND bucket >= ? AND bucket < ?",
-  )
+  const dayRollups = sqlite.prepare("SELECT bucket, clicks, bots, dims FROM link_rollups WHERE link_id = ? AND grain = 'day' AND bucket >= ? AND bucket < ?")
   // Served by the (domain, slug) unique index, in its order: bytewise.
   const slugs = sqlite.prepare('SELECT slug FROM links WHERE domain = ?')
   return {

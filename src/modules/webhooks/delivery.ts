@@ -64,7 +64,20 @@ async function sendOnce(ctx: WebhooksCtx, endpoint: EndpointRow, delivery: Deliv
     body = ''
     const error = `the body could not be built: ${(err as Error).message}`
     return {
-      attempt: { id: sortableId('wha', startedAt), deliveryId: delivery.id, attempt: attemptNo, startedAt, durationMs: 0, request: { method: 'POST', url: endpoint.url, headers: {}, body }, responseStatus: null, responseHeaders: null, responseBody: null, responseBodyTruncated: false, error, address: null },
+      attempt: {
+        id: sortableId('wha', startedAt),
+        deliveryId: delivery.id,
+        attempt: attemptNo,
+        startedAt,
+        durationMs: 0,
+        request: { method: 'POST', url: endpoint.url, headers: {}, body },
+        responseStatus: null,
+        responseHeaders: null,
+        responseBody: null,
+        responseBodyTruncated: false,
+        error,
+        address: null,
+      },
       ok: false,
       status: null,
       durationMs: 0,
@@ -80,7 +93,10 @@ async function sendOnce(ctx: WebhooksCtx, endpoint: EndpointRow, delivery: Deliv
     { 'content-type': 'application/json', 'user-agent': USER_AGENT, [EVENT_HEADER]: delivery.event },
     signatureHeaders({ id: delivery.idempotencyKey, timestamp: Math.floor(startedAt / 1000), body, secrets: liveSecrets(endpoint, startedAt) }),
   )
-  const mtls = endpoint.mtlsEnabled && ctx.config.webhookClientCert && ctx.config.webhookClientKey ? { cert: ctx.config.webhookClientCert, key: ctx.config.webhookClientKey } : null
+  const mtls =
+    endpoint.mtlsEnabled && ctx.config.webhookClientCert && ctx.config.webhookClientKey
+      ? { cert: ctx.config.webhookClientCert, key: ctx.config.webhookClientKey }
+      : null
   const res = await sendOutbound({
     url: endpoint.url,
     method: 'POST',
@@ -127,7 +143,12 @@ function outcomeOf(endpoint: EndpointRow, delivery: DeliveryRow, attemptNo: numb
   const now = sent.finishedAt
   const common = { attempt: attemptNo, responseStatus: sent.status, durationMs: sent.durationMs, updatedAt: now }
   if (sent.ok) {
-    return { attempt: sent.attempt, delivery: { ...common, status: 'success', deliveredAt: now, nextAttemptAt: null, errorMessage: null }, endpoint: { kind: 'success' }, next: null }
+    return {
+      attempt: sent.attempt,
+      delivery: { ...common, status: 'success', deliveredAt: now, nextAttemptAt: null, errorMessage: null },
+      endpoint: { kind: 'success' },
+      next: null,
+    }
   }
   if (sent.status === 410) {
     // A REST-hook target's 410 removes the subscription (the hook's owner unsubscribed on their side).
@@ -167,9 +188,12 @@ async function runDeliverJob(ctx: WebhooksCtx, recorder: AttemptRecorder, payloa
   if (!endpoint) return
   if (!endpoint.isActive) {
     // Kept, not lost: after re-enabling, replay-all sends what piled up meanwhile.
-    const reason = endpoint.deletedAt !== null
-      ? 'Not sent: the subscription was removed'
-      : endpoint.disabledReason ? `Not sent: the endpoint is disabled (${endpoint.disabledReason})` : 'Not sent: the endpoint is paused'
+    const reason =
+      endpoint.deletedAt !== null
+        ? 'Not sent: the subscription was removed'
+        : endpoint.disabledReason
+          ? `Not sent: the endpoint is disabled (${endpoint.disabledReason})`
+          : 'Not sent: the endpoint is paused'
     await retryWhileBusy(() => webhooks.abandon(delivery!.id, reason, clock.now()))
     return
   }
@@ -204,7 +228,13 @@ async function runDeliverJob(ctx: WebhooksCtx, recorder: AttemptRecorder, payloa
       if (slot !== null) await ctx.slots!.release(endpoint.id, slot)
     }
     const outcome = outcomeOf(endpoint, delivery, payload.attempt, sent)
-    const disabled = await recorder.record({ deliveryId: delivery.id, endpointId: endpoint.id, outcome, now: sent.finishedAt, job: { id: job.job.id, workerId: job.workerId } })
+    const disabled = await recorder.record({
+      deliveryId: delivery.id,
+      endpointId: endpoint.id,
+      outcome,
+      now: sent.finishedAt,
+      job: { id: job.job.id, workerId: job.workerId },
+    })
     if (disabled === null) {
       // The endpoint was deleted mid-request: nothing to record and nobody left to retry for.
       ctx.log.debug('webhook attempt dropped: its endpoint was deleted while it was sent', { endpoint: endpoint.id, delivery: delivery.id })
@@ -212,7 +242,10 @@ async function runDeliverJob(ctx: WebhooksCtx, recorder: AttemptRecorder, payloa
     }
     if (disabled || outcome.endpoint?.kind === 'gone') {
       state.endpointChanged()
-      ctx.log.warn(endpoint.kind === 'rest_hook' && sent.status === 410 ? 'automation subscription removed' : 'webhook endpoint disabled', { endpoint: endpoint.id, reason: sent.status === 410 ? '410' : 'consecutive failures' })
+      ctx.log.warn(endpoint.kind === 'rest_hook' && sent.status === 410 ? 'automation subscription removed' : 'webhook endpoint disabled', {
+        endpoint: endpoint.id,
+        reason: sent.status === 410 ? '410' : 'consecutive failures',
+      })
     }
     if (outcome.next) ctx.notifyWorker()
     return COMPLETED
@@ -243,7 +276,13 @@ export const PING_MESSAGE = 'This is a test ping from lnk. If you can read this,
  */
 export async function sendPing(ctx: WebhooksCtx, endpoint: EndpointRow): Promise<DeliveryRow | null> {
   const now = ctx.clock.now()
-  const envelope = { id: sortableId('evt', now), type: 'webhook.test', timestamp: iso(now), mode: endpoint.mode, data: { endpointId: endpoint.id, message: PING_MESSAGE } }
+  const envelope = {
+    id: sortableId('evt', now),
+    type: 'webhook.test',
+    timestamp: iso(now),
+    mode: endpoint.mode,
+    data: { endpointId: endpoint.id, message: PING_MESSAGE },
+  }
   const row: NewDelivery = {
     id: deliveryId(),
     endpointId: endpoint.id,

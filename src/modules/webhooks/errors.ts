@@ -13,9 +13,13 @@ export const testKeyCreatesLiveEndpoint = () => new AppError('forbidden', 'A tes
 
 /** Replay asked of an endpoint that is paused, or disabled (then `disabledReason` says why). */
 export const endpointPaused = (endpoint: { id: string; disabledReason: string | null }) =>
-  new AppError('endpoint_paused', `Webhook endpoint ${endpoint.id} is ${endpoint.disabledReason ? `disabled (${endpoint.disabledReason})` : 'paused'}; enable it (PATCH isActive: true) before replaying`, {
-    endpointId: endpoint.id,
-  })
+  new AppError(
+    'endpoint_paused',
+    `Webhook endpoint ${endpoint.id} is ${endpoint.disabledReason ? `disabled (${endpoint.disabledReason})` : 'paused'}; enable it (PATCH isActive: true) before replaying`,
+    {
+      endpointId: endpoint.id,
+    },
+  )
 
 export const pingNotReplayable = () => new AppError('conflict', 'A test ping is not replayed; send a new one with POST /webhooks/{id}/test')
 

@@ -10,7 +10,7 @@ import type { EventConsumer, EventEnvelope } from '../../events/outbox'
 import { sortableId } from '../../platform/random'
 import { eventMatches, matchesFilters, type WebhookFilters } from './filters'
 import { deliveryId } from './ids'
-import { WorkspaceLists } from './lists'
+import type { WorkspaceLists } from './lists'
 import type { EndpointRow } from './port'
 import type { FanoutStatements } from './repo-fanout'
 import { BATCH_MAX_EVENTS, maxAttemptsFor } from './schedule'
@@ -37,7 +37,17 @@ export function fanOut(st: FanoutStatements, lists: WorkspaceLists<EndpointRow>)
       const common = { endpointId: ep.id, workspaceId: ep.workspaceId, maxAttempts: maxAttemptsFor(ep.mode), idempotencyKey: sortableId('msg', now), now }
       if (!ep.batchEnabled) {
         const id = deliveryId()
-        yield* st.insertDelivery(tx, { ...common, id, event: envelope.type, eventId: envelope.id, payloadJson: json, batchSize: 1, batchOpen: false, batchClosesAt: null, nextAttemptAt: now })
+        yield* st.insertDelivery(tx, {
+          ...common,
+          id,
+          event: envelope.type,
+          eventId: envelope.id,
+          payloadJson: json,
+          batchSize: 1,
+          batchOpen: false,
+          batchClosesAt: null,
+          nextAttemptAt: now,
+        })
         yield* st.enqueueDeliver(tx, { deliveryId: id, attempt: 1 }, now, now)
         continue
       }
@@ -53,7 +63,17 @@ export function fanOut(st: FanoutStatements, lists: WorkspaceLists<EndpointRow>)
       }
       const id = deliveryId()
       const closesAt = now + ep.batchWindowSeconds * 1000
-      yield* st.insertDelivery(tx, { ...common, id, event: 'batch', eventId: null, payloadJson: null, batchSize: 0, batchOpen: true, batchClosesAt: closesAt, nextAttemptAt: closesAt })
+      yield* st.insertDelivery(tx, {
+        ...common,
+        id,
+        event: 'batch',
+        eventId: null,
+        payloadJson: null,
+        batchSize: 0,
+        batchOpen: true,
+        batchClosesAt: closesAt,
+        nextAttemptAt: closesAt,
+      })
       yield* st.addBatchEvent(tx, id, 0, json, now)
       yield* st.enqueueDeliver(tx, { deliveryId: id, attempt: 1 }, closesAt, now)
     }

@@ -19,20 +19,7 @@
 import { canonicalJson } from '../../platform/canonical-json'
 import { EVENT_CATALOGUE } from './model'
 
-export type FilterOp =
-  | 'eq'
-  | 'neq'
-  | 'in'
-  | 'nin'
-  | 'contains'
-  | 'not_contains'
-  | 'starts_with'
-  | 'gt'
-  | 'gte'
-  | 'lt'
-  | 'lte'
-  | 'exists'
-  | 'not_exists'
+export type FilterOp = 'eq' | 'neq' | 'in' | 'nin' | 'contains' | 'not_contains' | 'starts_with' | 'gt' | 'gte' | 'lt' | 'lte' | 'exists' | 'not_exists'
 
 export interface FilterRule {
   field: string
@@ -51,7 +38,21 @@ export interface Issue {
   message: string
 }
 
-export const FILTER_OPS: readonly FilterOp[] = ['eq', 'neq', 'in', 'nin', 'contains', 'not_contains', 'starts_with', 'gt', 'gte', 'lt', 'lte', 'exists', 'not_exists']
+export const FILTER_OPS: readonly FilterOp[] = [
+  'eq',
+  'neq',
+  'in',
+  'nin',
+  'contains',
+  'not_contains',
+  'starts_with',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'exists',
+  'not_exists',
+]
 export const MAX_RULES = 50
 export const MAX_FIELD_LENGTH = 200
 export const MAX_LIST_VALUES = 100
@@ -207,7 +208,7 @@ function valueIssue(op: FilterOp, value: unknown, hasValue: boolean): string | n
 function validateRule(rule: unknown, i: number, issues: Issue[]): FilterRule | null {
   const base = `/filters/rules/${i}`
   const add = (key: string, message: string) => issues.push({ path: key ? `${base}/${key}` : base, message: `rule ${i}: ${message}` })
-  if (!isRecord(rule)) return add('', 'must be an object with field, op and value'), null
+  if (!isRecord(rule)) return (add('', 'must be an object with field, op and value'), null)
   const extra = Object.keys(rule).filter((k) => k !== 'field' && k !== 'op' && k !== 'value')
   for (const k of extra) add(k, `unknown property "${k}"`)
   const fieldProblem = fieldIssue(rule.field)
@@ -236,17 +237,24 @@ export function validateFilters(input: unknown): { ok: true; value: WebhookFilte
   if (match !== 'all' && match !== 'any') issues.push({ path: '/filters/match', message: 'match must be "all" or "any"' })
   const events = input.events ?? null
   if (events !== null) {
-    issues.push(...validateEventPatterns(events, EVENT_CATALOGUE.map((e) => e.type), '/filters/events'))
+    issues.push(
+      ...validateEventPatterns(
+        events,
+        EVENT_CATALOGUE.map((e) => e.type),
+        '/filters/events',
+      ),
+    )
     if (Array.isArray(events) && !events.length) issues.push({ path: '/filters/events', message: 'must list at least one event, or be null for all' })
   }
   const rawRules = input.rules ?? []
   const rules: FilterRule[] = []
   if (!Array.isArray(rawRules)) issues.push({ path: '/filters/rules', message: 'rules must be an array' })
   else if (rawRules.length > MAX_RULES) issues.push({ path: '/filters/rules', message: `at most ${MAX_RULES} rules` })
-  else rawRules.forEach((r, i) => {
-    const rule = validateRule(r, i, issues)
-    if (rule) rules.push(rule)
-  })
+  else
+    rawRules.forEach((r, i) => {
+      const rule = validateRule(r, i, issues)
+      if (rule) rules.push(rule)
+    })
   if (issues.length) return { ok: false, issues }
   return { ok: true, value: { match: match as 'all' | 'any', events: events as string[] | null, rules } }
 }

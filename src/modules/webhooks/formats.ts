@@ -24,7 +24,17 @@ export interface BatchLike {
 }
 
 export const SLACK = { text: 40_000, blocks: 50, sectionText: 3000, fields: 10, fieldText: 2000 } as const
-export const DISCORD = { content: 2000, embeds: 10, title: 256, description: 4096, fields: 25, fieldName: 256, fieldValue: 1024, footer: 2048, total: 6000 } as const
+export const DISCORD = {
+  content: 2000,
+  embeds: 10,
+  title: 256,
+  description: 4096,
+  fields: 25,
+  fieldName: 256,
+  fieldValue: 1024,
+  footer: 2048,
+  total: 6000,
+} as const
 
 interface Summary {
   title: string
@@ -64,19 +74,35 @@ function summarise(e: EventEnvelopeLike): Summary {
   })
   switch (e.type) {
     case 'link.created':
-      return s(`Link created: ${short}`, [['Destination', link.destinationUrl], ['Title', link.title], ['Tags', Array.isArray(link.tags) ? link.tags.join(', ') : null]])
+      return s(`Link created: ${short}`, [
+        ['Destination', link.destinationUrl],
+        ['Title', link.title],
+        ['Tags', Array.isArray(link.tags) ? link.tags.join(', ') : null],
+      ])
     case 'link.updated':
-      return s(`Link updated: ${short}`, [['Changed', Array.isArray(d.changes) ? d.changes.join(', ') : null], ['Destination', link.destinationUrl]])
+      return s(`Link updated: ${short}`, [
+        ['Changed', Array.isArray(d.changes) ? d.changes.join(', ') : null],
+        ['Destination', link.destinationUrl],
+      ])
     case 'link.deleted':
       return s(`Link deleted: ${short}`, [['Destination', link.destinationUrl]])
     case 'link.clicked': {
       const click = rec(d.click)
-      return s(`Click on ${short}`, [['Destination', link.destinationUrl], ['Referrer', click.referrer ?? 'direct'], ['Unique visitor', click.unique === true ? 'yes' : 'no'], ['User agent', click.userAgent]])
+      return s(`Click on ${short}`, [
+        ['Destination', link.destinationUrl],
+        ['Referrer', click.referrer ?? 'direct'],
+        ['Unique visitor', click.unique === true ? 'yes' : 'no'],
+        ['User agent', click.userAgent],
+      ])
     }
     case 'conversion.created': {
       const c = rec(d.conversion)
       const value = c.value === null || c.value === undefined ? null : `${text(c.value)} ${c.currency ?? ''}`.trim()
-      return s(`Conversion "${text(c.eventName)}" on ${short}`, [['Value', value], ['Click', c.clickId], ['Metadata', c.metadata]])
+      return s(`Conversion "${text(c.eventName)}" on ${short}`, [
+        ['Value', value],
+        ['Click', c.clickId],
+        ['Metadata', c.metadata],
+      ])
     }
     case 'webhook.test':
       return s(`Test event: ${text(d.message)}`, [['Endpoint', d.endpointId]])

@@ -43,7 +43,11 @@ export function createWebhooksModule(platform: Platform, http: HttpKit) {
     if (area === 'webhooks') state.stale()
   })
   bus.on('caches.reset', () => state.stale())
-  const slots = onEngine(store, () => null, (s) => sharedSlots(s.sql, config.shutdownTimeoutSeconds * 1000))
+  const slots = onEngine(
+    store,
+    () => null,
+    (s) => sharedSlots(s.sql, config.shutdownTimeoutSeconds * 1000),
+  )
   const wiring = onEngine<Wiring>(
     store,
     (s) => {
@@ -54,7 +58,11 @@ export function createWebhooksModule(platform: Platform, http: HttpKit) {
       interest.add(webhookInterest(engineOf(store), new WorkspaceLists<EndpointRow>(() => state.generation), clock))
       // The deliver job's reads and recordings run thousands a second: prepared once on the worker's connection.
       const onWorker = createWebhooksRepo(engineOf(store, 'worker'), createDeliverStatementsSqlite(s.workerDb.db))
-      return { webhooks: createWebhooksRepo(engineOf(store)), onWorker, consumer: fanOut(createFanoutStatementsSqlite(s.workerDb.db, engineOf(store, 'worker')), new WorkspaceLists<EndpointRow>(() => state.generation)) }
+      return {
+        webhooks: createWebhooksRepo(engineOf(store)),
+        onWorker,
+        consumer: fanOut(createFanoutStatementsSqlite(s.workerDb.db, engineOf(store, 'worker')), new WorkspaceLists<EndpointRow>(() => state.generation)),
+      }
     },
     () => {
       // One pool for requests and the worker, so one list cache for the fan-out and the interest source.

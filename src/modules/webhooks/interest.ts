@@ -18,7 +18,11 @@ const listens = (endpoints: readonly EndpointRow[], type: string) => endpoints.s
 export function webhookInterest(engine: Engine, lists: WorkspaceLists<EndpointRow>, clock: Clock): InterestSource {
   const st = createFanoutStatements(engine)
   const load = (workspaceId: string, mode: Mode) => driveSync(engine.db, (_, db) => st.activeEndpoints(db, workspaceId, mode))
-  return (type: string, workspaceId: string, mode: Mode) => listens(lists.read(workspaceId, mode, clock.now(), () => load(workspaceId, mode)), type)
+  return (type: string, workspaceId: string, mode: Mode) =>
+    listens(
+      lists.read(workspaceId, mode, clock.now(), () => load(workspaceId, mode)),
+      type,
+    )
 }
 
 /** PostgreSQL: on the pool (`engine`'s). */

@@ -41,7 +41,9 @@ export const EventPattern = checkedByService({
 
 export const FILTER_OPS = ['eq', 'neq', 'in', 'nin', 'contains', 'not_contains', 'starts_with', 'gt', 'gte', 'lt', 'lte', 'exists', 'not_exists'] as const
 
-export const Format = t.Union([t.Literal('standard'), t.Literal('slack'), t.Literal('discord')], { description: 'standard: the event envelope (or the template output); slack / discord: a message for an incoming webhook of that service' })
+export const Format = t.Union([t.Literal('standard'), t.Literal('slack'), t.Literal('discord')], {
+  description: 'standard: the event envelope (or the template output); slack / discord: a message for an incoming webhook of that service',
+})
 export const Mode = t.Union([t.Literal('live'), t.Literal('test')])
 
 export const FilterRule = t.Object(
@@ -57,7 +59,9 @@ export const FilterRule = t.Object(
 export const Filters = t.Object(
   {
     match: t.Union([t.Literal('all'), t.Literal('any')], { description: 'all: every rule must hold; any: one is enough. Default all' }),
-    events: Nullable(t.Array(EventPattern, { minItems: 1, maxItems: 100 }), { description: 'Further narrows the endpoint events (same patterns), or null (the default)' }),
+    events: Nullable(t.Array(EventPattern, { minItems: 1, maxItems: 100 }), {
+      description: 'Further narrows the endpoint events (same patterns), or null (the default)',
+    }),
     rules: t.Array(FilterRule, { maxItems: 50, description: 'Default none' }),
   },
   { additionalProperties: false },
@@ -74,7 +78,10 @@ export const Transform = t.Object(
   { additionalProperties: false },
 )
 
-export const CustomHeader = t.Object({ name: t.String({ minLength: 1, maxLength: 100 }), value: t.String({ maxLength: 2000 }) }, { additionalProperties: false })
+export const CustomHeader = t.Object(
+  { name: t.String({ minLength: 1, maxLength: 100 }), value: t.String({ maxLength: 2000 }) },
+  { additionalProperties: false },
+)
 
 export const WebhookEndpoint = t.Object(
   {
@@ -101,9 +108,12 @@ export const WebhookEndpoint = t.Object(
   { title: 'WebhookEndpoint' },
 )
 
-export const WebhookEndpointWithSecret = t.Composite([WebhookEndpoint, t.Object({ secret: t.String({ description: 'whsec_…: shown only in this response' }) })], {
-  title: 'WebhookEndpointWithSecret',
-})
+export const WebhookEndpointWithSecret = t.Composite(
+  [WebhookEndpoint, t.Object({ secret: t.String({ description: 'whsec_…: shown only in this response' }) })],
+  {
+    title: 'WebhookEndpointWithSecret',
+  },
+)
 
 export const URL_MAX_LENGTH = 2048
 
@@ -114,14 +124,17 @@ const settings = {
       format: 'uri',
       minLength: 1,
       maxLength: URL_MAX_LENGTH,
-      description: 'An absolute https URL (http only with LNK_WEBHOOK_ALLOW_HTTP), without credentials; public addresses only unless LNK_WEBHOOK_ALLOWED_CIDRS allows the range',
+      description:
+        'An absolute https URL (http only with LNK_WEBHOOK_ALLOW_HTTP), without credentials; public addresses only unless LNK_WEBHOOK_ALLOWED_CIDRS allows the range',
     }),
   ),
   events: t.Array(EventPattern, { minItems: 1, maxItems: 50, description: 'Event types of the catalogue, * or area.* patterns' }),
   format: t.Optional(Format),
   isActive: t.Optional(t.Boolean()),
   customHeaders: t.Optional(t.Array(CustomHeader, { maxItems: 20, description: 'Write-only; replaces the whole list' })),
-  filters: t.Optional(checkedByService(Nullable(FiltersInput, { description: 'Narrows which events of the events list are sent (match, events, rules), or null for no filter' }))),
+  filters: t.Optional(
+    checkedByService(Nullable(FiltersInput, { description: 'Narrows which events of the events list are sent (match, events, rules), or null for no filter' })),
+  ),
   transform: t.Optional(Nullable(Transform)),
   batchEnabled: t.Optional(t.Boolean()),
   batchWindowSeconds: t.Optional(t.Integer({ minimum: 1, maximum: 300 })),
@@ -140,7 +153,10 @@ export type CreateWebhookInput = Static<typeof CreateWebhookBody>
 export type UpdateWebhookInput = Static<typeof UpdateWebhookBody>
 
 export const RotateSecretBody = t.Optional(
-  t.Object({ grace: t.Optional(t.Boolean({ description: 'true (default): the old secret keeps signing for 24 h; false: it stops at once' })) }, { additionalProperties: false }),
+  t.Object(
+    { grace: t.Optional(t.Boolean({ description: 'true (default): the old secret keeps signing for 24 h; false: it stops at once' })) },
+    { additionalProperties: false },
+  ),
 )
 
 export const DeliveryStatus = t.Union([t.Literal('pending'), t.Literal('success'), t.Literal('failed'), t.Literal('dead')])

@@ -52,7 +52,11 @@ export class AttemptRecorder {
   }
 
   private write(records: AttemptRecord[]) {
-    return retryWhileBusy(() => this.repo.recordAttempts(records, this.autoDisable), this.patience, () => this.busyAnswers++)
+    return retryWhileBusy(
+      () => this.repo.recordAttempts(records, this.autoDisable),
+      this.patience,
+      () => this.busyAnswers++,
+    )
   }
 
   private async flush() {

@@ -37,7 +37,16 @@ export function createAttemptStatements(engine: Engine): AttemptStatements {
       // (or a recording and an endpoint's delete, which locks the endpoint before its deliveries) cannot each
       // hold a row the other waits for. NO KEY UPDATE leaves the fan-out's inserts of new deliveries for
       // these endpoints (their foreign key check) free to go on.
-      yield* rows(engine.forUpdate(tx.select({ id: e.id }).from(e).where(inArray(e.id, endpointIds)).orderBy(asc(engine.byteOrder(e.id))), { weak: true }))
+      yield* rows(
+        engine.forUpdate(
+          tx
+            .select({ id: e.id })
+            .from(e)
+            .where(inArray(e.id, endpointIds))
+            .orderBy(asc(engine.byteOrder(e.id))),
+          { weak: true },
+        ),
+      )
     },
     *moveDelivery(tx, deliveryId, r) {
       const moved = yield* rows(
@@ -118,7 +127,14 @@ export function* recording(engine: Engine, st: AttemptStatements, tx: Builder, r
 }
 
 /** A failed attempt counts against the endpoint; answers whether that disabled it (its row is locked). */
-function* failing(engine: Engine, tx: Builder, endpointId: string, effect: { kind: 'failure' } | { kind: 'gone'; reason: string }, now: number, autoDisable: AutoDisable): Steps<boolean> {
+function* failing(
+  engine: Engine,
+  tx: Builder,
+  endpointId: string,
+  effect: { kind: 'failure' } | { kind: 'gone'; reason: string },
+  now: number,
+  autoDisable: AutoDisable,
+): Steps<boolean> {
   const e = engine.t.webhookEndpoints
   const [before] = yield* rows(tx.select({ isActive: e.isActive, kind: e.kind }).from(e).where(eq(e.id, endpointId)))
   const since = sql`coalesce(${e.failingSince}, cast(${now} as bigint))`

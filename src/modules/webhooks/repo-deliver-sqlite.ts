@@ -93,7 +93,13 @@ export function createDeliverStatementsSqlite(db: Db): HotPaths {
  */
 function rowById<Row>(db: Db, table: typeof webhookDeliveries | typeof webhookEndpoints): (id: string) => Row | undefined {
   const columns = Object.entries(getTableColumns(table)).map(([key, column]) => ({ key, name: column.name, column }))
-  const stmt = hotStatement(db, db.select().from(table).where(eq(table.id, sql.placeholder('id'))))
+  const stmt = hotStatement(
+    db,
+    db
+      .select()
+      .from(table)
+      .where(eq(table.id, sql.placeholder('id'))),
+  )
   return (id) => {
     const raw = stmt.get({ id })
     if (!raw) return undefined

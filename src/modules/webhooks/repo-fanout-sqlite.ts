@@ -49,7 +49,10 @@ export function createFanoutStatementsSqlite(db: Db, engine: Engine): FanoutStat
       .where(and(eq(d.endpointId, sql.placeholder('endpointId')), eq(d.batchOpen, true)))
       .limit(1),
   )
-  const addBatchEvent = hotStatement(db, db.insert(b).values({ deliveryId: sql.placeholder('deliveryId'), position: sql.placeholder('position'), envelope: asIs('envelopeJson') }))
+  const addBatchEvent = hotStatement(
+    db,
+    db.insert(b).values({ deliveryId: sql.placeholder('deliveryId'), position: sql.placeholder('position'), envelope: asIs('envelopeJson') }),
+  )
   const growBatch = hotStatement(
     db,
     db

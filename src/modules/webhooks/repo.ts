@@ -36,7 +36,10 @@ export function createWebhooksRepo(engine: Engine, hot?: HotPaths): WebhooksRepo
       return inserted as EndpointRow
     },
     async findEndpoint(workspaceId, id) {
-      const [row] = await db.select().from(e).where(and(eq(e.id, id), eq(e.workspaceId, workspaceId)))
+      const [row] = await db
+        .select()
+        .from(e)
+        .where(and(eq(e.id, id), eq(e.workspaceId, workspaceId)))
       return row as EndpointRow | undefined
     },
     async endpointById(id) {
@@ -46,10 +49,17 @@ export function createWebhooksRepo(engine: Engine, hot?: HotPaths): WebhooksRepo
     },
     async listEndpoints(workspaceId, kind, mode) {
       const where = and(eq(e.workspaceId, workspaceId), eq(e.kind, kind), isNull(e.deletedAt), mode ? eq(e.mode, mode) : undefined)
-      return (await db.select().from(e).where(where).orderBy(asc(e.createdAt), asc(engine.byteOrder(e.id)))) as EndpointRow[]
+      return (await db
+        .select()
+        .from(e)
+        .where(where)
+        .orderBy(asc(e.createdAt), asc(engine.byteOrder(e.id)))) as EndpointRow[]
     },
     async countEndpoints(workspaceId, kind) {
-      const [row] = await db.select({ n: count() }).from(e).where(and(eq(e.workspaceId, workspaceId), eq(e.kind, kind), isNull(e.deletedAt)))
+      const [row] = await db
+        .select({ n: count() })
+        .from(e)
+        .where(and(eq(e.workspaceId, workspaceId), eq(e.kind, kind), isNull(e.deletedAt)))
       return row?.n ?? 0
     },
     async updateEndpoint(id, patch) {
@@ -72,7 +82,10 @@ export function createWebhooksRepo(engine: Engine, hot?: HotPaths): WebhooksRepo
     removeRestHook: (id, reason, now) => engine.transaction((tx) => removingRestHook(engine, tx, id, reason, now), { immediate: true }),
 
     async findDelivery(endpointId, id) {
-      const [row] = await db.select().from(d).where(and(eq(d.id, id), eq(d.endpointId, endpointId)))
+      const [row] = await db
+        .select()
+        .from(d)
+        .where(and(eq(d.id, id), eq(d.endpointId, endpointId)))
       return row as DeliveryRow | undefined
     },
     async deliveryById(id) {
@@ -89,10 +102,17 @@ export function createWebhooksRepo(engine: Engine, hot?: HotPaths): WebhooksRepo
         .limit(f.limit)) as DeliveryRow[]
     },
     async attempts(deliveryId) {
-      return (await db.select().from(a).where(eq(a.deliveryId, deliveryId)).orderBy(asc(a.attempt), asc(a.startedAt), asc(engine.byteOrder(a.id)))) as AttemptRow[]
+      return (await db
+        .select()
+        .from(a)
+        .where(eq(a.deliveryId, deliveryId))
+        .orderBy(asc(a.attempt), asc(a.startedAt), asc(engine.byteOrder(a.id)))) as AttemptRow[]
     },
     async countDeadReplayable(endpointId) {
-      const [row] = await db.select({ n: count() }).from(d).where(and(eq(d.endpointId, endpointId), eq(d.status, 'dead'), eq(d.replayable, true)))
+      const [row] = await db
+        .select({ n: count() })
+        .from(d)
+        .where(and(eq(d.endpointId, endpointId), eq(d.status, 'dead'), eq(d.replayable, true)))
       return row?.n ?? 0
     },
 
@@ -103,29 +123,32 @@ export function createWebhooksRepo(engine: Engine, hot?: HotPaths): WebhooksRepo
         return inserted as DeliveryRow
       }),
     replay: (copies, now) =>
-      engine.transaction(function* (tx) {
-        const out: DeliveryRow[] = []
-        for (const { originalId, row } of copies) {
-          // Locked: of two replays of one original at once, the second waits and finds it replayed.
-          const [original] = yield* rows(engine.forUpdate(tx.select({ status: d.status, replayable: d.replayable }).from(d).where(eq(d.id, originalId))))
-          if (!original || !original.replayable) continue
-          const superseded = original.status === 'failed' || original.status === 'pending'
-          yield* rows(
-            tx
-              .update(d)
-              .set({
-                replayable: false,
-                updatedAt: now,
-                ...(superseded ? { status: 'dead' as const, nextAttemptAt: null, errorMessage: `superseded by replay ${row.id}` } : {}),
-              })
-              .where(eq(d.id, originalId)),
-          )
-          const [copy] = yield* rows(tx.insert(d).values(row).returning())
-          out.push(copy as DeliveryRow)
-          yield* enqueueDeliver(engine, tx, { deliveryId: row.id, attempt: 1 }, now, now)
-        }
-        return out
-      }, { immediate: true }),
+      engine.transaction(
+        function* (tx) {
+          const out: DeliveryRow[] = []
+          for (const { originalId, row } of copies) {
+            // Locked: of two replays of one original at once, the second waits and finds it replayed.
+            const [original] = yield* rows(engine.forUpdate(tx.select({ status: d.status, replayable: d.replayable }).from(d).where(eq(d.id, originalId))))
+            if (!original || !original.replayable) continue
+            const superseded = original.status === 'failed' || original.status === 'pending'
+            yield* rows(
+              tx
+                .update(d)
+                .set({
+                  replayable: false,
+                  updatedAt: now,
+                  ...(superseded ? { status: 'dead' as const, nextAttemptAt: null, errorMessage: `superseded by replay ${row.id}` } : {}),
+                })
+                .where(eq(d.id, originalId)),
+            )
+            const [copy] = yield* rows(tx.insert(d).values(row).returning())
+            out.push(copy as DeliveryRow)
+            yield* enqueueDeliver(engine, tx, { deliveryId: row.id, attempt: 1 }, now, now)
+          }
+          return out
+        },
+        { immediate: true },
+      ),
     async deadReplayable(endpointId, limit) {
       return (await db
         .select()
@@ -137,7 +160,8 @@ export function createWebhooksRepo(engine: Engine, hot?: HotPaths): WebhooksRepo
     // IMMEDIATE on SQLite, the batch's row locked on PostgreSQL: the fan-out cannot add an event between the
     // close and the read.
     closeBatch: (deliveryId, now) => engine.transaction((tx) => closingBatch(engine, tx, deliveryId, now), { immediate: true }),
-    recordAttempt: async (deliveryId, endpointId, outcome, now, autoDisable) => (await record([{ deliveryId, endpointId, outcome, now, job: null }], autoDisable))[0]!,
+    recordAttempt: async (deliveryId, endpointId, outcome, now, autoDisable) =>
+      (await record([{ deliveryId, endpointId, outcome, now, job: null }], autoDisable))[0]!,
     recordAttempts: record,
     async abandon(deliveryId, reason, now) {
       // Conditional: only a delivery still waiting dies; one recorded meanwhile keeps its outcome.
@@ -159,14 +183,17 @@ export function createWebhooksRepo(engine: Engine, hot?: HotPaths): WebhooksRepo
       for (const { id } of endpoints) {
         for (;;) {
           const n = await retryWhileBusy(() =>
-            engine.transaction(function* (tx) {
-              const chunk = tx
-                .select({ id: d.id })
-                .from(d)
-                .where(and(eq(d.endpointId, id), inArray(d.status, ['success', 'dead']), lt(d.createdAt, before)))
-                .limit(PRUNE_CHUNK)
-              return (yield* rows(tx.delete(d).where(inArray(d.id, chunk)).returning({ id: d.id }))).length
-            }, { immediate: true }),
+            engine.transaction(
+              function* (tx) {
+                const chunk = tx
+                  .select({ id: d.id })
+                  .from(d)
+                  .where(and(eq(d.endpointId, id), inArray(d.status, ['success', 'dead']), lt(d.createdAt, before)))
+                  .limit(PRUNE_CHUNK)
+                return (yield* rows(tx.delete(d).where(inArray(d.id, chunk)).returning({ id: d.id }))).length
+              },
+              { immediate: true },
+            ),
           )
           removed += n
           if (n < PRUNE_CHUNK) break

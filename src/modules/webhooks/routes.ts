@@ -76,7 +76,8 @@ export function webhookRoutes(ctx: WebhooksCtx, http: HttpKit) {
         response: { 201: Envelope(WebhookEndpointWithSecret), ...errors },
         detail: {
           summary: 'Create a webhook endpoint',
-          description: 'Answers the endpoint with its signing secret (whsec_…), shown only here and on rotation. mode defaults to the calling key\'s; a test key creates test endpoints only. Supports Idempotency-Key.',
+          description:
+            "Answers the endpoint with its signing secret (whsec_…), shown only here and on rotation. mode defaults to the calling key's; a test key creates test endpoints only. Supports Idempotency-Key.",
           'x-idempotent': true,
         },
       },
@@ -90,7 +91,10 @@ export function webhookRoutes(ctx: WebhooksCtx, http: HttpKit) {
       permission: 'webhooks:read',
       query: t.Object({ lang: t.Union([t.Literal('ts'), t.Literal('go')], { default: 'ts' }) }),
       response: { 200: Envelope(t.Object({ lang: t.String(), source: t.String({ description: 'The source file' }) })), ...errors },
-      detail: { summary: 'Event payload types', description: 'The event catalogue as a TypeScript discriminated union (lang=ts) or Go structs with json tags (lang=go), in data.source.' },
+      detail: {
+        summary: 'Event payload types',
+        description: 'The event catalogue as a TypeScript discriminated union (lang=ts) or Go structs with json tags (lang=go), in data.source.',
+      },
     })
     .get('/:id', async ({ caller, params }) => ok(await getEndpoint(ctx, caller, params.id)), {
       permission: 'webhooks:read',
@@ -119,13 +123,20 @@ export function webhookRoutes(ctx: WebhooksCtx, http: HttpKit) {
       params: Params,
       query: DeliveriesQuery,
       response: { 200: Envelope(t.Array(WebhookDelivery)), ...errors },
-      detail: { summary: 'List deliveries', description: 'Newest first, at most limit (default 50, max 200). status=failed covers deliveries still retrying and dead ones. For older pages pass the oldest createdAt as to.' },
+      detail: {
+        summary: 'List deliveries',
+        description:
+          'Newest first, at most limit (default 50, max 200). status=failed covers deliveries still retrying and dead ones. For older pages pass the oldest createdAt as to.',
+      },
     })
     .get('/:id/deliveries/:deliveryId', async ({ caller, params }) => ok(await getDelivery(ctx, caller, params.id, params.deliveryId)), {
       permission: 'webhooks:read',
       params: DeliveryParams,
       response: { 200: Envelope(WebhookDeliveryDetail), ...errors },
-      detail: { summary: 'Get a delivery', description: 'With the exact last request (credentials and signatures redacted to a hint), the response, and every attempt.' },
+      detail: {
+        summary: 'Get a delivery',
+        description: 'With the exact last request (credentials and signatures redacted to a hint), the response, and every attempt.',
+      },
     })
     .post(
       '/:id/deliveries/:deliveryId/replay',
@@ -143,7 +154,8 @@ export function webhookRoutes(ctx: WebhooksCtx, http: HttpKit) {
         response: { 201: Envelope(WebhookDelivery), ...errors },
         detail: {
           summary: 'Replay a delivery',
-          description: 'A new delivery (replayOfId, new idempotency key, full retry schedule); the original is no longer replayable, and stops retrying if it still was. 409 endpoint_paused while the endpoint is paused or disabled. Supports Idempotency-Key.',
+          description:
+            'A new delivery (replayOfId, new idempotency key, full retry schedule); the original is no longer replayable, and stops retrying if it still was. 409 endpoint_paused while the endpoint is paused or disabled. Supports Idempotency-Key.',
           'x-idempotent': true,
         },
       },
@@ -169,7 +181,8 @@ export function webhookRoutes(ctx: WebhooksCtx, http: HttpKit) {
     )
     .post(
       '/:id/rotate-secret',
-      async ({ caller, params, body, request, set }) => idempotent(http.idempotency, caller, request, body ?? {}, set, async () => ok(await rotateSecret(ctx, caller, params.id, body?.grace ?? true))),
+      async ({ caller, params, body, request, set }) =>
+        idempotent(http.idempotency, caller, request, body ?? {}, set, async () => ok(await rotateSecret(ctx, caller, params.id, body?.grace ?? true))),
       {
         permission: 'webhooks:write',
         params: Params,
@@ -177,7 +190,8 @@ export function webhookRoutes(ctx: WebhooksCtx, http: HttpKit) {
         response: { 200: Envelope(WebhookEndpointWithSecret), ...errors },
         detail: {
           summary: 'Rotate the signing secret',
-          description: 'The new secret is in secret, shown only here. By default the old one keeps signing for 24 hours (both signatures in each header, previousSecretExpiresAt); grace false stops it at once. Supports Idempotency-Key.',
+          description:
+            'The new secret is in secret, shown only here. By default the old one keeps signing for 24 hours (both signatures in each header, previousSecretExpiresAt); grace false stops it at once. Supports Idempotency-Key.',
           'x-idempotent': true,
         },
       },
@@ -188,7 +202,8 @@ export function webhookRoutes(ctx: WebhooksCtx, http: HttpKit) {
       response: { 200: Envelope(WebhookDeliveryDetail), ...errors },
       detail: {
         summary: 'Send a test ping',
-        description: 'A webhook.test event through the real sender (signatures, custom headers, mTLS), ignoring filters, template and batching; one attempt, never retried, answered with the outcome (status success or dead). Does not touch failureCount.',
+        description:
+          'A webhook.test event through the real sender (signatures, custom headers, mTLS), ignoring filters, template and batching; one attempt, never retried, answered with the outcome (status success or dead). Does not touch failureCount.',
       },
     })
 }

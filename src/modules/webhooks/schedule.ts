@@ -55,7 +55,13 @@ export function parseRetryAfter(value: string | undefined | null, now: number): 
  * When the next attempt happens: a receiver's Retry-After wins over the schedule (capped at 24 h; a
  * shorter one than the schedule's is honoured too, down to 1 s) but never adds attempts.
  */
-export function nextAttemptAt(mode: 'live' | 'test', failedAttempts: number, now: number, retryAfterMs: number | null, rand: () => number = random): number | null {
+export function nextAttemptAt(
+  mode: 'live' | 'test',
+  failedAttempts: number,
+  now: number,
+  retryAfterMs: number | null,
+  rand: () => number = random,
+): number | null {
   const delay = retryDelay(mode, failedAttempts, rand)
   if (delay === null) return null
   if (retryAfterMs !== null && retryAfterMs <= RETRY_AFTER_CAP_MS) return now + Math.max(1000, retryAfterMs)

@@ -4,7 +4,16 @@
 import { iso, isoOrNull } from '../../platform/clock'
 import { type Caller, listedMode, type ModeFilter } from '../identity'
 import { Issues, pointerToPath } from '../../platform/errors'
-import { alreadyReplayed, batchStillOpen, deliveryNotFound, endpointGoneDuringPing, endpointNotFound, endpointPaused, pingNotReplayable, testKeyCreatesLiveEndpoint } from './errors'
+import {
+  alreadyReplayed,
+  batchStillOpen,
+  deliveryNotFound,
+  endpointGoneDuringPing,
+  endpointNotFound,
+  endpointPaused,
+  pingNotReplayable,
+  testKeyCreatesLiveEndpoint,
+} from './errors'
 import { checkUrl } from '../../net/egress'
 import { newId, sortableId } from '../../platform/random'
 import { sendPing, SIGNATURE_HEADERS, EVENT_HEADER, USER_AGENT } from './delivery'
@@ -12,7 +21,16 @@ import { validateEventPatterns, validateFilters } from './filters'
 import { EVENT_CATALOGUE, URL_MAX_LENGTH, type CreateWebhookInput, type UpdateWebhookInput } from './model'
 import type { AttemptRow, DeliveryFilter, DeliveryRow, EndpointKind, EndpointRow, NewDelivery, NewEndpoint } from './port'
 import { deliveryId } from './ids'
-import { AUTO_DISABLE_AFTER_MS, AUTO_DISABLE_FAILURES, BATCH_MAX_EVENTS, JITTER, maxAttemptsFor, RETRY_AFTER_CAP_MS, RETRY_DELAYS_MS, TIMEOUT_MS } from './schedule'
+import {
+  AUTO_DISABLE_AFTER_MS,
+  AUTO_DISABLE_FAILURES,
+  BATCH_MAX_EVENTS,
+  JITTER,
+  maxAttemptsFor,
+  RETRY_AFTER_CAP_MS,
+  RETRY_DELAYS_MS,
+  TIMEOUT_MS,
+} from './schedule'
 import { generateSecret, valueHint } from './signing'
 import { egressPolicy, type WebhooksCtx } from './state'
 import { validateTemplate } from './template'
@@ -44,7 +62,6 @@ const RESERVED_HEADERS = new Set([
   'expect',
 ])
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/
-
 
 export function toEndpoint(row: EndpointRow, now: number) {
   const graceLeft = row.previousSecret && row.previousSecretExpiresAt != null && row.previousSecretExpiresAt > now
@@ -100,8 +117,18 @@ export function toDeliveryDetail(row: DeliveryRow, attempts: AttemptRow[]) {
     ...toDelivery(row),
     payload: row.payload,
     request: last ? last.request : null,
-    response: last && last.responseStatus !== null ? { status: last.responseStatus, headers: last.responseHeaders ?? {}, body: last.responseBody ?? '', bodyTruncated: last.responseBodyTruncated } : null,
-    attempts: attempts.map((a) => ({ attempt: a.attempt, startedAt: iso(a.startedAt), duration: a.durationMs, responseStatus: a.responseStatus, errorMessage: a.error, address: a.address })),
+    response:
+      last && last.responseStatus !== null
+        ? { status: last.responseStatus, headers: last.responseHeaders ?? {}, body: last.responseBody ?? '', bodyTruncated: last.responseBodyTruncated }
+        : null,
+    attempts: attempts.map((a) => ({
+      attempt: a.attempt,
+      startedAt: iso(a.startedAt),
+      duration: a.durationMs,
+      responseStatus: a.responseStatus,
+      errorMessage: a.error,
+      address: a.address,
+    })),
   }
 }
 
@@ -112,7 +139,8 @@ async function validated(ctx: WebhooksCtx, input: Settings, current: EndpointRow
   const issues = new Issues()
   const out: Partial<NewEndpoint> = {}
   if (input.url !== undefined) {
-    if (typeof input.url !== 'string' || !input.url || input.url.length > URL_MAX_LENGTH) issues.add('url', `must be an absolute URL of at most ${URL_MAX_LENGTH} characters`)
+    if (typeof input.url !== 'string' || !input.url || input.url.length > URL_MAX_LENGTH)
+      issues.add('url', `must be an absolute URL of at most ${URL_MAX_LENGTH} characters`)
     else {
       const checked = await checkUrl(input.url, egressPolicy(ctx), ctx.state.resolver ?? undefined)
       if (!checked.ok) issues.add('url', checked.reason)
@@ -128,7 +156,8 @@ async function validated(ctx: WebhooksCtx, input: Settings, current: EndpointRow
     if (!result.ok) for (const i of result.issues) issues.add(pointerToPath(i.path), i.message)
     else {
       out.filters = result.value
-      if (result.value?.events) for (const i of validateEventPatterns(result.value.events, KNOWN_EVENTS, '/filters/events')) issues.add(pointerToPath(i.path), i.message)
+      if (result.value?.events)
+        for (const i of validateEventPatterns(result.value.events, KNOWN_EVENTS, '/filters/events')) issues.add(pointerToPath(i.path), i.message)
     }
   }
   const format = input.format ?? current?.format ?? 'standard'
@@ -143,8 +172,9 @@ async function validated(ctx: WebhooksCtx, input: Settings, current: EndpointRow
     const seen = new Set<string>()
     input.customHeaders.forEach((h, i) => {
       const lower = h.name.toLowerCase()
-      if (!TOKEN.test(h.name)) issues.add(`customHeaders.${i}.name`, 'must be an HTTP header name (letters, digits and !#$%&\'*+.^_`|~-)')
-      else if (RESERVED_HEADERS.has(lower)) issues.add(`customHeaders.${i}.name`, `"${h.name}" is set by the sender or belongs to the connection; it cannot be a custom header`)
+      if (!TOKEN.test(h.name)) issues.add(`customHeaders.${i}.name`, "must be an HTTP header name (letters, digits and !#$%&'*+.^_`|~-)")
+      else if (RESERVED_HEADERS.has(lower))
+        issues.add(`customHeaders.${i}.name`, `"${h.name}" is set by the sender or belongs to the connection; it cannot be a custom header`)
       else if (seen.has(lower)) issues.add(`customHeaders.${i}.name`, `"${h.name}" is given twice`)
       if (/[\r\n\0]/.test(h.value)) issues.add(`customHeaders.${i}.value`, 'must not contain line breaks or NUL')
       seen.add(lower)
@@ -184,7 +214,9 @@ export async function getEndpoint(ctx: WebhooksCtx, caller: Caller, id: string) 
 }
 
 /** A new endpoint or REST-hook subscription with the defaults of every setting it was not given. */
-export function newEndpoint(f: Pick<NewEndpoint, 'id' | 'workspaceId' | 'url' | 'events' | 'mode' | 'secret'> & { kind: EndpointKind; now: number }): NewEndpoint {
+export function newEndpoint(
+  f: Pick<NewEndpoint, 'id' | 'workspaceId' | 'url' | 'events' | 'mode' | 'secret'> & { kind: EndpointKind; now: number },
+): NewEndpoint {
   const { now, ...given } = f
   return {
     ...given,
@@ -254,7 +286,7 @@ export async function rotateSecret(ctx: WebhooksCtx, caller: Caller, id: string,
 const parseTime = (value: string | undefined, path: string, issues: Issues) => {
   if (value === undefined) return undefined
   const ms = Date.parse(value)
-  if (!Number.isFinite(ms)) return issues.add(path, 'must be an ISO 8601 timestamp'), undefined
+  if (!Number.isFinite(ms)) return (issues.add(path, 'must be an ISO 8601 timestamp'), undefined)
   return ms
 }
 

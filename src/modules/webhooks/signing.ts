@@ -39,9 +39,7 @@ export type SignatureHeaders = {
 export function signatureHeaders(input: SignatureInput): SignatureHeaders {
   if (!input.secrets.length) throw new Error('signatureHeaders needs at least one secret')
   const t = String(Math.floor(input.timestamp))
-  const standard = input.secrets.map(
-    (s) => `v1,${createHmac('sha256', standardKey(s)).update(`${input.id}.${t}.${input.body}`).digest('base64')}`,
-  )
+  const standard = input.secrets.map((s) => `v1,${createHmac('sha256', standardKey(s)).update(`${input.id}.${t}.${input.body}`).digest('base64')}`)
   const stripe = input.secrets.map((s) => `v1=${createHmac('sha256', s).update(`${t}.${input.body}`).digest('hex')}`)
   return {
     'webhook-id': input.id,
@@ -62,14 +60,7 @@ export function valueHint(value: string): string {
   return value.length >= 12 ? `…${value.slice(-4)}` : '…'
 }
 
-const ALWAYS_REDACTED = [
-  'webhook-signature',
-  'x-service-signature',
-  'authorization',
-  'proxy-authorization',
-  'cookie',
-  'x-api-key',
-]
+const ALWAYS_REDACTED = ['webhook-signature', 'x-service-signature', 'authorization', 'proxy-authorization', 'cookie', 'x-api-key']
 
 /**
  * The headers as stored on a delivery: signatures, credentials and the endpoint's custom headers (whose

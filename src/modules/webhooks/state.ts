@@ -110,4 +110,7 @@ export interface WebhooksCtx extends Deps {
   slots: DeliverySlots | null
 }
 
-export const egressPolicy = (ctx: Pick<Deps, 'config'>): EgressPolicy => ({ allowHttp: ctx.config.webhookAllowHttp, allowedCidrs: ctx.config.webhookAllowedCidrs })
+export const egressPolicy = (ctx: Pick<Deps, 'config'>): EgressPolicy => ({
+  allowHttp: ctx.config.webhookAllowHttp,
+  allowedCidrs: ctx.config.webhookAllowedCidrs,
+})

@@ -63,10 +63,14 @@ const doc = (text: unknown, pad: string) => (typeof text === 'string' && text ? 
 function tsObject(schema: Schema, pad: string): string {
   const props = Object.entries((schema.properties ?? {}) as Record<string, Schema>)
   const required = new Set(list(schema.required) as unknown as string[])
-  const extra = Object.values((schema.patternProperties ?? {}) as Record<string, Schema>)[0] ?? (typeof schema.additionalProperties === 'object' ? (schema.additionalProperties as Schema) : null)
+  const extra =
+    Object.values((schema.patternProperties ?? {}) as Record<string, Schema>)[0] ??
+    (typeof schema.additionalProperties === 'object' ? (schema.additionalProperties as Schema) : null)
   if (!props.length) return extra ? `Record<string, ${tsType(extra, pad)}>` : 'Record<string, unknown>'
   const inner = pad + '  '
-  const lines = props.map(([key, s]) => `${doc(s.description, inner)}${inner}${IDENT.test(key) ? key : JSON.stringify(key)}${required.has(key) ? '' : '?'}: ${tsType(s, inner)}`)
+  const lines = props.map(
+    ([key, s]) => `${doc(s.description, inner)}${inner}${IDENT.test(key) ? key : JSON.stringify(key)}${required.has(key) ? '' : '?'}: ${tsType(s, inner)}`,
+  )
   if (extra) lines.push(`${inner}[key: string]: unknown`)
   return `{\n${lines.join('\n')}\n${pad}}`
 }
@@ -80,7 +84,10 @@ export function tsType(schema: Schema, pad = ''): string {
     if (nullable) parts.push('null')
     return parts.length ? parts.join(' | ') : 'never'
   }
-  if (schema.allOf) return list(schema.allOf).map((m) => `(${tsType(m, pad)})`).join(' & ')
+  if (schema.allOf)
+    return list(schema.allOf)
+      .map((m) => `(${tsType(m, pad)})`)
+      .join(' & ')
   switch (schema.type) {
     case 'string':
       return 'string'
@@ -107,10 +114,28 @@ function typescript(entries: CatalogueEntry[]): string {
   for (const e of entries) {
     out.push(`${doc(`Data of ${e.type}.`, '')}export type ${e.name}Data = ${tsType(e.data)}`, '')
     out.push(`${doc(e.description, '')}export interface ${e.name}Event {`)
-    out.push('  /** evt_…, unique per event */', '  id: string', `  type: ${JSON.stringify(e.type)}`, '  /** ISO 8601 */', '  timestamp: string', '  mode: WebhookMode', `  data: ${e.name}Data`, '}', '')
+    out.push(
+      '  /** evt_…, unique per event */',
+      '  id: string',
+      `  type: ${JSON.stringify(e.type)}`,
+      '  /** ISO 8601 */',
+      '  timestamp: string',
+      '  mode: WebhookMode',
+      `  data: ${e.name}Data`,
+      '}',
+      '',
+    )
   }
   out.push(`/** Any event; narrow on \`type\`. */`, `export type WebhookEvent =\n${entries.map((e) => `  | ${e.name}Event`).join('\n')}`, '')
-  out.push('/** What a batching endpoint receives. */', 'export interface WebhookBatch {', "  type: 'batch'", '  count: number', '  events: WebhookEvent[]', '}', '')
+  out.push(
+    '/** What a batching endpoint receives. */',
+    'export interface WebhookBatch {',
+    "  type: 'batch'",
+    '  count: number',
+    '  events: WebhookEvent[]',
+    '}',
+    '',
+  )
   out.push('export type WebhookPayload = WebhookEvent | WebhookBatch', '')
   return out.join('\n')
 }
@@ -120,8 +145,14 @@ function typescript(entries: CatalogueEntry[]): string {
 const INITIALISMS = new Set(['Id', 'Url', 'Ip', 'Utm', 'Api', 'Http', 'Json', 'Uuid'])
 
 export function goName(key: string): string {
-  const words = key.replace(/([a-z0-9])([A-Z])/g, '$1 $2').split(/[^A-Za-z0-9]+/).filter(Boolean)
-  const name = words.map((w) => w[0]!.toUpperCase() + w.slice(1)).map((w) => (INITIALISMS.has(w) ? w.toUpperCase() : w)).join('')
+  const words = key
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+  const name = words
+    .map((w) => w[0]!.toUpperCase() + w.slice(1))
+    .map((w) => (INITIALISMS.has(w) ? w.toUpperCase() : w))
+    .join('')
   return /^[A-Za-z]/.test(name) ? name : `F${name}`
 }
 
@@ -182,11 +213,16 @@ class GoWriter {
   }
 
   private single(schema: Schema, name: string): string {
-    if ('const' in schema) return typeof schema.const === 'string' ? 'string' : typeof schema.const === 'boolean' ? 'bool' : Number.isInteger(schema.const) ? 'int64' : 'float64'
+    if ('const' in schema)
+      return typeof schema.const === 'string' ? 'string' : typeof schema.const === 'boolean' ? 'bool' : Number.isInteger(schema.const) ? 'int64' : 'float64'
     if (schema.allOf) {
       const parts = list(schema.allOf)
       if (!parts.every((p) => p.type === 'object')) return 'any'
-      const merged: Schema = { type: 'object', properties: Object.assign({}, ...parts.map((p) => p.properties ?? {})), required: parts.flatMap((p) => list(p.required)) }
+      const merged: Schema = {
+        type: 'object',
+        properties: Object.assign({}, ...parts.map((p) => p.properties ?? {})),
+        required: parts.flatMap((p) => list(p.required)),
+      }
       return this.struct(merged, name)
     }
     switch (schema.type) {
@@ -202,7 +238,9 @@ class GoWriter {
         return `[]${schema.items && typeof schema.items === 'object' ? this.type(schema.items as Schema, `${name}Item`) : 'any'}`
       case 'object': {
         if (schema.properties && Object.keys(schema.properties).length) return this.struct(schema, name)
-        const extra = Object.values((schema.patternProperties ?? {}) as Record<string, Schema>)[0] ?? (typeof schema.additionalProperties === 'object' ? (schema.additionalProperties as Schema) : null)
+        const extra =
+          Object.values((schema.patternProperties ?? {}) as Record<string, Schema>)[0] ??
+          (typeof schema.additionalProperties === 'object' ? (schema.additionalProperties as Schema) : null)
         return `map[string]${extra && Object.keys(extra).length ? this.type(extra, `${name}Value`) : 'any'}`
       }
       default:

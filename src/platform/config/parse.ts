@@ -80,7 +80,8 @@ export function databaseUrl(raw: string): string | null {
   } catch {
     throw new Error('must be a URL such as postgres://lnk:secret@db.internal:5432/lnk')
   }
-  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') throw new Error('must start with postgres:// or postgresql:// (leave it unset for SQLite)')
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:')
+    throw new Error('must start with postgres:// or postgresql:// (leave it unset for SQLite)')
   if (!url.hostname && !url.searchParams.get('host')) throw new Error('must name a host')
   if (url.pathname.length <= 1) throw new Error('must name a database (postgres://…/lnk)')
   return v

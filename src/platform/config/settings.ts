@@ -79,7 +79,14 @@ const TABLE = SettingsTable.start()
     fallback: () => '',
     parse: cidrs,
   })
-  .add({ key: 'webhookAllowHttp', env: 'LNK_WEBHOOK_ALLOW_HTTP', flag: 'webhook-allow-http', help: 'allow plain-http webhook targets (opt-in)', fallback: () => 'false', parse: boolean })
+  .add({
+    key: 'webhookAllowHttp',
+    env: 'LNK_WEBHOOK_ALLOW_HTTP',
+    flag: 'webhook-allow-http',
+    help: 'allow plain-http webhook targets (opt-in)',
+    fallback: () => 'false',
+    parse: boolean,
+  })
   .add({
     key: 'maxBodyBytes',
     env: 'LNK_MAX_BODY_BYTES',

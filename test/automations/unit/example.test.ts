@@ -14,7 +14,7 @@ describe('synthetic samples from the catalogue', () => {
     expect(Value.Check(def.data, data)).toBe(true)
   })
 
-  test('the envelope: fixed id per type, sample flag, the caller\'s mode, the clock\'s time', () => {
+  test("the envelope: fixed id per type, sample flag, the caller's mode, the clock's time", () => {
     const def = EVENT_CATALOGUE.find((e) => e.type === 'link.clicked')!
     const env = sampleEnvelope(def, 'test', NOW)
     expect(env).toMatchObject({ id: 'evt_sample_link_clicked', type: 'link.clicked', timestamp: '2026-03-14T09:30:00.000Z', mode: 'test', sample: true })

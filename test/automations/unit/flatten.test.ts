@@ -20,7 +20,14 @@ describe('flatten (Zapier naming, flat=1)', () => {
   })
 
   test('arrays of objects stay arrays, each item flattened the same way', () => {
-    const out = flatten({ data: { records: [{ type: 'TXT', check: { ok: true, seen: ['v'] } }, { type: 'A', check: { ok: null, seen: null } }] } })
+    const out = flatten({
+      data: {
+        records: [
+          { type: 'TXT', check: { ok: true, seen: ['v'] } },
+          { type: 'A', check: { ok: null, seen: null } },
+        ],
+      },
+    })
     expect(out).toEqual({
       data__records: [
         { type: 'TXT', check__ok: true, check__seen: ['v'] },

@@ -1,6 +1,13 @@
 import { describe, expect, test } from 'bun:test'
 import { EVENT_CATALOGUE } from '../../../src/modules/webhooks/model'
-import { eventMatches, matchesFilters, validateEventPatterns, validateFilters, type FilterRule, type WebhookFilters } from '../../../src/modules/webhooks/filters'
+import {
+  eventMatches,
+  matchesFilters,
+  validateEventPatterns,
+  validateFilters,
+  type FilterRule,
+  type WebhookFilters,
+} from '../../../src/modules/webhooks/filters'
 
 const envelope = {
   id: 'evt_1',
@@ -85,7 +92,19 @@ describe('matchesFilters: every operator', () => {
   }
 
   test('a missing field satisfies only not_exists', () => {
-    const values: Record<string, unknown> = { eq: 'x', neq: 'x', in: ['x'], nin: ['x'], contains: 'x', not_contains: 'x', starts_with: 'x', gt: 1, gte: 1, lt: 1, lte: 1 }
+    const values: Record<string, unknown> = {
+      eq: 'x',
+      neq: 'x',
+      in: ['x'],
+      nin: ['x'],
+      contains: 'x',
+      not_contains: 'x',
+      starts_with: 'x',
+      gt: 1,
+      gte: 1,
+      lt: 1,
+      lte: 1,
+    }
     for (const op of Object.keys(values)) {
       expect(one({ field: 'data.nothing.here', op: op as FilterRule['op'], value: values[op] })).toBe(false)
     }
@@ -228,7 +247,9 @@ describe('validateFilters', () => {
     expect(issues({ match: 'some' })).toEqual([{ path: '/filters/match', message: 'match must be "all" or "any"' }])
     expect(issues([])).toEqual([{ path: '/filters', message: 'must be an object with match, events and rules, or null' }])
     expect(issues({ rules: {} })).toEqual([{ path: '/filters/rules', message: 'rules must be an array' }])
-    expect(issues({ rules: Array.from({ length: 51 }, () => ({ field: 'a', op: 'exists' })) })).toEqual([{ path: '/filters/rules', message: 'at most 50 rules' }])
+    expect(issues({ rules: Array.from({ length: 51 }, () => ({ field: 'a', op: 'exists' })) })).toEqual([
+      { path: '/filters/rules', message: 'at most 50 rules' },
+    ])
     expect(validateFilters({ rules: Array.from({ length: 50 }, () => ({ field: 'a', op: 'exists' })) }).ok).toBe(true)
     expect(issues({ events: ['link.nope'] })[0]!.path).toBe('/filters/events/0')
     expect(issues({ events: [] })).toEqual([{ path: '/filters/events', message: 'must list at least one event, or be null for all' }])

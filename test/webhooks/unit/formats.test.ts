@@ -1,12 +1,29 @@
 import { describe, expect, test } from 'bun:test'
 import { DISCORD, discordBody, SLACK, slackBody, type BatchLike, type EventEnvelopeLike } from '../../../src/modules/webhooks/formats'
 
-const link = { id: 'l1', slug: 'promo', domain: 'go.example', shortUrl: 'https://go.example/promo', destinationUrl: 'https://shop.example/spring', title: 'Spring sale', tags: ['sale'] }
-const ev = (type: string, data: Record<string, unknown>, mode: 'live' | 'test' = 'live'): EventEnvelopeLike => ({ id: 'evt_1', type, timestamp: '2026-03-01T12:00:00.000Z', mode, data })
+const link = {
+  id: 'l1',
+  slug: 'promo',
+  domain: 'go.example',
+  shortUrl: 'https://go.example/promo',
+  destinationUrl: 'https://shop.example/spring',
+  title: 'Spring sale',
+  tags: ['sale'],
+}
+const ev = (type: string, data: Record<string, unknown>, mode: 'live' | 'test' = 'live'): EventEnvelopeLike => ({
+  id: 'evt_1',
+  type,
+  timestamp: '2026-03-01T12:00:00.000Z',
+  mode,
+  data,
+})
 
 const huge = 'A'.repeat(50_000)
 const hostile = `<!channel> @everyone @here <https://evil.example|click> & ${huge}`
-const oversized = ev('link.clicked', { click: { id: 'clk_1', unique: true, referrer: hostile, userAgent: hostile }, link: { ...link, shortUrl: hostile, destinationUrl: hostile } })
+const oversized = ev('link.clicked', {
+  click: { id: 'clk_1', unique: true, referrer: hostile, userAgent: hostile },
+  link: { ...link, shortUrl: hostile, destinationUrl: hostile },
+})
 
 interface SlackBlock {
   type: string
@@ -65,7 +82,14 @@ describe('summaries per event type', () => {
     [ev('link.updated', { ...link, changes: ['title', 'tags'] }), 'Link updated: https://go.example/promo'],
     [ev('link.deleted', link), 'Link deleted: https://go.example/promo'],
     [ev('link.clicked', { click: { id: 'clk_1', unique: true, referrer: null, userAgent: 'UA' }, link }), 'Click on https://go.example/promo'],
-    [ev('conversion.created', { conversion: { id: 'cnv_1', clickId: 'clk_1', eventName: 'purchase', value: 19.99, currency: 'EUR', metadata: null }, link, workspaceId: 'ws_1' }), 'Conversion "purchase" on https://go.example/promo'],
+    [
+      ev('conversion.created', {
+        conversion: { id: 'cnv_1', clickId: 'clk_1', eventName: 'purchase', value: 19.99, currency: 'EUR', metadata: null },
+        link,
+        workspaceId: 'ws_1',
+      }),
+      'Conversion "purchase" on https://go.example/promo',
+    ],
     [ev('webhook.test', { endpointId: 'whe_1', message: 'Hello from lnk' }), 'Test event: Hello from lnk'],
     [ev('domain.verified', { domain: 'go.example' }), 'Event domain.verified'],
   ]

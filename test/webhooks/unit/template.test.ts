@@ -11,14 +11,28 @@ const event = {
 describe('renderTemplate', () => {
   test('a string that is exactly one placeholder keeps the type; missing becomes null', () => {
     const out = renderTemplate(
-      { n: '{{data.clicks}}', b: '{{ data.active }}', o: '{{data.meta}}', a: '{{ data.tags }}', t: '{{data.title}}', m: '{{ data.nope }}', first: '{{data.tags.0}}' },
+      {
+        n: '{{data.clicks}}',
+        b: '{{ data.active }}',
+        o: '{{data.meta}}',
+        a: '{{ data.tags }}',
+        t: '{{data.title}}',
+        m: '{{ data.nope }}',
+        first: '{{data.tags.0}}',
+      },
       event,
     )
     expect(out).toEqual({ n: 7, b: true, o: { k: 'v' }, a: ['a', 'b'], t: null, m: null, first: 'a' })
   })
 
   test('other strings interpolate: objects as JSON, null and missing as empty', () => {
-    const out = renderTemplate({ text: 'New {{type}}: {{ data.shortUrl }} ({{data.clicks}} clicks, {{data.tags}}, {{data.meta}}) [{{data.title}}|{{data.nope}}]', pad: ' {{data.clicks}}' }, event)
+    const out = renderTemplate(
+      {
+        text: 'New {{type}}: {{ data.shortUrl }} ({{data.clicks}} clicks, {{data.tags}}, {{data.meta}}) [{{data.title}}|{{data.nope}}]',
+        pad: ' {{data.clicks}}',
+      },
+      event,
+    )
     expect(out).toEqual({ text: 'New link.created: https://go.example/x (7 clicks, ["a","b"], {"k":"v"}) [|]', pad: ' 7' })
   })
 

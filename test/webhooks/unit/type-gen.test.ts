@@ -36,7 +36,21 @@ function tsc(files: Record<string, string>): { code: number; output: string } {
   const dir = tempDir('lnk-typegen-')
   dirs.push(dir)
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text)
-  const run = Bun.spawnSync([join(ROOT, 'node_modules/.bin/tsc'), '--noEmit', '--strict', '--target', 'es2022', '--module', 'esnext', '--moduleResolution', 'bundler', ...Object.keys(files)], { cwd: dir, stdout: 'pipe', stderr: 'pipe' })
+  const run = Bun.spawnSync(
+    [
+      join(ROOT, 'node_modules/.bin/tsc'),
+      '--noEmit',
+      '--strict',
+      '--target',
+      'es2022',
+      '--module',
+      'esnext',
+      '--moduleResolution',
+      'bundler',
+      ...Object.keys(files),
+    ],
+    { cwd: dir, stdout: 'pipe', stderr: 'pipe' },
+  )
   return { code: run.exitCode ?? -1, output: run.stdout.toString() + run.stderr.toString() }
 }
 
@@ -87,9 +101,14 @@ export function f(e: WebhookEvent) { if (e.type === 'link.deleted') return e.dat
     expect(out).toContain('anything: unknown')
     expect(out).toContain('size: number')
     expect(tsc({ 'events.ts': out }).code).toBe(0)
-    expect(tsType({ allOf: [{ type: 'object', properties: { a: { type: 'string' } }, required: ['a'] }, { type: 'object', properties: { b: { type: 'number' } } }] })).toBe(
-      '({\n  a: string\n}) & ({\n  b?: number\n})',
-    )
+    expect(
+      tsType({
+        allOf: [
+          { type: 'object', properties: { a: { type: 'string' } }, required: ['a'] },
+          { type: 'object', properties: { b: { type: 'number' } } },
+        ],
+      }),
+    ).toBe('({\n  a: string\n}) & ({\n  b?: number\n})')
   })
 })
 
@@ -101,7 +120,7 @@ describe('eventTypes("go")', () => {
     expect(out.split('{').length).toBe(out.split('}').length)
     const inStruct = out.split('\n').filter((l) => /^\t[A-Z]\w*\s/.test(l))
     expect(inStruct.length).toBeGreaterThan(50)
-    for (const line of inStruct) expect(line).toMatch(/^\t[A-Z]\w* +[\w*.\[\]]+ +`json:"[^"]+"`$/)
+    for (const line of inStruct) expect(line).toMatch(/^\t[A-Z]\w* +[\w*.[\]]+ +`json:"[^"]+"`$/)
     for (const e of EVENT_CATALOGUE) expect(out).toContain(`// Always "${e.type}"`)
     expect(out).toBe(eventTypes('go'))
   })

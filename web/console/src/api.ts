@@ -26,7 +26,6 @@ export interface Page<P extends PathFor<'get'>> {
 export const storedKey = (): string | null => sessionStorage.getItem(KEY_STORAGE)
 export const storeKey = (key: string | null) => (key ? sessionStorage.setItem(KEY_STORAGE, key) : sessionStorage.removeItem(KEY_STORAGE))
 
-
 /** Called when the server refuses the key itself (401), so the shell can sign out. */
 let onUnauthorized: () => void = () => {}
 export const setUnauthorizedHandler = (fn: () => void) => void (onUnauthorized = fn)
@@ -72,7 +71,8 @@ async function json<T>(method: string, path: string, body?: unknown): Promise<T>
 // The type argument is never inferred from the argument (NoInfer) and defaults to `never`, so a call without
 // it does not compile.
 export const api = {
-  get: <P extends PathFor<'get'> = never>(path: NoInfer<Concrete<P>>, query?: QueryOf<P, 'get'>) => json<Data<P, 'get'>>('GET', withQuery(path, query as Query)),
+  get: <P extends PathFor<'get'> = never>(path: NoInfer<Concrete<P>>, query?: QueryOf<P, 'get'>) =>
+    json<Data<P, 'get'>>('GET', withQuery(path, query as Query)),
   post: <P extends PathFor<'post'> = never>(path: NoInfer<Concrete<P>>, body?: Body<P, 'post'>) => json<Data<P, 'post'>>('POST', path, body ?? {}),
   patch: <P extends PathFor<'patch'> = never>(path: NoInfer<Concrete<P>>, body: Body<P, 'patch'>) => json<Data<P, 'patch'>>('PATCH', path, body),
   del: <P extends PathFor<'delete'> = never>(path: NoInfer<Concrete<P>>) => json<Data<P, 'delete'>>('DELETE', path),

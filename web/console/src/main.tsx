@@ -23,13 +23,13 @@ function App() {
     const key = storedKey()
     if (!key) return
     // A reload keeps the tab's key: check it again, since it may have been revoked meanwhile.
-    api.me(key).then(setMe, () => storeKey(null)).finally(() => setChecking(false))
+    api
+      .me(key)
+      .then(setMe, () => storeKey(null))
+      .finally(() => setChecking(false))
   }, [signOut])
 
-  const session = useMemo<Session | null>(
-    () => (me ? { me, can: (p) => permits(me.apiKey.permissions, p), signOut } : null),
-    [me, signOut],
-  )
+  const session = useMemo<Session | null>(() => (me ? { me, can: (p) => permits(me.apiKey.permissions, p), signOut } : null), [me, signOut])
 
   if (checking) return <Loading label="Checking the saved key…" />
   if (!session) {

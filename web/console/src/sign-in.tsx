@@ -23,7 +23,9 @@ export function SignIn({ onSignedIn }: { onSignedIn: (key: string, me: Me) => vo
   return (
     <main id="main" class="sign-in">
       <h1>Sign in to lnk</h1>
-      <p>Use an API key of your workspace. Create one with <code>lnk admin create-key</code> or from another signed-in console.</p>
+      <p>
+        Use an API key of your workspace. Create one with <code>lnk admin create-key</code> or from another signed-in console.
+      </p>
       <form onSubmit={submit} noValidate>
         <div class={`field${error ? ' invalid' : ''}`}>
           <label for="api-key">API key</label>

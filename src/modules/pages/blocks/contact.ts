@@ -8,7 +8,7 @@ import type { BlockType, FieldIssue } from './types'
 import { vCardDataUri } from './vcard'
 
 const EMAIL = /^[^\s@<>()[\]",;:\\]+@[^\s@<>()[\]",;:\\]+\.[^\s@<>()[\]",;:\\]+$/
-const PHONE = /^\+?[0-9 ().\/-]{3,40}$/
+const PHONE = /^\+?[0-9 ()./-]{3,40}$/
 const digits = (phone: string) => phone.replace(/[^0-9+]/g, '')
 const validEmail = (v: unknown): v is string => typeof v === 'string' && EMAIL.test(v)
 const validPhone = (v: unknown): v is string => typeof v === 'string' && PHONE.test(v) && digits(v).replace('+', '').length >= 3
@@ -16,7 +16,7 @@ const validPhone = (v: unknown): v is string => typeof v === 'string' && PHONE.t
 const schema = fieldsSchema(
   'contact',
   {
-    name: t.String({ minLength: 1, maxLength: 100, description: 'The person\'s or the place\'s name' }),
+    name: t.String({ minLength: 1, maxLength: 100, description: "The person's or the place's name" }),
     organisation: t.String({ maxLength: 100, description: 'Company or organisation; empty for none' }),
     title: t.String({ maxLength: 100, description: 'Role or job title; empty for none' }),
     email: t.String({ maxLength: 254, description: 'E-mail address (a mailto: link); empty for none' }),
@@ -30,12 +30,16 @@ const schema = fieldsSchema(
 )
 export type ContactFields = Static<typeof schema>
 
-const detail = (kind: string, label: string, value: string) =>
-  `<li class="b-contact-${kind}"><span class="b-contact-label">${label}</span> ${value}</li>`
+const detail = (kind: string, label: string, value: string) => `<li class="b-contact-${kind}"><span class="b-contact-label">${label}</span> ${value}</li>`
 
 /** A file name for the vCard, from the name's letters and digits. */
 const fileName = (name: string) =>
-  (name.normalize('NFKD').replace(/[^A-Za-z0-9]+/g, '-').replace(/^-+|-+$/g, '').toLowerCase().slice(0, 60) || 'contact') + '.vcf'
+  (name
+    .normalize('NFKD')
+    .replace(/[^A-Za-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .toLowerCase()
+    .slice(0, 60) || 'contact') + '.vcf'
 
 export const contact: BlockType<ContactFields> = {
   type: 'contact',
@@ -68,14 +72,25 @@ export const contact: BlockType<ContactFields> = {
     const email = text(f.email)
     if (email) items.push(detail('email', 'E-mail', validEmail(email) ? `<a class="b-contact-link" href="mailto:${esc(email)}">${esc(email)}</a>` : esc(email)))
     const phone = text(f.phone)
-    if (phone) items.push(detail('phone', 'Phone', validPhone(phone) ? `<a class="b-contact-link" href="tel:${esc(digits(phone))}">${esc(phone)}</a>` : esc(phone)))
+    if (phone)
+      items.push(detail('phone', 'Phone', validPhone(phone) ? `<a class="b-contact-link" href="tel:${esc(digits(phone))}">${esc(phone)}</a>` : esc(phone)))
     if (website) {
       const shown = new URL(website)
       const label = (shown.host + shown.pathname).replace(/\/$/, '')
       items.push(detail('website', 'Website', `<a class="b-contact-link" href="${esc(ctx.trackedHref())}">${esc(label)}</a>`))
     }
     const address = text(f.address)
-    if (address) items.push(detail('address', 'Address', address.split(/\r\n?|\n/).map((l) => esc(l.trim())).join('<br>')))
+    if (address)
+      items.push(
+        detail(
+          'address',
+          'Address',
+          address
+            .split(/\r\n?|\n/)
+            .map((l) => esc(l.trim()))
+            .join('<br>'),
+        ),
+      )
     const card = {
       name,
       organisation: text(f.organisation),

@@ -39,13 +39,17 @@ function allowedScheme(value: unknown, schemes: readonly string[]): string | nul
   return scheme
 }
 
-export const safeUrl = (value: unknown, schemes: readonly string[] = WEB): string | null =>
-  allowedScheme(value, schemes) ? (value as string) : null
+export const safeUrl = (value: unknown, schemes: readonly string[] = WEB): string | null => (allowedScheme(value, schemes) ? (value as string) : null)
 
 export const safeHttpsUrl = (value: unknown): string | null => safeUrl(value, ['https'])
 
 const describe = (schemes: readonly string[]) =>
-  schemes.length === 1 ? `an ${schemes[0]} URL` : `a URL starting with ${schemes.slice(0, -1).map((s) => `${s}:`).join(', ')} or ${schemes.at(-1)}:`
+  schemes.length === 1
+    ? `an ${schemes[0]} URL`
+    : `a URL starting with ${schemes
+        .slice(0, -1)
+        .map((s) => `${s}:`)
+        .join(', ')} or ${schemes.at(-1)}:`
 
 /** An issue when `value` is not a URL of `schemes` (http and https unless told). */
 export function urlIssue(path: string, value: string, schemes: readonly string[] = WEB): FieldIssue[] {
@@ -54,9 +58,7 @@ export function urlIssue(path: string, value: string, schemes: readonly string[]
 
 /** Image sources are https only: the page's Content-Security-Policy loads no other images. */
 export const imageUrlIssue = (path: string, value: string): FieldIssue[] =>
-  safeHttpsUrl(value)
-    ? []
-    : [{ path, message: 'Must be an https URL without spaces (pages load images over https only)' }]
+  safeHttpsUrl(value) ? [] : [{ path, message: 'Must be an https URL without spaces (pages load images over https only)' }]
 
 /** Turns a possibly-null value into trimmed text (renderers never trust a field's type). */
 export const text = (value: unknown): string => (typeof value === 'string' ? value.trim() : '')

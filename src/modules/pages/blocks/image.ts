@@ -6,7 +6,9 @@ import { esc, fieldsSchema, imageUrlIssue, safeHttpsUrl, safeUrl, text, urlIssue
 import type { BlockType, FieldIssue } from './types'
 
 const Dimension = (what: string) =>
-  t.Union([t.Integer({ minimum: 1, maximum: 10000 }), t.Null()], { description: `The picture's ${what} in pixels, so the page does not jump while it loads; null when unknown` })
+  t.Union([t.Integer({ minimum: 1, maximum: 10000 }), t.Null()], {
+    description: `The picture's ${what} in pixels, so the page does not jump while it loads; null when unknown`,
+  })
 
 const schema = fieldsSchema(
   'image',
@@ -17,7 +19,9 @@ const schema = fieldsSchema(
     width: Dimension('width'),
     height: Dimension('height'),
     caption: t.String({ maxLength: 300, description: 'A line under the picture; empty for none' }),
-    url: t.Union([t.String({ minLength: 1, maxLength: 2048 }), t.Null()], { description: 'Where the picture leads when clicked (http or https); null: not a link' }),
+    url: t.Union([t.String({ minLength: 1, maxLength: 2048 }), t.Null()], {
+      description: 'Where the picture leads when clicked (http or https); null: not a link',
+    }),
   },
   'A picture with its alternative text',
 )

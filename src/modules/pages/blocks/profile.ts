@@ -8,7 +8,7 @@ import type { BlockType } from './types'
 const schema = fieldsSchema(
   'profile',
   {
-    name: t.String({ minLength: 1, maxLength: 80, description: 'The name shown as the page\'s main heading' }),
+    name: t.String({ minLength: 1, maxLength: 80, description: "The name shown as the page's main heading" }),
     bio: t.String({ maxLength: 300, description: 'A sentence or two under the name; empty for none' }),
     avatarUrl: t.String({ maxLength: 2048, description: 'An https URL of a square picture; empty for none' }),
     avatarAlt: t.String({
@@ -23,7 +23,7 @@ export type ProfileFields = Static<typeof schema>
 export const profile: BlockType<ProfileFields> = {
   type: 'profile',
   title: 'Profile',
-  description: 'A name with an optional round picture and a short bio; the first one is the page\'s main heading.',
+  description: "A name with an optional round picture and a short bio; the first one is the page's main heading.",
   schema,
   defaults: { name: 'Your name', bio: 'A sentence about who you are and what you do.', avatarUrl: '', avatarAlt: '' },
   check: (f) => (f.avatarUrl ? imageUrlIssue('avatarUrl', f.avatarUrl) : []),

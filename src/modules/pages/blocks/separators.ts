@@ -23,7 +23,12 @@ export const divider: BlockType<DividerFields> = {
 const SIZES = ['small', 'medium', 'large'] as const
 const spacerSchema = fieldsSchema(
   'spacer',
-  { size: t.Union(SIZES.map((s) => t.Literal(s)), { description: 'small (1rem), medium (2rem) or large (4rem) of empty space' }) },
+  {
+    size: t.Union(
+      SIZES.map((s) => t.Literal(s)),
+      { description: 'small (1rem), medium (2rem) or large (4rem) of empty space' },
+    ),
+  },
   'Empty vertical space',
 )
 export type SpacerFields = Static<typeof spacerSchema>

@@ -30,9 +30,12 @@ const NETWORKS = Object.keys(SOCIAL_NETWORKS) as Network[]
 
 const Item = t.Object(
   {
-    network: t.Union(NETWORKS.map((n) => t.Literal(n)), { description: `One of ${NETWORKS.join(', ')}` }),
-    url: UrlString('The profile\'s address (http or https)'),
-    label: t.Optional(t.String({ maxLength: 40, description: 'The text of the link; empty or left out for the network\'s name' })),
+    network: t.Union(
+      NETWORKS.map((n) => t.Literal(n)),
+      { description: `One of ${NETWORKS.join(', ')}` },
+    ),
+    url: UrlString("The profile's address (http or https)"),
+    label: t.Optional(t.String({ maxLength: 40, description: "The text of the link; empty or left out for the network's name" })),
   },
   { additionalProperties: false, description: 'One profile' },
 )

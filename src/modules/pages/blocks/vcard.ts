@@ -15,7 +15,11 @@ export interface VCardInput {
 }
 
 export const escapeVCardText = (value: string) =>
-  value.replace(/\\/g, '\\\\').replace(/\r\n?|\n/g, '\\n').replace(/,/g, '\\,').replace(/;/g, '\\;')
+  value
+    .replace(/\\/g, '\\\\')
+    .replace(/\r\n?|\n/g, '\\n')
+    .replace(/,/g, '\\,')
+    .replace(/;/g, '\\;')
 
 const encoder = new TextEncoder()
 

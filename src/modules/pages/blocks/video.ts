@@ -85,13 +85,25 @@ export function parseVideoUrl(raw: string): ParsedVideo | null {
     if (!m) return null
     const [, kind, id] = m
     const compact = kind === 'track' || kind === 'episode'
-    return { service: 'spotify', embedUrl: `https://open.spotify.com/embed/${kind}/${id}`, pageUrl: `https://open.spotify.com/${kind}/${id}`, audio: true, height: compact ? 152 : 352 }
+    return {
+      service: 'spotify',
+      embedUrl: `https://open.spotify.com/embed/${kind}/${id}`,
+      pageUrl: `https://open.spotify.com/${kind}/${id}`,
+      audio: true,
+      height: compact ? 152 : 352,
+    }
   }
   if (host === 'soundcloud.com') {
     const m = SOUNDCLOUD_PATH.exec(path)
     if (!m) return null
     const pageUrl = `https://soundcloud.com/${m[1]}/${m[2] ?? ''}${m[3]}`
-    return { service: 'soundcloud', embedUrl: `https://w.soundcloud.com/player/?url=${encodeURIComponent(pageUrl)}`, pageUrl, audio: true, height: m[2] ? 450 : 166 }
+    return {
+      service: 'soundcloud',
+      embedUrl: `https://w.soundcloud.com/player/?url=${encodeURIComponent(pageUrl)}`,
+      pageUrl,
+      audio: true,
+      height: m[2] ? 450 : 166,
+    }
   }
   return null
 }
@@ -115,7 +127,7 @@ const SANDBOX = 'allow-scripts allow-same-origin allow-presentation allow-popups
 export const video: BlockType<VideoFields> = {
   type: 'video',
   title: 'Video or audio',
-  description: 'An embedded YouTube (privacy-enhanced), Vimeo, Spotify or SoundCloud player, from the page\'s address.',
+  description: "An embedded YouTube (privacy-enhanced), Vimeo, Spotify or SoundCloud player, from the page's address.",
   schema,
   defaults: { url: '', title: 'Video' },
   check: (f) => (f.url && !parseVideoUrl(f.url) ? [{ path: 'url', message: SUPPORTED }] : []),

@@ -67,7 +67,10 @@ export function themeIssues(theme: Theme): FieldIssue[] {
       if (bad.has(fg) || bad.has(bg)) continue
       const ratio = contrastRatio(colors[fg], colors[bg])
       if (ratio < TEXT_CONTRAST) {
-        issues.push({ path: `theme/${scheme}/${fg}`, message: `contrast of ${what} is ${ratio.toFixed(2)}:1 in the ${scheme} scheme; WCAG AA needs at least ${TEXT_CONTRAST}:1` })
+        issues.push({
+          path: `theme/${scheme}/${fg}`,
+          message: `contrast of ${what} is ${ratio.toFixed(2)}:1 in the ${scheme} scheme; WCAG AA needs at least ${TEXT_CONTRAST}:1`,
+        })
       }
     }
   }

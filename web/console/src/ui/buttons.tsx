@@ -27,7 +27,14 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
  * A button that opens a confirmation dialog (a native <dialog>: focus moves into it and Escape closes it)
  * and runs `onConfirm` only when the person confirms.
  */
-export function ConfirmButton({ label, title, children, confirmLabel, onConfirm, danger = true }: {
+export function ConfirmButton({
+  label,
+  title,
+  children,
+  confirmLabel,
+  onConfirm,
+  danger = true,
+}: {
   label: string
   title: string
   children: ComponentChildren

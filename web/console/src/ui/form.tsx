@@ -56,12 +56,26 @@ export const TextField = ({ label, value, onValue, hint, error, ...rest }: Input
   <Field label={label} hint={hint} error={error}>
     {({ id, describedBy, invalid }) => (
       // Preact types each input type's attributes apart; the props above are valid for all of them.
-      <input id={id} aria-describedby={describedBy} aria-invalid={invalid || undefined} value={value} onInput={(e) => onValue((e.currentTarget as HTMLInputElement).value)} {...(rest as {})} />
+      <input
+        id={id}
+        aria-describedby={describedBy}
+        aria-invalid={invalid || undefined}
+        value={value}
+        onInput={(e) => onValue((e.currentTarget as HTMLInputElement).value)}
+        {...(rest as {})}
+      />
     )}
   </Field>
 )
 
-export function SelectField({ label, value, onValue, options, hint, error }: {
+export function SelectField({
+  label,
+  value,
+  onValue,
+  options,
+  hint,
+  error,
+}: {
   label: string
   value: string
   onValue: (value: string) => void
@@ -80,11 +94,27 @@ export function SelectField({ label, value, onValue, options, hint, error }: {
   )
 }
 
-export function CheckboxField({ label, checked, onChecked, hint }: { label: string; checked: boolean; onChecked: (checked: boolean) => void; hint?: ComponentChildren }) {
+export function CheckboxField({
+  label,
+  checked,
+  onChecked,
+  hint,
+}: {
+  label: string
+  checked: boolean
+  onChecked: (checked: boolean) => void
+  hint?: ComponentChildren
+}) {
   const id = useId()
   return (
     <div class="field checkbox">
-      <input type="checkbox" id={id} checked={checked} onChange={(e) => onChecked(e.currentTarget.checked)} aria-describedby={hint ? `${id}-hint` : undefined} />
+      <input
+        type="checkbox"
+        id={id}
+        checked={checked}
+        onChange={(e) => onChecked(e.currentTarget.checked)}
+        aria-describedby={hint ? `${id}-hint` : undefined}
+      />
       <label for={id}>{label}</label>
       {hint && (
         <p class="hint" id={`${id}-hint`}>

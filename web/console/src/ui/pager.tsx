@@ -1,5 +1,11 @@
 // Previous/next paging for lists that answer meta.pagination (page, perPage, total, totalPages).
-export function Pager({ page, totalPages, total, onPage, label = 'Pages' }: {
+export function Pager({
+  page,
+  totalPages,
+  total,
+  onPage,
+  label = 'Pages',
+}: {
   page: number
   totalPages: number
   total: number

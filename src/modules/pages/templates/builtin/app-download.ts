@@ -26,6 +26,8 @@ export const appDownload: Template = {
       [block('button', { label: 'Get it on Google Play', url: 'https://example.com/android' })],
     ),
     section('1-1-1', feature('First feature'), feature('Second feature'), feature('Third feature')),
-    section('full', [block('text', { markdown: 'Need help? Read the [help pages](https://example.com/help) or write to [support](mailto:support@example.com).' })]),
+    section('full', [
+      block('text', { markdown: 'Need help? Read the [help pages](https://example.com/help) or write to [support](mailto:support@example.com).' }),
+    ]),
   ],
 }

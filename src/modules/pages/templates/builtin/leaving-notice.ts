@@ -17,7 +17,8 @@ export const leavingNotice: Template = {
     section('full', [
       block('profile', { name: 'You are leaving our site', bio: 'The next page is on a site we do not run.' }),
       block('text', {
-        markdown: 'You are about to visit **example.com**. Its content, privacy practices and security are its own; check the address before you sign in or pay.',
+        markdown:
+          'You are about to visit **example.com**. Its content, privacy practices and security are its own; check the address before you sign in or pay.',
       }),
     ]),
     section(

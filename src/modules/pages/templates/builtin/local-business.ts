@@ -22,10 +22,7 @@ export const localBusiness: Template = {
     ),
     section(
       '1-1',
-      [
-        block('heading', { text: 'Opening hours' }),
-        block('text', { markdown: '- Monday to Friday: 9:00–18:00\n- Saturday: 10:00–16:00\n- Sunday: closed' }),
-      ],
+      [block('heading', { text: 'Opening hours' }), block('text', { markdown: '- Monday to Friday: 9:00–18:00\n- Saturday: 10:00–16:00\n- Sunday: closed' })],
       [
         block('heading', { text: 'Find us' }),
         block('contact', {

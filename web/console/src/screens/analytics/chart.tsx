@@ -38,7 +38,14 @@ function options(width: number, step: number): uPlot.Options {
     axes: [axis, { ...axis, incrs: COUNT_STEPS, values: (_u, splits) => splits.map(count), size: 56 }],
     series: [
       {},
-      { label: 'Clicks', stroke: c.accent, fill: withAlpha(c.accent, '99'), width: 1, paths: uPlot.paths.bars!({ size: [0.7, 48], align: 0 }), points: { show: false } },
+      {
+        label: 'Clicks',
+        stroke: c.accent,
+        fill: withAlpha(c.accent, '99'),
+        width: 1,
+        paths: uPlot.paths.bars!({ size: [0.7, 48], align: 0 }),
+        points: { show: false },
+      },
       { label: 'Unique visitors', stroke: c.ok, width: 2, points: { show: true, size: 5, fill: c.ok } },
     ],
   }
@@ -97,10 +104,20 @@ export function ClickChart({ buckets, interval }: { buckets: Bucket[]; interval:
             <thead>
               <tr>
                 <th scope="col">{INTERVAL_WORDS[interval].replace(/^./, (c) => c.toUpperCase())}</th>
-                <th scope="col" class="num">Clicks</th>
-                <th scope="col" class="num">Unique visitors</th>
-                <th scope="col" class="num">Conversions</th>
-                {revenue && <th scope="col" class="num">Revenue</th>}
+                <th scope="col" class="num">
+                  Clicks
+                </th>
+                <th scope="col" class="num">
+                  Unique visitors
+                </th>
+                <th scope="col" class="num">
+                  Conversions
+                </th>
+                {revenue && (
+                  <th scope="col" class="num">
+                    Revenue
+                  </th>
+                )}
               </tr>
             </thead>
             <tbody>

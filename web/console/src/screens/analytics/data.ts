@@ -28,4 +28,5 @@ export async function loadFigures(q: RangeQuery, linkId?: string): Promise<Figur
   return { overview, timeline }
 }
 
-export const loadTopLinks = (q: RangeQuery, sort: Sort) => api.get<'/analytics/top-links'>('/analytics/top-links', { from: q.from, to: q.to, tz: q.tz, sort, limit: 10 })
+export const loadTopLinks = (q: RangeQuery, sort: Sort) =>
+  api.get<'/analytics/top-links'>('/analytics/top-links', { from: q.from, to: q.to, tz: q.tz, sort, limit: 10 })

@@ -17,7 +17,12 @@ const DIMENSIONS: { key: Dimension; title: string }[] = [
 ]
 
 /** Loads and shows a range's figures (one link's with `linkId`); `empty` is shown when nothing happened. */
-export function RangeFigures({ range, linkId, empty, children }: {
+export function RangeFigures({
+  range,
+  linkId,
+  empty,
+  children,
+}: {
   range: Range
   linkId?: string
   empty: (overview: Overview) => ComponentChildren
@@ -105,9 +110,13 @@ function BarList({ dimension, title, rows }: { dimension: Dimension; title: stri
         <ul class="bar-list">
           {rows.map((r) => (
             <li>
-              <span class="bar" aria-hidden="true" ref={(el) => {
+              <span
+                class="bar"
+                aria-hidden="true"
+                ref={(el) => {
                   if (el) el.style.width = `${most ? (r.clicks / most) * 100 : 0}%`
-                }} />
+                }}
+              />
               <span>{dimensionValue(dimension, r.value)}</span>
               <span class="num">{count(r.clicks)}</span>
             </li>

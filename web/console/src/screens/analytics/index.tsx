@@ -18,8 +18,8 @@ function NotAllowed() {
     <>
       <h1 tabIndex={-1}>Analytics</h1>
       <p class="state error" role="alert">
-        This API key cannot read analytics: it does not have the <code>analytics:read</code> permission. Sign in with a key that has it, or ask a workspace owner to
-        give you one.
+        This API key cannot read analytics: it does not have the <code>analytics:read</code> permission. Sign in with a key that has it, or ask a workspace
+        owner to give you one.
       </p>
     </>
   )
@@ -38,10 +38,7 @@ function WorkspaceAnalytics({ query }: ScreenProps) {
         range={range}
         empty={(overview) =>
           overview.totals.links === 0 ? (
-            <Empty>
-              This workspace has no links yet, so there is nothing to count.{' '}
-              {can('links:write') && <a href={href('/links/new')}>Create a link</a>}
-            </Empty>
+            <Empty>This workspace has no links yet, so there is nothing to count. {can('links:write') && <a href={href('/links/new')}>Create a link</a>}</Empty>
           ) : (
             <Empty>No clicks or conversions in this range. Choose a longer range, or share a short link and visits will show here.</Empty>
           )

@@ -25,7 +25,12 @@ export function RangeChooser({ path, range, keep }: { path: string; range: Range
         {PRESETS.map((p) => {
           const pressed = p.value === 'custom' ? custom : !custom && range.preset === p.value
           return (
-            <button type="button" class="secondary small" aria-pressed={pressed} onClick={() => (p.value === 'custom' ? setCustom(true) : (setCustom(false), choose({ preset: p.value })))}>
+            <button
+              type="button"
+              class="secondary small"
+              aria-pressed={pressed}
+              onClick={() => (p.value === 'custom' ? setCustom(true) : (setCustom(false), choose({ preset: p.value })))}
+            >
               {p.label}
             </button>
           )

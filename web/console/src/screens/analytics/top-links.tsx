@@ -24,7 +24,12 @@ export function TopLinksSection({ range, sort }: { range: Range; sort: Sort }) {
     <section aria-labelledby="top-links">
       <h2 id="top-links">Top links</h2>
       <div class="toolbar">
-        <SelectField label="Rank by" value={sort} options={SORTS} onValue={(value) => navigate('/analytics', rangeQuery(range, { sort: value === 'clicks' ? undefined : value }))} />
+        <SelectField
+          label="Rank by"
+          value={sort}
+          options={SORTS}
+          onValue={(value) => navigate('/analytics', rangeQuery(range, { sort: value === 'clicks' ? undefined : value }))}
+        />
       </div>
       <Loaded state={state} label="Loading top links…">
         {(top) =>
@@ -35,10 +40,18 @@ export function TopLinksSection({ range, sort }: { range: Range; sort: Sort }) {
                 <thead>
                   <tr>
                     <th scope="col">Link</th>
-                    <th scope="col" class="num">Clicks</th>
-                    <th scope="col" class="num hide-narrow">Unique visitors</th>
-                    <th scope="col" class="num">Conversions</th>
-                    <th scope="col" class="num hide-narrow">Revenue</th>
+                    <th scope="col" class="num">
+                      Clicks
+                    </th>
+                    <th scope="col" class="num hide-narrow">
+                      Unique visitors
+                    </th>
+                    <th scope="col" class="num">
+                      Conversions
+                    </th>
+                    <th scope="col" class="num hide-narrow">
+                      Revenue
+                    </th>
                     <th scope="col" class="hide-narrow">
                       <span class="visually-hidden">Settings</span>
                     </th>

@@ -1,7 +1,7 @@
 // /domains/:id: one domain's states, the DNS records to create with what the last check saw, "Verify now"
 // and delete (with domains:write).
 import { useState } from 'preact/hooks'
-import { api, explain } from '../../api'
+import { api } from '../../api'
 import { href, navigate } from '../../router'
 import { useSession } from '../../session'
 import { announce } from '../../ui/announce'
@@ -131,7 +131,15 @@ function Records({ records }: { records: DnsRecord[] }) {
                 <code>{r.value}</code> <CopyButton text={r.value} label="Copy value" />
               </td>
               <td>{r.seen === null ? <span class="hint">{seenText(r)}</span> : <code>{seenText(r)}</code>}</td>
-              <td>{r.ok === null ? <span class="badge muted">Not checked</span> : r.ok ? <span class="badge ok">Matches</span> : <span class="badge bad">No match</span>}</td>
+              <td>
+                {r.ok === null ? (
+                  <span class="badge muted">Not checked</span>
+                ) : r.ok ? (
+                  <span class="badge ok">Matches</span>
+                ) : (
+                  <span class="badge bad">No match</span>
+                )}
+              </td>
             </tr>
           ))}
         </tbody>
@@ -154,7 +162,12 @@ function DeleteDomain({ domain }: { domain: Domain }) {
       <p class="hint">Short links stop answering on this domain at once.</p>
       <ConfirmButton label="Delete domain" title={`Delete ${domain.unicodeDomain}?`} confirmLabel="Delete" onConfirm={() => remove.run()}>
         <p>Links on {domain.unicodeDomain} stop answering. A domain that still has links is only deleted if they are archived with it.</p>
-        <CheckboxField label="Also archive its links" checked={archive} onChecked={setArchive} hint="Archived links keep their clicks and answer again if the domain is added and verified anew." />
+        <CheckboxField
+          label="Also archive its links"
+          checked={archive}
+          onChecked={setArchive}
+          hint="Archived links keep their clicks and answer again if the domain is added and verified anew."
+        />
       </ConfirmButton>
       {remove.error != null && <ErrorNotice error={remove.error} />}
     </section>

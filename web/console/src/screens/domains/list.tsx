@@ -29,7 +29,9 @@ export function DomainList() {
                     <th scope="col">Domain</th>
                     <th scope="col">Verification</th>
                     <th scope="col">DNS</th>
-                    <th scope="col" class="hide-narrow">Serving</th>
+                    <th scope="col" class="hide-narrow">
+                      Serving
+                    </th>
                   </tr>
                 </thead>
                 <tbody>

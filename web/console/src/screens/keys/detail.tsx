@@ -38,7 +38,9 @@ function Facts({ apiKey }: { apiKey: ApiKey }) {
       {apiKey.rotating && (
         <>
           <dt>Rotation</dt>
-          <dd>The previous secret keeps working for {apiKey.graceHoursRemaining} more hour{apiKey.graceHoursRemaining === 1 ? '' : 's'}.</dd>
+          <dd>
+            The previous secret keeps working for {apiKey.graceHoursRemaining} more hour{apiKey.graceHoursRemaining === 1 ? '' : 's'}.
+          </dd>
         </>
       )}
       <dt>Prefix</dt>
@@ -52,7 +54,9 @@ function Facts({ apiKey }: { apiKey: ApiKey }) {
       <dt>Allowed addresses</dt>
       <dd>{apiKey.allowedIps.length ? apiKey.allowedIps.join(', ') : 'any'}</dd>
       <dt>Scope</dt>
-      <dd>{s ? [s.domains?.length && `domains ${s.domains.join(', ')}`, s.tags?.length && `tags ${s.tags.join(', ')}`].filter(Boolean).join('; ') : 'every link'}</dd>
+      <dd>
+        {s ? [s.domains?.length && `domains ${s.domains.join(', ')}`, s.tags?.length && `tags ${s.tags.join(', ')}`].filter(Boolean).join('; ') : 'every link'}
+      </dd>
       <dt>Schedule</dt>
       <dd>{apiKey.schedule ? describeSchedule(apiKey.schedule) : 'any time'}</dd>
       <dt>Monthly call cap</dt>
@@ -188,9 +192,17 @@ function Settings({ apiKey, onChanged }: { apiKey: ApiKey; onChanged: (key: ApiK
       <h2 id="key-settings">Settings</h2>
       <form onSubmit={submit} noValidate>
         <KeyFields form={form} set={(patch) => setForm({ ...form, ...patch })} errors={shown} creating={false} />
-        {Object.keys(shown).length > 0 && !refused?.general && <p class="field-error" role="alert">Some fields need attention; see the messages next to them.</p>}
+        {Object.keys(shown).length > 0 && !refused?.general && (
+          <p class="field-error" role="alert">
+            Some fields need attention; see the messages next to them.
+          </p>
+        )}
         {refused?.general ? <ErrorNotice error={refused.general} /> : null}
-        {nothing && <p class="hint" role="status">Nothing changed.</p>}
+        {nothing && (
+          <p class="hint" role="status">
+            Nothing changed.
+          </p>
+        )}
         <div class="actions">
           <button type="submit" disabled={save.busy}>
             {save.busy ? 'Saving…' : 'Save changes'}

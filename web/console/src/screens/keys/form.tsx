@@ -6,11 +6,33 @@ import { useSession } from '../../session'
 import { CheckboxField, Field, SelectField, TextField } from '../../ui/form'
 import { DAY_NAMES, PERMISSIONS, timeZones, type Fields, type KeyForm } from './model'
 
-function TextArea({ label, value, onValue, hint, error, placeholder }: { label: string; value: string; onValue: (v: string) => void; hint?: ComponentChildren; error?: string; placeholder?: string }) {
+function TextArea({
+  label,
+  value,
+  onValue,
+  hint,
+  error,
+  placeholder,
+}: {
+  label: string
+  value: string
+  onValue: (v: string) => void
+  hint?: ComponentChildren
+  error?: string
+  placeholder?: string
+}) {
   return (
     <Field label={label} hint={hint} error={error}>
       {({ id, describedBy, invalid }) => (
-        <textarea id={id} rows={3} placeholder={placeholder} aria-describedby={describedBy} aria-invalid={invalid || undefined} value={value} onInput={(e) => onValue(e.currentTarget.value)} />
+        <textarea
+          id={id}
+          rows={3}
+          placeholder={placeholder}
+          aria-describedby={describedBy}
+          aria-invalid={invalid || undefined}
+          value={value}
+          onInput={(e) => onValue(e.currentTarget.value)}
+        />
       )}
     </Field>
   )
@@ -53,7 +75,14 @@ export function KeyFields({ form, set, errors, creating }: { form: KeyForm; set:
             label="Mode"
             value={form.mode}
             onValue={(mode) => set({ mode: mode as KeyForm['mode'] })}
-            options={own.mode === 'test' ? [{ value: 'test', label: 'Test (sandbox)' }] : [{ value: 'live', label: 'Live' }, { value: 'test', label: 'Test (sandbox)' }]}
+            options={
+              own.mode === 'test'
+                ? [{ value: 'test', label: 'Test (sandbox)' }]
+                : [
+                    { value: 'live', label: 'Live' },
+                    { value: 'test', label: 'Test (sandbox)' },
+                  ]
+            }
             hint="A test key sees and makes test records only."
             error={errors.mode}
           />
@@ -62,7 +91,12 @@ export function KeyFields({ form, set, errors, creating }: { form: KeyForm; set:
 
       <Group legend="Permissions" error={errors.permissions} hint="What the key may do. A key can grant only permissions the signed-in key holds.">
         {own.permissions.includes('*') && (
-          <CheckboxField label="All permissions (*)" checked={form.all} onChecked={(all) => set({ all })} hint="Includes permissions added in later versions." />
+          <CheckboxField
+            label="All permissions (*)"
+            checked={form.all}
+            onChecked={(all) => set({ all })}
+            hint="Includes permissions added in later versions."
+          />
         )}
         {!form.all && (
           <div class="key-permissions">
@@ -84,25 +118,53 @@ export function KeyFields({ form, set, errors, creating }: { form: KeyForm; set:
           error={errors.allowedIps}
         />
         <div class="form-grid">
-          <TextArea label="Domains in scope" value={form.domains} onValue={(domains) => set({ domains })} hint="One domain a line. Empty: every domain." error={errors.domains} />
-          <TextArea label="Tags in scope" value={form.tags} onValue={(tags) => set({ tags })} hint="One tag a line; a link needs one of them. Empty: any tag." error={errors.tags} />
+          <TextArea
+            label="Domains in scope"
+            value={form.domains}
+            onValue={(domains) => set({ domains })}
+            hint="One domain a line. Empty: every domain."
+            error={errors.domains}
+          />
+          <TextArea
+            label="Tags in scope"
+            value={form.tags}
+            onValue={(tags) => set({ tags })}
+            hint="One tag a line; a link needs one of them. Empty: any tag."
+            error={errors.tags}
+          />
         </div>
       </fieldset>
 
       <Group legend="Schedule" error={errors.schedule}>
-        <CheckboxField label="Only at certain times" checked={form.scheduled} onChecked={(scheduled) => set({ scheduled })} hint="Outside the window the key is refused (403 outside_schedule)." />
+        <CheckboxField
+          label="Only at certain times"
+          checked={form.scheduled}
+          onChecked={(scheduled) => set({ scheduled })}
+          hint="Outside the window the key is refused (403 outside_schedule)."
+        />
         {form.scheduled && (
           <>
             <SelectField label="Time zone" value={form.timezone} onValue={(timezone) => set({ timezone })} options={timeZones()} error={errors.timezone} />
             <Group legend="Days" error={errors.days}>
               <div class="key-days">
                 {DAY_NAMES.map((day, i) => (
-                  <CheckboxField label={day} checked={form.days.includes(i)} onChecked={(on) => set({ days: on ? [...form.days, i] : form.days.filter((d) => d !== i) })} />
+                  <CheckboxField
+                    label={day}
+                    checked={form.days.includes(i)}
+                    onChecked={(on) => set({ days: on ? [...form.days, i] : form.days.filter((d) => d !== i) })}
+                  />
                 ))}
               </div>
             </Group>
             <div class="form-grid">
-              <TextField label="Start time" type="time" value={form.start} onValue={(start) => set({ start })} error={errors.start} hint="Local time in the zone above." />
+              <TextField
+                label="Start time"
+                type="time"
+                value={form.start}
+                onValue={(start) => set({ start })}
+                error={errors.start}
+                hint="Local time in the zone above."
+              />
               <TextField
                 label="End time"
                 type="time"
@@ -119,9 +181,35 @@ export function KeyFields({ form, set, errors, creating }: { form: KeyForm; set:
       <fieldset>
         <legend>Limits</legend>
         <div class="form-grid">
-          <TextField label="Monthly call cap" type="number" inputMode="numeric" min={1} value={form.monthlyCallCap} onValue={(monthlyCallCap) => set({ monthlyCallCap })} hint="Calls per UTC calendar month. Empty: no cap." error={errors.monthlyCallCap} />
-          <TextField label="Rate limit per minute" type="number" inputMode="numeric" min={1} max={100000} value={form.rateLimitOverride} onValue={(rateLimitOverride) => set({ rateLimitOverride })} hint="Empty: the default 600." error={errors.rateLimitOverride} />
-          <TextField label="Expires at" type="datetime-local" value={form.expiresAt} onValue={(expiresAt) => set({ expiresAt })} hint="Your local time. Empty: never." error={errors.expiresAt} />
+          <TextField
+            label="Monthly call cap"
+            type="number"
+            inputMode="numeric"
+            min={1}
+            value={form.monthlyCallCap}
+            onValue={(monthlyCallCap) => set({ monthlyCallCap })}
+            hint="Calls per UTC calendar month. Empty: no cap."
+            error={errors.monthlyCallCap}
+          />
+          <TextField
+            label="Rate limit per minute"
+            type="number"
+            inputMode="numeric"
+            min={1}
+            max={100000}
+            value={form.rateLimitOverride}
+            onValue={(rateLimitOverride) => set({ rateLimitOverride })}
+            hint="Empty: the default 600."
+            error={errors.rateLimitOverride}
+          />
+          <TextField
+            label="Expires at"
+            type="datetime-local"
+            value={form.expiresAt}
+            onValue={(expiresAt) => set({ expiresAt })}
+            hint="Your local time. Empty: never."
+            error={errors.expiresAt}
+          />
         </div>
       </fieldset>
     </>

@@ -98,7 +98,7 @@ export function KeyList({ query }: ScreenProps) {
                         </td>
                         <td class="hide-narrow">{permissionSummary(key.permissions)}</td>
                         <td class="hide-narrow">{key.lastUsedAt ? when(key.lastUsedAt) : 'never'}</td>
-                        <td class="hide-narrow">{limits(key, mine ? me.usage ?? null : null).join('; ') || 'none'}</td>
+                        <td class="hide-narrow">{limits(key, mine ? (me.usage ?? null) : null).join('; ') || 'none'}</td>
                       </tr>
                     )
                   })}

@@ -52,7 +52,14 @@ export function describeSchedule(s: Schedule): string {
   return `${days}, ${hhmm(s.startMinute)}–${s.endMinute === 1440 ? '24:00' : hhmm(s.endMinute)} (${s.timezone})`
 }
 
-const lines = (text: string) => [...new Set(text.split(/[\n,]/).map((s) => s.trim()).filter(Boolean))]
+const lines = (text: string) => [
+  ...new Set(
+    text
+      .split(/[\n,]/)
+      .map((s) => s.trim())
+      .filter(Boolean),
+  ),
+]
 
 /** A datetime-local value (the viewer's zone) for an instant, and back. */
 export function localInput(iso: string | null): string {
@@ -136,7 +143,8 @@ export function bodyOf(form: KeyForm): { body: Record<string, unknown>; problems
   const cap = whole(form.monthlyCallCap)
   if (cap !== null && !(Number.isInteger(cap) && cap >= 1)) problems.monthlyCallCap = 'Enter a whole number of calls, 1 or more, or leave it empty for no cap.'
   const rate = whole(form.rateLimitOverride)
-  if (rate !== null && !(Number.isInteger(rate) && rate >= 1 && rate <= 100_000)) problems.rateLimitOverride = 'Enter a whole number from 1 to 100000, or leave it empty for the default 600.'
+  if (rate !== null && !(Number.isInteger(rate) && rate >= 1 && rate <= 100_000))
+    problems.rateLimitOverride = 'Enter a whole number from 1 to 100000, or leave it empty for the default 600.'
   let schedule: Schedule | null = null
   if (form.scheduled) {
     const startMinute = minuteOf(form.start, false)
@@ -207,7 +215,13 @@ function where(path: string): string {
 /** A refused save, as messages next to the fields it names; what names no field stays general. */
 export function fieldErrors(error: unknown): { fields: Fields; general: unknown } {
   if (!(error instanceof ApiError) || !error.details || typeof error.details !== 'object') return { fields: {}, general: error }
-  const details = error.details as { issues?: { path?: string; message: string }[]; notHeld?: string[]; allowedIps?: unknown; scopeFilters?: unknown; schedule?: unknown }
+  const details = error.details as {
+    issues?: { path?: string; message: string }[]
+    notHeld?: string[]
+    allowedIps?: unknown
+    scopeFilters?: unknown
+    schedule?: unknown
+  }
   const fields: Fields = {}
   const add = (field: string, message: string) => void (fields[field] = fields[field] ? `${fields[field]} ${message}` : message)
   if (error.code === 'validation_failed' && details.issues) {

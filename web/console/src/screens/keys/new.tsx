@@ -56,7 +56,11 @@ export function NewKey() {
       <h1 tabIndex={-1}>New API key</h1>
       <form onSubmit={submit} noValidate>
         <KeyFields form={form} set={(patch) => setForm({ ...form, ...patch })} errors={shown} creating />
-        {Object.keys(shown).length > 0 && !problem && <p class="field-error" role="alert">Some fields need attention; see the messages next to them.</p>}
+        {Object.keys(shown).length > 0 && !problem && (
+          <p class="field-error" role="alert">
+            Some fields need attention; see the messages next to them.
+          </p>
+        )}
         {problem !== null && <ErrorNotice error={problem} />}
         <div class="actions">
           <button type="submit" disabled={save.busy}>

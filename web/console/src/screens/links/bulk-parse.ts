@@ -30,14 +30,21 @@ export function cells(line: string): string[] {
 }
 
 function value(column: string, text: string): unknown {
-  if (column === 'tags') return text.split(/[;|,]/).map((t) => t.trim()).filter(Boolean)
+  if (column === 'tags')
+    return text
+      .split(/[;|,]/)
+      .map((t) => t.trim())
+      .filter(Boolean)
   if (NUMBERS.has(column) && /^\d+$/.test(text)) return Number(text)
   if (FLAGS.has(column) && /^(true|false|yes|no|1|0)$/i.test(text)) return /^(true|yes|1)$/i.test(text)
   return text
 }
 
 export function parseBulk(text: string): Row[] {
-  const lines = text.split(/\r?\n/).map((l, i) => ({ line: i + 1, text: l })).filter((l) => l.text.trim() !== '')
+  const lines = text
+    .split(/\r?\n/)
+    .map((l, i) => ({ line: i + 1, text: l }))
+    .filter((l) => l.text.trim() !== '')
   if (!lines.length) return []
   const head = cells(lines[0]!.text)
   const header = head.includes('destinationUrl') ? head : null

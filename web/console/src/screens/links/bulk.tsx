@@ -105,7 +105,9 @@ export function BulkCreate(_: ScreenProps) {
             hint='One destination per line, or "destination,slug"; or CSV with a header row such as destinationUrl,slug,title,tags (tags separated by ;).'
           />
           <Field label="Or read a CSV file" hint="Read here in the browser; it replaces the text above." error={fileError || null}>
-            {({ id, describedBy }) => <input id={id} type="file" accept=".csv,text/csv,text/plain" aria-describedby={describedBy} onChange={(e) => void pick(e.currentTarget)} />}
+            {({ id, describedBy }) => (
+              <input id={id} type="file" accept=".csv,text/csv,text/plain" aria-describedby={describedBy} onChange={(e) => void pick(e.currentTarget)} />
+            )}
           </Field>
           <div class="actions">
             <button type="submit" disabled={busy}>

@@ -84,7 +84,9 @@ function LinkPage({ link: loaded, canWrite }: { link: Link; canWrite: boolean })
           {link.hasPassword && <span class="badge muted">Password</span>} {link.isTest && <span class="badge test">Test link</span>}{' '}
           {!link.isActive && <span class="badge bad">Inactive</span>} {link.isArchived && <span class="badge muted">Archived</span>}
         </p>
-        <p class="hint">Created {new Date(link.createdAt).toLocaleString()}, last changed {new Date(link.updatedAt).toLocaleString()}</p>
+        <p class="hint">
+          Created {new Date(link.createdAt).toLocaleString()}, last changed {new Date(link.updatedAt).toLocaleString()}
+        </p>
       </section>
       <QrPanel link={link} />
       <h2>{canWrite ? 'Settings' : 'Settings (read only)'}</h2>

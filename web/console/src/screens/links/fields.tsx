@@ -2,7 +2,15 @@
 import { Field } from '../../ui/form'
 import type { LinkForm } from './model'
 
-export function TextArea({ label, value, onValue, hint, error, rows = 3, disabled }: {
+export function TextArea({
+  label,
+  value,
+  onValue,
+  hint,
+  error,
+  rows = 3,
+  disabled,
+}: {
   label: string
   value: string
   onValue: (value: string) => void
@@ -14,7 +22,15 @@ export function TextArea({ label, value, onValue, hint, error, rows = 3, disable
   return (
     <Field label={label} hint={hint} error={error}>
       {({ id, describedBy, invalid }) => (
-        <textarea id={id} rows={rows} disabled={disabled} aria-describedby={describedBy} aria-invalid={invalid || undefined} value={value} onInput={(e) => onValue(e.currentTarget.value)} />
+        <textarea
+          id={id}
+          rows={rows}
+          disabled={disabled}
+          aria-describedby={describedBy}
+          aria-invalid={invalid || undefined}
+          value={value}
+          onInput={(e) => onValue(e.currentTarget.value)}
+        />
       )}
     </Field>
   )

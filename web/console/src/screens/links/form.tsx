@@ -22,7 +22,14 @@ const CARDS = [
 
 const ZONE = Intl.DateTimeFormat().resolvedOptions().timeZone
 
-export function LinkFormView({ initial, mode, readOnly = false, hasPassword = false, shortHost, onSave }: {
+export function LinkFormView({
+  initial,
+  mode,
+  readOnly = false,
+  hasPassword = false,
+  shortHost,
+  onSave,
+}: {
   initial: LinkForm
   mode: 'create' | 'edit'
   readOnly?: boolean
@@ -40,8 +47,12 @@ export function LinkFormView({ initial, mode, readOnly = false, hasPassword = fa
     setNote(done?.note ?? '')
   })
   const errors = fieldErrors(save.error, FORM_FIELDS)
-  const generalError = save.error != null && (errors[''] ?? (Object.keys(errors).length ? 'Some fields need a change: see the messages next to them.' : explain(save.error)))
-  const set = <K extends keyof LinkForm>(name: K) => (value: LinkForm[K]) => setForm((f) => ({ ...f, [name]: value }))
+  const generalError =
+    save.error != null && (errors[''] ?? (Object.keys(errors).length ? 'Some fields need a change: see the messages next to them.' : explain(save.error)))
+  const set =
+    <K extends keyof LinkForm>(name: K) =>
+    (value: LinkForm[K]) =>
+      setForm((f) => ({ ...f, [name]: value }))
   const text = (name: keyof LinkForm & string, label: string, extra: Partial<Parameters<typeof TextField>[0]> = {}) => (
     <TextField label={label} value={form[name] as string} onValue={set(name) as (v: string) => void} error={errors[name]} disabled={readOnly} {...extra} />
   )
@@ -100,14 +111,20 @@ export function LinkFormView({ initial, mode, readOnly = false, hasPassword = fa
               {hasPassword && flag('clearPassword', 'Remove the password')}
             </>
           )}
-          {flag('captchaEnabled', 'Ask for a captcha', 'A proof-of-work check, solved by the visitor\'s browser')}
+          {flag('captchaEnabled', 'Ask for a captcha', "A proof-of-work check, solved by the visitor's browser")}
           {flag('consentRequired', 'Ask for consent before redirecting', 'Shows the destination with Continue and Go back')}
         </fieldset>
 
         <fieldset>
           <legend>Redirect</legend>
           <div class="form-grid">
-            <SelectField label="Redirect status" value={form.redirectStatus} onValue={set('redirectStatus')} options={REDIRECTS} error={errors.redirectStatus} />
+            <SelectField
+              label="Redirect status"
+              value={form.redirectStatus}
+              onValue={set('redirectStatus')}
+              options={REDIRECTS}
+              error={errors.redirectStatus}
+            />
             {text('fallbackUrl', 'Fallback URL', { type: 'url', hint: 'Where visitors go once the link expired or reached a limit' })}
             {text('bridgePageId', 'Bridge page ID', { hint: 'A bridge page (bp_…) shown instead of redirecting' })}
             {text('folderId', 'Folder')}
@@ -115,7 +132,7 @@ export function LinkFormView({ initial, mode, readOnly = false, hasPassword = fa
           </div>
           {flag('deepLinkEnabled', 'Open apps (deep links)', 'Phones open YouTube, Spotify and other known apps directly')}
           {flag('conversionTracking', 'Conversion tracking', 'Hands the destination lnk_cid for POST /v1/conversions')}
-          {flag('publicStatsEnabled', 'Public stats page', 'Anyone with the address can see the link\'s clicks at its short URL with +')}
+          {flag('publicStatsEnabled', 'Public stats page', "Anyone with the address can see the link's clicks at its short URL with +")}
         </fieldset>
 
         <fieldset>
@@ -123,7 +140,14 @@ export function LinkFormView({ initial, mode, readOnly = false, hasPassword = fa
           <div class="og-grid">
             <div>
               {text('ogTitle', 'Preview title', { hint: 'Falls back to the title' })}
-              <TextArea label="Preview description" value={form.ogDescription} onValue={set('ogDescription')} error={errors.ogDescription} disabled={readOnly} hint="Falls back to the description" />
+              <TextArea
+                label="Preview description"
+                value={form.ogDescription}
+                onValue={set('ogDescription')}
+                error={errors.ogDescription}
+                disabled={readOnly}
+                hint="Falls back to the description"
+              />
               {text('ogImageUrl', 'Preview image URL', { type: 'url' })}
               <SelectField label="Twitter card" value={form.twitterCard} onValue={set('twitterCard')} options={CARDS} error={errors.twitterCard} />
             </div>

@@ -54,7 +54,8 @@ export function LinksList({ query }: ScreenProps) {
       }),
     [key],
   )
-  const go = (filters: Filters, toPage = 1) => navigate('/links', { ...filters, archived: filters.archived === 'false' ? undefined : filters.archived, page: toPage > 1 ? toPage : undefined })
+  const go = (filters: Filters, toPage = 1) =>
+    navigate('/links', { ...filters, archived: filters.archived === 'false' ? undefined : filters.archived, page: toPage > 1 ? toPage : undefined })
   const filtered = Boolean(applied.search || applied.tag || applied.domain || applied.archived !== 'false')
 
   return (
@@ -79,7 +80,13 @@ export function LinksList({ query }: ScreenProps) {
           go(draft)
         }}
       >
-        <TextField label="Search" type="search" value={draft.search} onValue={(search) => setDraft({ ...draft, search })} hint="Slug, title, destination or tag" />
+        <TextField
+          label="Search"
+          type="search"
+          value={draft.search}
+          onValue={(search) => setDraft({ ...draft, search })}
+          hint="Slug, title, destination or tag"
+        />
         <TextField label="Tag" value={draft.tag} onValue={(tag) => setDraft({ ...draft, tag })} />
         <TextField label="Domain" value={draft.domain} onValue={(domain) => setDraft({ ...draft, domain })} />
         <SelectField label="Archived" value={draft.archived} onValue={(archived) => setDraft({ ...draft, archived })} options={ARCHIVED} />
@@ -126,9 +133,7 @@ function LinksTable({ links, canWrite }: { links: Link[]; canWrite: boolean }) {
             <th scope="col" class="num">
               Clicks
             </th>
-            <th scope="col">
-              Tags
-            </th>
+            <th scope="col">Tags</th>
             <th scope="col">
               <span class="visually-hidden">Actions</span>
             </th>

@@ -12,12 +12,35 @@ export type CreateBody = Body<'/links', 'post'>
 export type PatchBody = Body<'/links/{id}', 'patch'>
 
 export const TEXT_FIELDS = [
-  'destinationUrl', 'slug', 'domain', 'title', 'description', 'folderId', 'campaignId', 'fallbackUrl',
-  'utmSource', 'utmMedium', 'utmCampaign', 'utmTerm', 'utmContent', 'ogTitle', 'ogDescription', 'ogImageUrl',
-  'twitterCard', 'bridgePageId',
+  'destinationUrl',
+  'slug',
+  'domain',
+  'title',
+  'description',
+  'folderId',
+  'campaignId',
+  'fallbackUrl',
+  'utmSource',
+  'utmMedium',
+  'utmCampaign',
+  'utmTerm',
+  'utmContent',
+  'ogTitle',
+  'ogDescription',
+  'ogImageUrl',
+  'twitterCard',
+  'bridgePageId',
 ] as const
 export const NUMBER_FIELDS = ['clickLimit', 'uniqueIpLimit', 'redirectStatus'] as const
-export const FLAG_FIELDS = ['publicStatsEnabled', 'deepLinkEnabled', 'captchaEnabled', 'consentRequired', 'conversionTracking', 'isActive', 'isArchived'] as const
+export const FLAG_FIELDS = [
+  'publicStatsEnabled',
+  'deepLinkEnabled',
+  'captchaEnabled',
+  'consentRequired',
+  'conversionTracking',
+  'isActive',
+  'isArchived',
+] as const
 /** Fields the API requires as strings and never clears: an empty box means "leave it out". */
 const NOT_NULLABLE = new Set<string>(['destinationUrl', 'slug', 'domain'])
 
@@ -66,7 +89,14 @@ export function fromLocalInput(value: string): string {
 
 const whole = (text: string): number | string => (/^\s*\d+\s*$/.test(text) ? Number(text) : text)
 
-export const splitTags = (text: string) => [...new Set(text.split(',').map((t) => t.trim()).filter(Boolean))]
+export const splitTags = (text: string) => [
+  ...new Set(
+    text
+      .split(',')
+      .map((t) => t.trim())
+      .filter(Boolean),
+  ),
+]
 
 /** The body the form stands for, every field present (null where empty), password aside. */
 function fullBody(form: LinkForm): Record<string, unknown> {

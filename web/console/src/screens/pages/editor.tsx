@@ -80,11 +80,26 @@ function Editor({ data, base, changed }: { data: Data; base: PagePath; changed: 
         ) : (
           <ol class="block-list">
             {blocks.map((b) => (
-              <BlockItem block={b} type={typeOf(b.type)} base={base} write={write} open={open === b.id} onOpen={(o) => setOpen(o ? b.id : null)} changed={changed} />
+              <BlockItem
+                block={b}
+                type={typeOf(b.type)}
+                base={base}
+                write={write}
+                open={open === b.id}
+                onOpen={(o) => setOpen(o ? b.id : null)}
+                changed={changed}
+              />
             ))}
           </ol>
         )}
-        {write && (open === 'new' ? <AddBlock types={types} base={base} onDone={() => setOpen(null)} changed={changed} /> : <button type="button" onClick={() => setOpen('new')}>Add a block</button>)}
+        {write &&
+          (open === 'new' ? (
+            <AddBlock types={types} base={base} onDone={() => setOpen(null)} changed={changed} />
+          ) : (
+            <button type="button" onClick={() => setOpen('new')}>
+              Add a block
+            </button>
+          ))}
         {write && <DeletePage page={page} base={base} />}
       </section>
       <Preview page={page} />
@@ -111,7 +126,15 @@ function summary(block: Block): string {
   return ''
 }
 
-function BlockItem({ block, type, base, write, open, onOpen, changed }: {
+function BlockItem({
+  block,
+  type,
+  base,
+  write,
+  open,
+  onOpen,
+  changed,
+}: {
   block: Block
   type: BlockType | undefined
   base: PagePath
@@ -139,7 +162,12 @@ function BlockItem({ block, type, base, write, open, onOpen, changed }: {
                 Edit
               </button>
             )}
-            <ConfirmButton label={`Delete block ${block.index + 1}`} title={`Delete this ${title.toLowerCase()} block?`} confirmLabel="Delete block" onConfirm={() => remove.run()}>
+            <ConfirmButton
+              label={`Delete block ${block.index + 1}`}
+              title={`Delete this ${title.toLowerCase()} block?`}
+              confirmLabel="Delete block"
+              onConfirm={() => remove.run()}
+            >
               <p>It disappears from the public page at once.</p>
             </ConfirmButton>
           </div>
@@ -173,7 +201,13 @@ function AddBlock({ types, base, onDone, changed }: { types: BlockType[]; base: 
       <h3 id="add-block" tabIndex={-1} ref={heading}>
         Add a block
       </h3>
-      <SelectField label="Block type" value={chosen} onValue={setChosen} options={types.map((t) => ({ value: t.type, label: t.title }))} hint={type?.description} />
+      <SelectField
+        label="Block type"
+        value={chosen}
+        onValue={setChosen}
+        options={types.map((t) => ({ value: t.type, label: t.title }))}
+        hint={type?.description}
+      />
       {type && (
         // Keyed by type: a new type starts from its own defaults.
         <BlockForm
@@ -193,7 +227,13 @@ function AddBlock({ types, base, onDone, changed }: { types: BlockType[]; base: 
   )
 }
 
-function BlockForm({ type, initial, submitLabel, onSubmit, onCancel }: {
+function BlockForm({
+  type,
+  initial,
+  submitLabel,
+  onSubmit,
+  onCancel,
+}: {
   type: BlockType
   initial: Record<string, unknown>
   submitLabel: string

@@ -33,10 +33,14 @@ export function PageList({ query }: ScreenProps) {
                   <thead>
                     <tr>
                       <th scope="col">Title</th>
-                      <th scope="col" class="hide-narrow">Slug</th>
+                      <th scope="col" class="hide-narrow">
+                        Slug
+                      </th>
                       <th scope="col">Public address</th>
                       <th scope="col">Status</th>
-                      <th scope="col" class="num hide-narrow">Views</th>
+                      <th scope="col" class="num hide-narrow">
+                        Views
+                      </th>
                     </tr>
                   </thead>
                   <tbody>
@@ -61,7 +65,15 @@ export function PageList({ query }: ScreenProps) {
                   </tbody>
                 </table>
               </div>
-              {pagination && <Pager page={pagination.page} totalPages={pagination.totalPages} total={pagination.total} onPage={(n) => (location.hash = href('/pages', { page: n }).slice(1))} label="Pages of bridge pages" />}
+              {pagination && (
+                <Pager
+                  page={pagination.page}
+                  totalPages={pagination.totalPages}
+                  total={pagination.total}
+                  onPage={(n) => (location.hash = href('/pages', { page: n }).slice(1))}
+                  label="Pages of bridge pages"
+                />
+              )}
             </>
           )
         }

@@ -47,7 +47,13 @@ export function labelOf(name: string): string {
 
 type Values = Record<string, unknown>
 
-export function SchemaFields({ schema, values, onValues, errors, path = 'fields' }: {
+export function SchemaFields({
+  schema,
+  values,
+  onValues,
+  errors,
+  path = 'fields',
+}: {
   schema: Schema
   values: Values
   onValues: (values: Values) => void
@@ -65,7 +71,14 @@ export function SchemaFields({ schema, values, onValues, errors, path = 'fields'
   )
 }
 
-function SchemaField({ name, schema, value, onValue, errors, path }: {
+function SchemaField({
+  name,
+  schema,
+  value,
+  onValue,
+  errors,
+  path,
+}: {
   name: string
   schema: Schema
   value: unknown
@@ -83,15 +96,40 @@ function SchemaField({ name, schema, value, onValue, errors, path }: {
         return (
           <Field label={label} hint={hint} error={error}>
             {({ id, describedBy, invalid }) => (
-              <textarea id={id} aria-describedby={describedBy} aria-invalid={invalid || undefined} maxLength={schema.maxLength} value={String(value ?? '')} onInput={(e) => onValue(e.currentTarget.value)} />
+              <textarea
+                id={id}
+                aria-describedby={describedBy}
+                aria-invalid={invalid || undefined}
+                maxLength={schema.maxLength}
+                value={String(value ?? '')}
+                onInput={(e) => onValue(e.currentTarget.value)}
+              />
             )}
           </Field>
         )
-      return <TextField label={label} hint={hint} error={error} maxLength={schema.maxLength} value={String(value ?? '')} onValue={(v) => onValue(kind.nullable && v === '' ? null : v)} />
+      return (
+        <TextField
+          label={label}
+          hint={hint}
+          error={error}
+          maxLength={schema.maxLength}
+          value={String(value ?? '')}
+          onValue={(v) => onValue(kind.nullable && v === '' ? null : v)}
+        />
+      )
     case 'choice': {
       const options = kind.options.map((o) => ({ value: String(o), label: String(o) }))
       const all = kind.nullable ? [{ value: '', label: 'None' }, ...options] : options
-      return <SelectField label={label} hint={hint} error={error} options={all} value={value === null || value === undefined ? '' : String(value)} onValue={(v) => onValue(v === '' ? null : kind.options.find((o) => String(o) === v))} />
+      return (
+        <SelectField
+          label={label}
+          hint={hint}
+          error={error}
+          options={all}
+          value={value === null || value === undefined ? '' : String(value)}
+          onValue={(v) => onValue(v === '' ? null : kind.options.find((o) => String(o) === v))}
+        />
+      )
     }
     case 'boolean':
       return (
@@ -115,7 +153,17 @@ function SchemaField({ name, schema, value, onValue, errors, path }: {
         />
       )
     case 'list':
-      return <ListField label={label} schema={schema} item={kind.item} value={Array.isArray(value) ? (value as Values[]) : []} onValue={onValue} errors={errors} path={path} />
+      return (
+        <ListField
+          label={label}
+          schema={schema}
+          item={kind.item}
+          value={Array.isArray(value) ? (value as Values[]) : []}
+          onValue={onValue}
+          errors={errors}
+          path={path}
+        />
+      )
     default:
       // A shape the console does not know how to edit: shown, and sent back unchanged.
       return (
@@ -126,7 +174,15 @@ function SchemaField({ name, schema, value, onValue, errors, path }: {
   }
 }
 
-function ListField({ label, schema, item, value, onValue, errors, path }: {
+function ListField({
+  label,
+  schema,
+  item,
+  value,
+  onValue,
+  errors,
+  path,
+}: {
   label: string
   schema: Schema
   item: Schema
@@ -135,7 +191,10 @@ function ListField({ label, schema, item, value, onValue, errors, path }: {
   errors: Record<string, string>
   path: string
 }) {
-  const blank = () => Object.fromEntries(Object.entries(item.properties ?? {}).map(([n, p]) => [n, kindOf(p).kind === 'choice' ? (kindOf(p) as { options: unknown[] }).options[0] : '']))
+  const blank = () =>
+    Object.fromEntries(
+      Object.entries(item.properties ?? {}).map(([n, p]) => [n, kindOf(p).kind === 'choice' ? (kindOf(p) as { options: unknown[] }).options[0] : '']),
+    )
   const max = schema.maxItems ?? Infinity
   const min = schema.minItems ?? 0
   return (

@@ -42,7 +42,12 @@ export function TemplateGallery({ query }: ScreenProps) {
           filter({ q: words.trim() })
         }}
       >
-        <SelectField label="Category" value={category} onValue={(v) => filter({ category: v })} options={[{ value: '', label: 'All categories' }, ...categories]} />
+        <SelectField
+          label="Category"
+          value={category}
+          onValue={(v) => filter({ category: v })}
+          options={[{ value: '', label: 'All categories' }, ...categories]}
+        />
         <SelectField label="Tag" value={tag} onValue={(v) => filter({ tag: v })} options={[{ value: '', label: 'All tags' }, ...tags]} />
         <TextField label="Search templates" type="search" value={words} onValue={setWords} />
         <button type="submit" class="secondary">
@@ -114,7 +119,13 @@ function CreatePage({ choice, onCancel }: { choice: Choice; onCancel: () => void
       </h2>
       <div class="form-grid">
         <TextField label="Title" value={title} onValue={setTitle} required maxLength={120} />
-        <TextField label="Slug" value={slug} onValue={setSlug} maxLength={64} hint="Lower-case letters, digits and hyphens; left empty, it is made from the title." />
+        <TextField
+          label="Slug"
+          value={slug}
+          onValue={setSlug}
+          maxLength={64}
+          hint="Lower-case letters, digits and hyphens; left empty, it is made from the title."
+        />
       </div>
       {create.error != null && (
         <p class="field-error" role="alert">

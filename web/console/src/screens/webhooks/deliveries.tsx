@@ -36,7 +36,12 @@ export function DeliveriesSection({ endpoint: e, version }: { endpoint: Endpoint
     <section aria-labelledby="wh-deliveries">
       <h2 id="wh-deliveries">Deliveries</h2>
       <div class="toolbar">
-        <SelectField label="Status" value={status} onValue={(v) => setFilter({ status: v })} options={STATUSES.map((s) => ({ value: s, label: s === 'failed' ? 'failed (retrying or dead)' : s }))} />
+        <SelectField
+          label="Status"
+          value={status}
+          onValue={(v) => setFilter({ status: v })}
+          options={STATUSES.map((s) => ({ value: s, label: s === 'failed' ? 'failed (retrying or dead)' : s }))}
+        />
         <SelectField label="Per page" value={limit} onValue={(v) => setFilter({ limit: v })} options={LIMITS} />
         <button type="button" class="secondary" onClick={deliveries.reload}>
           Refresh
@@ -131,7 +136,8 @@ function ReplayAll({ endpoint: e, onQueued }: { endpoint: Endpoint; onQueued: ()
         </p>
       ) : null}
       <span role="status">
-        {result && `${result.queued === 1 ? '1 delivery' : `${result.queued} deliveries`} queued again; ${result.remainingDead} dead ${result.remainingDead === 1 ? 'remains' : 'remain'}.`}
+        {result &&
+          `${result.queued === 1 ? '1 delivery' : `${result.queued} deliveries`} queued again; ${result.remainingDead} dead ${result.remainingDead === 1 ? 'remains' : 'remain'}.`}
       </span>
     </div>
   )

@@ -13,7 +13,10 @@ import { deliveryPath, endpointPath, when, type DeliveryDetail } from './model'
 export function DeliveryScreen({ params }: ScreenProps) {
   const endpointId = params.id!
   const deliveryId = params.deliveryId!
-  const delivery = useAsync(() => api.get<'/webhooks/{id}/deliveries/{deliveryId}'>(`/webhooks/${encodeURIComponent(endpointId)}/deliveries/${encodeURIComponent(deliveryId)}`), [endpointId, deliveryId])
+  const delivery = useAsync(
+    () => api.get<'/webhooks/{id}/deliveries/{deliveryId}'>(`/webhooks/${encodeURIComponent(endpointId)}/deliveries/${encodeURIComponent(deliveryId)}`),
+    [endpointId, deliveryId],
+  )
   return (
     <>
       <p class="crumbs">
@@ -30,7 +33,9 @@ export function DeliveryScreen({ params }: ScreenProps) {
 function DeliveryView({ delivery: d, reload }: { delivery: DeliveryDetail; reload: () => void }) {
   const { can } = useSession()
   const replay = useAction(async () => {
-    const made = await api.post<'/webhooks/{id}/deliveries/{deliveryId}/replay'>(`/webhooks/${encodeURIComponent(d.endpointId)}/deliveries/${encodeURIComponent(d.id)}/replay`)
+    const made = await api.post<'/webhooks/{id}/deliveries/{deliveryId}/replay'>(
+      `/webhooks/${encodeURIComponent(d.endpointId)}/deliveries/${encodeURIComponent(d.id)}/replay`,
+    )
     announce('Replay queued')
     navigate(deliveryPath(d.endpointId, made.id))
   })

@@ -144,7 +144,11 @@ function PauseButton({ endpoint: e, reload }: { endpoint: Endpoint; reload: () =
       <button type="button" class="secondary" disabled={toggle.busy} onClick={() => void toggle.run()}>
         {e.isActive ? 'Pause' : 'Resume'}
       </button>
-      {toggle.error ? <p class="field-error" role="alert">{explain(toggle.error)}</p> : null}
+      {toggle.error ? (
+        <p class="field-error" role="alert">
+          {explain(toggle.error)}
+        </p>
+      ) : null}
     </>
   )
 }
@@ -169,8 +173,8 @@ function TestPing({ endpoint: e, onSent }: { endpoint: Endpoint; onSent: () => v
       {ping.error ? <ErrorNotice error={ping.error} /> : null}
       {result && (
         <p role="status" class="wh-ping-result">
-          <DeliveryBadge status={result.status} />{' '}
-          {result.status === 'success' ? 'Delivered' : 'Not delivered'}: {result.responseStatus !== null ? `the receiver answered ${result.responseStatus}` : result.errorMessage ?? 'no answer'}
+          <DeliveryBadge status={result.status} /> {result.status === 'success' ? 'Delivered' : 'Not delivered'}:{' '}
+          {result.responseStatus !== null ? `the receiver answered ${result.responseStatus}` : (result.errorMessage ?? 'no answer')}
           {result.duration !== null ? ` in ${result.duration} ms` : ''}. <a href={href(deliveryPath(e.id, result.id))}>See the request and response</a>
         </p>
       )}
@@ -199,10 +203,19 @@ function RotateSecret({ endpoint: e, reload }: { endpoint: Endpoint; reload: () 
         />
       ) : (
         <>
-          <CheckboxField label="Keep the old secret signing for 24 hours" checked={grace} onChecked={setGrace} hint="Every request carries both signatures until then, so you can deploy the new secret at leisure." />
+          <CheckboxField
+            label="Keep the old secret signing for 24 hours"
+            checked={grace}
+            onChecked={setGrace}
+            hint="Every request carries both signatures until then, so you can deploy the new secret at leisure."
+          />
           <div class="actions">
             <ConfirmButton label="Rotate secret" title="Rotate the signing secret?" confirmLabel="Rotate" danger={false} onConfirm={() => rotate.run()}>
-              <p>{grace ? 'The old secret keeps signing for 24 hours.' : 'The old secret stops signing at once: receivers that still use it will reject every request.'}</p>
+              <p>
+                {grace
+                  ? 'The old secret keeps signing for 24 hours.'
+                  : 'The old secret stops signing at once: receivers that still use it will reject every request.'}
+              </p>
             </ConfirmButton>
           </div>
         </>
@@ -223,7 +236,11 @@ function DeleteEndpoint({ endpoint: e }: { endpoint: Endpoint }) {
       <ConfirmButton label="Delete endpoint" title="Delete this endpoint?" confirmLabel="Delete" onConfirm={() => remove.run()}>
         <p>Its deliveries and their attempts are deleted too, and scheduled retries are dropped.</p>
       </ConfirmButton>
-      {remove.error ? <p class="field-error" role="alert">{explain(remove.error)}</p> : null}
+      {remove.error ? (
+        <p class="field-error" role="alert">
+          {explain(remove.error)}
+        </p>
+      ) : null}
     </div>
   )
 }

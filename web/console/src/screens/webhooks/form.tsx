@@ -5,7 +5,17 @@ import { api, ApiError } from '../../api'
 import { useAction, useAsync } from '../../ui/async'
 import { CheckboxField, Field, SelectField, TextField } from '../../ui/form'
 import { ErrorNotice } from '../../ui/states'
-import { areaPatterns, FILTER_OPS, type Endpoint, type EndpointWithSecret, type FilterOp, type FilterRule, type Format, type CreateBody, type Info } from './model'
+import {
+  areaPatterns,
+  FILTER_OPS,
+  type Endpoint,
+  type EndpointWithSecret,
+  type FilterOp,
+  type FilterRule,
+  type Format,
+  type CreateBody,
+  type Info,
+} from './model'
 
 interface RuleDraft {
   field: string
@@ -68,14 +78,30 @@ function ruleValue(rule: RuleDraft): unknown {
   } catch {
     // Plain text: a string value.
   }
-  if ((rule.op === 'in' || rule.op === 'nin') && !Array.isArray(parsed)) return text.split(',').map((part) => part.trim()).filter(Boolean)
+  if ((rule.op === 'in' || rule.op === 'nin') && !Array.isArray(parsed))
+    return text
+      .split(',')
+      .map((part) => part.trim())
+      .filter(Boolean)
   return parsed
 }
 
 type Problems = Record<string, string>
 
 /** Fields that show their own errors; issues on other paths are shown under the form. */
-const FIELD_KEYS: Record<string, true> = { url: true, name: true, events: true, filters: true, format: true, transform: true, customHeaders: true, maxConcurrent: true, batchWindowSeconds: true, mtlsEnabled: true, form: true }
+const FIELD_KEYS: Record<string, true> = {
+  url: true,
+  name: true,
+  events: true,
+  filters: true,
+  format: true,
+  transform: true,
+  customHeaders: true,
+  maxConcurrent: true,
+  batchWindowSeconds: true,
+  mtlsEnabled: true,
+  form: true,
+}
 
 /** The API's validation issues, keyed by the field they name first (url, events, filters…). */
 function problemsOf(error: unknown): Problems {
@@ -122,11 +148,16 @@ function bodyOf(d: Draft, creating: boolean): { body?: CreateBody; problems: Pro
     transform: d.format === 'standard' ? transform : null,
   }
   if (d.mtlsEnabled || !creating) body.mtlsEnabled = d.mtlsEnabled
-  if (d.replaceHeaders && (d.headers.length || !creating)) body.customHeaders = d.headers.filter((h) => h.name.trim()).map((h) => ({ name: h.name.trim(), value: h.value }))
+  if (d.replaceHeaders && (d.headers.length || !creating))
+    body.customHeaders = d.headers.filter((h) => h.name.trim()).map((h) => ({ name: h.name.trim(), value: h.value }))
   return { body: body as CreateBody, problems }
 }
 
-export function EndpointForm({ endpoint, onCreated, onSaved }: {
+export function EndpointForm({
+  endpoint,
+  onCreated,
+  onSaved,
+}: {
   endpoint: Endpoint | null
   onCreated?: (created: EndpointWithSecret) => void
   onSaved?: (saved: Endpoint) => void
@@ -157,8 +188,24 @@ export function EndpointForm({ endpoint, onCreated, onSaved }: {
       }}
     >
       <div class="form-grid">
-        <TextField label="URL" type="url" inputMode="url" required value={draft.url} onValue={(v) => set('url', v)} error={problems.url} hint="Where lnk sends the POST requests (https)." />
-        <TextField label="Name" value={draft.name} maxLength={100} onValue={(v) => set('name', v)} error={problems.name} hint="Optional, to tell endpoints apart." />
+        <TextField
+          label="URL"
+          type="url"
+          inputMode="url"
+          required
+          value={draft.url}
+          onValue={(v) => set('url', v)}
+          error={problems.url}
+          hint="Where lnk sends the POST requests (https)."
+        />
+        <TextField
+          label="Name"
+          value={draft.name}
+          maxLength={100}
+          onValue={(v) => set('name', v)}
+          error={problems.name}
+          hint="Optional, to tell endpoints apart."
+        />
       </div>
 
       <EventsPicker info={info} chosen={draft.events} onChosen={(events) => set('events', events)} error={problems.events} />
@@ -181,9 +228,20 @@ export function EndpointForm({ endpoint, onCreated, onSaved }: {
           />
         </div>
         {draft.format === 'standard' && (
-          <Field label="Template (JSON, optional)" error={problems.transform} hint={'Sent instead of the envelope; strings may hold {{ path }} placeholders, e.g. {"text": "New link {{ data.shortUrl }}"}.'}>
+          <Field
+            label="Template (JSON, optional)"
+            error={problems.transform}
+            hint={'Sent instead of the envelope; strings may hold {{ path }} placeholders, e.g. {"text": "New link {{ data.shortUrl }}"}.'}
+          >
             {({ id, describedBy, invalid }) => (
-              <textarea id={id} aria-describedby={describedBy} aria-invalid={invalid || undefined} spellcheck={false} value={draft.template} onInput={(e) => set('template', e.currentTarget.value)} />
+              <textarea
+                id={id}
+                aria-describedby={describedBy}
+                aria-invalid={invalid || undefined}
+                spellcheck={false}
+                value={draft.template}
+                onInput={(e) => set('template', e.currentTarget.value)}
+              />
             )}
           </Field>
         )}
@@ -194,12 +252,36 @@ export function EndpointForm({ endpoint, onCreated, onSaved }: {
       <fieldset>
         <legend>Delivery</legend>
         <div class="form-grid">
-          <TextField label="Max concurrent requests" type="number" min={1} max={10} inputMode="numeric" value={draft.maxConcurrent} onValue={(v) => set('maxConcurrent', v)} error={problems.maxConcurrent} hint="1 to 10 requests in flight to this URL at once." />
+          <TextField
+            label="Max concurrent requests"
+            type="number"
+            min={1}
+            max={10}
+            inputMode="numeric"
+            value={draft.maxConcurrent}
+            onValue={(v) => set('maxConcurrent', v)}
+            error={problems.maxConcurrent}
+            hint="1 to 10 requests in flight to this URL at once."
+          />
           {draft.batchEnabled && (
-            <TextField label="Batch window (seconds)" type="number" min={1} max={300} inputMode="numeric" value={draft.batchWindowSeconds} onValue={(v) => set('batchWindowSeconds', v)} error={problems.batchWindowSeconds} />
+            <TextField
+              label="Batch window (seconds)"
+              type="number"
+              min={1}
+              max={300}
+              inputMode="numeric"
+              value={draft.batchWindowSeconds}
+              onValue={(v) => set('batchWindowSeconds', v)}
+              error={problems.batchWindowSeconds}
+            />
           )}
         </div>
-        <CheckboxField label="Batch events" checked={draft.batchEnabled} onChecked={(v) => set('batchEnabled', v)} hint="Collect events for a window and send them as one request." />
+        <CheckboxField
+          label="Batch events"
+          checked={draft.batchEnabled}
+          onChecked={(v) => set('batchEnabled', v)}
+          hint="Collect events for a window and send them as one request."
+        />
         {(info.data?.mtlsConfigured || draft.mtlsEnabled) && (
           <CheckboxField label="Present the client certificate (mTLS)" checked={draft.mtlsEnabled} onChecked={(v) => set('mtlsEnabled', v)} />
         )}
@@ -227,7 +309,17 @@ export function EndpointForm({ endpoint, onCreated, onSaved }: {
   )
 }
 
-function EventsPicker({ info, chosen, onChosen, error }: { info: ReturnType<typeof useAsync<Info>>; chosen: string[]; onChosen: (events: string[]) => void; error?: string }) {
+function EventsPicker({
+  info,
+  chosen,
+  onChosen,
+  error,
+}: {
+  info: ReturnType<typeof useAsync<Info>>
+  chosen: string[]
+  onChosen: (events: string[]) => void
+  error?: string
+}) {
   const toggle = (name: string, on: boolean) => onChosen(on ? [...chosen.filter((e) => e !== name), name] : chosen.filter((e) => e !== name))
   if (info.status === 'error') return <ErrorNotice error={info.error} retry={info.reload} />
   const events = info.data?.events ?? []
@@ -250,8 +342,11 @@ function EventsPicker({ info, chosen, onChosen, error }: { info: ReturnType<type
               return (
                 <div class="wh-area" key={area}>
                   <CheckboxField label={area} checked={areaOn} onChecked={(v) => toggle(area, v)} />
-                  {!all && !areaOn &&
-                    events.filter((e) => e.startsWith(prefix)).map((e) => <CheckboxField key={e} label={e} checked={chosen.includes(e)} onChecked={(v) => toggle(e, v)} />)}
+                  {!all &&
+                    !areaOn &&
+                    events
+                      .filter((e) => e.startsWith(prefix))
+                      .map((e) => <CheckboxField key={e} label={e} checked={chosen.includes(e)} onChecked={(v) => toggle(e, v)} />)}
                 </div>
               )
             })}
@@ -273,7 +368,11 @@ function EventsPicker({ info, chosen, onChosen, error }: { info: ReturnType<type
 type Setter = <K extends keyof Draft>(key: K, value: Draft[K]) => void
 
 function FiltersEditor({ draft, set, error }: { draft: Draft; set: Setter; error?: string }) {
-  const setRule = (i: number, patch: Partial<RuleDraft>) => set('rules', draft.rules.map((r, j) => (j === i ? { ...r, ...patch } : r)))
+  const setRule = (i: number, patch: Partial<RuleDraft>) =>
+    set(
+      'rules',
+      draft.rules.map((r, j) => (j === i ? { ...r, ...patch } : r)),
+    )
   return (
     <fieldset>
       <legend>Filters</legend>
@@ -289,16 +388,38 @@ function FiltersEditor({ draft, set, error }: { draft: Draft; set: Setter; error
       {draft.filtered && (
         <>
           <div class="form-grid">
-            <SelectField label="Match" value={draft.match} onValue={(v) => set('match', v as 'all' | 'any')} options={[{ value: 'all', label: 'all rules' }, { value: 'any', label: 'any rule' }]} />
+            <SelectField
+              label="Match"
+              value={draft.match}
+              onValue={(v) => set('match', v as 'all' | 'any')}
+              options={[
+                { value: 'all', label: 'all rules' },
+                { value: 'any', label: 'any rule' },
+              ]}
+            />
           </div>
           {draft.rules.map((rule, i) => (
             <div class="wh-rule" key={i}>
               <TextField label={`Rule ${i + 1} field`} value={rule.field} onValue={(v) => setRule(i, { field: v })} />
               <SelectField label={`Rule ${i + 1} operator`} value={rule.op} onValue={(v) => setRule(i, { op: v as FilterOp })} options={FILTER_OPS} />
               {!NO_VALUE.includes(rule.op) && (
-                <TextField label={`Rule ${i + 1} value`} value={rule.value} onValue={(v) => setRule(i, { value: v })} hint={rule.op === 'in' || rule.op === 'nin' ? 'Comma-separated, or a JSON list' : 'Text, or JSON (42, true)'} />
+                <TextField
+                  label={`Rule ${i + 1} value`}
+                  value={rule.value}
+                  onValue={(v) => setRule(i, { value: v })}
+                  hint={rule.op === 'in' || rule.op === 'nin' ? 'Comma-separated, or a JSON list' : 'Text, or JSON (42, true)'}
+                />
               )}
-              <button type="button" class="secondary small" onClick={() => set('rules', draft.rules.filter((_, j) => j !== i))}>
+              <button
+                type="button"
+                class="secondary small"
+                onClick={() =>
+                  set(
+                    'rules',
+                    draft.rules.filter((_, j) => j !== i),
+                  )
+                }
+              >
                 Remove rule {i + 1}
               </button>
             </div>
@@ -316,7 +437,11 @@ function FiltersEditor({ draft, set, error }: { draft: Draft; set: Setter; error
 }
 
 function HeadersEditor({ endpoint, draft, set, error }: { endpoint: Endpoint | null; draft: Draft; set: Setter; error?: string }) {
-  const setHeader = (i: number, patch: Partial<{ name: string; value: string }>) => set('headers', draft.headers.map((h, j) => (j === i ? { ...h, ...patch } : h)))
+  const setHeader = (i: number, patch: Partial<{ name: string; value: string }>) =>
+    set(
+      'headers',
+      draft.headers.map((h, j) => (j === i ? { ...h, ...patch } : h)),
+    )
   return (
     <fieldset>
       <legend>Custom headers</legend>
@@ -327,7 +452,12 @@ function HeadersEditor({ endpoint, draft, set, error }: { endpoint: Endpoint | n
               ? `Saved: ${endpoint.customHeaderNames.map((h) => `${h.name} (${h.hint})`).join(', ')}. Values are never shown.`
               : 'None saved.'}
           </p>
-          <CheckboxField label="Replace the custom headers" checked={draft.replaceHeaders} onChecked={(v) => set('replaceHeaders', v)} hint="The list below replaces every saved header (leave it empty to remove them all)." />
+          <CheckboxField
+            label="Replace the custom headers"
+            checked={draft.replaceHeaders}
+            onChecked={(v) => set('replaceHeaders', v)}
+            hint="The list below replaces every saved header (leave it empty to remove them all)."
+          />
         </>
       )}
       {draft.replaceHeaders && (
@@ -336,7 +466,16 @@ function HeadersEditor({ endpoint, draft, set, error }: { endpoint: Endpoint | n
             <div class="wh-rule" key={i}>
               <TextField label={`Header ${i + 1} name`} value={h.name} onValue={(v) => setHeader(i, { name: v })} />
               <TextField label={`Header ${i + 1} value`} type="password" autoComplete="off" value={h.value} onValue={(v) => setHeader(i, { value: v })} />
-              <button type="button" class="secondary small" onClick={() => set('headers', draft.headers.filter((_, j) => j !== i))}>
+              <button
+                type="button"
+                class="secondary small"
+                onClick={() =>
+                  set(
+                    'headers',
+                    draft.headers.filter((_, j) => j !== i),
+                  )
+                }
+              >
                 Remove header {i + 1}
               </button>
             </div>

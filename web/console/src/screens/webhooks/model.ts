@@ -10,7 +10,21 @@ export type Filters = NonNullable<Endpoint['filters']>
 export type FilterRule = Filters['rules'][number]
 export type FilterOp = FilterRule['op']
 /** The operators in the order the form offers them: every one the API takes (the check below keeps it so). */
-export const FILTER_OPS = ['eq', 'neq', 'in', 'nin', 'contains', 'not_contains', 'starts_with', 'gt', 'gte', 'lt', 'lte', 'exists', 'not_exists'] as const satisfies readonly FilterOp[]
+export const FILTER_OPS = [
+  'eq',
+  'neq',
+  'in',
+  'nin',
+  'contains',
+  'not_contains',
+  'starts_with',
+  'gt',
+  'gte',
+  'lt',
+  'lte',
+  'exists',
+  'not_exists',
+] as const satisfies readonly FilterOp[]
 // Types only: an operator the API adds and the list lacks makes `false`, which `Holds` refuses.
 type Holds<T extends true> = T
 export type FilterOpsCovered = Holds<[Exclude<FilterOp, (typeof FILTER_OPS)[number]>] extends [never] ? true : false>
