@@ -13,22 +13,9 @@ import {
   WebhookEndpoint,
   WebhookEndpointWithSecret,
 } from './model'
-import {
-  createEndpoint,
-  deleteEndpoint,
-  getDelivery,
-  getEndpoint,
-  listDeliveries,
-  listEndpoints,
-  REPLAY_ALL_MAX,
-  replayAll,
-  replayDelivery,
-  rotateSecret,
-  testEndpoint,
-  updateEndpoint,
-  webhookInfo,
-  webhookTypes,
-} from './service'
+import { getDelivery, listDeliveries, REPLAY_ALL_MAX, replayAll, replayDelivery, testEndpoint } from './deliveries'
+import { webhookInfo, webhookTypes } from './info'
+import { createEndpoint, deleteEndpoint, getEndpoint, listEndpoints, rotateSecret, updateEndpoint } from './service'
 
 const errors = { 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 404: ErrorEnvelope, 409: ErrorEnvelope, 429: ErrorEnvelope }
 const Params = t.Object({ id: t.String() })

@@ -1,45 +1,23 @@
-// Webhook endpoints and their deliveries, shared by HTTP and jobs: validation on save (URL safety, event
-// names, filters, template, headers, mTLS), the views of spec 2.5 and 2.6, replay, rotation, test pings and
-// the delivery facts of GET /webhooks/info.
-import { iso, isoOrNull } from '../../platform/clock'
+// Webhook endpoints, shared by HTTP and jobs: validation on save (URL safety, event names, filters, template,
+// headers, mTLS), the endpoint view of spec 2.5, and secret rotation. Deliveries live in deliveries.ts and the
+// facts of GET /webhooks/info in info.ts.
+import { iso } from '../../platform/clock'
 import { type Caller, listedMode, type ModeFilter } from '../identity'
 import { Issues, pointerToPath } from '../../platform/errors'
-import {
-  alreadyReplayed,
-  batchStillOpen,
-  deliveryNotFound,
-  endpointGoneDuringPing,
-  endpointNotFound,
-  endpointPaused,
-  pingNotReplayable,
-  testKeyCreatesLiveEndpoint,
-} from './errors'
+import { endpointNotFound, testKeyCreatesLiveEndpoint } from './errors'
 import { checkUrl } from '../../net/egress'
-import { newId, sortableId } from '../../platform/random'
-import { sendPing, SIGNATURE_HEADERS, EVENT_HEADER, USER_AGENT } from './delivery'
+import { newId } from '../../platform/random'
+import { SIGNATURE_HEADERS, EVENT_HEADER } from './delivery'
 import { validateEventPatterns, validateFilters } from './filters'
 import { EVENT_CATALOGUE, URL_MAX_LENGTH, type CreateWebhookInput, type UpdateWebhookInput } from './model'
-import type { AttemptRow, DeliveryFilter, DeliveryRow, EndpointKind, EndpointRow, NewDelivery, NewEndpoint } from './port'
-import { deliveryId } from './ids'
-import {
-  AUTO_DISABLE_AFTER_MS,
-  AUTO_DISABLE_FAILURES,
-  BATCH_MAX_EVENTS,
-  JITTER,
-  maxAttemptsFor,
-  RETRY_AFTER_CAP_MS,
-  RETRY_DELAYS_MS,
-  TIMEOUT_MS,
-} from './schedule'
+import type { EndpointKind, EndpointRow, NewEndpoint } from './port'
 import { generateSecret, valueHint } from './signing'
 import { egressPolicy, type WebhooksCtx } from './state'
 import { validateTemplate } from './template'
-import { eventTypes } from './type-gen'
 import { HOUR_MS } from '../../platform/time'
 
 export const KNOWN_EVENTS: readonly string[] = EVENT_CATALOGUE.map((e) => e.type)
 export const ROTATION_GRACE_MS = 24 * HOUR_MS
-export const REPLAY_ALL_MAX = 200
 
 /** Header names the sender sets itself or that belong to the connection, refused as custom headers. */
 const RESERVED_HEADERS = new Set([
@@ -85,50 +63,6 @@ export function toEndpoint(row: EndpointRow, now: number) {
     previousSecretExpiresAt: graceLeft ? iso(row.previousSecretExpiresAt!) : null,
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
-  }
-}
-
-export function toDelivery(row: DeliveryRow) {
-  return {
-    id: row.id,
-    endpointId: row.endpointId,
-    event: row.event,
-    eventId: row.eventId,
-    status: row.status,
-    responseStatus: row.responseStatus,
-    duration: row.durationMs,
-    attempt: row.attempt,
-    maxAttempts: row.maxAttempts,
-    batchSize: row.batchSize,
-    nextAttemptAt: isoOrNull(row.nextAttemptAt),
-    // Spec 2.6 types deliveredAt as a timestamp, never null: it appears once the delivery has succeeded.
-    ...(row.deliveredAt !== null ? { deliveredAt: iso(row.deliveredAt) } : {}),
-    errorMessage: row.errorMessage,
-    replayOfId: row.replayOfId,
-    replayable: row.replayable && !row.batchOpen,
-    idempotencyKey: row.idempotencyKey,
-    createdAt: iso(row.createdAt),
-  }
-}
-
-export function toDeliveryDetail(row: DeliveryRow, attempts: AttemptRow[]) {
-  const last = attempts.at(-1)
-  return {
-    ...toDelivery(row),
-    payload: row.payload,
-    request: last ? last.request : null,
-    response:
-      last && last.responseStatus !== null
-        ? { status: last.responseStatus, headers: last.responseHeaders ?? {}, body: last.responseBody ?? '', bodyTruncated: last.responseBodyTruncated }
-        : null,
-    attempts: attempts.map((a) => ({
-      attempt: a.attempt,
-      startedAt: iso(a.startedAt),
-      duration: a.durationMs,
-      responseStatus: a.responseStatus,
-      errorMessage: a.error,
-      address: a.address,
-    })),
   }
 }
 
@@ -197,7 +131,7 @@ async function validated(ctx: WebhooksCtx, input: Settings, current: EndpointRow
  * An endpoint of the caller's workspace; a test key sees only test endpoints (others do not exist for it),
  * while a live key may name a test endpoint by id.
  */
-async function findOwn(ctx: WebhooksCtx, caller: Caller, id: string): Promise<EndpointRow> {
+export async function findOwn(ctx: WebhooksCtx, caller: Caller, id: string): Promise<EndpointRow> {
   const row = await ctx.webhooks.findEndpoint(caller.workspace.id, id)
   if (!row || row.kind !== 'endpoint' || (caller.mode === 'test' && row.mode !== 'test')) throw endpointNotFound(id)
   return row
@@ -281,139 +215,4 @@ export async function rotateSecret(ctx: WebhooksCtx, caller: Caller, id: string,
   if (!row) throw endpointNotFound(id)
   ctx.state.endpointChanged()
   return { ...toEndpoint(row, now), secret }
-}
-
-const parseTime = (value: string | undefined, path: string, issues: Issues) => {
-  if (value === undefined) return undefined
-  const ms = Date.parse(value)
-  if (!Number.isFinite(ms)) return (issues.add(path, 'must be an ISO 8601 timestamp'), undefined)
-  return ms
-}
-
-export interface DeliveriesQuery {
-  status?: 'all' | 'pending' | 'success' | 'failed' | 'dead'
-  event?: string
-  from?: string
-  to?: string
-  q?: string
-  since?: string
-  limit: number
-}
-
-export async function listDeliveries(ctx: WebhooksCtx, caller: Caller, endpointId: string, query: DeliveriesQuery) {
-  return deliveriesOf(ctx, await findOwn(ctx, caller, endpointId), query)
-}
-
-/** The deliveries of an endpoint or subscription already found to be the caller's. */
-export async function deliveriesOf(ctx: WebhooksCtx, endpoint: EndpointRow, query: DeliveriesQuery) {
-  const issues = new Issues('query')
-  const filter: DeliveryFilter = {
-    endpointId: endpoint.id,
-    // Spec section 3 fact 1: failed covers a delivery still retrying and one that gave up.
-    statuses: !query.status || query.status === 'all' ? undefined : query.status === 'failed' ? ['failed', 'dead'] : [query.status],
-    event: query.event || undefined,
-    from: parseTime(query.from, 'from', issues),
-    to: parseTime(query.to, 'to', issues),
-    since: parseTime(query.since, 'since', issues),
-    q: query.q?.trim() || undefined,
-    limit: query.limit,
-  }
-  issues.throwIfAny()
-  return (await ctx.webhooks.listDeliveries(filter)).map(toDelivery)
-}
-
-async function findDelivery(ctx: WebhooksCtx, endpoint: EndpointRow, deliveryId: string) {
-  const row = await ctx.webhooks.findDelivery(endpoint.id, deliveryId)
-  if (!row) throw deliveryNotFound(deliveryId)
-  return row
-}
-
-export async function getDelivery(ctx: WebhooksCtx, caller: Caller, endpointId: string, deliveryId: string) {
-  return deliveryOf(ctx, await findOwn(ctx, caller, endpointId), deliveryId)
-}
-
-/** One delivery, with its attempts, of an endpoint or subscription already found to be the caller's. */
-export async function deliveryOf(ctx: WebhooksCtx, endpoint: EndpointRow, deliveryId: string) {
-  const row = await findDelivery(ctx, endpoint, deliveryId)
-  return toDeliveryDetail(row, await ctx.webhooks.attempts(row.id))
-}
-
-/** A fresh delivery of the same payload: new id and idempotency key, the full schedule ahead. */
-function copyOf(original: DeliveryRow, endpoint: EndpointRow, now: number): NewDelivery {
-  return {
-    id: deliveryId(),
-    endpointId: original.endpointId,
-    workspaceId: original.workspaceId,
-    event: original.event,
-    eventId: original.eventId,
-    payload: original.payload,
-    status: 'pending',
-    attempt: 0,
-    maxAttempts: maxAttemptsFor(endpoint.mode),
-    batchSize: original.batchSize,
-    batchOpen: false,
-    nextAttemptAt: now,
-    replayOfId: original.id,
-    replayable: true,
-    isPing: false,
-    idempotencyKey: sortableId('msg', now),
-    createdAt: now,
-    updatedAt: now,
-  }
-}
-
-export async function replayDelivery(ctx: WebhooksCtx, caller: Caller, endpointId: string, deliveryId: string) {
-  const endpoint = await findOwn(ctx, caller, endpointId)
-  const original = await findDelivery(ctx, endpoint, deliveryId)
-  if (!endpoint.isActive) throw endpointPaused(endpoint)
-  if (original.isPing) throw pingNotReplayable()
-  if (original.batchOpen) throw batchStillOpen()
-  if (!original.replayable) throw alreadyReplayed(original.id)
-  const now = ctx.clock.now()
-  const [copy] = await ctx.webhooks.replay([{ originalId: original.id, row: copyOf(original, endpoint, now) }], now)
-  if (!copy) throw alreadyReplayed(original.id)
-  return toDelivery(copy)
-}
-
-export async function replayAll(ctx: WebhooksCtx, caller: Caller, endpointId: string) {
-  const endpoint = await findOwn(ctx, caller, endpointId)
-  if (!endpoint.isActive) throw endpointPaused(endpoint)
-  const now = ctx.clock.now()
-  const dead = await ctx.webhooks.deadReplayable(endpoint.id, REPLAY_ALL_MAX)
-  const copies = await ctx.webhooks.replay(
-    dead.map((d) => ({ originalId: d.id, row: copyOf(d, endpoint, now) })),
-    now,
-  )
-  return { queued: copies.length, remainingDead: await ctx.webhooks.countDeadReplayable(endpoint.id), deliveryIds: copies.map((c) => c.id) }
-}
-
-export async function testEndpoint(ctx: WebhooksCtx, caller: Caller, id: string) {
-  const endpoint = await findOwn(ctx, caller, id)
-  const delivery = await sendPing(ctx, endpoint)
-  if (!delivery) throw endpointGoneDuringPing(id)
-  return toDeliveryDetail(delivery, await ctx.webhooks.attempts(delivery.id))
-}
-
-export function webhookInfo(ctx: WebhooksCtx) {
-  const seconds = (list: readonly number[]) => list.map((ms) => ms / 1000)
-  return {
-    egressIps: ctx.config.webhookEgressIps,
-    egressIpsConfigured: ctx.config.webhookEgressIps.length > 0,
-    retrySchedule: { live: seconds(RETRY_DELAYS_MS.live), test: seconds(RETRY_DELAYS_MS.test) },
-    maxAttempts: { live: maxAttemptsFor('live'), test: maxAttemptsFor('test') },
-    jitter: JITTER,
-    retryAfterCapSeconds: RETRY_AFTER_CAP_MS / 1000,
-    timeoutSeconds: TIMEOUT_MS / 1000,
-    signatureHeaders: [...SIGNATURE_HEADERS],
-    eventHeader: EVENT_HEADER,
-    userAgent: USER_AGENT,
-    mtlsConfigured: ctx.config.webhookClientCert !== null,
-    maxBatchSize: BATCH_MAX_EVENTS,
-    autoDisable: { consecutiveFailures: AUTO_DISABLE_FAILURES, withoutSuccessSeconds: AUTO_DISABLE_AFTER_MS / 1000 },
-    events: [...KNOWN_EVENTS],
-  }
-}
-
-export function webhookTypes(lang: 'ts' | 'go') {
-  return { lang, source: eventTypes(lang) }
 }
