@@ -10,11 +10,12 @@ import type { RedirectReads } from './port'
 import { createLinksRepo } from './repo'
 import { createLinkStatements, createRedirectReads } from './repo-sqlite'
 import { linkRoutes } from './routes'
-import type { LinksCtx } from './service'
+import type { LinksCtx } from './context'
 
 // What other modules, the app and the CLI use of links.
 export type { LinksRepo, RedirectLink, RedirectReads } from './port'
-export { getLink, type LinksCtx } from './service'
+export type { LinksCtx } from './context'
+export { getLink } from './service'
 
 export function createLinksModule(platform: Platform, http: HttpKit, domains: DomainsModule, pages: Pick<PagesModule, 'repo'>, qr: LinkQr) {
   const { config, store, clock, log, bus } = platform

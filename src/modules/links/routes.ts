@@ -3,7 +3,7 @@ import { Envelope, ErrorEnvelope, ok, okPage, PageEnvelope } from '../../http/en
 import { qrPageTooLarge } from './errors'
 import { idempotent } from '../../http/idempotency'
 import { type HttpKit, ModeQuery } from '../identity'
-import type { LinksCtx } from './service'
+import type { LinksCtx } from './context'
 import { CreateLinkBody, Link, UpdateLinkBody } from './model'
 import { BULK_MAX, bulkCreate, createLink, deleteLink, getLink, listLinks, updateLink } from './service'
 

@@ -1,172 +1,23 @@
-// Link logic shared by HTTP and jobs: validation rules of contract section 4, creation (single and bulk)
-// with the plan allowance, partial updates, deletion, and the Link view of spec 2.2.
+// Link logic shared by HTTP and jobs: creation (single and bulk) with the plan allowance, listing, reads,
+// partial updates and deletion. The field checks are in fields.ts, the Link view in view.ts.
 import { TypeCompiler } from '@sinclair/typebox/compiler'
-import { iso, isoOrNull, utcMonth } from '../../platform/clock'
-import type { Deps } from '../../context'
+import { utcMonth } from '../../platform/clock'
 import { type Caller, listedMode, sandboxHides, type ModeFilter } from '../identity'
 import { AppError, Issues, pointerToPath } from '../../platform/errors'
 import { bulkError, bulkItemInvalid, linkNotFound, outOfScope, planLimitReached, slugTaken, tooManyBulkLinks } from './errors'
 import { base62, uuidV7 } from '../../platform/random'
-import type { EventBus } from '../../events/bus'
-import { isReservedSlug, RESERVED_SLUGS, shortUrl } from './slug'
-import { CreateLinkBody, READ_ONLY_LINK_FIELDS, type CreateLinkInput, type LinkQr, type QrObject, type UpdateLinkInput } from './model'
-import { toHostname, unusableDomainMessage, usableDomain, type ServedDomains } from '../domains'
-import { LinkWriteRefused, type LinkFilter, type LinkRow, type LinksRepo, type NewLink } from './port'
-
-export interface LinksCtx extends Deps {
-  links: LinksRepo
-  /** The custom domains served now: links may be made on a workspace's own, and never point at any. */
-  served: Pick<ServedDomains, 'get'>
-  /** Announces changed links after commit, so caches of them (the redirect's) drop them. */
-  bus: Pick<EventBus, 'emit'>
-  /** The bridge pages a link may show (bridgePageId). */
-  bridgePages: { find(workspaceId: string, id: string): Promise<{ isTest: boolean } | undefined> }
-  /** A link's qr object (include=qr): the qr module renders it, and links are built before that module. */
-  qr: LinkQr
-}
+import { isReservedSlug } from './slug'
+import { CreateLinkBody, READ_ONLY_LINK_FIELDS, type CreateLinkInput, type UpdateLinkInput } from './model'
+import { toHostname } from '../domains'
+import { LinkWriteRefused, type LinkFilter, type LinkRow, type NewLink } from './port'
+import type { LinksCtx } from './context'
+import { checkBridgePage, checkDomain, checkSlug, checkUrl, columnsFrom, parseExpiry, searchTextOf } from './fields'
+import { type LinkView, toLink, withQr } from './view'
 
 export const BULK_MAX = 1000
 /** Bulk items are checked one by one (a bad one must not reject the others), by a compiled checker. */
 const checkCreateBody = TypeCompiler.Compile(CreateLinkBody)
 const GENERATED_SLUG_LENGTH = 7
-
-export function toLink(ctx: Pick<Deps, 'config'>, row: LinkRow) {
-  return {
-    id: row.id,
-    slug: row.slug,
-    domain: row.domain,
-    destinationUrl: row.destinationUrl,
-    shortUrl: shortUrl(ctx, row),
-    title: row.title,
-    description: row.description,
-    tags: row.tags,
-    folderId: row.folderId,
-    campaignId: row.campaignId,
-    redirectStatus: row.redirectStatus as 301 | 302 | 307 | 308,
-    fallbackUrl: row.fallbackUrl,
-    hasPassword: row.passwordHash !== null,
-    expiresAt: isoOrNull(row.expiresAt),
-    clickLimit: row.clickLimit,
-    uniqueIpLimit: row.uniqueIpLimit,
-    publicStatsEnabled: row.publicStatsEnabled,
-    utmSource: row.utmSource,
-    utmMedium: row.utmMedium,
-    utmCampaign: row.utmCampaign,
-    utmTerm: row.utmTerm,
-    utmContent: row.utmContent,
-    ogTitle: row.ogTitle,
-    ogDescription: row.ogDescription,
-    ogImageUrl: row.ogImageUrl,
-    twitterCard: row.twitterCard,
-    deepLinkEnabled: row.deepLinkEnabled,
-    captchaEnabled: row.captchaEnabled,
-    consentRequired: row.consentRequired,
-    conversionTracking: row.conversionTracking,
-    bridgePageId: row.bridgePageId,
-    totalClicks: row.totalClicks,
-    uniqueClicks: row.uniqueClicks,
-    isActive: row.isActive,
-    isArchived: row.isArchived,
-    isTest: row.isTest,
-    createdAt: iso(row.createdAt),
-    updatedAt: iso(row.updatedAt),
-  }
-}
-
-export type LinkView = ReturnType<typeof toLink> & { qr?: QrObject }
-
-async function withQr(ctx: LinksCtx, view: LinkView, include: boolean): Promise<LinkView> {
-  return include ? { ...view, qr: await ctx.qr(ctx.config, view.shortUrl) } : view
-}
-
-function checkUrl(ctx: LinksCtx, issues: Issues, path: string, value: string | null | undefined, refuseOwnDomains: boolean) {
-  if (value == null) return
-  let url: URL
-  try {
-    url = new URL(value)
-  } catch {
-    return issues.add(path, 'must be an absolute URL such as https://example.com/page')
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return issues.add(path, 'must use http or https')
-  if (value.length > 2048) return issues.add(path, 'must be at most 2048 characters')
-  // A trailing dot names the same host (go.example. is go.example).
-  const host = `${url.hostname.replace(/\.$/, '')}${url.port ? `:${url.port}` : ''}`.toLowerCase()
-  if (refuseOwnDomains && (ctx.config.shortDomains.includes(host) || ctx.served.get(host) !== undefined)) {
-    issues.add(path, 'must not point at a short link of this service (it would loop)')
-  }
-}
-
-function checkSlug(issues: Issues, slug: string | undefined) {
-  if (slug === undefined) return
-  if (!/^[A-Za-z0-9_-]{1,64}$/.test(slug)) issues.add('slug', 'must be 1-64 characters of A-Z a-z 0-9 _ -')
-  else if (isReservedSlug(slug)) issues.add('slug', `"${slug}" is reserved; reserved slugs: ${RESERVED_SLUGS.join(', ')}`)
-}
-
-async function checkDomain(ctx: LinksCtx, caller: Caller, issues: Issues, domain: string | undefined): Promise<string> {
-  const chosen = usableDomain(ctx.config, ctx.served, caller.workspace.id, domain)
-  if (!chosen.usable) issues.add('domain', unusableDomainMessage(ctx.config, domain))
-  return chosen.domain
-}
-
-/** A page of the workspace in the link's own mode: a test link shows test pages, a live link live ones. */
-async function checkBridgePage(ctx: LinksCtx, caller: Caller, issues: Issues, id: string | null | undefined) {
-  if (id == null) return
-  const page = await ctx.bridgePages.find(caller.workspace.id, id)
-  if (!page) issues.add('bridgePageId', `${id} is not a bridge page of this workspace (GET /bridge-pages lists them)`)
-  else if (page.isTest !== (caller.mode === 'test'))
-    issues.add('bridgePageId', `${id} is a ${page.isTest ? 'test' : 'live'} page; a ${caller.mode} link shows ${caller.mode} pages`)
-}
-
-function parseExpiry(ctx: LinksCtx, issues: Issues, value: string | null | undefined): number | null | undefined {
-  if (value === undefined || value === null) return value
-  const ms = Date.parse(value)
-  if (!Number.isFinite(ms)) return (issues.add('expiresAt', 'must be an ISO 8601 timestamp'), undefined)
-  if (ms <= ctx.clock.now()) return (issues.add('expiresAt', 'must be in the future'), undefined)
-  return ms
-}
-
-/** What `search` matches, lower-cased here (Unicode-aware) so the query needs no case folding. */
-const searchTextOf = (l: Pick<NewLink, 'slug' | 'title' | 'destinationUrl' | 'tags'>) =>
-  [l.slug, l.title ?? '', l.destinationUrl, ...(l.tags ?? [])].join('\n').toLowerCase()
-
-const cleanTags = (tags: string[] | undefined) => (tags === undefined ? undefined : [...new Set(tags.map((t) => t.trim()).filter(Boolean))])
-
-const hashPassword = (password: string) => Bun.password.hash(password, { algorithm: 'argon2id' })
-
-/** Columns shared by create and update, from fields that were sent. */
-async function columnsFrom(input: Partial<CreateLinkInput>): Promise<Partial<NewLink>> {
-  const out: Partial<NewLink> = {}
-  const copy = [
-    'destinationUrl',
-    'title',
-    'description',
-    'folderId',
-    'campaignId',
-    'redirectStatus',
-    'fallbackUrl',
-    'clickLimit',
-    'uniqueIpLimit',
-    'publicStatsEnabled',
-    'utmSource',
-    'utmMedium',
-    'utmCampaign',
-    'utmTerm',
-    'utmContent',
-    'ogTitle',
-    'ogDescription',
-    'ogImageUrl',
-    'twitterCard',
-    'deepLinkEnabled',
-    'captchaEnabled',
-    'consentRequired',
-    'conversionTracking',
-    'bridgePageId',
-  ] as const
-  for (const key of copy) if (input[key] !== undefined) (out as Record<string, unknown>)[key] = input[key]
-  if (input.tags !== undefined) out.tags = cleanTags(input.tags)
-  if (input.password !== undefined) out.passwordHash = input.password === null ? null : await hashPassword(input.password)
-  return out
-}
 
 async function generateSlug(ctx: LinksCtx, domain: string, taken: Set<string>): Promise<string> {
   for (let length = GENERATED_SLUG_LENGTH; ; length++) {
