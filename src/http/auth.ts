@@ -2,6 +2,7 @@
 // grants what the route needs, is the identity module's to say (identity/auth.ts): it hands this layer an
 // Authenticator, so the kernel knows no area.
 import { Elysia } from 'elysia'
+import { idempotentMacro, type IdempotencyDeps, type IdempotentCaller } from './idempotency'
 
 /** What the macro asks of the area that authenticates. */
 export interface Authenticator<Caller, Permission extends string> {
@@ -41,8 +42,9 @@ const callers = new WeakMap<Request, unknown>()
  * the operation as bearer-secured in OpenAPI. The checks run in the transform stage, before the body and
  * query are validated, so a request without a valid key learns nothing but 401.
  */
-export function authPlugin<Caller, Permission extends string>(auth: Authenticator<Caller, Permission>) {
+export function authPlugin<Caller extends IdempotentCaller, Permission extends string>(idempotency: IdempotencyDeps, auth: Authenticator<Caller, Permission>) {
   return new Elysia({ name: 'lnk.auth', seed: auth.instanceId }).macro({
+    idempotent: idempotentMacro(idempotency, (request) => callers.get(request) as Caller | undefined),
     permission: (needed: Permission | 'authenticated') => ({
       detail: { security: [{ bearer: [] }], 'x-permission': needed } as Record<string, unknown>,
       async transform({ request, set }) {

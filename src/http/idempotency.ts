@@ -50,28 +50,28 @@ export interface IdempotentCaller {
   workspace: { id: string }
 }
 
-/** What idempotent() reads: the stored answers and the clock. */
+/** What the idempotent macro reads: the stored answers and the clock. */
 export interface IdempotencyDeps {
   clock: Clock
   idempotency: IdempotencyRepo
 }
 
-export async function idempotent<T>(
-  rt: IdempotencyDeps,
-  caller: IdempotentCaller,
-  request: Request,
-  body: unknown,
-  set: { status?: number | string },
-  run: () => Promise<T>,
-): Promise<T> {
+/** How a request under an Idempotency-Key begins: the stored answer to replay, or the reservation it holds. */
+type Begun = { replay: Response } | { reserved: string } | null
+
+/**
+ * Checks the key and the stored answer, and reserves the key for this request; null without a key. A replay
+ * is the stored answer as it was sent, with `Idempotent-Replayed: true`.
+ */
+async function begin(deps: IdempotencyDeps, caller: IdempotentCaller, request: Request, body: unknown): Promise<Begun> {
   const key = request.headers.get('idempotency-key')
-  if (key === null) return run()
+  if (key === null) return null
   if (!KEY_FORMAT.test(key)) throw new AppError('invalid_request', 'Idempotency-Key must be 1-255 visible ASCII characters')
   const path = new URL(request.url).pathname
-  const requestHash = sha256Hex(`${request.method} ${path} ${caller.workspace.id} ${canonicalJson(body)}`)
-  const now = rt.clock.now()
+  const requestHash = sha256Hex(`${request.method} ${path} ${caller.workspace.id} ${canonicalJson(body ?? {})}`)
+  const now = deps.clock.now()
 
-  const existing = await rt.idempotency.find(caller.key.id, key)
+  const existing = await deps.idempotency.find(caller.key.id, key)
   if (existing && existing.expiresAt > now) {
     if (existing.requestHash !== requestHash) {
       throw new AppError('conflict', 'This Idempotency-Key was already used with a different request; use a new key for a new request')
@@ -79,26 +79,57 @@ export async function idempotent<T>(
     if (existing.responseStatus === null || existing.responseBody === null) {
       throw new AppError('conflict', 'A request with this Idempotency-Key is still being processed; retry shortly')
     }
-    // A replay hands Elysia the stored Response as is; typed as T so routes keep their response schema.
-    return new Response(existing.responseBody, {
-      status: existing.responseStatus,
-      headers: { 'content-type': 'application/json', 'idempotent-replayed': 'true' },
-    }) as unknown as T
+    return {
+      replay: new Response(existing.responseBody, {
+        status: existing.responseStatus,
+        headers: { 'content-type': 'application/json', 'idempotent-replayed': 'true' },
+      }),
+    }
   }
 
   const id = newId('idem')
-  const reserved = await rt.idempotency.reserve(
+  const reserved = await deps.idempotency.reserve(
     { id, apiKeyId: caller.key.id, key, method: request.method, path, requestHash, createdAt: now, expiresAt: now + IDEMPOTENCY_TTL_MS },
     now,
   )
   if (!reserved) throw new AppError('conflict', 'A request with this Idempotency-Key is still being processed; retry shortly')
-  try {
-    const result = await run()
-    const status = typeof set.status === 'number' ? set.status : 200
-    await rt.idempotency.complete(id, status, JSON.stringify(result))
-    return result
-  } catch (err) {
-    await rt.idempotency.release(id)
-    throw err
-  }
+  return { reserved: id }
+}
+
+const reservations = new WeakMap<Request, string>()
+
+/**
+ * `idempotent: true` on a POST route (beside its `permission`): the route states it once, and the macro
+ * replays, refuses or stores around its handler. It runs once the body is validated (the stored request
+ * hash covers it) and reads the caller the permission macro found, through `callerOf`. Only a successful
+ * answer is stored; a failure gives the key up. The operation is marked `x-idempotent` for the document,
+ * which then lists the Idempotency-Key header.
+ */
+export function idempotentMacro(deps: IdempotencyDeps, callerOf: (request: Request) => IdempotentCaller | undefined) {
+  return (on: boolean) =>
+    on
+      ? {
+          detail: { 'x-idempotent': true } as Record<string, unknown>,
+          async beforeHandle({ request, body }: { request: Request; body: unknown }) {
+            const caller = callerOf(request)
+            if (!caller) return
+            const begun = await begin(deps, caller, request, body)
+            if (begun === null) return
+            if ('replay' in begun) return begun.replay
+            reservations.set(request, begun.reserved)
+          },
+          async afterHandle({ request, response, set }: { request: Request; response: unknown; set: { status?: number | string } }) {
+            const id = reservations.get(request)
+            if (id === undefined) return
+            reservations.delete(request)
+            await deps.idempotency.complete(id, typeof set.status === 'number' ? set.status : 200, JSON.stringify(response))
+          },
+          async error({ request }: { request: Request }) {
+            const id = reservations.get(request)
+            if (id === undefined) return
+            reservations.delete(request)
+            await deps.idempotency.release(id)
+          },
+        }
+      : {}
 }

@@ -1,7 +1,6 @@
 import { Elysia, t } from 'elysia'
 import { ModeQuery, type HttpKit } from '../identity'
 import { Envelope, ErrorEnvelope, ok } from '../../http/envelope'
-import { idempotent } from '../../http/idempotency'
 import type { ApiKeysCtx } from './service'
 import { ApiKey } from '../identity/model'
 import { CreateApiKeyBody, CreatedApiKey, EmptyBody, ReasonBody, RotateBody, UpdateApiKeyBody } from './model'
@@ -25,19 +24,19 @@ export function apiKeyRoutes(ctx: ApiKeysCtx, http: HttpKit) {
     })
     .post(
       '/',
-      async ({ caller, body, request, set }) => {
+      async ({ caller, body, set }) => {
         set.status = 201
-        return idempotent(http.idempotency, caller, request, body, set, async () => ok(await createApiKey(ctx, caller, body)))
+        return ok(await createApiKey(ctx, caller, body))
       },
       {
         permission: 'api_keys:write',
+        idempotent: true,
         body: CreateApiKeyBody,
         response: { 201: Envelope(CreatedApiKey), ...errors },
         detail: {
           summary: 'Create an API key',
           description:
             "The secret is in `key`, shown only in this response. A key never creates a key wider than itself: permissions default to and cannot exceed the caller's, and a caller's own address ranges, scope, schedule, monthly cap and expiry are passed on. A test key only creates test keys. Supports Idempotency-Key.",
-          'x-idempotent': true,
         },
       },
     )

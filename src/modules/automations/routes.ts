@@ -1,7 +1,6 @@
 // /v1/zapier/…: REST-hook subscriptions, their deliveries, and samples. Thin routes over the service.
 import { Elysia, t } from 'elysia'
 import { Envelope, ErrorEnvelope, ok } from '../../http/envelope'
-import { idempotent } from '../../http/idempotency'
 import { DeliveriesQuery, WebhookDelivery, WebhookDeliveryDetail } from '../webhooks/model'
 import type { HttpKit } from '../identity'
 import { Sample, SamplesQuery, SubscribeBody, Subscription, SubscriptionWithSecret } from './model'
@@ -24,19 +23,19 @@ export function automationRoutes(ctx: AutomationsCtx, http: HttpKit) {
     })
     .post(
       '/subscriptions',
-      async ({ caller, body, request, set }) => {
+      async ({ caller, body, set }) => {
         set.status = 201
-        return idempotent(http.idempotency, caller, request, body, set, async () => ok(await subscribe(ctx, caller, body)))
+        return ok(await subscribe(ctx, caller, body))
       },
       {
         permission: 'automations:write',
+        idempotent: true,
         body: SubscribeBody,
         response: { 201: Envelope(SubscriptionWithSecret), ...errors },
         detail: {
           summary: 'Subscribe a REST hook',
           description:
             "Zapier's performSubscribe or Make's attach: every event of this type in the calling key's workspace and mode is POSTed to the hook URL as the event envelope, signed with secret (shown only here) like a webhook delivery and retried on the webhook schedule. A target answering 410 removes the subscription. Keep data.id to unsubscribe. Supports Idempotency-Key.",
-          'x-idempotent': true,
         },
       },
     )

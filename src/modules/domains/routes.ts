@@ -1,7 +1,6 @@
 // /v1/domains: thin routes over the service. Test keys read; live keys change.
 import { Elysia, t } from 'elysia'
 import { Envelope, ErrorEnvelope, ok } from '../../http/envelope'
-import { idempotent } from '../../http/idempotency'
 import type { HttpKit } from '../identity'
 import { CreateDomainBody, DeleteDomainQuery, Domain, UpdateDomainBody } from './model'
 import { addDomain, deleteDomain, getDomain, listDomains, updateDomain, verifyDomain, type DomainsCtx } from './service'
@@ -22,19 +21,19 @@ export function domainRoutes(ctx: DomainsCtx, http: HttpKit) {
     })
     .post(
       '/',
-      async ({ caller, body, request, set }) => {
+      async ({ caller, body, set }) => {
         set.status = 201
-        return idempotent(http.idempotency, caller, request, body, set, async () => ok(await addDomain(ctx, caller, body)))
+        return ok(await addDomain(ctx, caller, body))
       },
       {
         permission: 'domains:write',
+        idempotent: true,
         body: CreateDomainBody,
         response: { 201: Envelope(Domain), ...errors },
         detail: {
           summary: 'Add a custom domain',
           description:
             'Answers the records to create: the TXT record _lnk-challenge.<domain> that proves control, and a CNAME (subdomain) or A/AAAA records (apex) that point the domain here. Checks run 1, 5 and 15 minutes after adding, then hourly to 72 hours and 6-hourly to 7 days; POST /domains/{id}/verify checks at once. 409 domain_taken when the workspace has the domain already or another workspace verified it. Supports Idempotency-Key.',
-          'x-idempotent': true,
         },
       },
     )

@@ -77,9 +77,12 @@ export async function authenticate(deps: AuthDeps, request: Request, headers: Re
   return { key, user, workspace: membership.workspace, role: membership.role, mode: key.mode, ip }
 }
 
-/** The permission macro, authenticating API keys: the `auth` every module's routes use. */
-export function keyAuth(deps: AuthDeps) {
-  return authPlugin<Caller, Permission>({
+/**
+ * The permission macro, authenticating API keys, and the idempotent macro over `idempotency`: the `auth`
+ * every module's routes use.
+ */
+export function keyAuth(deps: AuthDeps, idempotency: IdempotencyDeps) {
+  return authPlugin<Caller, Permission>(idempotency, {
     instanceId: deps.instanceId,
     async authenticate(request, needed, headers) {
       const caller = await authenticate(deps, request, headers)
@@ -90,9 +93,8 @@ export function keyAuth(deps: AuthDeps) {
   })
 }
 
-/** What routes need from the HTTP layer: the authentication macro and Idempotency-Key storage. */
+/** What routes need from the HTTP layer: the `permission` and `idempotent` macros. */
 export interface HttpKit {
   instanceId: string
   auth: ReturnType<typeof keyAuth>
-  idempotency: IdempotencyDeps
 }

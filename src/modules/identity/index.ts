@@ -51,8 +51,8 @@ export function createIdentityModule(platform: Platform, idempotency: Idempotenc
   const lastUsed = new LastUsedTracker(repo)
   /** Per-key request rates: in memory on SQLite (a restart opens a fresh window), shared on PostgreSQL. */
   const rateLimiter = rateLimitFor(store, 'api')
-  const auth = keyAuth({ instanceId, config, clock, identity: repo, rateLimiter, lastUsed })
-  const http: HttpKit = { instanceId, auth, idempotency: { clock, idempotency } }
+  const auth = keyAuth({ instanceId, config, clock, identity: repo, rateLimiter, lastUsed }, { clock, idempotency })
+  const http: HttpKit = { instanceId, auth }
   let timer: ReturnType<typeof setInterval> | undefined
   const flush = () => lastUsed.flush().catch((err) => log.error('last-used flush failed', { error: (err as Error).message }))
   return defineModule({

@@ -1,7 +1,6 @@
 import { Elysia, t, type Static } from 'elysia'
 import { Envelope, ErrorEnvelope, ok, okPage, PageEnvelope } from '../../http/envelope'
 import { qrPageTooLarge } from './errors'
-import { idempotent } from '../../http/idempotency'
 import { type HttpKit, ModeQuery } from '../identity'
 import type { LinksCtx } from './context'
 import { CreateLinkBody, Link, UpdateLinkBody } from './model'
@@ -66,34 +65,34 @@ export function linkRoutes(ctx: LinksCtx, http: HttpKit) {
     )
     .post(
       '/',
-      async ({ caller, body, request, set }) => {
+      async ({ caller, body, set }) => {
         set.status = 201
-        return idempotent(http.idempotency, caller, request, body, set, async () => ok(await createLink(ctx, caller, body)))
+        return ok(await createLink(ctx, caller, body))
       },
       {
         permission: 'links:write',
+        idempotent: true,
         body: CreateLinkBody,
         response: { 201: Envelope(Link), ...errors },
         detail: {
           summary: 'Create a link',
           description:
             'Only destinationUrl is required. A test key creates a sandboxed link (isTest). include: ["qr"] returns the qr object. Supports Idempotency-Key.',
-          'x-idempotent': true,
         },
       },
     )
     .post(
       '/bulk',
-      async ({ caller, body, request, set }) => {
+      async ({ caller, body, set }) => {
         set.status = 200
-        return idempotent(http.idempotency, caller, request, body, set, async () => {
-          const results = await bulkCreate(ctx, caller, body.links)
-          const payload: Static<typeof BulkResponse> = { created: results.filter((r) => r.ok).length, failed: results.filter((r) => !r.ok).length, results }
-          return ok(payload)
-        })
+
+        const results = await bulkCreate(ctx, caller, body.links)
+        const payload: Static<typeof BulkResponse> = { created: results.filter((r) => r.ok).length, failed: results.filter((r) => !r.ok).length, results }
+        return ok(payload)
       },
       {
         permission: 'links:write',
+        idempotent: true,
         body: t.Object(
           {
             links: t.Array(t.Union([CreateLinkBody, t.Unknown()]), {
@@ -109,7 +108,6 @@ export function linkRoutes(ctx: LinksCtx, http: HttpKit) {
           summary: 'Create links in bulk',
           description:
             'One result per input, in order: the Link or an error with code and message. The valid ones are written in one transaction. Supports Idempotency-Key.',
-          'x-idempotent': true,
         },
       },
     )

@@ -1,7 +1,6 @@
 // /v1/bridge-pages, /v1/saved-templates and the public /v1/templates: thin routes over the services.
 import { Elysia, t } from 'elysia'
 import { Envelope, ErrorEnvelope, ok, okPage, PageEnvelope } from '../../http/envelope'
-import { idempotent } from '../../http/idempotency'
 import { ModeQuery, type HttpKit } from '../identity'
 import {
   AppendBlockBody,
@@ -63,19 +62,19 @@ export function pageRoutes(ctx: PagesCtx, http: HttpKit) {
     )
     .post(
       '/',
-      async ({ caller, body, request, set }) => {
+      async ({ caller, body, set }) => {
         set.status = 201
-        return idempotent(http.idempotency, caller, request, body, set, async () => ok(await createPage(ctx, caller, body)))
+        return ok(await createPage(ctx, caller, body))
       },
       {
         permission: 'pages:write',
+        idempotent: true,
         body: CreatePageBody,
         response: { 201: Envelope(BridgePageWithTree), ...errors },
         detail: {
           summary: 'Create a bridge page',
           description:
             'Empty, or from a built-in template (templateSlug) or a saved one (savedTemplateId), not both. The slug comes from the title when omitted; 409 slug_taken when the domain has it. Served at <domain>/p/<slug>. Supports Idempotency-Key.',
-          'x-idempotent': true,
         },
       },
     )
@@ -122,12 +121,13 @@ export function pageRoutes(ctx: PagesCtx, http: HttpKit) {
     })
     .post(
       '/:pageId/blocks',
-      async ({ caller, params, body, request, set }) => {
+      async ({ caller, params, body, set }) => {
         set.status = 201
-        return idempotent(http.idempotency, caller, request, body, set, async () => ok(await appendBlock(ctx, caller, params.pageId, body)))
+        return ok(await appendBlock(ctx, caller, params.pageId, body))
       },
       {
         permission: 'pages:write',
+        idempotent: true,
         params: PageIdParams,
         body: AppendBlockBody,
         response: { 201: Envelope(Block), ...errors },
@@ -135,7 +135,6 @@ export function pageRoutes(ctx: PagesCtx, http: HttpKit) {
           summary: 'Append a block',
           description:
             "Starts from the type's defaults and overlays fields (id and type inside fields are ignored), validates, and places the block at the end of the page's last column, or where sectionId/columnId/position say. An empty page first gets one full-width section. 400 unknown_block_type for a type not in GET /bridge-pages/block-types. Supports Idempotency-Key.",
-          'x-idempotent': true,
         },
       },
     )

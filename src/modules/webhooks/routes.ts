@@ -1,7 +1,6 @@
 import { Elysia, t } from 'elysia'
 import { ModeQuery, type HttpKit } from '../identity'
 import { Envelope, ErrorEnvelope, ok } from '../../http/envelope'
-import { idempotent } from '../../http/idempotency'
 import type { WebhooksCtx } from './state'
 import {
   CreateWebhookBody,
@@ -53,19 +52,19 @@ export function webhookRoutes(ctx: WebhooksCtx, http: HttpKit) {
     })
     .post(
       '/',
-      async ({ caller, body, request, set }) => {
+      async ({ caller, body, set }) => {
         set.status = 201
-        return idempotent(http.idempotency, caller, request, body, set, async () => ok(await createEndpoint(ctx, caller, body)))
+        return ok(await createEndpoint(ctx, caller, body))
       },
       {
         permission: 'webhooks:write',
+        idempotent: true,
         body: CreateWebhookBody,
         response: { 201: Envelope(WebhookEndpointWithSecret), ...errors },
         detail: {
           summary: 'Create a webhook endpoint',
           description:
             "Answers the endpoint with its signing secret (whsec_…), shown only here and on rotation. mode defaults to the calling key's; a test key creates test endpoints only. Supports Idempotency-Key.",
-          'x-idempotent': true,
         },
       },
     )
@@ -127,62 +126,55 @@ export function webhookRoutes(ctx: WebhooksCtx, http: HttpKit) {
     })
     .post(
       '/:id/deliveries/:deliveryId/replay',
-      async ({ caller, params, request, set }) => {
+      async ({ caller, params, set }) => {
         set.status = 201
-        return idempotent(http.idempotency, caller, request, {}, set, async () => {
-          const delivery = await replayDelivery(ctx, caller, params.id, params.deliveryId)
-          ctx.notifyWorker()
-          return ok(delivery)
-        })
+
+        const delivery = await replayDelivery(ctx, caller, params.id, params.deliveryId)
+        ctx.notifyWorker()
+        return ok(delivery)
       },
       {
         permission: 'webhooks:write',
+        idempotent: true,
         params: DeliveryParams,
         response: { 201: Envelope(WebhookDelivery), ...errors },
         detail: {
           summary: 'Replay a delivery',
           description:
             'A new delivery (replayOfId, new idempotency key, full retry schedule); the original is no longer replayable, and stops retrying if it still was. 409 endpoint_paused while the endpoint is paused or disabled. Supports Idempotency-Key.',
-          'x-idempotent': true,
         },
       },
     )
     .post(
       '/:id/replay-all',
-      async ({ caller, params, request, set }) =>
-        idempotent(http.idempotency, caller, request, {}, set, async () => {
-          const result = await replayAll(ctx, caller, params.id)
-          if (result.queued) ctx.notifyWorker()
-          return ok(result)
-        }),
+      async ({ caller, params }) => {
+        const result = await replayAll(ctx, caller, params.id)
+        if (result.queued) ctx.notifyWorker()
+        return ok(result)
+      },
       {
         permission: 'webhooks:write',
+        idempotent: true,
         params: Params,
         response: { 200: Envelope(t.Object({ queued: t.Integer(), remainingDead: t.Integer(), deliveryIds: t.Array(t.String()) })), ...errors },
         detail: {
           summary: 'Replay dead deliveries',
           description: `Replays at most ${REPLAY_ALL_MAX} dead, replayable deliveries, oldest first, in one transaction; answers how many were queued and how many dead replayable ones remain. Supports Idempotency-Key.`,
-          'x-idempotent': true,
         },
       },
     )
-    .post(
-      '/:id/rotate-secret',
-      async ({ caller, params, body, request, set }) =>
-        idempotent(http.idempotency, caller, request, body ?? {}, set, async () => ok(await rotateSecret(ctx, caller, params.id, body?.grace ?? true))),
-      {
-        permission: 'webhooks:write',
-        params: Params,
-        body: RotateSecretBody,
-        response: { 200: Envelope(WebhookEndpointWithSecret), ...errors },
-        detail: {
-          summary: 'Rotate the signing secret',
-          description:
-            'The new secret is in secret, shown only here. By default the old one keeps signing for 24 hours (both signatures in each header, previousSecretExpiresAt); grace false stops it at once. Supports Idempotency-Key.',
-          'x-idempotent': true,
-        },
+    .post('/:id/rotate-secret', async ({ caller, params, body }) => ok(await rotateSecret(ctx, caller, params.id, body?.grace ?? true)), {
+      permission: 'webhooks:write',
+      idempotent: true,
+      params: Params,
+      body: RotateSecretBody,
+      response: { 200: Envelope(WebhookEndpointWithSecret), ...errors },
+      detail: {
+        summary: 'Rotate the signing secret',
+        description:
+          'The new secret is in secret, shown only here. By default the old one keeps signing for 24 hours (both signatures in each header, previousSecretExpiresAt); grace false stops it at once. Supports Idempotency-Key.',
       },
-    )
+    })
     .post('/:id/test', async ({ caller, params }) => ok(await testEndpoint(ctx, caller, params.id)), {
       permission: 'webhooks:write',
       params: Params,
