@@ -11,7 +11,7 @@ import { createAnalyticsRepo } from './repo'
 import { createMaintenanceRepo } from './repo-maintenance'
 import { createUniquesReads } from './repo-uniques-sqlite'
 import { analyticsRoutes } from './routes'
-import type { AnalyticsCtx } from './service'
+import type { AnalyticsCtx } from './query'
 import { uniquesThread } from './uniques-helper'
 
 // What other modules, the app and the CLI use of analytics.

@@ -3,7 +3,7 @@ import { t } from 'elysia'
 import { publishedString } from '../../http/published-schema'
 import { timeZoneName } from '../../http/time-zone'
 import { HLL_STANDARD_ERROR } from './hll'
-import { MAX_BUCKETS, MAX_RANGE_DAYS, TOP_LINKS_MAX, TOP_LIMIT } from './service'
+import { MAX_BUCKETS, MAX_RANGE_DAYS, TOP_LINKS_MAX, TOP_LIMIT } from './query'
 
 const pct = (HLL_STANDARD_ERROR * 100).toFixed(1)
 

@@ -3,7 +3,9 @@ import { Elysia, t } from 'elysia'
 import { Envelope, ErrorEnvelope, ok } from '../../http/envelope'
 import type { HttpKit } from '../identity'
 import { IntervalSchema, Overview, RangeParams, SortSchema, Timeline, TopLinks, TopLinksLimit } from './model'
-import { overview, timeline, topLinks, type AnalyticsCtx } from './service'
+import type { AnalyticsCtx } from './query'
+import { overview, timeline } from './service'
+import { topLinks } from './top-links'
 
 const errors = { 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 404: ErrorEnvelope, 429: ErrorEnvelope }
 const LinkIdParam = t.Optional(
