@@ -4760,6 +4760,13 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description Request Header Fields Too Large: the request line is over the server's 16 KiB limit; answered by the HTTP server itself, with no body */
+            431: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
             /** @description Error */
             default: {
                 headers: {
