@@ -33,7 +33,7 @@ import { createForwardingModule } from './modules/forwarding'
 import { createIdentityModule } from './modules/identity'
 import { createLinksModule } from './modules/links'
 import type { Module, Platform } from './modules/module'
-import { createPlatformModule, SERVER_SECRETS, preloadSettings, createSettingsRepoSqlite } from './modules/platform'
+import { createSystemModule, SERVER_SECRETS, preloadSettings, createSettingsRepoSqlite } from './modules/system'
 import { createPagesModule } from './modules/pages'
 import { createQrModule, linkQr } from './modules/qr'
 import { createRedirectModule } from './modules/redirect'
@@ -184,8 +184,8 @@ async function createPgPlatform(config: Config, url: string, options: RuntimeOpt
 }
 
 function createModules(platform: Platform, options: RuntimeOptions) {
-  const platformArea = createPlatformModule(platform)
-  const identity = createIdentityModule(platform, platformArea.idempotency)
+  const system = createSystemModule(platform)
+  const identity = createIdentityModule(platform, system.idempotency)
   const { http } = identity
   const domains = createDomainsModule(platform, http)
   const pages = createPagesModule(platform, http, domains)
@@ -193,7 +193,7 @@ function createModules(platform: Platform, options: RuntimeOptions) {
   const clicks = createClicksModule(platform, options.clickWriter)
   const webhooks = createWebhooksModule(platform, http)
   return {
-    platform: platformArea,
+    system,
     identity,
     apiKeys: createApiKeysModule(identity, http),
     domains,

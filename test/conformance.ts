@@ -6,7 +6,7 @@ import Ajv2020, { type ValidateFunction } from 'ajv/dist/2020'
 import { createApp } from '../src/app'
 import { loadConfig } from '../src/platform/config'
 import { silentLogger } from '../src/platform/log'
-import { buildDocument, DOCS_PATH, type OpenApiDoc } from '../src/modules/platform/openapi'
+import { buildDocument, DOCS_PATH, type OpenApiDoc } from '../src/modules/system/openapi'
 import { createRuntime } from '../src/runtime'
 import { rmSync, mkdtempSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -155,7 +155,7 @@ let shared: Conformance | undefined
 
 /**
  * The document lnk serves, built once per test process the way the server builds it (a test in
- * test/platform/openapi.test.ts checks that the served one is exactly this), without a request, so it never
+ * test/system/openapi.test.ts checks that the served one is exactly this), without a request, so it never
  * shows up in a test's metrics or logs.
  */
 export function conformance(): Conformance {

@@ -20,7 +20,7 @@ import type { ConversionRow, NewConversion } from '../../src/modules/conversions
 import type { DomainRow } from '../../src/modules/domains/port'
 import type { ApiKeyRow, NewApiKey, NewUser, NewWorkspace, UserRow, WorkspaceRow } from '../../src/modules/identity/port'
 import type { LinkRow, NewLink } from '../../src/modules/links/port'
-import type { IdempotencyRecord, NewIdempotencyRecord } from '../../src/modules/platform/port-idempotency'
+import type { IdempotencyRecord, NewIdempotencyRecord } from '../../src/modules/system/port-idempotency'
 import type { AttemptRow, DeliveryRow, EndpointRow, NewAttempt, NewDelivery, NewEndpoint } from '../../src/modules/webhooks/port'
 
 const ROOT = join(import.meta.dir, '../..')

@@ -14,7 +14,7 @@ import { startPeriodic, triggerPeriodic, type PeriodicTask } from '../../src/job
 import { enqueue, type JobQueue } from '../../src/jobs/queue'
 import { engineOf } from '../../src/db/store'
 import { sqliteQueue } from './_queue'
-import { PLATFORM_PERIODIC as PERIODIC_TASKS, PRUNE_IDEMPOTENCY } from '../../src/modules/platform'
+import { PRUNE_IDEMPOTENCY, SYSTEM_PERIODIC as PERIODIC_TASKS } from '../../src/modules/system'
 import { defaultBackoff, PermanentFailure, RetryAt, Worker, type JobContext, type WorkerOptions } from '../../src/jobs/worker'
 import { ON_PG, ROOT, setupSqlite, tempDir, type TestEnv } from '../helpers'
 
@@ -560,7 +560,7 @@ describe.skipIf(ON_PG)('the background loop', () => {
 
 describe.skipIf(ON_PG)('periodic tasks', () => {
   const reserve = (rt: TestEnv['rt'], key: string, expiresAt: number) =>
-    rt.modules.platform.idempotency.reserve(
+    rt.modules.system.idempotency.reserve(
       { id: `idem_${key}`, apiKeyId: 'key_1', key, method: 'POST', path: '/v1/links', requestHash: 'h', createdAt: T0 - 86_400_000, expiresAt },
       T0 - 86_400_000,
     )
@@ -578,10 +578,10 @@ describe.skipIf(ON_PG)('periodic tasks', () => {
     expect(jobId).not.toBeNull()
     expect(await rt.queue.get(jobId!)).toMatchObject({ type: PRUNE_IDEMPOTENCY, uniqueKey: `periodic:${task.name}`, maxAttempts: 3 })
     expect(await rt.worker.runDue()).toBe(1)
-    expect(await rt.modules.platform.idempotency.find('key_1', 'old')).toBeUndefined()
-    expect(await rt.modules.platform.idempotency.find('key_1', 'edge')).toBeUndefined()
-    expect(await rt.modules.platform.idempotency.find('key_1', 'fresh')).toBeDefined()
-    expect(await rt.modules.platform.idempotency.find('key_1', 'later')).toBeDefined()
+    expect(await rt.modules.system.idempotency.find('key_1', 'old')).toBeUndefined()
+    expect(await rt.modules.system.idempotency.find('key_1', 'edge')).toBeUndefined()
+    expect(await rt.modules.system.idempotency.find('key_1', 'fresh')).toBeDefined()
+    expect(await rt.modules.system.idempotency.find('key_1', 'later')).toBeDefined()
     expect(await rt.queue.get(jobId!)).toBeUndefined()
   })
 

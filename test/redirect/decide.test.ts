@@ -54,7 +54,7 @@ const visit = (o: Partial<Visit> = {}): Visit => ({
   method: 'GET',
   statsPage: false,
   now: NOW,
-  served: 0,
+  clicksSoFar: 0,
   addressesAdmitted: null,
   addressKnown: false,
   passedPassword: false,
@@ -80,7 +80,7 @@ const everything = link({
 
 describe('the order of checks', () => {
   test('unknown/inactive, stats page, test link, expired, click limit, unique-IP limit, gate post, password, captcha, consent, crawler preview, deep link, redirect: each wins over every later one', () => {
-    const v = visit({ served: 1, addressesAdmitted: 1, socialCrawler: true, platform: 'ios' })
+    const v = visit({ clicksSoFar: 1, addressesAdmitted: 1, socialCrawler: true, platform: 'ios' })
     expect(decide(null, v).kind).toBe('notFound')
     expect(decide({ ...everything, isActive: false }, v).kind).toBe('notFound')
     let l = everything
@@ -105,8 +105,8 @@ describe('the order of checks', () => {
 
   test('a limit reached sends to the fallback when the link has one', () => {
     expect(decide(link({ expiresAt: NOW, fallbackUrl: 'https://example.com/after' }), visit()).kind).toBe('fallback')
-    expect(decide(link({ clickLimit: 3, fallbackUrl: 'https://example.com/after' }), visit({ served: 3 })).kind).toBe('fallback')
-    expect(decide(link({ clickLimit: 3 }), visit({ served: 2 })).kind).toBe('redirect')
+    expect(decide(link({ clickLimit: 3, fallbackUrl: 'https://example.com/after' }), visit({ clicksSoFar: 3 })).kind).toBe('fallback')
+    expect(decide(link({ clickLimit: 3 }), visit({ clicksSoFar: 2 })).kind).toBe('redirect')
   })
 
   test('without a known address, the unique-IP limit is not checked', () => {

@@ -61,7 +61,7 @@ test('a prefilled link takes the clicks still in the buffer into its count, and 
   // One click waits in the buffer; the fill must count it, or a clickLimit would admit one too many.
   env.rt.modules.redirect.cache.clear()
   await env.rt.modules.redirect.cache.prefill()
-  expect((await env.rt.modules.redirect.cache.get(link.domain, link.slug))?.served).toBe(1)
+  expect((await env.rt.modules.redirect.cache.get(link.domain, link.slug))?.clicksSoFar).toBe(1)
   expect((await api.patch(link.id, { destinationUrl: 'https://example.com/patched' })).status).toBe(200)
   const res = await visit(env, link.slug, { ua: UA.chrome, ip: nextIp() })
   expect(res.headers.get('location')).toBe('https://example.com/patched')

@@ -9,7 +9,7 @@
 // once from running apt together: the others wait, then look again. When everything is present it costs
 // a few existence checks and prints nothing.
 //
-// Every input (paths, commands, uid, lock file) is a parameter so test/platform/test-setup.test.ts can drive
+// Every input (paths, commands, uid, lock file) is a parameter so test/system/test-setup.test.ts can drive
 // it with a fake installer instead of uninstalling anything. Only node: built-ins and Bun: it runs before
 // `bun install` may have happened.
 import { closeSync, existsSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs'

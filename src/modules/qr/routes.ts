@@ -133,7 +133,10 @@ export function qrRoutes(ctx: LinksCtx, domains: ServedHosts, http: HttpKit) {
               400: errorResponse('Bad Request: data is not a short URL of this service, or a parameter is out of range'),
               // A data longer than maxLength, of characters outside ASCII (up to 12 bytes each once encoded), can
               // make a request line over the server's header limit, which Bun answers before lnk sees it.
-              431: { description: "Request Header Fields Too Large: the request line is over the server's 16 KiB limit; answered by the HTTP server itself, with no body" },
+              431: {
+                description:
+                  "Request Header Fields Too Large: the request line is over the server's 16 KiB limit; answered by the HTTP server itself, with no body",
+              },
             },
           },
         },

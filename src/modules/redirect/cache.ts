@@ -11,7 +11,7 @@ import { LruCache } from '../../platform/lru'
 export interface CachedLink {
   row: RedirectLink
   /** Clicks counted so far (stored + buffered + served since loaded). */
-  served: number
+  clicksSoFar: number
   /** Keyed hashes of the addresses admitted under uniqueIpLimit; loaded on first need. */
   admitted: Set<string> | null
   /** An address load under way (PostgreSQL), shared by the visits that wait for it. */
@@ -46,7 +46,7 @@ export class LinkCache {
    * Live counters of links dropped by a write (PATCH), by link id, taken over by the next load: the
    * database alone lags behind what was served (the buffer may be mid-write), the counters do not.
    */
-  private carry = new Map<string, Pick<CachedLink, 'served' | 'admitted'>>()
+  private carry = new Map<string, Pick<CachedLink, 'clicksSoFar' | 'admitted'>>()
   private loading = new Map<string, Loading>()
   /**
    * Domains whose links changed while their slugs are still being read (PostgreSQL), each with the slugs
@@ -109,7 +109,7 @@ export class LinkCache {
   }
 
   private fresh(row: RedirectLink): CachedLink {
-    return { row, served: row.totalClicks + this.pending.pendingClicks(row.id), admitted: null }
+    return { row, clicksSoFar: row.totalClicks + this.pending.pendingClicks(row.id), admitted: null }
   }
 
   private slot(link: CachedLink | null): Slot {
@@ -171,7 +171,7 @@ export class LinkCache {
     const slot = this.entries.peek(key)
     if (slot?.link) {
       if (this.carry.size >= 10_000) this.carry.clear()
-      this.carry.set(slot.link.row.id, { served: slot.link.served, admitted: slot.link.admitted })
+      this.carry.set(slot.link.row.id, { clicksSoFar: slot.link.clicksSoFar, admitted: slot.link.admitted })
     }
     this.entries.delete(key)
     const load = this.loading.get(key)

@@ -69,7 +69,7 @@ export function createVisitCounter(deps: VisitCounterDeps, keyed: (value: string
       admitted: Set<string> | null,
       counted = false,
     ): string {
-      entry.served++
+      entry.clicksSoFar++
       let newAddress: string | null = null
       if (entry.row.uniqueIpLimit !== null && admitted !== null) {
         const hash = address(ip, ipHash)

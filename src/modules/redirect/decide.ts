@@ -12,7 +12,7 @@ export interface Visit {
   statsPage: boolean
   now: number
   /** Clicks counted so far: stored, buffered and served since the link was loaded. */
-  served: number
+  clicksSoFar: number
   /** Under a uniqueIpLimit, with the visitor's address known: addresses admitted so far; else null. */
   addressesAdmitted: number | null
   /** Under a uniqueIpLimit: the visitor's address is one of those admitted. */
@@ -101,7 +101,7 @@ const perVisit = (l: RedirectLink) =>
 const statsPage = (l: RedirectLink, v: Visit) => (!v.statsPage ? null : l.publicStatsEnabled && !l.isTest && v.method !== 'POST' ? STATS_PAGE : NOT_FOUND)
 const testLink = (l: RedirectLink) => (l.isTest ? SANDBOX : null)
 const expired = (l: RedirectLink, v: Visit) => (l.expiresAt !== null && l.expiresAt <= v.now ? unavailable(l, 'expired') : null)
-const clickLimit = (l: RedirectLink, v: Visit) => (l.clickLimit !== null && v.served >= l.clickLimit ? unavailable(l, 'clickLimit') : null)
+const clickLimit = (l: RedirectLink, v: Visit) => (l.clickLimit !== null && v.clicksSoFar >= l.clickLimit ? unavailable(l, 'clickLimit') : null)
 const uniqueIpLimit = (l: RedirectLink, v: Visit) =>
   l.uniqueIpLimit !== null && v.addressesAdmitted !== null && !v.addressKnown && v.addressesAdmitted >= l.uniqueIpLimit ? unavailable(l, 'uniqueIpLimit') : null
 const gatePostedBack = (v: Visit) => (v.method === 'POST' ? GATE_POST : null)

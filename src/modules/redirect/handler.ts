@@ -220,7 +220,7 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
     return reservations.reserveClick(link.id, known ? null : address, v.now).then((verdict) => {
       if (verdict === 'ok') return serve(outcome, entry, v, true)
       // What this node knows of the link catches up, so its next visits are refused without a read.
-      if (verdict === 'clickLimit') entry.served = Math.max(entry.served, link.clickLimit ?? 0)
+      if (verdict === 'clickLimit') entry.clicksSoFar = Math.max(entry.clicksSoFar, link.clickLimit ?? 0)
       else entry.admitted = null
       return respond(unavailable(link, verdict), entry, v)
     })
@@ -339,7 +339,7 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
       method: method as Visit['method'],
       statsPage: asked.statsPage,
       now,
-      served: entry === null ? 0 : entry.served,
+      clicksSoFar: entry === null ? 0 : entry.clicksSoFar,
       addressesAdmitted: ipHash === null ? null : admitted!.size,
       addressKnown: ipHash !== null && admitted!.has(ipHash),
       passedPassword: cookies !== null && hasGateCookie(cookieKey, 'pw', link!, cookies, now),

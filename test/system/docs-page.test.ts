@@ -3,7 +3,7 @@
 // Chromium from a real loopback server, with every other host unresolvable, and reads the rendered DOM.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { gunzipSync } from 'node:zlib'
-import { SPEC_PATH } from '../../src/modules/platform/openapi'
+import { SPEC_PATH } from '../../src/modules/system/openapi'
 import { chromium, requireChromium } from '../browser'
 import { setup, type TestEnv } from '../helpers'
 

@@ -5,7 +5,7 @@ import Ajv2020 from 'ajv/dist/2020'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { Elysia, t } from 'elysia'
 import { CONSOLE_PATH } from '../../src/modules/console/page'
-import { DOCS_PATH, openapiDocs, PUBLISHED_PARAMS, SPEC_PATH } from '../../src/modules/platform/openapi'
+import { DOCS_PATH, openapiDocs, PUBLISHED_PARAMS, SPEC_PATH } from '../../src/modules/system/openapi'
 import { conformance } from '../conformance'
 import { setup, type TestEnv } from '../helpers'
 

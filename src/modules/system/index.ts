@@ -1,6 +1,7 @@
-// The platform's own area: health, readiness and metrics, the OpenAPI document and its page, stored
-// Idempotency-Key answers, and the pruning of what the platform keeps (idempotency records, dispatched
-// outbox events).
+// The system area (the service's own, no feature's): health, readiness and metrics, the OpenAPI document and
+// its page, stored Idempotency-Key answers, server secrets, and the pruning of what it keeps (idempotency
+// records, dispatched outbox events). Named apart from src/platform/ (the pure pieces every layer uses) and
+// the Platform every module receives.
 import { engineOf } from '../../db/store'
 import { pruneDispatched } from '../../events/outbox'
 import type { PeriodicTask } from '../../jobs/periodic'
@@ -21,20 +22,20 @@ export const PRUNE_OUTBOX = 'outbox.prune'
 /** Dispatched events stay this long for inspection, then go. */
 export const OUTBOX_RETENTION_MS = 3 * DAY_MS
 
-export const PLATFORM_PERIODIC: PeriodicTask[] = [
+export const SYSTEM_PERIODIC: PeriodicTask[] = [
   { name: 'prune-idempotency', pattern: '17 * * * *', jobType: PRUNE_IDEMPOTENCY },
   { name: 'prune-outbox', pattern: '47 * * * *', jobType: PRUNE_OUTBOX },
 ]
 
-export function createPlatformModule(platform: Platform) {
+export function createSystemModule(platform: Platform) {
   const { store, clock, log, config } = platform
   const idempotency = createIdempotencyRepo(engineOf(store))
   return defineModule({
-    name: 'platform',
+    name: 'system',
     idempotency,
     root: true,
     routes: new Elysia({ name: 'lnk.platform', seed: platform.instanceId }).use(openapiDocs(config.baseUrl)).use(opsRoutes(platform)),
-    periodic: PLATFORM_PERIODIC,
+    periodic: SYSTEM_PERIODIC,
     jobs: [
       {
         type: PRUNE_IDEMPOTENCY,

@@ -51,7 +51,7 @@ export function tidyPathsAndIds(doc: OpenApiDoc) {
  * the test suite validates them against this document like every other answer. OpenAPI 3.1 lets a path
  * item name its own servers, and a client that honours them (Schemathesis without --url, openapi-fetch
  * created with that server as its baseUrl) reaches them; one that puts every path under servers[0] would
- * call /v1/healthz, which is 404. test/platform/generated-client.test.ts and test/conformance.ts hold both.
+ * call /v1/healthz, which is 404. test/system/generated-client.test.ts and test/conformance.ts hold both.
  */
 export function relativePaths(doc: OpenApiDoc) {
   const origin = doc.servers[0]!.url.replace(/\/v1$/, '')
