@@ -3,6 +3,7 @@
 // Feature areas are plugged in as modules.
 import { Elysia, ValidationError } from 'elysia'
 import { AppError, pointerToPath, type ValidationIssue } from './platform/errors'
+import { releaseIdempotent } from './http/idempotency'
 import { parseJsonBody, readBodyCapped, tooLarge } from './http/body'
 import { statusOf } from './http/status'
 import { errorBody } from './http/envelope'
@@ -156,7 +157,8 @@ export function createApp(rt: Runtime) {
       const fixed = routes.fixedPath(pathname)
       if (fixed && !fixed.includes(request.method)) throw methodNotAllowed(request.method, pathname, fixed)
     })
-    .onError(({ code, error: thrown, request, set }) => {
+    .onError(async ({ code, error: thrown, request, set }) => {
+      await releaseIdempotent(request)
       // Elysia wraps whatever a parser throws in a ParseError; ours are AppErrors with their own code.
       const error = code === 'PARSE' && (thrown as Error).cause instanceof AppError ? ((thrown as Error).cause as AppError) : thrown
       let status: number

@@ -96,13 +96,25 @@ async function begin(deps: IdempotencyDeps, caller: IdempotentCaller, request: R
   return { reserved: id }
 }
 
-const reservations = new WeakMap<Request, string>()
+const reservations = new WeakMap<Request, { id: string; deps: IdempotencyDeps }>()
+
+/**
+ * Gives up the key a failed request reserved, so the next request with it runs afresh. The app's error
+ * handler calls it before it answers (a route's own error hook would not run: the app's answers first), so a
+ * client retrying at once finds the key free.
+ */
+export async function releaseIdempotent(request: Request): Promise<void> {
+  const held = reservations.get(request)
+  if (held === undefined) return
+  reservations.delete(request)
+  await held.deps.idempotency.release(held.id)
+}
 
 /**
  * `idempotent: true` on a POST route (beside its `permission`): the route states it once, and the macro
  * replays, refuses or stores around its handler. It runs once the body is validated (the stored request
  * hash covers it) and reads the caller the permission macro found, through `callerOf`. Only a successful
- * answer is stored; a failure gives the key up. The operation is marked `x-idempotent` for the document,
+ * answer is stored; a failure gives the key up (releaseIdempotent, from the app's error handler). The operation is marked `x-idempotent` for the document,
  * which then lists the Idempotency-Key header.
  */
 export function idempotentMacro(deps: IdempotencyDeps, callerOf: (request: Request) => IdempotentCaller | undefined) {
@@ -116,19 +128,13 @@ export function idempotentMacro(deps: IdempotencyDeps, callerOf: (request: Reque
             const begun = await begin(deps, caller, request, body)
             if (begun === null) return
             if ('replay' in begun) return begun.replay
-            reservations.set(request, begun.reserved)
+            reservations.set(request, { id: begun.reserved, deps })
           },
           async afterHandle({ request, response, set }: { request: Request; response: unknown; set: { status?: number | string } }) {
-            const id = reservations.get(request)
-            if (id === undefined) return
+            const held = reservations.get(request)
+            if (held === undefined) return
             reservations.delete(request)
-            await deps.idempotency.complete(id, typeof set.status === 'number' ? set.status : 200, JSON.stringify(response))
-          },
-          async error({ request }: { request: Request }) {
-            const id = reservations.get(request)
-            if (id === undefined) return
-            reservations.delete(request)
-            await deps.idempotency.release(id)
+            await deps.idempotency.complete(held.id, typeof set.status === 'number' ? set.status : 200, JSON.stringify(response))
           },
         }
       : {}
