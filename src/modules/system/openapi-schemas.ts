@@ -35,6 +35,9 @@ export function tidySchema(schema: unknown): unknown {
   if (isObj(out[DOCUMENT_ONLY])) Object.assign(out, out[DOCUMENT_ONLY])
   delete out[DOCUMENT_ONLY]
   delete out.nullable
+  // A record's pattern matches every name, so additionalProperties says nothing; Elysia adds it to the schema
+  // object while it compiles a route's validator, and the document would depend on which routes ran first.
+  if (isObj(out.patternProperties) && Object.keys(out.patternProperties).length === 1 && '^(.*)$' in out.patternProperties) delete out.additionalProperties
   if (Array.isArray(out.enum)) fixEnumType(out)
   if (isObj(out.properties)) {
     for (const [name, prop] of Object.entries(out.properties)) {
