@@ -62,7 +62,7 @@ export function* publishing(engine: Engine, tx: Builder, input: PublishInput, no
   return envelope
 }
 
-/** publish() inside a synchronous SQLite transaction (the SQLite-only hot writers, and tests). */
+/** publish() inside a synchronous SQLite transaction, for tests that build the outbox's state directly. */
 export function publish(tx: Tx, input: PublishInput, now: number): EventEnvelope {
   return driveSync(tx, (engine, t) => publishing(engine, t, input, now))
 }

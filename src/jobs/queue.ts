@@ -12,7 +12,7 @@ export type { EnqueueInput, JobRow }
 export { completing, enqueuing, JOBS_CHANNEL } from './repo-queue'
 
 /**
- * enqueue() inside a synchronous SQLite transaction (SQLite-only callers, and tests): enqueuing() driven on
+ * enqueue() inside a synchronous SQLite transaction, for tests that build the queue's state directly: enqueuing() driven on
  * the caller's transaction. Answers the job id, or null when deduplicated.
  */
 export function enqueue(tx: Tx, input: EnqueueInput, now: number): string | null {

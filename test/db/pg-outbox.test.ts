@@ -6,7 +6,7 @@
 // handed over exactly once, in seq order.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { SQL } from 'bun'
-import type { Engine } from '../../src/db/engine'
+import { waiting, type Engine } from '../../src/db/engine'
 import { pgEngine } from '../../src/db/engine/pg'
 import { sqliteEngine } from '../../src/db/engine/sqlite'
 import { pgDrizzle } from '../../src/db/pg/client'
@@ -162,7 +162,7 @@ describe('on PostgreSQL only', () => {
     const slow = db.transaction(function* (tx) {
       yield* publishing(db, tx, input(1), T0)
       published()
-      yield gate
+      yield* waiting(gate)
     })
     await inFlight
     await publishOne(2)
@@ -207,7 +207,7 @@ describe('on PostgreSQL only', () => {
             .transaction(function* (tx) {
               yield* publishing(pub, tx, input(n), T0)
               if (n % 2) yield* publishing(pub, tx, input(n + 500), T0)
-              yield Bun.sleep(Math.random() < 0.2 ? 10 + Math.random() * 10 : Math.random() * 3)
+              yield* waiting(Bun.sleep(Math.random() < 0.2 ? 10 + Math.random() * 10 : Math.random() * 3))
               if (attempts % 7 === 0) throw new Rollback()
             })
             .catch((err) => {

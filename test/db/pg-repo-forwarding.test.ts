@@ -7,7 +7,8 @@ import { afterAll, beforeAll, beforeEach, expect, test } from 'bun:test'
 import * as pgTables from '../../src/db/pg/schema.generated'
 import * as liteTables from '../../src/db/schema'
 import type { Engine } from '../../src/db/engine'
-import { drivePg, pgEngine } from '../../src/db/engine/pg'
+import { pgEngine } from '../../src/db/engine/pg'
+import type { PgDb } from '../../src/db/pg/client'
 import { sqliteEngine } from '../../src/db/engine/sqlite'
 import type { ForwardingRepo, SessionRow } from '../../src/modules/forwarding/port'
 import { createForwardingRepo, enqueuing, openSessionsOf } from '../../src/modules/forwarding/repo'
@@ -214,7 +215,8 @@ test('a poll never sees a later number before an open dispatch commits a lower o
   // Dispatch 1 queues an event and stays open; dispatch 2 then queues into the same session.
   let firstQueued = false
   const first = e.pg.transaction(async (tx) => {
-    await drivePg(tx, (engine, t) => enqueuing(engine, t, 'cls_order', event(1), 500, T0))
+    const onTx = pgEngine(tx as unknown as PgDb)
+    await onTx.run((t) => enqueuing(onTx, t, 'cls_order', event(1), 500, T0))
     firstQueued = true
     await gate
   })

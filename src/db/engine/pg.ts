@@ -3,7 +3,7 @@ import { sql, type AnyColumn, type SQL } from 'drizzle-orm'
 import type { PgTx, PgDb } from '../pg/client'
 import { noticePayload } from '../pg/notify'
 import * as tables from '../pg/schema.generated'
-import { driveAsync, isRaw, type Builder, type Engine, type Statement, type Steps, type Tables } from './index'
+import { driveAsync, isRaw, type Builder, type Engine, type Statement, type Tables } from './index'
 
 const ASCII_UPPER = 'ABCDEFGHIJKLMNOPQRSTUVWXYZ'
 
@@ -39,16 +39,8 @@ export function pgEngine(db: PgDb): Engine {
     byteOrder: (column: AnyColumn | SQL) => sql`${column} collate "C"`,
     // SQLite's lower() and LIKE fold ASCII letters only (é and É stay apart): translate() folds exactly those.
     asciiLower: (column: AnyColumn | SQL) => sql`translate(${column}, ${ASCII_UPPER}, ${ASCII_UPPER.toLowerCase()})`,
-    // PostgreSQL folds identical notices of one transaction into one.
     lockKey: (space, key) => ({ raw: sql`SELECT pg_advisory_xact_lock(${space}::int, hashtext(${key}))`, mode: 'run' }),
+    // PostgreSQL folds identical notices of one transaction into one.
     notify: (channel, payload) => ({ raw: sql`SELECT pg_notify(${channel}, ${noticePayload(channel, payload)})`, mode: 'run' }),
   }
-}
-
-/**
- * Drives a body inside the caller's own drizzle transaction, each statement awaited on it: for asynchronous
- * code not yet written on the seam (sqlite.ts's driveSync is its SQLite twin).
- */
-export function drivePg<T>(tx: PgTx, body: (engine: Engine, tx: Builder) => Steps<T>): Promise<T> {
-  return driveAsync(body(pgEngine(tx as PgDb), tx as unknown as Builder), (s) => exec(tx, s))
 }

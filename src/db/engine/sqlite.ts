@@ -112,8 +112,9 @@ export function sqliteEngine(db: Db, options?: { ownConnection?: boolean }): Eng
 }
 
 /**
- * Drives a body synchronously inside the caller's own SQLite transaction, for synchronous code not yet
- * written on the seam (it calls enqueuing() where it called enqueue()).
+ * Drives a body synchronously on the caller's own SQLite connection or transaction: for the reads that must
+ * answer without awaiting (the interest sources asked by hot writers) and the synchronous publish() and
+ * enqueue() tests use.
  */
 export function driveSync<T>(tx: Tx, body: (engine: Engine, tx: Builder) => Steps<T>): T {
   return drive(body(sqliteEngine(tx as Db), tx), (s) => execSync(tx, s))
