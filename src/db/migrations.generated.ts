@@ -9,6 +9,7 @@ import m6 from '../../drizzle/0006_forwarding.sql' with { type: 'text' }
 import m7 from '../../drizzle/0007_rest_hooks.sql' with { type: 'text' }
 import m8 from '../../drizzle/0008_clicks_covering_index.sql' with { type: 'text' }
 import m9 from '../../drizzle/0009_shared_limits.sql' with { type: 'text' }
+import m10 from '../../drizzle/0010_routing_rules.sql' with { type: 'text' }
 export interface EmbeddedMigration {
   tag: string
   when: number
@@ -26,4 +27,5 @@ export const EMBEDDED_MIGRATIONS: EmbeddedMigration[] = [
   { tag: "0007_rest_hooks", when: 1795511391443, sql: m7 },
   { tag: "0008_clicks_covering_index", when: 1795520119395, sql: m8 },
   { tag: "0009_shared_limits", when: 1795527442544, sql: m9 },
+  { tag: "0010_routing_rules", when: 1795809050518, sql: m10 },
 ]

@@ -38,6 +38,8 @@ const link = (o: Partial<LinkRow> = {}): LinkRow => ({
   consentRequired: false,
   conversionTracking: false,
   bridgePageId: null,
+  routingRules: null,
+  variants: null,
   isActive: true,
   isArchived: false,
   isTest: false,

@@ -125,6 +125,8 @@ export const links = pgTable("links", {
   consentRequired: boolean("consent_required").notNull(),
   conversionTracking: boolean("conversion_tracking").notNull(),
   bridgePageId: text("bridge_page_id"),
+  routingRules: jsonb("routing_rules"),
+  variants: jsonb("variants"),
   isActive: boolean("is_active").notNull(),
   isArchived: boolean("is_archived").notNull(),
   isTest: boolean("is_test").notNull(),
@@ -155,6 +157,8 @@ export const clicks = pgTable("clicks", {
   browser: text("browser"),
   os: text("os"),
   isBot: boolean("is_bot").notNull(),
+  ruleId: text("rule_id"),
+  variantId: text("variant_id"),
 }, (t) => [
   foreignKey({ columns: [t.linkId], foreignColumns: [links.id] }).onDelete("cascade"),
   index("clicks_link_time_idx").on(t.linkId, t.clickedAt, t.isBot, t.visitorHash),

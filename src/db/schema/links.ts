@@ -2,6 +2,29 @@
 import { bool, index, int, json, primaryKey, table, text, time, uniqueIndex } from '../columns'
 import { workspaces } from './identity'
 
+/** One condition of a routing rule (contract 7.1): `field` as listed there, `op` from webhook filters. */
+export interface RoutingCondition {
+  field: string
+  op: string
+  value?: unknown
+}
+
+/** A link's routing rule as stored and answered; the first whose conditions match picks the destination. */
+export interface RoutingRule {
+  id: string
+  name: string | null
+  match: 'all' | 'any'
+  conditions: RoutingCondition[]
+  destinationUrl: string
+}
+
+/** An A/B variant: its share of visitors is its weight over the sum of the link's weights. */
+export interface Variant {
+  id: string
+  destinationUrl: string
+  weight: number
+}
+
 export const links = table(
   'links',
   {
@@ -39,6 +62,8 @@ export const links = table(
     conversionTracking: bool('conversion_tracking').notNull(),
     /** A bridge page of the workspace shown instead of the redirect (no foreign key: the page refuses deletion while in use). */
     bridgePageId: text('bridge_page_id'),
+    routingRules: json<RoutingRule[]>('routing_rules'),
+    variants: json<Variant[]>('variants'),
     isActive: bool('is_active').notNull(),
     isArchived: bool('is_archived').notNull(),
     isTest: bool('is_test').notNull(),
@@ -111,6 +136,9 @@ export const clicks = table(
     browser: text('browser'),
     os: text('os'),
     isBot: bool('is_bot').notNull(),
+    /** The routing rule and the A/B variant that chose the destination (null: neither did). */
+    ruleId: text('rule_id'),
+    variantId: text('variant_id'),
     // Covering for what analytics reads of a link's raw clicks in a partial hour (counts, and visitors for
     // unique counts): index-only, in order, instead of a random table page per click. Widening the one index
     // costs a click write no extra B-tree.

@@ -1,6 +1,7 @@
 // The links area's port: what the service and the redirect ask of storage, in plain types (repo.ts answers it
 // on either engine; repo-sqlite.ts adds the redirect's synchronous reads on SQLite).
 import type { Insertable } from '../../db/rows'
+import type { RoutingRule, Variant } from '../../db/schema'
 import type { PublishInput } from '../../events/outbox'
 
 /** Every field of spec 2.3, the counters and what search matches. */
@@ -36,6 +37,9 @@ export interface LinkRow {
   consentRequired: boolean
   conversionTracking: boolean
   bridgePageId: string | null
+  /** Contract 7.1: evaluated in order on a visit, the first match picks the destination. */
+  routingRules: RoutingRule[] | null
+  variants: Variant[] | null
   isActive: boolean
   isArchived: boolean
   isTest: boolean
@@ -84,6 +88,8 @@ export type RedirectLink = Pick<
   | 'consentRequired'
   | 'conversionTracking'
   | 'bridgePageId'
+  | 'routingRules'
+  | 'variants'
   | 'isActive'
   | 'isTest'
   | 'totalClicks'

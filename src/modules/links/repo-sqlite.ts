@@ -71,6 +71,8 @@ function decodeRedirectLink(r: Record<string, unknown>, intern: (s: string) => s
     consentRequired: r.consent_required === 1,
     conversionTracking: r.conversion_tracking === 1,
     bridgePageId: str(r.bridge_page_id),
+    routingRules: r.routing_rules == null ? null : JSON.parse(r.routing_rules as string),
+    variants: r.variants == null ? null : JSON.parse(r.variants as string),
     isActive: r.is_active === 1,
     isTest: r.is_test === 1,
     totalClicks: r.total_clicks as number,

@@ -40,6 +40,8 @@ const REDIRECT_KEYS = [
   'consentRequired',
   'conversionTracking',
   'bridgePageId',
+  'routingRules',
+  'variants',
   'isActive',
   'isTest',
   'totalClicks',
