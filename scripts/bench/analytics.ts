@@ -102,7 +102,8 @@ function seedClicks(rt: Runtime): number {
   const visitorPool = Array.from({ length: VISITORS }, (_, i) => createHmac('sha256', 'bench').update(`v|${i}`).digest('base64url').slice(0, 32))
   const sqlite = rt.db.sqlite
   const insert = sqlite.prepare(
-    'INSERT INTO clicks (id, link_id, workspace_id, clicked_at, visitor_hash, user_agent, referrer, referrer_host, country, city, device, browser, os, is_bot) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)',
+    'INSERT INTO clicks (id, link_id, workspace_id, clicked_at, visitor_hash, user_agent, referrer, referrer_host, country, city, device, browser, os, ' +
+      'is_bot) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?, ?)',
   )
   // No second rollups: they are kept a day, and these clicks spread over a year (the burst below writes them).
   const addToRollups = createRollupWriter(sqlite, { seconds: false })
@@ -252,13 +253,16 @@ await rt.close()
 
 console.log(`\n## Analytics benchmark (${CLICKS.toLocaleString()} clicks, ${LINKS} links, one year)\n`)
 console.log(
-  `${reuse ? 'reused the seeded database' : `seeded in ${seedSeconds.toFixed(0)} s`}; database ${(dbBytes / 1e9).toFixed(2)} GB; overview check: ${check.data.totals.clicks.toLocaleString()} clicks, ${check.data.totals.uniqueVisitors.toLocaleString()} visitors (of ${VISITORS.toLocaleString()}), ${check.data.totals.botHits.toLocaleString()} bot hits\n`,
+  `${reuse ? 'reused the seeded database' : `seeded in ${seedSeconds.toFixed(0)} s`}; database ${(dbBytes / 1e9).toFixed(2)} GB; overview check: ` +
+    `${check.data.totals.clicks.toLocaleString()} clicks, ${check.data.totals.uniqueVisitors.toLocaleString()} visitors (of ` +
+    `${VISITORS.toLocaleString()}), ${check.data.totals.botHits.toLocaleString()} bot hits\n`,
 )
 console.log(`past months and quarters summed into ${monthRows.toLocaleString()} rows in ${monthSeconds.toFixed(1)} s\n`)
 console.log('| query | cold | warm p50 | warm p99 |\n|---|---|---|---|')
 for (const r of results) console.log(r)
 console.log(
-  `\nburst: ${BURST.toLocaleString()} redirects through app.handle in ${burstSeconds.toFixed(1)} s; the hour of \`to\` holds ${inHour.toLocaleString()} clicks\n`,
+  `\nburst: ${BURST.toLocaleString()} redirects through app.handle in ${burstSeconds.toFixed(1)} s; the hour of \`to\` holds ${inHour.toLocaleString()} ` +
+    `clicks\n`,
 )
 console.log('| query | first | warm p50 | warm p99 |\n|---|---|---|---|')
 for (const r of burstResults) console.log(r)
@@ -274,7 +278,9 @@ async function rollupWriterBench() {
   const sqlite = rt.db.sqlite
   // Links written directly: the writer only needs them to exist (foreign keys).
   const insertLink = sqlite.prepare(
-    `INSERT INTO links (id, workspace_id, domain, slug, destination_url, tags, redirect_status, public_stats_enabled, deep_link_enabled, captcha_enabled, consent_required, conversion_tracking, is_active, is_archived, is_test, total_clicks, unique_clicks, search_text, created_at, updated_at)
+    `INSERT INTO links (id, workspace_id, domain, slug, destination_url, tags, redirect_status, public_stats_enabled,
+       deep_link_enabled, captcha_enabled, consent_required, conversion_tracking,
+       is_active, is_archived, is_test, total_clicks, unique_clicks, search_text, created_at, updated_at)
      VALUES (?, ?, '127.0.0.1:8080', ?, 'https://example.com/', '[]', 302, 0, 0, 0, 0, 0, 1, 0, 0, 0, 0, '', 0, 0)`,
   )
   const ids = Array.from({ length: LINK_COUNT }, () => crypto.randomUUID())

@@ -85,12 +85,15 @@ async function run(links: number, distribution: 'uniform' | 'zipf') {
   await rt.close()
   if (!process.env.BENCH_DIR) rmSync(dir, { recursive: true, force: true })
   console.log(
-    `| ${links.toLocaleString()} | ${distribution} | ${Math.round(CLICKS / seconds).toLocaleString()} | ${(((cpu.user + cpu.system) / CLICKS) | 0).toLocaleString()} | ${spread.links.toLocaleString()} | ${spread.visitors.toLocaleString()} | ${stored === CLICKS && events === CLICKS ? 'all' : `MISMATCH: ${stored} counted, ${events} events`} |`,
+    `| ${links.toLocaleString()} | ${distribution} | ${Math.round(CLICKS / seconds).toLocaleString()} | ` +
+      `${(((cpu.user + cpu.system) / CLICKS) | 0).toLocaleString()} | ${spread.links.toLocaleString()} | ${spread.visitors.toLocaleString()} | ` +
+      `${stored === CLICKS && events === CLICKS ? 'all' : `MISMATCH: ${stored} counted, ${events} events`} |`,
   )
 }
 
 console.log(`\n## Click ingestion: ${CLICKS.toLocaleString()} clicks per run, writer thread, everything on\n`)
 console.log(
-  '| links | distribution | clicks/s | CPU µs/click (all threads) | links clicked | distinct visitors | clicks counted and events written |\n|---|---|---|---|---|---|---|',
+  '| links | distribution | clicks/s | CPU µs/click (all threads) | links clicked | distinct visitors | clicks counted and events written ' +
+    '|\n|---|---|---|---|---|---|---|',
 )
 for (const links of LINK_COUNTS) for (const d of ['uniform', 'zipf'] as const) await run(links, d)

@@ -36,7 +36,8 @@ run([
   '-D',
   join(dir, 'data'),
   '-o',
-  `-p ${pgPort} -k ${dir} -c listen_addresses=127.0.0.1 -c session_preload_libraries=auto_explain -c auto_explain.log_min_duration=5000 -c auto_explain.log_analyze=on -c auto_explain.log_buffers=on -c log_lock_waits=on`,
+  `-p ${pgPort} -k ${dir} -c listen_addresses=127.0.0.1 -c session_preload_libraries=auto_explain -c auto_explain.log_min_duration=5000 -c ` +
+    `auto_explain.log_analyze=on -c auto_explain.log_buffers=on -c log_lock_waits=on`,
   '-l',
   join(dir, 'log'),
   '-w',
@@ -83,7 +84,8 @@ try {
   const script = join(work, 'u.lua')
   writeFileSync(
     script,
-    `local slugs = {${slugs.map((s) => `"${s}"`).join(',')}}\nmath.randomseed(42)\nrequest = function()\n  return wrk.format("GET", "/" .. slugs[math.random(#slugs)])\nend\n`,
+    `local slugs = {${slugs.map((s) => `"${s}"`).join(',')}}\nmath.randomseed(42)\nrequest = function()\n  return wrk.format("GET", "/" .. ` +
+      `slugs[math.random(#slugs)])\nend\n`,
   )
   const probe = new SQL(url, { max: 1 })
   const metrics = async () => {

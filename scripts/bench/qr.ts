@@ -91,9 +91,11 @@ console.log(`${'phase'.padEnd(pad)}  ${'renders/s'.padStart(10)}  ${'mean ms'.pa
 for (const r of results) {
   const perSecond = (r.ops / r.ms) * 1000
   console.log(
-    `${r.name.padEnd(pad)}  ${perSecond.toFixed(0).padStart(10)}  ${(r.ms / r.ops).toFixed(3).padStart(8)}  ${(r.bytes / r.ops).toFixed(0).padStart(9)}  ${String(r.ops).padStart(7)}`,
+    `${r.name.padEnd(pad)}  ${perSecond.toFixed(0).padStart(10)}  ${(r.ms / r.ops).toFixed(3).padStart(8)}  ${(r.bytes / r.ops).toFixed(0).padStart(9)} ` +
+      ` ${String(r.ops).padStart(7)}`,
   )
 }
 console.log(
-  `cache: ${renderedCache.size} entries, ${(renderedCache.bytes / 1024).toFixed(0)} KiB (bounds ${renderedCache.maxEntries} entries, ${renderedCache.maxBytes / 1024 / 1024} MiB)`,
+  `cache: ${renderedCache.size} entries, ${(renderedCache.bytes / 1024).toFixed(0)} KiB (bounds ${renderedCache.maxEntries} entries, ` +
+    `${renderedCache.maxBytes / 1024 / 1024} MiB)`,
 )

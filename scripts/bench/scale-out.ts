@@ -423,9 +423,9 @@ async function main() {
   const admin = process.env.BENCH_DATABASE_URL || startCluster()
   const dbUrl = await createDatabase(admin, `lnk_bench_${process.pid}`)
   const postmaster = await postmasterOf(dbUrl)
-  console.log(
-    `PostgreSQL ${process.env.BENCH_DATABASE_URL ? 'from BENCH_DATABASE_URL' : 'private cluster'}; cluster CPU ${postmaster === null ? 'not measured (server not on this machine)' : `from postmaster ${postmaster} and its children`}; nproc ${navigator.hardwareConcurrency}`,
-  )
+  const clusterCpu = postmaster === null ? 'not measured (server not on this machine)' : `from postmaster ${postmaster} and its children`
+  const server = process.env.BENCH_DATABASE_URL ? 'from BENCH_DATABASE_URL' : 'private cluster'
+  console.log(`PostgreSQL ${server}; cluster CPU ${clusterCpu}; nproc ${navigator.hardwareConcurrency}`)
   if (process.env.BENCH_ONLY !== 'ingest') await redirects(dbUrl, postmaster)
   await ingestion(admin)
 }
@@ -457,7 +457,8 @@ async function redirects(dbUrl: string, postmaster: number | null) {
   const script = join(work, 'uniform.lua')
   writeFileSync(
     script,
-    `local slugs = {${slugs.map((s) => `"${s}"`).join(',')}}\nmath.randomseed(42)\nrequest = function()\n  return wrk.format("GET", "/" .. slugs[math.random(#slugs)])\nend\n`,
+    `local slugs = {${slugs.map((s) => `"${s}"`).join(',')}}\nmath.randomseed(42)\nrequest = function()\n  return wrk.format("GET", "/" .. ` +
+      `slugs[math.random(#slugs)])\nend\n`,
   )
 
   const results: Scenario[] = []
@@ -482,19 +483,22 @@ async function redirects(dbUrl: string, postmaster: number | null) {
     `\n## Scale-out: ${LINKS} links, ${CONNECTIONS} connections in all, ${ROUNDS} × ${DURATION} after 3 s warm-up, uniform slugs, desktop Chrome UA\n`,
   )
   console.log(
-    '| scenario | req/s (median; rounds) | p99 (worst round) | CPU µs/req: lnk + PostgreSQL = total | peak RSS (lnk) | every redirect counted | kept as counts only | stop (SIGTERM) |\n|---|---|---|---|---|---|---|---|',
+    '| scenario | req/s (median; rounds) | p99 (worst round) | CPU µs/req: lnk + PostgreSQL = total | peak RSS (lnk) | every redirect counted | kept as ' +
+      'counts only | stop (SIGTERM) |\n|---|---|---|---|---|---|---|---|',
   )
   for (const s of results) {
     const when = s.countedAfter === null ? 'not within 60 s' : `${s.countedAfter.toFixed(1)} s after the load`
     const counted = `${countedAll(s) ? 'yes' : 'NO'}: ${s.counted} counted, ${s.requests} responses${s.bad ? `, ${s.bad} errors` : ''} (${when})`
     const stops = s.stopped.map((x) => `${x.seconds} s${x.killed ? ' KILLED' : ''}`).join(', ')
     console.log(
-      `| ${s.name} | ${median(s.rps).toFixed(0)} (${s.rps.map((x) => x.toFixed(0)).join(', ')}) | ${Math.max(...s.p99).toFixed(2)} ms | ${s.lnkUs} + ${s.pgUs} = ${(s.lnkUs + s.pgUs).toFixed(1)} | ${s.peakRssMb.map((m) => `${m} MB`).join(', ')} | ${counted} | ${s.shed} | ${stops} |`,
+      `| ${s.name} | ${median(s.rps).toFixed(0)} (${s.rps.map((x) => x.toFixed(0)).join(', ')}) | ${Math.max(...s.p99).toFixed(2)} ms | ${s.lnkUs} + ` +
+        `${s.pgUs} = ${(s.lnkUs + s.pgUs).toFixed(1)} | ${s.peakRssMb.map((m) => `${m} MB`).join(', ')} | ${counted} | ${s.shed} | ${stops} |`,
     )
   }
   const pgResponses = results[1]!.requests + results[2]!.requests
   console.log(
-    `\nPostgreSQL after every node stopped: ${inDb} clicks in links.total_clicks against ${pgResponses} responses of both PostgreSQL scenarios (${inDb - pgResponses >= 0 ? '+' : ''}${inDb - pgResponses})`,
+    `\nPostgreSQL after every node stopped: ${inDb} clicks in links.total_clicks against ${pgResponses} responses of both PostgreSQL scenarios ` +
+      `(${inDb - pgResponses >= 0 ? '+' : ''}${inDb - pgResponses})`,
   )
 }
 

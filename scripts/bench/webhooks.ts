@@ -166,7 +166,8 @@ try {
   if (only !== 'deliveries') {
     const f = await fanout()
     console.log(
-      `fan-out: ${f.events} events x ${FANOUT_ENDPOINTS} endpoints -> ${f.deliveries} deliveries + ${f.jobs} jobs in ${f.ms.toFixed(0)} ms (${((f.events / f.ms) * 1000).toFixed(0)} events/s, ${((f.deliveries / f.ms) * 1000).toFixed(0)} deliveries/s)`,
+      `fan-out: ${f.events} events x ${FANOUT_ENDPOINTS} endpoints -> ${f.deliveries} deliveries + ${f.jobs} jobs in ${f.ms.toFixed(0)} ms ` +
+        `(${((f.events / f.ms) * 1000).toFixed(0)} events/s, ${((f.deliveries / f.ms) * 1000).toFixed(0)} deliveries/s)`,
     )
   }
   if (only !== 'fanout') {

@@ -19,5 +19,7 @@ export const timeZoneName = () =>
     title: 'TimeZone',
     enum: [...TIME_ZONES],
     description:
-      "An IANA time zone name as the server's time zone data lists it (Europe/Berlin, America/New_York, UTC). Aliases that data also knows (Asia/Calcutta, US/Eastern, Etc/UTC) and other capitalisations are accepted too; any other name, or an offset such as +01:00, is 400 validation_failed.",
+      "An IANA time zone name as the server's time zone data lists it (Europe/Berlin, America/New_York, UTC). Aliases that data also knows " +
+      '(Asia/Calcutta, US/Eastern, Etc/UTC) and other capitalisations are accepted too; any other name, or an offset such as +01:00, is 400 ' +
+      'validation_failed.',
   })

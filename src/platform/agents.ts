@@ -4,8 +4,14 @@ import { isbot } from 'isbot'
 
 // Link-preview fetchers of social networks and messengers. iMessage presents itself as
 // "facebookexternalhit/1.1 Facebot Twitterbot/1.0", which the first entries match.
-const SOCIAL_CRAWLER =
-  /facebookexternalhit|facebot|twitterbot|linkedinbot|slackbot|slack-imgproxy|discordbot|whatsapp|telegrambot|skypeuripreview|pinterest(bot)?\/|redditbot|embedly|vkshare|viber|line\/|kakaotalk-scrap|snapchat|mastodon|bluesky|cardyb|iframely|google-inspectiontool|yahoo!? ?slurp|applebot/i
+const SOCIAL_CRAWLER = new RegExp(
+  [
+    'facebookexternalhit|facebot|twitterbot|linkedinbot|slackbot|slack-imgproxy|discordbot|whatsapp|telegrambot|skypeuripreview',
+    'pinterest(bot)?/|redditbot|embedly|vkshare|viber|line/|kakaotalk-scrap|snapchat|mastodon|bluesky|cardyb|iframely',
+    'google-inspectiontool|yahoo!? ?slurp|applebot',
+  ].join('|'),
+  'i',
+)
 
 export const isSocialCrawler = (ua: string) => SOCIAL_CRAWLER.test(ua)
 

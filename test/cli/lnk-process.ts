@@ -208,7 +208,9 @@ export async function startServe(dataDir: string, env: Record<string, string> = 
     server.kill()
     await proc.exited
     await collected
-    lastFailure = `lnk serve on port ${port} was not ready within ${readyTimeoutMs} ms (exit ${proc.exitCode}, signal ${proc.signalCode});\nstdout:\n${out.text}\nstderr:\n${err.text}`
+    lastFailure =
+      `lnk serve on port ${port} was not ready within ${readyTimeoutMs} ms (exit ${proc.exitCode}, signal ` +
+      `${proc.signalCode});\nstdout:\n${out.text}\nstderr:\n${err.text}`
     // Only a lost race for the port is worth another try.
     if (!/EADDRINUSE|address already in use|port .* in use/i.test(err.text + out.text)) break
   }

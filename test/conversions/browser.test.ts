@@ -86,14 +86,16 @@ test('the documented snippet records conversions from a destination page in Chro
 
     // A cross-origin application/json fetch: preflight, then a readable answer (CORS on the POST).
     const answer = await page.evaluate<{ status: number; body: any }>(
-      `fetch('${lnk.origin}/v1/conversions', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ clickId: sessionStorage.getItem('lnk_cid'), eventName: 'json' }) })
+      `fetch('${lnk.origin}/v1/conversions', { method: 'POST', headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ clickId: sessionStorage.getItem('lnk_cid'), eventName: 'json' }) })
         .then(async (r) => ({ status: r.status, body: await r.json() }))`,
     )
     expect(answer.status).toBe(201)
     expect(answer.body.data).toMatchObject({ clickId, eventName: 'json', duplicate: false })
     // Refusals are readable cross-origin too.
     const refused = await page.evaluate<{ status: number; body: any }>(
-      `fetch('${lnk.origin}/v1/conversions', { method: 'POST', body: '{"eventName":"no-click"}' }).then(async (r) => ({ status: r.status, body: await r.json() }))`,
+      `fetch('${lnk.origin}/v1/conversions', { method: 'POST', body: '{"eventName":"no-click"}' }).then(async (r) => ({ status: r.status, body: await ` +
+        `r.json() }))`,
     )
     expect(refused.status).toBe(400)
     expect(refused.body.error.code).toBe('validation_failed')

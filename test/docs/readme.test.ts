@@ -281,7 +281,8 @@ describe('links in README.md and docs/*.md', () => {
 describe('the checks themselves', () => {
   test('a made-up flag, a made-up command and a broken link are caught', async () => {
     const made = invocations(
-      '`lnk admin create-key --workspace W --frobnicate` and\n\n```sh\nlnk teleport --now\nbun run src/main.ts listen --api-key K --forward-to 3000 --colour\n```\n',
+      '`lnk admin create-key --workspace W --frobnicate` and\n\n```sh\nlnk teleport --now\nbun run src/main.ts listen --api-key K --forward-to 3000 ' +
+        '--colour\n```\n',
     )
     expect(made.map((m) => m.command.join(' '))).toEqual(['admin create-key', 'teleport', 'listen'])
     expect(await problemsOf(made)).toEqual([

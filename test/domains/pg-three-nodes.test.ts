@@ -188,7 +188,8 @@ describe('three nodes on PostgreSQL behind one Caddy', () => {
     }
   }, 30_000)
 
-  test("HTTPS through Caddy: a certificate from Caddy's internal CA during the first handshake, the link redirects, and the visits spread over the nodes", async () => {
+  test("HTTPS through Caddy: a certificate from Caddy's internal CA during the first handshake, the link redirects, and the visits spread over the " +
+    'nodes', async () => {
     expect(slug).not.toBe('')
     expect(caddy!.certificateIssuedFor(DOMAIN)).toBe(false)
     const asksBefore = await counts('/internal/tls/ask', 200)

@@ -227,7 +227,8 @@ describe('rendering', () => {
       url: 'https://example.com',
     })
     expect(html).toBe(
-      '<figure class="b-image"><a class="b-image-link" href="/_/b/blk_1"><img class="b-image-img" src="https://example.com/a.png" alt="A red door" width="640" height="480" loading="lazy"></a><figcaption class="b-image-caption">Our door</figcaption></figure>',
+      '<figure class="b-image"><a class="b-image-link" href="/_/b/blk_1"><img class="b-image-img" src="https://example.com/a.png" alt="A red door" ' +
+        'width="640" height="480" loading="lazy"></a><figcaption class="b-image-caption">Our door</figcaption></figure>',
     )
     expect(render('image', { src: 'https://example.com/a.png', alt: 'ignored', decorative: true })).toContain('alt=""')
     expect(type('image').outboundUrl!(mergeDefaults(type('image'), { url: 'https://example.com/z' }), 0)).toBe('https://example.com/z')

@@ -146,7 +146,9 @@ function inkOf(file: string) {
   }
 }
 
-const SMALL_TARGETS = `[...document.querySelectorAll('a,button')].map((e) => ({ text: e.textContent.trim().slice(0, 40), cls: e.className, h: e.getBoundingClientRect().height })).filter((t) => t.h < 44)`
+const SMALL_TARGETS =
+  `[...document.querySelectorAll('a,button')].map((e) => ({ text: e.textContent.trim().slice(0, 40), cls: e.className, h: ` +
+  `e.getBoundingClientRect().height })).filter((t) => t.h < 44)`
 
 /** Everything one page must pass, in the scheme the browser currently emulates. */
 async function checkScheme(page: PagesBrowser, f: Made, width: number, scheme: 'light' | 'dark') {
@@ -204,7 +206,8 @@ describe('every page in headless Chromium, served by lnk', () => {
     [390, 844],
     [1280, 800],
   ] as const) {
-    test(`at ${width}×${height}: screenshots with ink, no serious axe violations (light and dark), one h1, 44 px targets, no CSP complaint, nothing fetched from outside`, async () => {
+    test(`at ${width}×${height}: screenshots with ink, no serious axe violations (light and dark), one h1, 44 px targets, no CSP complaint, nothing ` +
+      `fetched from outside`, async () => {
       await withPagesBrowser({ userAgent: UA.chrome, width, height, timeoutMs: 45_000 }, async (page) => {
         for (const f of fixtures) await checkPage(page, f, width)
         expect(page.messages.filter((m) => /Content.Security.Policy|Refused to/i.test(m))).toEqual([])

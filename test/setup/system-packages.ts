@@ -99,7 +99,9 @@ export function ensureSystemPackages(options: EnsureOptions = {}): EnsureResult 
   if (!aptGet) {
     return {
       ok: false,
-      message: `bun test needs ${describeMissing(missing)} and this machine has no apt-get: install ${missing.length > 1 ? 'them' : 'it'} with its package manager (Debian: ${installCommand(names, false)}), then run bun test again`,
+      message:
+        `bun test needs ${describeMissing(missing)} and this machine has no apt-get: install ${missing.length > 1 ? 'them' : 'it'} with its ` +
+        `package manager (Debian: ${installCommand(names, false)}), then run bun test again`,
     }
   }
   const uid = options.uid ?? process.getuid?.() ?? -1
@@ -108,7 +110,9 @@ export function ensureSystemPackages(options: EnsureOptions = {}): EnsureResult 
   if (!prefix) {
     return {
       ok: false,
-      message: `bun test needs ${describeMissing(missing)} and cannot install ${missing.length > 1 ? 'them' : 'it'} (not root, no password-less sudo): run \`${installCommand(names, false)}\`, then run bun test again`,
+      message:
+        `bun test needs ${describeMissing(missing)} and cannot install ${missing.length > 1 ? 'them' : 'it'} (not root, no password-less sudo): ` +
+        `run \`${installCommand(names, false)}\`, then run bun test again`,
     }
   }
 
@@ -141,10 +145,11 @@ export function ensureSystemPackages(options: EnsureOptions = {}): EnsureResult 
       closeSync(log)
     }
     const still = missingPackages(packages, exists)
+    const missingNow = still.map((p) => p.paths.join(' or ')).join(', ')
     if (still.length) {
       return {
         ok: false,
-        message: `bun test: apt-get installed ${toInstall.join(' ')} but ${still.map((p) => p.paths.join(' or ')).join(', ')} is still missing; log: ${logFile}`,
+        message: `bun test: apt-get installed ${toInstall.join(' ')} but ${missingNow} is still missing; log: ${logFile}`,
       }
     }
     say(`bun test: installed ${toInstall.join(' ')}`)

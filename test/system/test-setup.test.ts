@@ -105,7 +105,8 @@ describe('missing and installable', () => {
       runner,
       `import { appendFileSync } from 'node:fs'
 import { ensureSystemPackages } from ${JSON.stringify(join(ROOT, 'test/setup/system-packages.ts'))}
-const r = ensureSystemPackages({ packages: [${JSON.stringify(fakePackage)}], aptGet: ${JSON.stringify(aptGet)}, uid: 0, lockFile: ${JSON.stringify(lockFile)}, logFile: process.argv[2] + '.apt', say: (line) => appendFileSync(process.argv[2], line + '\\n') })
+const r = ensureSystemPackages({ packages: [${JSON.stringify(fakePackage)}], aptGet: ${JSON.stringify(aptGet)}, uid: 0,
+  lockFile: ${JSON.stringify(lockFile)}, logFile: process.argv[2] + '.apt', say: (line) => appendFileSync(process.argv[2], line + '\\n') })
 console.log(JSON.stringify(r))`,
     )
     // The test holds the lock until all three are waiting for it, so they really do start together.
@@ -168,7 +169,9 @@ describe('missing and not installable: one line with the command to run', () => 
     const result = ensureSystemPackages(options({ aptGet, uid: 1000, sudo: null }))
     expect(result).toEqual({
       ok: false,
-      message: `bun test needs fakebrowser (${fakeBin} missing) and cannot install it (not root, no password-less sudo): run \`${command}\`, then run bun test again`,
+      message:
+        `bun test needs fakebrowser (${fakeBin} missing) and cannot install it (not root, no password-less sudo): run \`${command}\`, then run ` +
+        `bun test again`,
     })
     expect(recorded()).toEqual([])
   })

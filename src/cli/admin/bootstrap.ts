@@ -22,7 +22,8 @@ With --json prints {"user":{…},"workspace":{…},"apiKey":{"id","key","keyPref
       if (values.json === true) out(JSON.stringify(result))
       else {
         out(
-          `Created user ${result.user.email} (${result.user.id}) and workspace "${result.workspace.name}" (${result.workspace.id}, slug ${result.workspace.slug}).`,
+          `Created user ${result.user.email} (${result.user.id}) and workspace "${result.workspace.name}" (${result.workspace.id}, slug ` +
+            `${result.workspace.slug}).`,
         )
         out(`API key (shown once, store it now):\n\n  ${result.apiKey.key}\n`)
         out(`Try it: curl -H "Authorization: Bearer ${result.apiKey.key}" ${c.config.baseUrl}/v1/me`)

@@ -19,7 +19,8 @@ export function apiKeyRoutes(ctx: ApiKeysCtx, http: HttpKit) {
       detail: {
         summary: 'List API keys',
         description:
-          "The workspace's keys of one mode, oldest first: the calling key's mode unless mode says otherwise (a live key may ask for test or all; a test key sees test keys only). Secrets and their hashes are never returned.",
+          "The workspace's keys of one mode, oldest first: the calling key's mode unless mode says otherwise (a live key may ask for test or all; a " +
+          'test key sees test keys only). Secrets and their hashes are never returned.',
       },
     })
     .post(
@@ -36,7 +37,9 @@ export function apiKeyRoutes(ctx: ApiKeysCtx, http: HttpKit) {
         detail: {
           summary: 'Create an API key',
           description:
-            "The secret is in `key`, shown only in this response. A key never creates a key wider than itself: permissions default to and cannot exceed the caller's, and a caller's own address ranges, scope, schedule, monthly cap and expiry are passed on. A test key only creates test keys. Supports Idempotency-Key.",
+            'The secret is in `key`, shown only in this response. A key never creates a key wider than itself: permissions default to and cannot exceed ' +
+            "the caller's, and a caller's own address ranges, scope, schedule, monthly cap and expiry are passed on. A test key only creates test " +
+            'keys. Supports Idempotency-Key.',
         },
       },
     )
@@ -86,7 +89,8 @@ export function apiKeyRoutes(ctx: ApiKeysCtx, http: HttpKit) {
       detail: {
         summary: 'Rotate an API key',
         description:
-          'A new secret, shown once in `key`. The old secret keeps working for graceHours (default 24; 0 stops it at once); meanwhile the key shows rotating and graceHoursRemaining.',
+          'A new secret, shown once in `key`. The old secret keeps working for graceHours (default 24; 0 stops it at once); meanwhile the key shows ' +
+          'rotating and graceHoursRemaining.',
       },
     })
 }

@@ -7,7 +7,8 @@ export const subscriptionNotFound = (id: string) => notFound(`Automation subscri
 export const tooManySubscriptions = () =>
   new AppError(
     'conflict',
-    `This workspace has ${MAX_SUBSCRIPTIONS} active automation subscriptions, the most it may hold; unsubscribe unused ones (DELETE /zapier/subscriptions/{id}) first`,
+    `This workspace has ${MAX_SUBSCRIPTIONS} active automation subscriptions, the most it may hold; unsubscribe unused ones (DELETE ` +
+      `/zapier/subscriptions/{id}) first`,
     {
       limit: MAX_SUBSCRIPTIONS,
     },

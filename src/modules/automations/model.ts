@@ -21,7 +21,9 @@ const hookUrl = (description: string) =>
       format: 'uri',
       minLength: 1,
       maxLength: URL_MAX_LENGTH,
-      description: `${description} An absolute https URL (http only with LNK_WEBHOOK_ALLOW_HTTP), public addresses only unless LNK_WEBHOOK_ALLOWED_CIDRS allows the range.`,
+      description:
+        `${description} An absolute https URL (http only with LNK_WEBHOOK_ALLOW_HTTP), public addresses only unless ` +
+        `LNK_WEBHOOK_ALLOWED_CIDRS allows the range.`,
     }),
   )
 

@@ -35,7 +35,9 @@ export function automationRoutes(ctx: AutomationsCtx, http: HttpKit) {
         detail: {
           summary: 'Subscribe a REST hook',
           description:
-            "Zapier's performSubscribe or Make's attach: every event of this type in the calling key's workspace and mode is POSTed to the hook URL as the event envelope, signed with secret (shown only here) like a webhook delivery and retried on the webhook schedule. A target answering 410 removes the subscription. Keep data.id to unsubscribe. Supports Idempotency-Key.",
+            "Zapier's performSubscribe or Make's attach: every event of this type in the calling key's workspace and mode is POSTed to the hook URL as " +
+            'the event envelope, signed with secret (shown only here) like a webhook delivery and retried on the webhook schedule. A target ' +
+            'answering 410 removes the subscription. Keep data.id to unsubscribe. Supports Idempotency-Key.',
         },
       },
     )
@@ -53,7 +55,8 @@ export function automationRoutes(ctx: AutomationsCtx, http: HttpKit) {
         detail: {
           summary: 'Unsubscribe a REST hook',
           description:
-            'Idempotent: 204 also for a subscription already unsubscribed or removed by a 410; 404 only for an id this workspace never had. Calls still waiting to be made are dropped (their deliveries become dead).',
+            'Idempotent: 204 also for a subscription already unsubscribed or removed by a 410; 404 only for an id this workspace never had. Calls still ' +
+            'waiting to be made are dropped (their deliveries become dead).',
         },
       },
     )
@@ -65,7 +68,8 @@ export function automationRoutes(ctx: AutomationsCtx, http: HttpKit) {
       detail: {
         summary: "List a subscription's deliveries",
         description:
-          'As GET /webhooks/{id}/deliveries: newest first, at most limit (default 50, max 200); status=failed covers deliveries still retrying and dead ones. Also answers for a removed subscription.',
+          'As GET /webhooks/{id}/deliveries: newest first, at most limit (default 50, max 200); status=failed covers deliveries still retrying and dead ' +
+          'ones. Also answers for a removed subscription.',
       },
     })
     .get('/subscriptions/:id/deliveries/:deliveryId', async ({ caller, params }) => ok(await subscriptionDelivery(ctx, caller, params.id, params.deliveryId)), {
@@ -84,7 +88,9 @@ export function automationRoutes(ctx: AutomationsCtx, http: HttpKit) {
       detail: {
         summary: 'Sample events',
         description:
-          "Zapier's performList. With event: at most 3 envelopes of that type, newest first, each with its id: the most recent real events of the calling key's workspace and mode, else one synthetic envelope marked sample: true. Without event: [{event, description, sample}] for the whole catalogue. flat=1 flattens nested keys with __.",
+          "Zapier's performList. With event: at most 3 envelopes of that type, newest first, each with its id: the most recent real events of the " +
+          "calling key's workspace and mode, else one synthetic envelope marked sample: true. Without event: [{event, description, sample}] for " +
+          'the whole catalogue. flat=1 flattens nested keys with __.',
       },
     })
 }

@@ -145,9 +145,12 @@ export function conversionRoutes(ctx: ConversionsCtx, http: Pick<HttpKit, 'insta
             description: [
               `Public: needs no key. Called from the visitor's browser on the destination site, from any origin (CORS), typically with navigator.sendBeacon.`,
               `The body is JSON, sent as application/json or as text/plain (what sendBeacon sends for a string), at most ${CONVERSION_BODY_LIMIT} bytes.`,
-              `clickId (the lnk_cid query parameter the redirect added to the destination URL) and eventName (1-${EVENT_NAME_MAX} characters) are required; value (≥ 0) and currency (ISO 4217) come together; metadata is an object of at most ${METADATA_MAX_BYTES} bytes.`,
-              'The click must be a recorded click (not a bot hit) of a link with conversionTracking: an unknown click is 404 not_found, a click of a link without conversionTracking 400 validation_failed.',
-              'A new conversion is 201. The same beacon again (same clickId, eventName, value, currency and metadata) less than 24 h later is counted once: 200 with the first conversion and duplicate true.',
+              `clickId (the lnk_cid query parameter the redirect added to the destination URL) and eventName (1-${EVENT_NAME_MAX} characters) are ` +
+                `required; value (≥ 0) and currency (ISO 4217) come together; metadata is an object of at most ${METADATA_MAX_BYTES} bytes.`,
+              'The click must be a recorded click (not a bot hit) of a link with conversionTracking: an unknown click is 404 not_found, a click of a ' +
+                'link without conversionTracking 400 validation_failed.',
+              'A new conversion is 201. The same beacon again (same clickId, eventName, value, currency and metadata) less than 24 h later is counted ' +
+                'once: 200 with the first conversion and duplicate true.',
               `At most ${CONVERSIONS_PER_MINUTE} beacons a minute per client address (429 rate_limited with Retry-After).`,
             ].join('\n\n'),
             security: [],

@@ -13,7 +13,8 @@ const Timestamp = (description: string) => Nullable(t.String({ format: 'date-tim
 // once), so the placeholders and an internationalised domain, which neither keyword admits, still work, as
 // the descriptions say.
 const FALLBACK_HELP =
-  'Absolute http(s) URL of 1-2048 characters; {DOMAIN} and {ORIGINAL_PATH} (the path without its leading slash) are filled in, braces and all, though braces are no URI characters; read as browsers read URLs (WHATWG). null: the default page.'
+  'Absolute http(s) URL of 1-2048 characters; {DOMAIN} and {ORIGINAL_PATH} (the path without its leading slash) are filled in, braces and all, though ' +
+  'braces are no URI characters; read as browsers read URLs (WHATWG). null: the default page.'
 const FallbackUrl = (what: string) =>
   t.Optional(
     Nullable(t.String({ minLength: 1, maxLength: 2048, ...documentOnly({ format: 'uri', pattern: HTTP_URL_PATTERN }) }), {
@@ -32,11 +33,14 @@ export const VerificationStatus = t.Union([t.Literal('pending'), t.Literal('veri
 })
 export const DnsStatus = t.Union([t.Literal('unknown'), t.Literal('ok'), t.Literal('misconfigured'), t.Literal('conflicting')], {
   description:
-    "unknown until a check could tell; ok when the CNAME names the target, every A/AAAA address is one of this service's, or http://<domain>/.well-known/lnk/<token> reaches this instance; conflicting when some addresses are this service's and others not; misconfigured otherwise",
+    "unknown until a check could tell; ok when the CNAME names the target, every A/AAAA address is one of this service's, or " +
+    "http://<domain>/.well-known/lnk/<token> reaches this instance; conflicting when some addresses are this service's and others not; " +
+    'misconfigured otherwise',
 })
 export const SslStatus = t.Union([t.Literal('unmanaged'), t.Literal('pending'), t.Literal('active'), t.Literal('failed')], {
   description:
-    'unmanaged when a proxy of the operator terminates TLS (LNK_TLS_MODE=external); with Caddy: pending until a request arrived over HTTPS, active after, failed when the domain is not served (no certificate will be issued)',
+    'unmanaged when a proxy of the operator terminates TLS (LNK_TLS_MODE=external); with Caddy: pending until a request arrived over HTTPS, active ' +
+    'after, failed when the domain is not served (no certificate will be issued)',
 })
 
 export const DomainRecord = t.Object({
@@ -63,7 +67,8 @@ export const Domain = t.Object({
   }),
   lookupErrors: t.Array(t.String(), {
     description:
-      'Lookups of the last check that failed for a transient reason (timeout, SERVFAIL), e.g. "TXT _lnk-challenge.go.example.com: ETIMEOUT"; such a check changes no status',
+      'Lookups of the last check that failed for a transient reason (timeout, SERVFAIL), e.g. "TXT _lnk-challenge.go.example.com: ETIMEOUT"; such a ' +
+      'check changes no status',
   }),
   failureReason: Nullable(t.String()),
   rootRedirectUrl: Nullable(t.String(), { description: 'Where / goes (301); null: a minimal page' }),
@@ -84,7 +89,9 @@ export const CreateDomainBody = t.Object(
       maxLength: 253,
       ...documentOnly({ format: 'hostname', pattern: HOSTNAME_PATTERN }),
       description:
-        'A hostname you control, e.g. go.example.com: at least two labels, the last not a number (no IP address), no port; lower-cased. An internationalised name is taken too, in Unicode (bücher.example) or as its ASCII form (xn--bcher-kva.example), and stored in that ASCII (punycode) form; the pattern states the plain ASCII names only',
+        'A hostname you control, e.g. go.example.com: at least two labels, the last not a number (no IP address), no port; lower-cased. An ' +
+        'internationalised name is taken too, in Unicode (bücher.example) or as its ASCII form (xn--bcher-kva.example), and stored in that ASCII ' +
+        '(punycode) form; the pattern states the plain ASCII names only',
     }),
     rootRedirectUrl: FallbackUrl('Where / goes (301).'),
     notFoundUrl: FallbackUrl('Where an unknown slug goes (302).'),

@@ -93,7 +93,10 @@ export function domainRootRoutes(deps: RootRoutesDeps) {
         detail: {
           summary: 'May Caddy get a certificate for this hostname?',
           description:
-            "For Caddy's on_demand_tls ask (LNK_TLS_MODE=caddy): 200 for served custom domains, the shared pool and the API host, 404 for any other value of domain (an empty one, one that is no hostname, an IP address). Answered from memory. Only from loopback or a peer inside LNK_TLS_ASK_ALLOWED_CIDRS, and, when proxied, only for clients in those ranges (every X-Forwarded-For entry); 403 otherwise. 400 when domain is missing or repeated.",
+            "For Caddy's on_demand_tls ask (LNK_TLS_MODE=caddy): 200 for served custom domains, the shared pool and the API host, 404 for any other " +
+            'value of domain (an empty one, one that is no hostname, an IP address). Answered from memory. Only from loopback or a peer inside ' +
+            'LNK_TLS_ASK_ALLOWED_CIDRS, and, when proxied, only for clients in those ranges (every X-Forwarded-For entry); 403 otherwise. 400 ' +
+            'when domain is missing or repeated.',
           security: [],
           // Published here, not as a query schema (see the handler): without one, the generator takes these.
           parameters: [
@@ -102,7 +105,8 @@ export function domainRootRoutes(deps: RootRoutesDeps) {
               in: 'query',
               required: true,
               description:
-                'The hostname Caddy wants a certificate for, as in the TLS handshake (any case, a trailing dot, an internationalised name in Unicode or punycode)',
+                'The hostname Caddy wants a certificate for, as in the TLS handshake (any case, a trailing dot, an internationalised name in Unicode or ' +
+                'punycode)',
               schema: { type: 'string' },
             },
           ],

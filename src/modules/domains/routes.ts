@@ -33,7 +33,10 @@ export function domainRoutes(ctx: DomainsCtx, http: HttpKit) {
         detail: {
           summary: 'Add a custom domain',
           description:
-            'Answers the records to create: the TXT record _lnk-challenge.<domain> that proves control, and a CNAME (subdomain) or A/AAAA records (apex) that point the domain here. Checks run 1, 5 and 15 minutes after adding, then hourly to 72 hours and 6-hourly to 7 days; POST /domains/{id}/verify checks at once. 409 domain_taken when the workspace has the domain already or another workspace verified it. Supports Idempotency-Key.',
+            'Answers the records to create: the TXT record _lnk-challenge.<domain> that proves control, and a CNAME (subdomain) or A/AAAA records ' +
+            '(apex) that point the domain here. Checks run 1, 5 and 15 minutes after adding, then hourly to 72 hours and 6-hourly to 7 days; POST ' +
+            '/domains/{id}/verify checks at once. 409 domain_taken when the workspace has the domain already or another workspace verified it. ' +
+            'Supports Idempotency-Key.',
         },
       },
     )
@@ -64,7 +67,8 @@ export function domainRoutes(ctx: DomainsCtx, http: HttpKit) {
       detail: {
         summary: 'Delete a custom domain',
         description:
-          'Stops serving it at once. A domain with links that are not archived is refused (409 domain_has_links) unless archiveLinks=true, which archives them in the same step.',
+          'Stops serving it at once. A domain with links that are not archived is refused (409 domain_has_links) unless archiveLinks=true, which ' +
+          'archives them in the same step.',
       },
     })
     .post('/:id/verify', async ({ caller, params }) => ok(await verifyDomain(ctx, caller, params.id)), {
@@ -74,7 +78,8 @@ export function domainRoutes(ctx: DomainsCtx, http: HttpKit) {
       detail: {
         summary: 'Check a domain now',
         description:
-          'Looks at its DNS at once and answers the domain with each record expected and seen. At most one check per 10 seconds per domain (429 verify_throttled with Retry-After).',
+          'Looks at its DNS at once and answers the domain with each record expected and seen. At most one check per 10 seconds per domain (429 ' +
+          'verify_throttled with Retry-After).',
       },
     })
 }

@@ -7,6 +7,7 @@ export const sessionNotFound = (id: string) => notFound(`Forwarding session ${id
 export const sessionExpired = (id: string) =>
   new AppError(
     'session_expired',
-    `Forwarding session ${id} ended ${IDLE_TIMEOUT_SECONDS} s after its last poll; open a new one (POST /webhooks/cli/sessions; the signing secret stays the same)`,
+    `Forwarding session ${id} ended ${IDLE_TIMEOUT_SECONDS} s after its last poll; open a new one (POST /webhooks/cli/sessions; the signing secret ` +
+      `stays the same)`,
     { id },
   )

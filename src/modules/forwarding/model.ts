@@ -50,7 +50,8 @@ export const ForwardedEvent = t.Object({
   body: t.String({ description: 'The event envelope exactly as signed: forward these bytes unchanged' }),
   headers: t.Record(t.String(), t.String(), {
     description:
-      'content-type, user-agent and both signatures of the contract (webhook-id, webhook-timestamp, webhook-signature, x-service-signature), made with the session secret at hand-over',
+      'content-type, user-agent and both signatures of the contract (webhook-id, webhook-timestamp, webhook-signature, x-service-signature), made with ' +
+      'the session secret at hand-over',
   }),
 })
 

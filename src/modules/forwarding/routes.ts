@@ -26,7 +26,9 @@ export function forwardingRoutes(ctx: ForwardingCtx, http: HttpKit) {
         detail: {
           summary: 'Open a forwarding session',
           description:
-            "For `lnk listen`: events of the key's workspace and mode matching `events` are queued for the session until a poll takes them. The answer carries the signing secret (the same for every session of this key until the key rotates). The session ends 60 s after its last poll.",
+            "For `lnk listen`: events of the key's workspace and mode matching `events` are queued for the session until a poll takes them. The answer " +
+            'carries the signing secret (the same for every session of this key until the key rotates). The session ends 60 s after its last ' +
+            'poll.',
         },
       },
     )
@@ -54,7 +56,9 @@ export function forwardingRoutes(ctx: ForwardingCtx, http: HttpKit) {
         detail: {
           summary: 'Take the events waiting for a session',
           description:
-            'Answers at once when events wait (oldest first, at most limit), else waits up to wait seconds for the first one and answers an empty list. Events handed over are removed: a second poll never repeats them. Each poll keeps the session open for 60 s more; a newer poll of the same session releases an older one. Unknown session 404; ended 410 session_expired.',
+            'Answers at once when events wait (oldest first, at most limit), else waits up to wait seconds for the first one and answers an empty list. ' +
+            'Events handed over are removed: a second poll never repeats them. Each poll keeps the session open for 60 s more; a newer poll of ' +
+            'the same session releases an older one. Unknown session 404; ended 410 session_expired.',
         },
       },
     )

@@ -15,7 +15,9 @@ export const ModeQuery = (records: string) =>
     t.Union(
       MODE_FILTERS.map((m) => t.Literal(m)),
       {
-        description: `Which ${records} to list: live, test or all. Defaults to the calling key's mode; a test key may only list test ${records} (anything else is 403 forbidden).`,
+        description:
+          `Which ${records} to list: live, test or all. Defaults to the calling key's mode; a test key may only list test ${records} ` +
+          `(anything else is 403 forbidden).`,
       },
     ),
   )

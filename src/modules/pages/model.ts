@@ -200,7 +200,8 @@ export type AppendBlockInput = Static<typeof AppendBlockBody>
 
 export const UpdateBlockBody = t.Record(t.String(), t.Unknown(), {
   description:
-    "An object of fields merged into the block's fields as a JSON Merge Patch (RFC 7396): a field set to null returns to the type's default. A type different from the block's is refused (400 block_type_immutable); id is ignored.",
+    "An object of fields merged into the block's fields as a JSON Merge Patch (RFC 7396): a field set to null returns to the type's default. A type " +
+    "different from the block's is refused (400 block_type_immutable); id is ignored.",
 })
 
 export const BlockTypeSchema = t.Object({
@@ -265,7 +266,8 @@ export const PAGE_EVENTS: EventDefinition[] = [
   {
     type: 'bridge_page.updated',
     description:
-      "A bridge page or its blocks changed; `changes` names the page fields sent, or `blocks` when a block was appended, changed or deleted. version is the page's new version.",
+      'A bridge page or its blocks changed; `changes` names the page fields sent, or `blocks` when a block was appended, changed or deleted. version is ' +
+      "the page's new version.",
     data: t.Composite([PageData, t.Object({ changes: t.Array(t.String()) })]),
   },
   {

@@ -74,7 +74,8 @@ export function pageRoutes(ctx: PagesCtx, http: HttpKit) {
         detail: {
           summary: 'Create a bridge page',
           description:
-            'Empty, or from a built-in template (templateSlug) or a saved one (savedTemplateId), not both. The slug comes from the title when omitted; 409 slug_taken when the domain has it. Served at <domain>/p/<slug>. Supports Idempotency-Key.',
+            'Empty, or from a built-in template (templateSlug) or a saved one (savedTemplateId), not both. The slug comes from the title when omitted; ' +
+            '409 slug_taken when the domain has it. Served at <domain>/p/<slug>. Supports Idempotency-Key.',
         },
       },
     )
@@ -100,7 +101,8 @@ export function pageRoutes(ctx: PagesCtx, http: HttpKit) {
       detail: {
         summary: 'Change a bridge page',
         description:
-          'Only the fields sent change. layout re-arranges sections, columns and blocks in one step (every block exactly once). With version, a change made on an older version is refused (409 conflict). Theme colours are checked for WCAG AA contrast.',
+          'Only the fields sent change. layout re-arranges sections, columns and blocks in one step (every block exactly once). With version, a change ' +
+          'made on an older version is refused (409 conflict). Theme colours are checked for WCAG AA contrast.',
       },
     })
     .delete('/:pageId', async ({ caller, params }) => ok(await deletePage(ctx, caller, params.pageId)), {
@@ -134,7 +136,9 @@ export function pageRoutes(ctx: PagesCtx, http: HttpKit) {
         detail: {
           summary: 'Append a block',
           description:
-            "Starts from the type's defaults and overlays fields (id and type inside fields are ignored), validates, and places the block at the end of the page's last column, or where sectionId/columnId/position say. An empty page first gets one full-width section. 400 unknown_block_type for a type not in GET /bridge-pages/block-types. Supports Idempotency-Key.",
+            "Starts from the type's defaults and overlays fields (id and type inside fields are ignored), validates, and places the block at the end of " +
+            "the page's last column, or where sectionId/columnId/position say. An empty page first gets one full-width section. 400 " +
+            'unknown_block_type for a type not in GET /bridge-pages/block-types. Supports Idempotency-Key.',
         },
       },
     )
@@ -152,7 +156,8 @@ export function pageRoutes(ctx: PagesCtx, http: HttpKit) {
       detail: {
         summary: "Change a block's fields",
         description:
-          "The body is merged into the block's fields (JSON Merge Patch; null returns a field to its default) and the result validated. Sending a different type is refused with 400 block_type_immutable.",
+          "The body is merged into the block's fields (JSON Merge Patch; null returns a field to its default) and the result validated. Sending a " +
+          'different type is refused with 400 block_type_immutable.',
       },
     })
     .delete(

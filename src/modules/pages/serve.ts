@@ -183,7 +183,9 @@ export function createPageServer(deps: PageServerDeps) {
     if (owner.isTest) {
       return htmlPage({
         title: 'Test page',
-        body: `<h1>Test page</h1><p>This button of a test page would lead to:</p><p class="dest">${escapeHtml(url)}</p><p class="muted">Test pages never send visitors on and count nothing.</p>`,
+        body:
+          `<h1>Test page</h1><p>This button of a test page would lead to:</p><p class="dest">${escapeHtml(url)}</p><p class="muted">Test pages ` +
+          `never send visitors on and count nothing.</p>`,
         headers: { 'x-robots-tag': 'noindex' },
       })
     }

@@ -23,6 +23,8 @@ export const sizeTooSmall = (size: number, modules: number) =>
   invalidQrQuery([
     {
       path: 'size',
-      message: `${size} is too small for this code: it is ${modules} modules wide with the margin, and each module needs at least one pixel; use size >= ${modules} or a smaller margin`,
+      message:
+        `${size} is too small for this code: it is ${modules} modules wide with the margin, and each module needs at least one pixel; use size ` +
+        `>= ${modules} or a smaller margin`,
     },
   ])

@@ -30,7 +30,9 @@ const styleQuery = {
       minimum: MARGIN.min,
       maximum: MARGIN.max,
       default: MARGIN.default,
-      description: `Quiet zone in modules, ${MARGIN.min}-${MARGIN.max}, default ${MARGIN.default}. A PNG adds what does not divide evenly into whole-pixel modules to it`,
+      description:
+        `Quiet zone in modules, ${MARGIN.min}-${MARGIN.max}, default ${MARGIN.default}. A PNG adds what does not divide evenly into ` +
+        `whole-pixel modules to it`,
     }),
   ),
   ecc: t.Optional(
@@ -118,14 +120,19 @@ export function qrRoutes(ctx: LinksCtx, domains: ServedHosts, http: HttpKit) {
               minLength: 1,
               maxLength: QR_LIMITS.maxDataLength,
               ...documentOnly({ format: 'uri', pattern: HTTP_URL_PATTERN }),
-              description: `The short URL to encode (URL-encoded), exactly as it should decode: an http(s) URL on one of this service's short domains or a verified custom domain it serves, at most ${QR_LIMITS.maxDataLength} characters, without a user name or password. Not every such URL fits every code: a long one may need a lower ecc or a larger size (400 otherwise)`,
+              description:
+                `The short URL to encode (URL-encoded), exactly as it should decode: an http(s) URL on one of this service's short domains ` +
+                `or a verified custom domain it serves, at most ${QR_LIMITS.maxDataLength} characters, without a user name or password. Not every ` +
+                `such URL fits every code: a long one may need a lower ecc or a larger size (400 otherwise)`,
             }),
             ...styleQuery,
           }),
           detail: {
             summary: 'Render a short URL as a PNG QR code',
             description:
-              "Public: the qr.png URL of a Link points here, so it can be used as an <img> source. Renders only this service's short URLs, on its shared short domains or the verified custom domains it serves (any other host, scheme or text is 400): it is not an open QR generator. The output is cached, immutable for the given parameters, and carries an ETag.",
+              "Public: the qr.png URL of a Link points here, so it can be used as an <img> source. Renders only this service's short URLs, on its " +
+              'shared short domains or the verified custom domains it serves (any other host, scheme or text is 400): it is not an open QR ' +
+              'generator. The output is cached, immutable for the given parameters, and carries an ETag.',
             security: [],
             responses: {
               200: binary(['image/png'], 'The QR code as a PNG of exactly size x size pixels'),
@@ -169,7 +176,9 @@ export function qrRoutes(ctx: LinksCtx, domains: ServedHosts, http: HttpKit) {
           detail: {
             summary: "Download a link's QR code",
             description:
-              'The code of the link\'s short URL as a file: Content-Disposition names it "<slug>-qr.<png|svg|pdf>". PNG is a raster of exactly size x size pixels; SVG and PDF are vector (the PDF draws every module as a rectangle on a page the size of the code). Carries an ETag; If-None-Match answers 304.',
+              'The code of the link\'s short URL as a file: Content-Disposition names it "<slug>-qr.<png|svg|pdf>". PNG is a raster of exactly size x ' +
+              'size pixels; SVG and PDF are vector (the PDF draws every module as a rectangle on a page the size of the code). Carries an ETag; ' +
+              'If-None-Match answers 304.',
             responses: {
               200: binary(['image/png', 'image/svg+xml', 'application/pdf'], 'The QR code file, in the format asked for'),
               304: notModifiedResponse,

@@ -70,7 +70,9 @@ export function qrParams(query: QrQueryInput, format?: QrFormat): QrParams {
       if (ratio < QR_LIMITS.minContrast) {
         issues.push({
           path: 'fg',
-          message: `contrast with bg is ${ratio.toFixed(2)}:1, too low for scanners; use at least ${QR_LIMITS.minContrast}:1 (a dark colour on a light one is safest)`,
+          message:
+            `contrast with bg is ${ratio.toFixed(2)}:1, too low for scanners; use at least ${QR_LIMITS.minContrast}:1 (a dark colour on a light ` +
+            `one is safest)`,
         })
       }
     }
@@ -113,7 +115,8 @@ export function checkRenderData(ctx: Pick<LinksCtx, 'config'>, domains: ServedHo
   if (url.username || url.password) throw badRenderData('must not carry a user name or password')
   if (!isServiceShortHost(ctx, domains, url)) {
     throw badRenderData(
-      `must be a short URL of this service: "${url.host.slice(0, 253)}" is not one of its short domains or a verified custom domain it serves. This endpoint renders only this service's links; use GET /v1/qr/{linkId} for a link's code`,
+      `must be a short URL of this service: "${url.host.slice(0, 253)}" is not one of its short domains or a verified custom domain it serves. This ` +
+        `endpoint renders only this service's links; use GET /v1/qr/{linkId} for a link's code`,
     )
   }
   return data

@@ -36,7 +36,10 @@ export const OPENAPI_TAGS = [
 const INFO = {
   title: 'lnk API',
   version: CURRENT_VERSION,
-  description: `Self-hosted link shortening. Every /v1 response is an envelope {success, data | error, meta}. Send Service-Version (one of ${API_VERSIONS.join(', ')}) to pin a dated version. String lengths (minLength, maxLength) are counted in UTF-16 code units, as JavaScript counts them, where JSON Schema counts characters: a character outside the Basic Multilingual Plane (most emoji) counts as two.`,
+  description:
+    `Self-hosted link shortening. Every /v1 response is an envelope {success, data | error, meta}. Send Service-Version (one of ` +
+    `${API_VERSIONS.join(', ')}) to pin a dated version. String lengths (minLength, maxLength) are counted in UTF-16 code units, as JavaScript ` +
+    `counts them, where JSON Schema counts characters: a character outside the Basic Multilingual Plane (most emoji) counts as two.`,
 }
 
 const SECURITY_SCHEMES = {
@@ -123,7 +126,8 @@ const HEADER_PARAMETERS = {
     in: 'header',
     required: false,
     description:
-      'Pins a dated API version; the answer names the version used in its own Service-Version header. A value not listed (an empty one too) is 400 unsupported_version.',
+      'Pins a dated API version; the answer names the version used in its own Service-Version header. A value not listed (an empty one too) is 400 ' +
+      'unsupported_version.',
     schema: { type: 'string', enum: [...API_VERSIONS] },
   },
   WorkspaceId: {
@@ -131,7 +135,8 @@ const HEADER_PARAMETERS = {
     in: 'header',
     required: false,
     description:
-      "Act in another workspace of the key's user (its id or slug); without it, the key's own workspace. A workspace the user is not a member of is 403 forbidden; an empty or overlong value is 400 validation_failed.",
+      "Act in another workspace of the key's user (its id or slug); without it, the key's own workspace. A workspace the user is not a member of is 403 " +
+      'forbidden; an empty or overlong value is 400 validation_failed.',
     schema: { type: 'string', minLength: WORKSPACE_HEADER.minLength, maxLength: WORKSPACE_HEADER.maxLength },
   },
   IdempotencyKey: {

@@ -107,7 +107,9 @@ export function markdownLinkIssues(path: string, source: string): FieldIssue[] {
     if (!LINK.test(m[0]) || !safeUrl(m[1], TEXT_LINK_SCHEMES)) {
       issues.push({
         path,
-        message: `The link to "${m[1]!.slice(0, 80)}" would show as plain text: links start with http:, https:, mailto: or tel: and hold no spaces or parentheses`,
+        message:
+          `The link to "${m[1]!.slice(0, 80)}" would show as plain text: links start with http:, https:, mailto: or tel: and hold no spaces or ` +
+          `parentheses`,
       })
     }
   }

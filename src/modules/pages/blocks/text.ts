@@ -12,7 +12,8 @@ const schema = fieldsSchema(
       minLength: 1,
       maxLength: 5000,
       description:
-        'Paragraphs separated by a blank line; a single newline is a line break; **bold**, *italic*, `code`, [label](https://…) links (http, https, mailto, tel) and lines starting with "- " as a bullet list. Anything else shows as typed.',
+        'Paragraphs separated by a blank line; a single newline is a line break; **bold**, *italic*, `code`, [label](https://…) links (http, https, ' +
+        'mailto, tel) and lines starting with "- " as a bullet list. Anything else shows as typed.',
     }),
   },
   'Paragraphs of text with a little formatting',

@@ -109,7 +109,8 @@ export function parseVideoUrl(raw: string): ParsedVideo | null {
 }
 
 const SUPPORTED =
-  'Paste the address of a YouTube (youtube.com/watch?v=…, youtu.be/…, youtube.com/shorts/…), Vimeo (vimeo.com/…), Spotify (open.spotify.com/track|album|playlist|episode|show/…) or SoundCloud (soundcloud.com/artist/track) page; other sites cannot be embedded'
+  'Paste the address of a YouTube (youtube.com/watch?v=…, youtu.be/…, youtube.com/shorts/…), Vimeo (vimeo.com/…), Spotify ' +
+  '(open.spotify.com/track|album|playlist|episode|show/…) or SoundCloud (soundcloud.com/artist/track) page; other sites cannot be embedded'
 
 const schema = fieldsSchema(
   'video',
@@ -139,7 +140,9 @@ export const video: BlockType<VideoFields> = {
     const shape = player.audio ? 'b-video-audio' : 'b-video-wide'
     return (
       `<div class="b-video b-video-${player.service} ${shape}">` +
-      `<iframe class="b-video-frame" src="${esc(player.embedUrl)}" title="${esc(title)}" width="560" height="${player.height}" loading="lazy" sandbox="${SANDBOX}" referrerpolicy="strict-origin-when-cross-origin" allow="encrypted-media; fullscreen; picture-in-picture" allowfullscreen></iframe>` +
+      `<iframe class="b-video-frame" src="${esc(player.embedUrl)}" title="${esc(title)}" width="560" height="${player.height}" loading="lazy" ` +
+      `sandbox="${SANDBOX}" referrerpolicy="strict-origin-when-cross-origin" allow="encrypted-media; fullscreen; picture-in-picture" ` +
+      `allowfullscreen></iframe>` +
       `<p class="b-video-fallback"><a class="b-video-link" href="${esc(player.pageUrl)}">${esc(`Open on ${service}: ${title}`)}</a></p>` +
       `</div>`
     )

@@ -120,6 +120,10 @@ export function renderPage(tree: PageTree, opts: RenderOptions): RenderedPage {
   const css = pageStylesheet(tree.theme)
   const body = renderBody(tree, opts)
   const banner = opts.isTest ? '<header class="test-banner"><p>Test page — not public</p></header>' : ''
-  const html = `<!doctype html><html lang="${escapeHtml(tree.lang || 'en')}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1"><meta name="color-scheme" content="light dark"><title>${escapeHtml(tree.title)}</title>${meta(tree, opts)}<link rel="icon" href="data:,"><style>${css}</style></head><body><a class="skip" href="#main">Skip to content</a>${banner}<main id="main" tabindex="-1">${body}</main></body></html>`
+  const html =
+    `<!doctype html><html lang="${escapeHtml(tree.lang || 'en')}"><head><meta charset="utf-8"><meta name="viewport" ` +
+    `content="width=device-width,initial-scale=1"><meta name="color-scheme" content="light ` +
+    `dark"><title>${escapeHtml(tree.title)}</title>${meta(tree, opts)}<link rel="icon" href="data:,"><style>${css}</style></head><body><a ` +
+    `class="skip" href="#main">Skip to content</a>${banner}<main id="main" tabindex="-1">${body}</main></body></html>`
   return { html, headers: pageHeaders(css, opts.isTest, opts.frameAncestor) }
 }

@@ -29,7 +29,8 @@ a{color:var(--ac);text-underline-offset:.15em}
 img,iframe{max-width:100%;display:block}
 h1,h2,h3,p,ul,figure{margin:0}
 :focus-visible{outline:3px solid var(--ac);outline-offset:3px}
-.skip{position:absolute;left:.5rem;top:.5rem;z-index:2;display:inline-flex;align-items:center;min-height:44px;padding:0 1rem;background:var(--ac);color:var(--on);border-radius:var(--r);transform:translateY(-150%)}
+.skip{position:absolute;left:.5rem;top:.5rem;z-index:2;display:inline-flex;align-items:center;min-height:44px;padding:0 1rem;background:var(--ac);
+color:var(--on);border-radius:var(--r);transform:translateY(-150%)}
 .skip:focus{transform:none}
 .test-banner{background:var(--fg);color:var(--bg);text-align:center;font-weight:700;padding:.75rem 1rem}
 main{max-width:64rem;margin:0 auto;padding:2rem 1rem 3rem}
@@ -50,7 +51,8 @@ const BLOCKS = `.b-profile{text-align:center;display:flex;flex-direction:column;
 .b-text>*+*{margin-top:.75rem}
 .b-text-list{padding-left:1.25rem}
 .b-text-link{padding:14px 0}
-.b-button,.b-social-link,.b-contact-save{display:flex;align-items:center;justify-content:center;gap:.5rem;min-height:48px;padding:.6rem 1.25rem;border:2px solid var(--ac);border-radius:var(--r);font-weight:600;text-align:center;text-decoration:none;background:transparent;color:var(--ac)}
+.b-button,.b-social-link,.b-contact-save{display:flex;align-items:center;justify-content:center;gap:.5rem;min-height:48px;padding:.6rem 1.25rem;
+border:2px solid var(--ac);border-radius:var(--r);font-weight:600;text-align:center;text-decoration:none;background:transparent;color:var(--ac)}
 .b-button-filled,.b-contact-save{background:var(--ac);color:var(--on)}
 .b-button:hover,.b-social-link:hover,.b-contact-save:hover{text-decoration:underline}
 .b-button-disabled{color:var(--fg);border-color:currentColor;border-style:dashed}

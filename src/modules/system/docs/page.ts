@@ -64,7 +64,8 @@ export function renderDocsPage(options: DocsPageOptions, scriptVersion: string) 
     </style>
   </head>
   <body>
-    <noscript>This page needs JavaScript. The API description it shows is at <a href="${escapeHtml(options.specPath)}">${escapeHtml(options.specPath)}</a>.</noscript>
+    <noscript>This page needs JavaScript. The API description it shows is at
+      <a href="${escapeHtml(options.specPath)}">${escapeHtml(options.specPath)}</a>.</noscript>
     <div id="lnk-docs"></div>
     <script src="${SCALAR_SCRIPT_PATH}?v=${encodeURIComponent(scriptVersion)}"></script>
     <script>${init}</script>
