@@ -30,7 +30,7 @@ const EVERY_FIELD = [
   { field: 'browser', op: 'neq', value: 'samsung' },
   { field: 'language', op: 'eq', value: 'pt' },
   { field: 'locale', op: 'starts_with', value: 'pt-' },
-  { field: 'referrer', op: 'in', value: ['news.example.com', 'xn--bcher-kva.example', 'localhost:3000'] },
+  { field: 'referrer', op: 'in', value: ['news.example.com', 'xn--bcher-kva.example', 'localhost', '[::1]'] },
   { field: 'ip', op: 'nin', value: ['10.0.0.0/8', '192.168.1.7', '2001:db8::/32', '::1'] },
   { field: 'time', op: 'gte', value: '2026-05-01T09:00:00+02:00' },
   { field: 'query.utm_source', op: 'eq', value: 'newsletter' },
@@ -159,6 +159,12 @@ const REFUSED: [string, Record<string, unknown>, string][] = [
   [
     'a referrer given as a URL',
     { routingRules: [rule({ field: 'referrer', op: 'eq', value: 'https://news.example.com/' })] },
+    'routingRules.0.conditions.1.value',
+  ],
+  ['a referrer host with a port', { routingRules: [rule({ field: 'referrer', op: 'in', value: ['localhost:3000'] })] }, 'routingRules.0.conditions.1.value.0'],
+  [
+    'an IDN referrer host not in punycode',
+    { routingRules: [rule({ field: 'referrer', op: 'eq', value: 'bücher.example' })] },
     'routingRules.0.conditions.1.value',
   ],
   ['an upper-case referrer host', { routingRules: [rule({ field: 'referrer', op: 'contains', value: 'Example' })] }, 'routingRules.0.conditions.1.value'],
