@@ -39,8 +39,17 @@ export interface RoutingColumns {
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 const QUERY_FIELD = new RegExp(QUERY_FIELD_PATTERN)
 const FIELD_NAMES = [...Object.keys(ROUTING_FIELDS), 'query.<name>'].join(', ')
-// RFC 3339 as the document's `date-time` is: seconds present, a zone (Z or an offset).
-const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/
+// RFC 3339 as the document's `date-time` is: seconds present, a zone (Z or an offset), a day the month has
+// (Date.parse would roll 2026-02-30 over into March, and take 24:00).
+const INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|[+-](\d{2}):(\d{2}))$/
+function instant(v: unknown): boolean {
+  const m = typeof v === 'string' ? INSTANT.exec(v) : null
+  if (!m || isoInstant(v) === null) return false
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number]
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate()
+  const offsetOk = m[8] === 'Z' || (Number(m[9]) <= 23 && Number(m[10]) <= 59)
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && hour <= 23 && minute <= 59 && second <= 59 && offsetOk
+}
 
 const regionNames = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' })
 // Region codes the locale data knows that name no country a click can carry: groupings, the unknown region,
@@ -94,10 +103,7 @@ const VALUE_CHECKS: Record<string, (op: ConditionOp) => Check> = {
   referrer: (op) => (op === 'contains' || op === 'not_contains' || op === 'starts_with' ? hostPart : host),
   ip: () => (v) =>
     typeof v === 'string' && v.length <= 100 && parseRange(v) !== null ? null : 'must be an IPv4 or IPv6 address or CIDR range, e.g. 10.0.0.0/8',
-  time: () => (v) =>
-    typeof v === 'string' && INSTANT.test(v) && isoInstant(v) !== null
-      ? null
-      : 'must be an ISO 8601 date-time with seconds and a zone, e.g. 2026-05-01T09:00:00Z',
+  time: () => (v) => (instant(v) ? null : 'must be an ISO 8601 date-time with seconds and a zone, e.g. 2026-05-01T09:00:00Z'),
   query: () => text,
 }
 
