@@ -14,7 +14,7 @@ import { newId } from '../../platform/random'
 import type { RoutingCondition, RoutingRule, Variant } from '../../db/schema'
 import type { LinksCtx } from './context'
 import { checkUrl } from './fields'
-import { BROWSERS, CONTINENTS, DEVICES, OSES, QUERY_FIELD_PATTERN, ROUTING_FIELDS, ROUTING_LIMITS, TRIGGERS } from './model'
+import { BROWSERS, CONTINENTS, DEVICES, OSES, QUERY_FIELD_PATTERN, QUERY_GROUPS, ROUTING_FIELDS, ROUTING_LIMITS, TRIGGERS } from './model'
 
 /** The stored values a write starts from: nothing on create, the link's own on PATCH. */
 export interface StoredRouting {
@@ -108,7 +108,7 @@ const VALUE_CHECKS: Record<string, (op: ConditionOp) => Check> = {
 }
 
 function opsOf(field: string): readonly string[] {
-  const groups = field in ROUTING_FIELDS ? ROUTING_FIELDS[field as keyof typeof ROUTING_FIELDS].groups : ROUTING_FIELDS.city.groups
+  const groups = field in ROUTING_FIELDS ? ROUTING_FIELDS[field as keyof typeof ROUTING_FIELDS].groups : QUERY_GROUPS
   return groups.flatMap((g) => g.ops)
 }
 
@@ -116,6 +116,7 @@ function unknownKeys(issues: Issues, path: string, value: Record<string, unknown
   for (const key of Object.keys(value)) if (!allowed.includes(key)) issues.add(`${path}.${key}`, `unknown property "${key}" (allowed: ${allowed.join(', ')})`)
 }
 
+/** The condition as stored, or null when it added an issue. */
 function checkCondition(issues: Issues, path: string, c: unknown): RoutingCondition | null {
   if (!isRecord(c)) return (issues.add(path, 'must be an object with field, op and value'), null)
   const before = issues.list.length
@@ -166,6 +167,8 @@ function checkItemUrl(ctx: LinksCtx, issues: Issues, path: string, value: unknow
   if (value !== stored) checkUrl(ctx, issues, path, value, true)
 }
 
+// The lists below hold only the items that passed; whatever they answer is stored only when no issue was added.
+
 function checkRules(ctx: LinksCtx, issues: Issues, value: unknown, stored: RoutingRule[] | null): RoutingRule[] | null {
   if (value === null) return null
   if (!Array.isArray(value)) return (issues.add('routingRules', 'must be an array of rules, or null'), null)
@@ -173,9 +176,9 @@ function checkRules(ctx: LinksCtx, issues: Issues, value: unknown, stored: Routi
   if (value.length === 0) return null
   const keepId = idKeeper('rr', stored)
   const byId = new Map((stored ?? []).map((r) => [r.id, r]))
-  return value.map((r, i): RoutingRule => {
+  return value.flatMap((r, i): RoutingRule[] => {
     const path = `routingRules.${i}`
-    if (!isRecord(r)) return (issues.add(path, 'must be an object with conditions and destinationUrl'), null as unknown as RoutingRule)
+    if (!isRecord(r)) return (issues.add(path, 'must be an object with conditions and destinationUrl'), [])
     unknownKeys(issues, path, r, ['id', 'name', 'match', 'conditions', 'destinationUrl'])
     const id = keepId(issues, `${path}.id`, r.id)
     const name = r.name ?? null
@@ -186,9 +189,9 @@ function checkRules(ctx: LinksCtx, issues: Issues, value: unknown, stored: Routi
     let conditions: RoutingCondition[] = []
     if (!Array.isArray(r.conditions) || r.conditions.length < 1 || r.conditions.length > ROUTING_LIMITS.conditions)
       issues.add(`${path}.conditions`, `must be an array of 1-${ROUTING_LIMITS.conditions} conditions`)
-    else conditions = r.conditions.map((c, j) => checkCondition(issues, `${path}.conditions.${j}`, c)!)
+    else conditions = r.conditions.flatMap((c, j) => checkCondition(issues, `${path}.conditions.${j}`, c) ?? [])
     checkItemUrl(ctx, issues, `${path}.destinationUrl`, r.destinationUrl, byId.get(id)?.destinationUrl)
-    return { id, name: name as string | null, match: match as 'all' | 'any', conditions, destinationUrl: r.destinationUrl as string }
+    return [{ id, name: name as string | null, match: match as 'all' | 'any', conditions, destinationUrl: r.destinationUrl as string }]
   })
 }
 
@@ -201,15 +204,15 @@ function checkVariants(ctx: LinksCtx, issues: Issues, value: unknown, stored: Va
     return (issues.add('variants', `must hold ${minVariants}-${maxVariants} variants (or be null for none)`), null)
   const keepId = idKeeper('var', stored)
   const byId = new Map((stored ?? []).map((v) => [v.id, v]))
-  return value.map((v, i): Variant => {
+  return value.flatMap((v, i): Variant[] => {
     const path = `variants.${i}`
-    if (!isRecord(v)) return (issues.add(path, 'must be an object with destinationUrl and weight'), null as unknown as Variant)
+    if (!isRecord(v)) return (issues.add(path, 'must be an object with destinationUrl and weight'), [])
     unknownKeys(issues, path, v, ['id', 'destinationUrl', 'weight'])
     const id = keepId(issues, `${path}.id`, v.id)
     if (typeof v.weight !== 'number' || !Number.isInteger(v.weight) || v.weight < minWeight || v.weight > maxWeight)
       issues.add(`${path}.weight`, `must be an integer from ${minWeight} to ${maxWeight}`)
     checkItemUrl(ctx, issues, `${path}.destinationUrl`, v.destinationUrl, byId.get(id)?.destinationUrl)
-    return { id, destinationUrl: v.destinationUrl as string, weight: v.weight as number }
+    return [{ id, destinationUrl: v.destinationUrl as string, weight: v.weight as number }]
   })
 }
 
