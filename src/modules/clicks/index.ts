@@ -12,6 +12,7 @@ import { createClickFlush } from './repo-sqlite'
 // What other modules, the app and the CLI use of clicks.
 export { ClickBuffer, type PendingCounts } from './click-buffer'
 export type { ClickReservations } from './port'
+export { visitorHash } from './visitor'
 
 /** 'thread': clicks are written by a thread of their own (the server); 'inline': by the caller (tests). */
 export type ClickWriterKind = 'inline' | 'thread'

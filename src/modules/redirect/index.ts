@@ -2,8 +2,10 @@
 // stats page, a custom domain's fallbacks. It keeps links in memory and drops one when the bus says it
 // changed, and a domain's all when the bus says the domain changed; everything when notices may have been lost.
 import { engineOf, onEngine } from '../../db/store'
-import type { ClicksModule } from '../clicks'
+import { createEnricher } from '../analytics'
+import { type ClicksModule, visitorHash } from '../clicks'
 import type { ServedDomains } from '../domains'
+import type { HttpKit } from '../identity'
 import type { LinksModule } from '../links'
 import { defineModule, type Platform } from '../module'
 import { LinkCache } from './cache'
@@ -13,6 +15,8 @@ import { ShortHosts } from './short-hosts'
 import { createDomainSlugsRepo } from './repo-domain-slugs'
 import { createRedirectSyncReads } from './repo-sqlite'
 import { createStatsRepo } from './repo-stats'
+import { resolveRoutes } from './resolve-routes'
+import { createFactSources } from './visit-facts'
 import { StatsPageCache } from './stats-page-cache'
 
 /**
@@ -23,7 +27,14 @@ import { StatsPageCache } from './stats-page-cache'
  */
 const PG_LINK_TTL_MS = 30_000
 
-export function createRedirectModule(platform: Platform, links: LinksModule, clicks: ClicksModule, served: ServedDomains, pages: VisitorPages | null = null) {
+export function createRedirectModule(
+  platform: Platform,
+  links: LinksModule,
+  clicks: ClicksModule,
+  served: ServedDomains,
+  pages: VisitorPages | null = null,
+  http: HttpKit | null = null,
+) {
   const { config, store, clock, bus, log } = platform
   const engine = engineOf(store)
   const stats = createStatsRepo(engine)
@@ -58,6 +69,13 @@ export function createRedirectModule(platform: Platform, links: LinksModule, cli
   /** Key that signs the redirect pages' cookies (password, captcha, consent). */
   const cookieKey = platform.settings.serverSecret('cookie_signing_key', clock.now())
   const shortHosts = new ShortHosts(config.shortDomains, served)
+  // What routing rules read of a visit: the country by address and the parsed agent as click enrichment finds
+  // them (the IP database is read on the first lookup, so a node whose links ask for no country never loads
+  // it), and the visitor hash clicks are recorded under, which variants are chosen by.
+  const factSources = createFactSources(
+    createEnricher({ geoipPath: config.geoipDb, cacheSize: 4_096, onError: (message) => log.error(message) }),
+    (ip, userAgent) => visitorHash(clicks.visitorKey, ip, userAgent),
+  )
   const handle = createRedirectHandler({
     config,
     clock,
@@ -74,8 +92,14 @@ export function createRedirectModule(platform: Platform, links: LinksModule, cli
     pages,
     gateLimits: gateLimitsFor(platform.store),
   })
+  const routes =
+    http === null
+      ? undefined
+      : resolveRoutes({ links: links.ctx, clock, linkCache: cache, shortHosts, sources: factSources, visitorKey: clicks.visitorKey }, http)
   return defineModule({
     name: 'redirect',
+    routes,
+    factSources,
     cache,
     cookieKey,
     shortHosts,
