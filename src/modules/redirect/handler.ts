@@ -249,7 +249,7 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
       case 'consent':
         return consentPage(link.slug, buildDestination(link, search, null), normalized(request))
       case 'preview':
-        if (outcome.count === 'bot') count.botHit(entry, request, ip, ua, now)
+        if (outcome.count === 'bot') count.botHit(entry, request, ip, ua, now, null)
         return previewPage(link, shortUrl(deps, link), buildDestination(link, search, null))
     }
     if (outcome.count === 'click') return reserve(outcome, entry, v) ?? serve(outcome, entry, v, false)
@@ -260,8 +260,8 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
   function serve(outcome: Served, entry: CachedLink, v: Seen, counted: boolean): Response | Promise<Response> {
     const { request, search, ip, ua, now } = v
     const link = entry.row
-    if (outcome.count === 'bot') count.botHit(entry, request, ip, ua, now)
-    const clickId = outcome.count === 'click' ? count.click(entry, request, ip, ua, now, v.ipHash, v.admitted, counted) : null
+    if (outcome.count === 'bot') count.botHit(entry, request, ip, ua, now, null)
+    const clickId = outcome.count === 'click' ? count.click(entry, request, ip, ua, now, v.ipHash, v.admitted, counted, null) : null
     if (outcome.kind === 'bridgePage' && pages !== null) {
       // A page deleted since the link was cached: the redirect goes ahead.
       const shown = pages.show(request, link.bridgePageId!)
