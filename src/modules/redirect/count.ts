@@ -4,13 +4,7 @@
 import type { ClickBuffer } from '../clicks'
 import { sortableId } from '../../platform/random'
 import type { CachedLink } from './cache'
-
-/** Where a routed visit was sent (routing.ts's Route); null for a link without rules or variants. */
-export interface Chosen {
-  destinationUrl: string
-  ruleId: string | null
-  variantId: string | null
-}
+import type { Route } from './routing'
 
 export interface VisitCounterDeps {
   clickBuffer: Pick<ClickBuffer, 'add'>
@@ -29,7 +23,7 @@ export function createVisitCounter(deps: VisitCounterDeps, keyed: (value: string
     newAddress: string | null,
     isBot: boolean,
     counted: boolean,
-    route: Chosen | null,
+    route: Route | null,
   ): string {
     const link = entry.row
     const clickId = sortableId('clk', now)
@@ -79,7 +73,7 @@ export function createVisitCounter(deps: VisitCounterDeps, keyed: (value: string
       ipHash: string | null,
       admitted: Set<string> | null,
       counted: boolean,
-      route: Chosen | null,
+      route: Route | null,
     ): string {
       entry.clicksSoFar++
       let newAddress: string | null = null
@@ -97,7 +91,7 @@ export function createVisitCounter(deps: VisitCounterDeps, keyed: (value: string
      * A bot's hit (a crawler's preview too, never routed): buffered for the bot count, touching no limit,
      * given no click id.
      */
-    botHit(entry: CachedLink, request: Request, ip: string, ua: string, now: number, route: Chosen | null) {
+    botHit(entry: CachedLink, request: Request, ip: string, ua: string, now: number, route: Route | null) {
       buffer(entry, request, ip, ua, now, null, true, false, route)
     },
   }
