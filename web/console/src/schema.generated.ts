@@ -724,6 +724,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/links/{id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resolve a visit
+         * @description Where a visit described by the body would go: the gates, limits and expiry, then the first matching routing rule, else a variant, else the destination (docs/routing.md). Records nothing: no click is counted and no limit moves. Every field is optional; ip gives the country and city unless country or city are sent.
+         *
+         *     Needs the `links:read` permission.
+         */
+        post: operations["postV1LinksByIdResolve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/conversions": {
         parameters: {
             query?: never;
@@ -7121,6 +7143,136 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1LinksByIdResolve: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins a dated API version; the answer names the version used in its own Service-Version header. A value not listed (an empty one too) is 400 unsupported_version. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Act in another workspace of the key's user (its id or slug); without it, the key's own workspace. A workspace the user is not a member of is 403 forbidden; an empty or overlong value is 400 validation_failed. */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description ISO 3166-1 alpha-2; stands in for the country of `ip` */
+                    country?: string;
+                    /** @description Stands in for the city of `ip` (known only with a city database) */
+                    city?: string;
+                    /** @description The User-Agent header: device, os, browser; crawlers get the preview */
+                    userAgent?: string;
+                    /** @description The Accept-Language header: its first tag gives language and locale */
+                    acceptLanguage?: string;
+                    /** @description The client address (IPv4 or IPv6): ip rules, country, city, the variant */
+                    ip?: string;
+                    /** @description The Referer header (a URL) or a host */
+                    referrer?: string;
+                    /** @description The visit’s query parameters: query.<name> rules, forwarded to the destination */
+                    query?: {
+                        [key: string]: string;
+                    };
+                    /**
+                     * Format: date-time
+                     * @description When the visit happens (ISO 8601 with a zone); now when absent
+                     */
+                    at?: string;
+                    /** @enum {string} */
+                    trigger?: "link" | "qr";
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        /** LinkResolution */
+                        data: {
+                            /** @description Where the visitor is sent: the chosen destination with UTM fields and the query applied (behind the gate, if any); null when gone */
+                            destinationUrl: string | null;
+                            /** @description The routing rule that matched, if any */
+                            ruleId: string | null;
+                            /** @description The variant chosen when no rule matched, if any */
+                            variantId: string | null;
+                            /** @enum {string} */
+                            outcome: "redirect" | "fallback" | "gone" | "password" | "captcha" | "consent" | "bridge_page" | "sandbox";
+                            /** @description Every rule evaluated, in order, up to and including the first that matched */
+                            trace: {
+                                ruleId: string;
+                                matched: boolean;
+                                /** @description Whether each of the rule’s conditions held, in order */
+                                conditions: boolean[];
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
