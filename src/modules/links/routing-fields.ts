@@ -14,7 +14,7 @@ import { newId } from '../../platform/random'
 import type { RoutingCondition, RoutingRule, Variant } from '../../db/schema'
 import type { LinksCtx } from './context'
 import { checkUrl } from './fields'
-import { BROWSERS, CONTINENTS, DEVICES, OSES, QUERY_FIELD_PATTERN, QUERY_GROUPS, ROUTING_FIELDS, ROUTING_LIMITS, TRIGGERS } from './model'
+import { BROWSERS, CONTINENTS, DEVICES, OSES, QUERY_FIELD_PATTERN, QUERY_GROUPS, ROUTING_FIELDS, ROUTING_LIMITS, TRIGGERS } from './routing-model'
 
 /** The stored values a write starts from: nothing on create, the link's own on PATCH. */
 export interface StoredRouting {
