@@ -107,8 +107,11 @@ const VALUE_CHECKS: Record<string, (op: ConditionOp) => Check> = {
   query: () => text,
 }
 
+/** Own keys only: `constructor` or `__proto__` name no field. */
+const isNamedField = (field: string): field is keyof typeof ROUTING_FIELDS => Object.hasOwn(ROUTING_FIELDS, field)
+
 function opsOf(field: string): readonly string[] {
-  const groups = field in ROUTING_FIELDS ? ROUTING_FIELDS[field as keyof typeof ROUTING_FIELDS].groups : QUERY_GROUPS
+  const groups = isNamedField(field) ? ROUTING_FIELDS[field].groups : QUERY_GROUPS
   return groups.flatMap((g) => g.ops)
 }
 
@@ -122,7 +125,7 @@ function checkCondition(issues: Issues, path: string, c: unknown): RoutingCondit
   const before = issues.list.length
   unknownKeys(issues, path, c, ['field', 'op', 'value'])
   const field = c.field
-  const known = typeof field === 'string' && (field in ROUTING_FIELDS || QUERY_FIELD.test(field))
+  const known = typeof field === 'string' && (isNamedField(field) || QUERY_FIELD.test(field))
   if (!known) issues.add(`${path}.field`, `must be one of ${FIELD_NAMES}`)
   if (typeof c.op !== 'string' || !(CONDITION_OPS as readonly string[]).includes(c.op)) {
     issues.add(`${path}.op`, `must be one of ${CONDITION_OPS.join(', ')}`)
