@@ -201,7 +201,7 @@ function createModules(platform: Platform, options: RuntimeOptions) {
     qr: createQrModule(links, domains, http),
     clicks,
     pages,
-    redirect: createRedirectModule(platform, links, clicks, domains.served, pages.server),
+    redirect: createRedirectModule(platform, links, clicks, domains.served, pages.server, http),
     conversions: createConversionsModule(platform, http, () => clicks.buffer.flush()),
     analytics: createAnalyticsModule(platform, http),
     webhooks,

@@ -4,24 +4,16 @@ import type { TSchema } from '@sinclair/typebox'
 import { t, type Static } from 'elysia'
 import type { EventDefinition } from '../../events/catalogue'
 import type { Config } from '../../platform/config'
-import { publishedString } from '../../http/published-schema'
+import { RoutingRule, routingInput, RULES_DOC, ROUTING_LIMITS, Variant, VARIANTS_DOC } from './routing-model'
+import { url } from './url-schema'
 
 // The slug rules and short-URL building are pure and used beside the redirect path, by areas the links module
 // itself depends on (pages): they are reached here, not through index.ts, so no import cycle forms.
 export { isReservedSlug, RESERVED_SLUGS, shortUrl } from './slug'
+// Routing rules and variants (contract 7.1): their schemas and value sets, for the console's editor and resolve.
+export { BROWSERS, CONTINENTS, DEVICES, OSES, ROUTING_FIELDS, ROUTING_LIMITS, RoutingCondition, RoutingRule, TRIGGERS, Variant } from './routing-model'
 
 const nullableString = (max: number, description?: string) => t.Optional(t.Union([t.String({ maxLength: max }), t.Null()], description ? { description } : {}))
-// The format is published, not enforced here: the service's checkUrl decides (see http/published-schema.ts), so
-// URLs it accepts that RFC 3986 would not (an IDN host, an unescaped space) keep working, with its messages.
-// Each field gets its own copy with its description: the generator keeps the string's description, not the
-// null union's, for a nullable field.
-const url = (what?: string) =>
-  publishedString('HttpUrl', {
-    format: 'uri',
-    minLength: 1,
-    maxLength: 2048,
-    description: `${what ? `${what}. ` : ''}Absolute http(s) URL, at most 2048 characters; read as browsers read URLs (WHATWG), so an IDN host or an unescaped space is accepted too`,
-  })
 const Url = url('Where the link sends visitors; not a short link of this service (it would loop)')
 const Timestamp = t.String({ format: 'date-time' })
 
@@ -70,9 +62,10 @@ const linkFields = {
   conversionTracking: t.Optional(t.Boolean({ description: 'Append lnk_cid=<click id> to the destination, for POST /conversions' })),
   bridgePageId: t.Optional(
     t.Union([t.String({ maxLength: 64 }), t.Null()], {
-      description: 'A bridge page of the workspace (bp_…) shown instead of redirecting; null: redirect as usual',
+      description: 'A bridge page of the workspace (bp_…) shown instead of redirecting; null: redirect as usual. Not together with routingRules or variants',
     }),
   ),
+  ...routingInput,
 }
 
 export const Include = t.Array(t.Literal('qr'), { maxItems: 1, description: 'Only "qr" is allowed: returns the link with its qr object' })
@@ -176,6 +169,10 @@ export const Link = t.Object(
     consentRequired: t.Boolean(),
     conversionTracking: t.Boolean(),
     bridgePageId: NullableString,
+    routingRules: t.Union([t.Array(RoutingRule, { minItems: 1, maxItems: ROUTING_LIMITS.rules }), t.Null()], { description: RULES_DOC }),
+    variants: t.Union([t.Array(Variant, { minItems: ROUTING_LIMITS.minVariants, maxItems: ROUTING_LIMITS.maxVariants }), t.Null()], {
+      description: VARIANTS_DOC,
+    }),
     totalClicks: readOnlyFields.totalClicks,
     uniqueClicks: readOnlyFields.uniqueClicks,
     isActive: t.Boolean(),
@@ -214,6 +211,11 @@ export const LINK_EVENTS: EventDefinition[] = [
         unique: t.Boolean({ description: 'First click of this visitor on this link' }),
         referrer: t.Union([t.String(), t.Null()]),
         userAgent: t.Union([t.String(), t.Null()]),
+        ruleId: t.Union([t.String(), t.Null()], { description: 'rr_…: the routing rule that chose the destination; null when none matched' }),
+        variantId: t.Union([t.String(), t.Null()], { description: 'var_…: the A/B variant the visitor was given; null when none' }),
+        destinationUrl: t.String({
+          description: 'Where this visit was sent, as stored (the rule’s, the variant’s or the link’s own), before UTM fields and the visitor’s query',
+        }),
       }),
       link: LinkRef,
     }),

@@ -4,6 +4,7 @@
 import { engineOf, onEngine } from '../../db/store'
 import type { ClicksModule } from '../clicks'
 import type { ServedDomains } from '../domains'
+import type { HttpKit } from '../identity'
 import type { LinksModule } from '../links'
 import { defineModule, type Platform } from '../module'
 import { LinkCache } from './cache'
@@ -13,7 +14,9 @@ import { ShortHosts } from './short-hosts'
 import { createDomainSlugsRepo } from './repo-domain-slugs'
 import { createRedirectSyncReads } from './repo-sqlite'
 import { createStatsRepo } from './repo-stats'
+import { resolveRoutes } from './resolve-routes'
 import { StatsPageCache } from './stats-page-cache'
+import { createFactSources } from './visit-facts'
 
 /**
  * How long a node keeps a link read from PostgreSQL. Other nodes' writes reach it as notices within
@@ -23,7 +26,14 @@ import { StatsPageCache } from './stats-page-cache'
  */
 const PG_LINK_TTL_MS = 30_000
 
-export function createRedirectModule(platform: Platform, links: LinksModule, clicks: ClicksModule, served: ServedDomains, pages: VisitorPages | null = null) {
+export function createRedirectModule(
+  platform: Platform,
+  links: LinksModule,
+  clicks: ClicksModule,
+  served: ServedDomains,
+  pages: VisitorPages | null = null,
+  http: HttpKit | null = null,
+) {
   const { config, store, clock, bus, log } = platform
   const engine = engineOf(store)
   const stats = createStatsRepo(engine)
@@ -58,6 +68,8 @@ export function createRedirectModule(platform: Platform, links: LinksModule, cli
   /** Key that signs the redirect pages' cookies (password, captcha, consent). */
   const cookieKey = platform.settings.serverSecret('cookie_signing_key', clock.now())
   const shortHosts = new ShortHosts(config.shortDomains, served)
+  /** What routing rules read of a visit: the click enricher's lookups and the visitor hash, cached by address and agent. */
+  const facts = createFactSources(clicks.enricher, clicks.visitorOf)
   const handle = createRedirectHandler({
     config,
     clock,
@@ -73,12 +85,17 @@ export function createRedirectModule(platform: Platform, links: LinksModule, cli
     served,
     pages,
     gateLimits: gateLimitsFor(platform.store),
+    facts,
   })
+  const routes =
+    http === null ? undefined : resolveRoutes({ links: links.ctx, clock, linkCache: cache, shortHosts, sources: facts, visitorKey: clicks.visitorKey }, http)
   return defineModule({
     name: 'redirect',
+    routes,
     cache,
     cookieKey,
     shortHosts,
+    facts,
     handle,
     start() {
       const started = performance.now()

@@ -724,6 +724,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/links/{id}/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resolve a visit
+         * @description Where a visit described by the body would go: the gates, limits and expiry, then the first matching routing rule, else a variant, else the destination (docs/routing.md). Records nothing: no click is counted and no limit moves. Every field is optional; ip gives the country and city unless country or city are sent.
+         *
+         *     Needs the `links:read` permission.
+         */
+        post: operations["postV1LinksByIdResolve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/conversions": {
         parameters: {
             query?: never;
@@ -1362,6 +1384,251 @@ export interface components {
             /** @description The secret, shown only in this response */
             key: string;
         };
+        /**
+         * RoutingCondition
+         * @description One test of a visit: field, op (the webhook filter ops a field allows) and value
+         */
+        RoutingCondition: {
+            /** @constant */
+            field: "device";
+            /** @enum {string} */
+            op: "eq" | "neq";
+            /** @enum {string} */
+            value: "desktop" | "mobile" | "tablet";
+        } | {
+            /** @constant */
+            field: "device";
+            /** @enum {string} */
+            op: "in" | "nin";
+            value: ("desktop" | "mobile" | "tablet")[];
+        } | {
+            /** @constant */
+            field: "device";
+            /** @enum {string} */
+            op: "exists" | "not_exists";
+        } | {
+            /** @constant */
+            field: "country";
+            /** @enum {string} */
+            op: "eq" | "neq";
+            /** @description ISO 3166-1 alpha-2, upper case (US, GB, BR) */
+            value: string;
+        } | {
+            /** @constant */
+            field: "country";
+            /** @enum {string} */
+            op: "in" | "nin";
+            value: string[];
+        } | {
+            /** @constant */
+            field: "country";
+            /** @enum {string} */
+            op: "exists" | "not_exists";
+        } | {
+            /** @constant */
+            field: "continent";
+            /** @enum {string} */
+            op: "eq" | "neq";
+            /** @enum {string} */
+            value: "AF" | "AN" | "AS" | "EU" | "NA" | "OC" | "SA";
+        } | {
+            /** @constant */
+            field: "continent";
+            /** @enum {string} */
+            op: "in" | "nin";
+            value: ("AF" | "AN" | "AS" | "EU" | "NA" | "OC" | "SA")[];
+        } | {
+            /** @constant */
+            field: "continent";
+            /** @enum {string} */
+            op: "exists" | "not_exists";
+        } | {
+            /** @constant */
+            field: "city";
+            /** @enum {string} */
+            op: "eq" | "neq" | "contains" | "not_contains" | "starts_with";
+            value: string;
+        } | {
+            /** @constant */
+            field: "city";
+            /** @enum {string} */
+            op: "in" | "nin";
+            value: string[];
+        } | {
+            /** @constant */
+            field: "city";
+            /** @enum {string} */
+            op: "exists" | "not_exists";
+        } | {
+            /** @constant */
+            field: "os";
+            /** @enum {string} */
+            op: "eq" | "neq";
+            /** @enum {string} */
+            value: "ios" | "android" | "windows" | "macos" | "linux" | "chromeos" | "other";
+        } | {
+            /** @constant */
+            field: "os";
+            /** @enum {string} */
+            op: "in" | "nin";
+            value: ("ios" | "android" | "windows" | "macos" | "linux" | "chromeos" | "other")[];
+        } | {
+            /** @constant */
+            field: "os";
+            /** @enum {string} */
+            op: "exists" | "not_exists";
+        } | {
+            /** @constant */
+            field: "browser";
+            /** @enum {string} */
+            op: "eq" | "neq";
+            /** @enum {string} */
+            value: "chrome" | "safari" | "firefox" | "edge" | "opera" | "samsung" | "other";
+        } | {
+            /** @constant */
+            field: "browser";
+            /** @enum {string} */
+            op: "in" | "nin";
+            value: ("chrome" | "safari" | "firefox" | "edge" | "opera" | "samsung" | "other")[];
+        } | {
+            /** @constant */
+            field: "browser";
+            /** @enum {string} */
+            op: "exists" | "not_exists";
+        } | {
+            /** @constant */
+            field: "language";
+            /** @enum {string} */
+            op: "eq" | "neq";
+            /** @description A primary language subtag, lower case (pt) */
+            value: string;
+        } | {
+            /** @constant */
+            field: "language";
+            /** @enum {string} */
+            op: "in" | "nin";
+            value: string[];
+        } | {
+            /** @constant */
+            field: "language";
+            /** @enum {string} */
+            op: "exists" | "not_exists";
+        } | {
+            /** @constant */
+            field: "locale";
+            /** @enum {string} */
+            op: "eq" | "neq";
+            /** @description A whole language tag, lower case (pt-br) */
+            value: string;
+        } | {
+            /** @constant */
+            field: "locale";
+            /** @enum {string} */
+            op: "in" | "nin";
+            value: string[];
+        } | {
+            /** @constant */
+            field: "locale";
+            /** @enum {string} */
+            op: "exists" | "not_exists";
+        } | {
+            /** @constant */
+            field: "locale";
+            /** @constant */
+            op: "starts_with";
+            value: string;
+        } | {
+            /** @constant */
+            field: "referrer";
+            /** @enum {string} */
+            op: "eq" | "neq" | "contains" | "not_contains" | "starts_with";
+            /** @description A host name as the Referer names it, lower case, no port (news.example.com) */
+            value: string;
+        } | {
+            /** @constant */
+            field: "referrer";
+            /** @enum {string} */
+            op: "in" | "nin";
+            value: string[];
+        } | {
+            /** @constant */
+            field: "referrer";
+            /** @enum {string} */
+            op: "exists" | "not_exists";
+        } | {
+            /** @constant */
+            field: "ip";
+            /** @enum {string} */
+            op: "in" | "nin";
+            value: string[];
+        } | {
+            /** @constant */
+            field: "ip";
+            /** @enum {string} */
+            op: "eq" | "neq";
+            /** @description An IPv4 or IPv6 address, or a CIDR range (10.0.0.0/8, 2001:db8::/32) */
+            value: string;
+        } | {
+            /** @constant */
+            field: "time";
+            /** @enum {string} */
+            op: "gt" | "gte" | "lt" | "lte";
+            /**
+             * Format: date-time
+             * @description ISO 8601 with seconds and a zone (2026-05-01T09:00:00Z)
+             */
+            value: string;
+        } | {
+            /** @constant */
+            field: "trigger";
+            /** @enum {string} */
+            op: "eq" | "neq";
+            /** @enum {string} */
+            value: "link" | "qr";
+        } | {
+            /** @constant */
+            field: "trigger";
+            /** @enum {string} */
+            op: "in" | "nin";
+            value: ("link" | "qr")[];
+        } | {
+            /** @constant */
+            field: "trigger";
+            /** @enum {string} */
+            op: "exists" | "not_exists";
+        } | {
+            field: string;
+            /** @enum {string} */
+            op: "eq" | "neq" | "contains" | "not_contains" | "starts_with";
+            value: string;
+        } | {
+            field: string;
+            /** @enum {string} */
+            op: "in" | "nin";
+            value: string[];
+        } | {
+            field: string;
+            /** @enum {string} */
+            op: "exists" | "not_exists";
+        };
+        /** RoutingRule */
+        RoutingRule: {
+            /** @description rr_…: given by the service, kept across PATCHes that send it back */
+            id: string;
+            name: string | null;
+            /** @enum {string} */
+            match: "all" | "any";
+            conditions: components["schemas"]["RoutingCondition"][];
+            destinationUrl: string;
+        };
+        /** Variant */
+        Variant: {
+            /** @description var_…: given by the service, kept across PATCHes that send it back */
+            id: string;
+            destinationUrl: string;
+            /** @description Its share of visitors is weight / sum of weights */
+            weight: number;
+        };
         /** Qr */
         Qr: {
             /** @description Inline SVG */
@@ -1407,6 +1674,10 @@ export interface components {
             consentRequired: boolean;
             conversionTracking: boolean;
             bridgePageId: string | null;
+            /** @description Evaluated in order on each visit (after the gates; never for link-preview crawlers): the first rule that matches picks the destination. null (or []) for none. See docs/routing.md */
+            routingRules: components["schemas"]["RoutingRule"][] | null;
+            /** @description A/B split when no rule matched: each visitor (address + user agent) always gets the same variant while the list is unchanged. null (or []) for none. See docs/routing.md */
+            variants: components["schemas"]["Variant"][] | null;
             totalClicks: number;
             uniqueClicks: number;
             isActive: boolean;
@@ -1418,6 +1689,32 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
             qr?: components["schemas"]["Qr"];
+        };
+        /** RoutingRuleInput */
+        RoutingRuleInput: {
+            /** @description rr_…: send back a rule's own id to keep it; left out, or not one of the link's rule ids, the rule gets a new one */
+            id?: string;
+            name?: string | null;
+            /** @enum {string} */
+            match?: "all" | "any";
+            conditions: components["schemas"]["RoutingCondition"][];
+            /**
+             * Format: uri
+             * @description Where a visit this rule matches goes; checked as the link's destinationUrl is. Absolute http(s) URL, at most 2048 characters; read as browsers read URLs (WHATWG), so an IDN host or an unescaped space is accepted too
+             */
+            destinationUrl: string;
+        };
+        /** VariantInput */
+        VariantInput: {
+            /** @description var_…: send back a variant's own id to keep it; left out, or not one of the link's variant ids, it gets a new one */
+            id?: string;
+            /**
+             * Format: uri
+             * @description A variant's destination; checked as the link's destinationUrl is. Absolute http(s) URL, at most 2048 characters; read as browsers read URLs (WHATWG), so an IDN host or an unescaped space is accepted too
+             */
+            destinationUrl: string;
+            /** @description Its share of visitors is weight / sum of weights */
+            weight: number;
         };
         /** LinkCreate */
         LinkCreate: {
@@ -1474,8 +1771,12 @@ export interface components {
             consentRequired?: boolean;
             /** @description Append lnk_cid=<click id> to the destination, for POST /conversions */
             conversionTracking?: boolean;
-            /** @description A bridge page of the workspace (bp_…) shown instead of redirecting; null: redirect as usual */
+            /** @description A bridge page of the workspace (bp_…) shown instead of redirecting; null: redirect as usual. Not together with routingRules or variants */
             bridgePageId?: string | null;
+            /** @description At most 50 rules. Evaluated in order on each visit (after the gates; never for link-preview crawlers): the first rule that matches picks the destination. null (or []) for none. See docs/routing.md */
+            routingRules?: components["schemas"]["RoutingRuleInput"][] | null;
+            /** @description 2 to 10 variants. A/B split when no rule matched: each visitor (address + user agent) always gets the same variant while the list is unchanged. null (or []) for none. See docs/routing.md */
+            variants?: components["schemas"]["VariantInput"][] | null;
         };
         /**
          * TemplateSlug
@@ -4595,8 +4896,12 @@ export interface operations {
                     consentRequired?: boolean;
                     /** @description Append lnk_cid=<click id> to the destination, for POST /conversions */
                     conversionTracking?: boolean;
-                    /** @description A bridge page of the workspace (bp_…) shown instead of redirecting; null: redirect as usual */
+                    /** @description A bridge page of the workspace (bp_…) shown instead of redirecting; null: redirect as usual. Not together with routingRules or variants */
                     bridgePageId?: string | null;
+                    /** @description At most 50 rules. Evaluated in order on each visit (after the gates; never for link-preview crawlers): the first rule that matches picks the destination. null (or []) for none. See docs/routing.md */
+                    routingRules?: components["schemas"]["RoutingRuleInput"][] | null;
+                    /** @description 2 to 10 variants. A/B split when no rule matched: each visitor (address + user agent) always gets the same variant while the list is unchanged. null (or []) for none. See docs/routing.md */
+                    variants?: components["schemas"]["VariantInput"][] | null;
                     isActive?: boolean;
                     isArchived?: boolean;
                     /**
@@ -6838,6 +7143,136 @@ export interface operations {
             };
             /** @description Not Found */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1LinksByIdResolve: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins a dated API version; the answer names the version used in its own Service-Version header. A value not listed (an empty one too) is 400 unsupported_version. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Act in another workspace of the key's user (its id or slug); without it, the key's own workspace. A workspace the user is not a member of is 403 forbidden; an empty or overlong value is 400 validation_failed. */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    /** @description ISO 3166-1 alpha-2; stands in for the country of `ip` */
+                    country?: string;
+                    /** @description Stands in for the city of `ip` (known only with a city database) */
+                    city?: string;
+                    /** @description The User-Agent header: device, os, browser; crawlers get the preview */
+                    userAgent?: string;
+                    /** @description The Accept-Language header: its first tag gives language and locale */
+                    acceptLanguage?: string;
+                    /** @description The client address (IPv4 or IPv6): ip rules, country, city, the variant */
+                    ip?: string;
+                    /** @description The Referer header (a URL) or a host */
+                    referrer?: string;
+                    /** @description The visit’s query parameters: query.<name> rules, forwarded to the destination */
+                    query?: {
+                        [key: string]: string;
+                    };
+                    /**
+                     * Format: date-time
+                     * @description When the visit happens (ISO 8601 with a zone); now when absent
+                     */
+                    at?: string;
+                    /** @enum {string} */
+                    trigger?: "link" | "qr";
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        /** LinkResolution */
+                        data: {
+                            /** @description Where the visitor is sent: the chosen destination with UTM fields and the query applied (behind the gate, if any); null when gone */
+                            destinationUrl: string | null;
+                            /** @description The routing rule that matched, if any */
+                            ruleId: string | null;
+                            /** @description The variant chosen when no rule matched, if any */
+                            variantId: string | null;
+                            /** @enum {string} */
+                            outcome: "redirect" | "fallback" | "gone" | "password" | "captcha" | "consent" | "bridge_page" | "sandbox";
+                            /** @description Every rule evaluated, in order, up to and including the first that matched */
+                            trace: {
+                                ruleId: string;
+                                matched: boolean;
+                                /** @description Whether each of the rule’s conditions held, in order */
+                                conditions: boolean[];
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
