@@ -6,7 +6,8 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PNG } from 'pngjs'
-import { account, clicksOf, CRAWLERS, UA, type Api } from './_redirect'
+import { axeViolations } from '../pages/_browser'
+import { account, clicksOf, CRAWLERS, storeRouting, UA, type Api } from './_redirect'
 import { chromium, requireChromium, startLnk, startReceiver, withBrowserPage, type Lnk } from './_server'
 
 let lnk: Lnk
@@ -277,3 +278,26 @@ describe('screenshots of the visitor pages', () => {
     expect(buttonContrast(join(shots, 'consent-mobile.png'))).toBeGreaterThanOrEqual(4.5)
   }, 60_000)
 })
+
+test('a routed test link’s sandbox page names the destination chosen and the rule, with no serious accessibility violation', async () => {
+  const link = await api.make({ destinationUrl: 'https://example.com/everyone-else' }, api.testKey)
+  const rule = {
+    id: 'rr_browser_de',
+    name: 'German speakers',
+    match: 'all' as const,
+    conditions: [{ field: 'language', op: 'eq', value: 'de' }],
+    destinationUrl: 'https://example.de/willkommen',
+  }
+  await storeRouting(lnk.env, link, { rules: [rule] })
+  const file = join(shots, 'sandbox-routed-mobile.png')
+  await withBrowserPage({ userAgent: UA.iphone, width: 390, height: 844, extraFlags: ['--lang=de-DE', '--accept-lang=de-DE,de'] }, async (page) => {
+    await page.goto(`${link.shortUrl}?ref=qr`)
+    expect(await page.evaluate('document.querySelector(".dest").innerText')).toBe('https://example.de/willkommen?ref=qr')
+    expect(await page.evaluate('document.body.innerText')).toContain('Chosen by the routing rule “German speakers” (rr_browser_de).')
+    expect(await axeViolations(page)).toEqual([])
+    await page.screenshot(file)
+  })
+  const ink = inkOf(file)
+  expect(ink.ink).toBeGreaterThan(0.004)
+  expect(ink.ink).toBeLessThan(0.3)
+}, 60_000)

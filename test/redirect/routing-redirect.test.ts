@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { RoutingRule, Variant } from '../../src/db/schema'
 import { LOOPBACK_ENV, receiver } from '../webhooks/_webhooks'
-import { account, attrs, CRAWLERS, setCookie, sql, texts, UA, type Api } from './_redirect'
+import { account, attrs, CRAWLERS, setCookie, sql, storeRouting, texts, UA, type Api } from './_redirect'
 import { startLnk, type Lnk } from './_server'
 
 let lnk: Lnk
@@ -63,21 +63,10 @@ const rule = (destinationUrl: string, conditions: RoutingRule['conditions'], o: 
   ...o,
 })
 
-/**
- * A link created over the API, then given rules and variants through the links repo (as stored, with their
- * ids), its cache entry dropped as a PATCH drops it.
- */
+/** A link created over the API, then given rules and variants as stored (storeRouting). */
 async function routedLink(json: Record<string, unknown>, routing: { rules?: RoutingRule[]; variants?: Variant[] }, key = api.key) {
   const link = await api.make(json, key)
-  const { rt } = lnk.env
-  const row = await rt.modules.links.repo.update(
-    link.id,
-    { routingRules: routing.rules ?? null, variants: routing.variants ?? null },
-    (r) => ({ type: 'link.updated', workspaceId: r.workspaceId, mode: r.isTest ? 'test' : 'live', data: { id: r.id, changes: ['routingRules', 'variants'] } }),
-    rt.clock.now(),
-  )
-  expect(row && 'id' in row ? row.id : null).toBe(link.id)
-  rt.bus.emit('link.changed', { domain: link.domain, slug: link.slug })
+  await storeRouting(lnk.env, link, routing)
   return link
 }
 
@@ -287,6 +276,7 @@ describe('before any routing', () => {
     const link = await routedLink({ destinationUrl: 'https://example.com/sandbox' }, { rules: [de] }, api.testKey)
     const there = await (await go(link.slug, { ip: '5.9.0.1', query: '?q=1' })).text()
     expect(await texts(there, 'p.dest')).toEqual(['https://example.de/sandbox?q=1'])
+    expect(there).toContain('It would send this visit to:')
     expect(there).toContain(`Chosen by the routing rule “Germany” (${de.id})`)
     const elsewhere = await (await go(link.slug, { ip: '8.8.8.8' })).text()
     expect(await texts(elsewhere, 'p.dest')).toEqual(['https://example.com/sandbox'])
