@@ -2,7 +2,6 @@
 // through app.handle() with a browser-like User-Agent and a client address in X-Forwarded-For, cookies,
 // database readers and the ALTCHA solver a browser would run.
 import { createHash, createHmac } from 'node:crypto'
-import type { RoutingRule, Variant } from '../../src/db/schema'
 import type { Clock } from '../../src/platform/clock'
 import type { Runtime } from '../../src/runtime'
 import { body, bootstrapAccount, INSERTION_ORDER, makeKey, rawRows, setup, storedEvents, type TestEnv } from '../helpers'
@@ -260,24 +259,4 @@ export function nextIp(): string {
   if (n < 250) return `203.0.113.${n + 1}`
   if (n < 500) return `198.51.100.${n - 249}`
   return `2001:db8::${(n - 499).toString(16)}`
-}
-
-/**
- * Gives a link routing rules and variants as stored (ids included) through the links repo, and drops its
- * cache entry as a PATCH would: until the link fields take them over the API.
- */
-export async function storeRouting(
-  env: { rt: Runtime },
-  link: { id: string; domain: string; slug: string },
-  routing: { rules?: RoutingRule[]; variants?: Variant[] },
-) {
-  const { rt } = env
-  const row = await rt.modules.links.repo.update(
-    link.id,
-    { routingRules: routing.rules ?? null, variants: routing.variants ?? null },
-    (r) => ({ type: 'link.updated', workspaceId: r.workspaceId, mode: r.isTest ? 'test' : 'live', data: { id: r.id, changes: ['routingRules', 'variants'] } }),
-    rt.clock.now(),
-  )
-  if (!row || !('id' in row)) throw new Error(`storing the routing of ${link.id} failed`)
-  rt.bus.emit('link.changed', { domain: link.domain, slug: link.slug })
 }

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PNG } from 'pngjs'
 import { axeViolations } from '../pages/_browser'
-import { account, clicksOf, CRAWLERS, storeRouting, UA, type Api } from './_redirect'
+import { account, clicksOf, CRAWLERS, UA, type Api } from './_redirect'
 import { chromium, requireChromium, startLnk, startReceiver, withBrowserPage, type Lnk } from './_server'
 
 let lnk: Lnk
@@ -280,20 +280,14 @@ describe('screenshots of the visitor pages', () => {
 })
 
 test('a routed test link’s sandbox page names the destination chosen and the rule, with no serious accessibility violation', async () => {
-  const link = await api.make({ destinationUrl: 'https://example.com/everyone-else' }, api.testKey)
-  const rule = {
-    id: 'rr_browser_de',
-    name: 'German speakers',
-    match: 'all' as const,
-    conditions: [{ field: 'language', op: 'eq', value: 'de' }],
-    destinationUrl: 'https://example.de/willkommen',
-  }
-  await storeRouting(lnk.env, link, { rules: [rule] })
+  const rule = { name: 'German speakers', conditions: [{ field: 'language', op: 'eq', value: 'de' }], destinationUrl: 'https://example.de/willkommen' }
+  const link = await api.make({ destinationUrl: 'https://example.com/everyone-else', routingRules: [rule] }, api.testKey)
+  const ruleId: string = link.routingRules[0].id
   const file = join(shots, 'sandbox-routed-mobile.png')
   await withBrowserPage({ userAgent: UA.iphone, width: 390, height: 844, extraFlags: ['--lang=de-DE', '--accept-lang=de-DE,de'] }, async (page) => {
     await page.goto(`${link.shortUrl}?ref=qr`)
     expect(await page.evaluate('document.querySelector(".dest").innerText')).toBe('https://example.de/willkommen?ref=qr')
-    expect(await page.evaluate('document.body.innerText')).toContain('Chosen by the routing rule “German speakers” (rr_browser_de).')
+    expect(await page.evaluate('document.body.innerText')).toContain(`Chosen by the routing rule “German speakers” (${ruleId}).`)
     expect(await axeViolations(page)).toEqual([])
     await page.screenshot(file)
   })

@@ -3,11 +3,11 @@
 // the embedded IP database places: 8.8.8.8 in the US, 5.9.0.1 in Germany). Each rule field, the variant split
 // and its stickiness, UTM fields, query forwarding, lnk_cid and deep links on the chosen destination, the
 // gates and the crawler preview before any routing, and what a click records: rule_id/variant_id in the
-// clicks table and link.clicked at a real receiver on 127.0.0.1.
+// clicks table and link.clicked at a real receiver on 127.0.0.1. Rules and variants are set over the API.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import type { RoutingRule, Variant } from '../../src/db/schema'
 import { LOOPBACK_ENV, receiver } from '../webhooks/_webhooks'
-import { account, attrs, CRAWLERS, setCookie, sql, storeRouting, texts, UA, type Api } from './_redirect'
+import { account, attrs, CRAWLERS, setCookie, sql, texts, UA, type Api } from './_redirect'
 import { startLnk, type Lnk } from './_server'
 
 let lnk: Lnk
@@ -63,10 +63,22 @@ const rule = (destinationUrl: string, conditions: RoutingRule['conditions'], o: 
   ...o,
 })
 
-/** A link created over the API, then given rules and variants as stored (storeRouting). */
+/**
+ * A link created over the API with the rules and variants given (sent without ids); each then takes the id
+ * the service gave it, so the checks below can name what a click recorded.
+ */
 async function routedLink(json: Record<string, unknown>, routing: { rules?: RoutingRule[]; variants?: Variant[] }, key = api.key) {
-  const link = await api.make(json, key)
-  await storeRouting(lnk.env, link, routing)
+  const unnamed = <T extends { id: string }>(items: T[] | undefined) => (items === undefined ? null : items.map(({ id: _, ...rest }) => rest))
+  const link = await api.make({ ...json, routingRules: unnamed(routing.rules), variants: unnamed(routing.variants) }, key)
+  for (const [sent, got] of [
+    [routing.rules ?? [], link.routingRules ?? []],
+    [routing.variants ?? [], link.variants ?? []],
+  ] as [{ id: string; destinationUrl: string }[], { id: string; destinationUrl: string }[]][]) {
+    expect(got.map((x) => x.destinationUrl)).toEqual(sent.map((x) => x.destinationUrl))
+    sent.forEach((x, i) => {
+      x.id = got[i]!.id
+    })
+  }
   return link
 }
 
