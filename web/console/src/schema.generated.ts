@@ -1542,7 +1542,7 @@ export interface components {
             field: "referrer";
             /** @enum {string} */
             op: "eq" | "neq" | "contains" | "not_contains" | "starts_with";
-            /** @description A host as the Referer names it, lower case (news.example.com) */
+            /** @description A host name as the Referer names it, lower case, no port (news.example.com) */
             value: string;
         } | {
             /** @constant */
@@ -1561,6 +1561,13 @@ export interface components {
             /** @enum {string} */
             op: "in" | "nin";
             value: string[];
+        } | {
+            /** @constant */
+            field: "ip";
+            /** @enum {string} */
+            op: "eq" | "neq";
+            /** @description An IPv4 or IPv6 address, or a CIDR range (10.0.0.0/8, 2001:db8::/32) */
+            value: string;
         } | {
             /** @constant */
             field: "time";
