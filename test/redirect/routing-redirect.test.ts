@@ -260,6 +260,20 @@ describe('before any routing', () => {
     expect(rows.map((x) => x.rule_id)).toEqual([r.id])
   })
 
+  test('limits and expiry send to fallbackUrl as before: the clicks under the limit are routed (reserved first on PostgreSQL)', async () => {
+    const r = everyone()
+    const link = await routedLink({ destinationUrl: 'https://example.com/limited', clickLimit: 2, fallbackUrl: 'https://example.com/sold-out' }, { rules: [r] })
+    expect(await where(link.slug, { ip: '203.0.113.61' })).toBe('https://routed.example/')
+    expect(await where(link.slug, { ip: '203.0.113.62' })).toBe('https://routed.example/')
+    expect(await where(link.slug, { ip: '203.0.113.63' })).toBe('https://example.com/sold-out')
+    expect((await stored(link.id)).map((x) => x.rule_id)).toEqual([r.id, r.id])
+    const ends = Date.now() + 1_500
+    const expiring = await routedLink({ destinationUrl: 'https://example.com/over', expiresAt: new Date(ends).toISOString() }, { rules: [everyone()] })
+    expect(await where(expiring.slug)).toBe('https://routed.example/')
+    await Bun.sleep(Math.max(0, ends - Date.now()) + 50)
+    expect((await go(expiring.slug)).status).toBe(410)
+  })
+
   test('the consent page names where Continue leads: the chosen destination', async () => {
     const link = await routedLink({ destinationUrl: 'https://example.com/consent-own', consentRequired: true }, { rules: [everyone()] })
     const page = await go(link.slug, { query: '?a=1' })
