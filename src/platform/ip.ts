@@ -93,3 +93,15 @@ export function ipAllowed(ip: string | null, list: readonly string[]): boolean {
     return range !== null && range.v6 === value.v6 && (value.value & range.mask) === range.base
   })
 }
+
+/**
+ * A test of one address against a list of addresses and CIDRs, the list parsed once (routing rules test many
+ * visits against one list). An entry that is neither matches nothing; so does an address that is not one.
+ */
+export function addressMatcher(list: readonly string[]): (ip: string) => boolean {
+  const ranges = list.map(parseRange).filter((r): r is Range => r !== null)
+  return (ip) => {
+    const value = toValue(ip)
+    return value !== null && ranges.some((range) => range.v6 === value.v6 && (value.value & range.mask) === range.base)
+  }
+}

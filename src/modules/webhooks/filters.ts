@@ -2,24 +2,15 @@
 //
 // Rules read dot paths of the whole event envelope (`type`, `mode`, `data.link.domain`, `data.link.tags.0`);
 // numeric segments index arrays; only own properties are followed, so `constructor` or `__proto__` never
-// reach a prototype. The semantics, written down once:
-// - A field is missing when a segment does not exist or the value is undefined. A missing field satisfies
-//   only `not_exists`: every other operator, `neq` and `nin` and `not_contains` included, is false on it.
-// - `null` is a present value: `exists` is true for it, `eq null` matches it, `neq "x"` is true for it.
-// - `eq`/`neq` compare JSON values structurally (object key order ignored); strings are case-sensitive.
-// - `in`/`nin`: the field is (not) one of the listed scalars, by strict equality.
-// - `contains`/`not_contains`: a string field (not) containing the string as a substring, or an array field
-//   (not) holding the scalar as an element. On any other field type both are false.
-// - `starts_with`: a string field beginning with the string.
-// - `gt`/`gte`/`lt`/`lte`: numbers compare numerically, ISO 8601 date-times (with a zone) as instants; a
-//   field and value of different kinds, or anything else, compare false.
-// - No operator evaluates a regular expression or any code from the user.
-// - `match: all` needs every rule, `match: any` one of them; with no rules both match. `events`, when not
-//   null, must also match the event type (same patterns as the endpoint's `events`).
-import { canonicalJson } from '../../platform/canonical-json'
+// reach a prototype. A field is missing when a segment does not exist or the value is undefined. What each
+// operator means on a found or missing field is written once in `platform/conditions.ts`, shared with link
+// routing rules. `match: all` needs every rule, `match: any` one of them; with no rules both match. `events`,
+// when not null, must also match the event type (same patterns as the endpoint's `events`).
+import { type ConditionOp, CONDITION_OPS, conditionHolds, isoInstant, valueIssue } from '../../platform/conditions'
 import { EVENT_CATALOGUE } from './model'
 
-export type FilterOp = 'eq' | 'neq' | 'in' | 'nin' | 'contains' | 'not_contains' | 'starts_with' | 'gt' | 'gte' | 'lt' | 'lte' | 'exists' | 'not_exists'
+export type FilterOp = ConditionOp
+export { isoInstant }
 
 export interface FilterRule {
   field: string
@@ -38,40 +29,12 @@ export interface Issue {
   message: string
 }
 
-export const FILTER_OPS: readonly FilterOp[] = [
-  'eq',
-  'neq',
-  'in',
-  'nin',
-  'contains',
-  'not_contains',
-  'starts_with',
-  'gt',
-  'gte',
-  'lt',
-  'lte',
-  'exists',
-  'not_exists',
-]
+export const FILTER_OPS: readonly FilterOp[] = CONDITION_OPS
 export const MAX_RULES = 50
 export const MAX_FIELD_LENGTH = 200
-export const MAX_LIST_VALUES = 100
-export const MAX_STRING_VALUE = 1024
 export const MAX_EVENT_PATTERNS = 100
 
-type Scalar = string | number | boolean | null
-
-const isScalar = (v: unknown): v is Scalar => v === null || typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v))
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
-
-const ISO_DATE_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:\d{2})$/
-
-/** Epoch ms of an ISO 8601 date-time with a zone; null for anything else (a zone-less time is ambiguous). */
-export function isoInstant(value: unknown): number | null {
-  if (typeof value !== 'string' || !ISO_DATE_TIME.test(value)) return null
-  const ms = Date.parse(value)
-  return Number.isNaN(ms) ? null : ms
-}
 
 /** Reads a dot path; `found` is false when any segment is missing or the value is undefined. */
 export function readPath(source: unknown, path: string): { found: boolean; value: unknown } {
@@ -90,49 +53,9 @@ export function readPath(source: unknown, path: string): { found: boolean; value
   return { found: true, value: current }
 }
 
-function compare(field: unknown, value: unknown): number | null {
-  if (typeof field === 'number' && typeof value === 'number') return field - value
-  const a = isoInstant(field)
-  const b = isoInstant(value)
-  return a !== null && b !== null ? a - b : null
-}
-
-function holds(field: unknown, value: unknown): boolean | null {
-  if (typeof field === 'string') return typeof value === 'string' ? field.includes(value) : null
-  if (Array.isArray(field)) return field.some((item) => isScalar(item) && item === value)
-  return null
-}
-
 function ruleMatches(rule: FilterRule, envelope: unknown): boolean {
-  const { found, value: field } = readPath(envelope, rule.field)
-  if (rule.op === 'not_exists') return !found
-  if (!found) return false
-  switch (rule.op) {
-    case 'exists':
-      return true
-    case 'eq':
-      return canonicalJson(field) === canonicalJson(rule.value)
-    case 'neq':
-      return canonicalJson(field) !== canonicalJson(rule.value)
-    case 'in':
-      return isScalar(field) && (rule.value as Scalar[]).includes(field)
-    case 'nin':
-      return isScalar(field) && !(rule.value as Scalar[]).includes(field)
-    case 'contains':
-      return holds(field, rule.value) === true
-    case 'not_contains':
-      return holds(field, rule.value) === false
-    case 'starts_with':
-      return typeof field === 'string' && typeof rule.value === 'string' && field.startsWith(rule.value)
-    case 'gt':
-    case 'gte':
-    case 'lt':
-    case 'lte': {
-      const d = compare(field, rule.value)
-      if (d === null) return false
-      return rule.op === 'gt' ? d > 0 : rule.op === 'gte' ? d >= 0 : rule.op === 'lt' ? d < 0 : d <= 0
-    }
-  }
+  const { found, value } = readPath(envelope, rule.field)
+  return conditionHolds(rule.op, found, value, rule.value)
 }
 
 /** `*`, an exact type, or `prefix.*` for every type under that prefix. */
@@ -171,38 +94,6 @@ function fieldIssue(field: unknown): string | null {
   if (field.length < 1 || field.length > MAX_FIELD_LENGTH) return `field must be 1-${MAX_FIELD_LENGTH} characters`
   if (field.split('.').some((s) => s === '')) return `field "${field}" has an empty segment; use a dot path such as data.link.domain`
   return null
-}
-
-function valueIssue(op: FilterOp, value: unknown, hasValue: boolean): string | null {
-  const longString = (v: unknown) => typeof v === 'string' && v.length > MAX_STRING_VALUE
-  switch (op) {
-    case 'exists':
-    case 'not_exists':
-      return hasValue && value !== null ? `${op} takes no value` : null
-    case 'eq':
-    case 'neq':
-      if (!hasValue) return `${op} needs a value`
-      return canonicalJson(value).length > MAX_STRING_VALUE ? `value must be at most ${MAX_STRING_VALUE} characters as JSON` : null
-    case 'in':
-    case 'nin':
-      if (!Array.isArray(value) || !value.length) return `${op} needs a non-empty array of strings, numbers, booleans or null`
-      if (value.length > MAX_LIST_VALUES) return `${op} takes at most ${MAX_LIST_VALUES} values`
-      if (!value.every(isScalar)) return `${op} values must be strings, numbers, booleans or null`
-      return value.some(longString) ? `values must be at most ${MAX_STRING_VALUE} characters` : null
-    case 'contains':
-    case 'not_contains':
-      if (!hasValue || !isScalar(value)) return `${op} needs a string (substring) or a scalar (array element)`
-      return longString(value) ? `value must be at most ${MAX_STRING_VALUE} characters` : null
-    case 'starts_with':
-      if (typeof value !== 'string') return 'starts_with needs a string'
-      return longString(value) ? `value must be at most ${MAX_STRING_VALUE} characters` : null
-    case 'gt':
-    case 'gte':
-    case 'lt':
-    case 'lte':
-      if (typeof value === 'number' && Number.isFinite(value)) return null
-      return isoInstant(value) !== null ? null : `${op} needs a number or an ISO 8601 date-time with a zone`
-  }
 }
 
 function validateRule(rule: unknown, i: number, issues: Issue[]): FilterRule | null {
