@@ -6,7 +6,7 @@
 // the one link), then each link's clicks are a range of clicks_link_time_idx (link, time, is_bot, visitor).
 // A workspace-wide question is thus a range scan per link rather than a scan of every workspace's clicks;
 // the dimension's column is read from the click's row.
-import { and, eq, exists, gte, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm'
+import { and, count, eq, exists, gte, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm'
 import { rows, type Builder, type Engine } from '../../db/engine'
 import { continentMembers, leadingCurrency } from './breakdown-values'
 import type { AnalyticsScope, BreakdownDimension, BreakdownFigures, BreakdownQuery, BreakdownRepo } from './port'
@@ -81,7 +81,8 @@ export function createBreakdownRepo(engine: Engine): BreakdownRepo {
    * `amount` its value in `currency` (0 otherwise). The tag dimension joins the link's tags: a click counts
    * once per tag (an untagged link's once, as null).
    */
-  const facts = (db: Builder, q: Pick<BreakdownQuery, 'scope' | 'from' | 'to'>, d: BreakdownDimension | null, currency: string | null) => {
+  const facts = (db: Builder, q: BreakdownQuery, currency: string | null) => {
+    const d = q.dimension
     const withTags = <T extends { leftJoin: (...a: any[]) => T }>(query: T): T =>
       d === 'tag' ? query.leftJoin(linkTags, eq(linkTags.linkId, links.id)) : query
     const ofClicks = withTags(
@@ -151,14 +152,12 @@ export function createBreakdownRepo(engine: Engine): BreakdownRepo {
       engine.transaction(
         function* (db) {
           const totals = empty()
-          const all = facts(db, q, null, null)
           const [counted] = yield* rows(
             db
-              .select({
-                clicks: sql<number>`COALESCE(SUM(${all.n}), 0)`.mapWith(Number),
-                uniqueClicks: sql<number>`COUNT(DISTINCT ${all.visitor})`.mapWith(Number),
-              })
-              .from(all),
+              .select({ clicks: count(), uniqueClicks: sql<number>`COUNT(DISTINCT ${clicks.visitorHash})`.mapWith(Number) })
+              .from(links)
+              .innerJoin(clicks, and(eq(clicks.linkId, links.id), clickRange(q.from, q.to), eq(clicks.isBot, false)))
+              .where(linksOf(db, q.scope)),
           )
           totals.clicks = counted!.clicks
           totals.uniqueClicks = counted!.uniqueClicks
@@ -166,7 +165,7 @@ export function createBreakdownRepo(engine: Engine): BreakdownRepo {
           for (const r of perCurrency) add(totals, r)
           const currency = q.sort === 'revenue' ? (q.currency ?? leadingCurrency(perCurrency)) : null
 
-          const f = facts(db, q, q.dimension, currency)
+          const f = facts(db, q, currency)
           const figures = {
             clicks: sql<number>`SUM(${f.n})`,
             uniqueClicks: sql<number>`COUNT(DISTINCT ${f.visitor})`,
