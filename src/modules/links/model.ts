@@ -393,6 +393,11 @@ export const LINK_EVENTS: EventDefinition[] = [
         unique: t.Boolean({ description: 'First click of this visitor on this link' }),
         referrer: t.Union([t.String(), t.Null()]),
         userAgent: t.Union([t.String(), t.Null()]),
+        ruleId: t.Union([t.String(), t.Null()], { description: 'rr_…: the routing rule that chose the destination; null when none matched' }),
+        variantId: t.Union([t.String(), t.Null()], { description: 'var_…: the A/B variant the visitor was given; null when none' }),
+        destinationUrl: t.String({
+          description: 'Where this visit was sent, as stored (the rule’s, the variant’s or the link’s own), before UTM fields and the visitor’s query',
+        }),
       }),
       link: LinkRef,
     }),

@@ -14,6 +14,7 @@ import { createDomainSlugsRepo } from './repo-domain-slugs'
 import { createRedirectSyncReads } from './repo-sqlite'
 import { createStatsRepo } from './repo-stats'
 import { StatsPageCache } from './stats-page-cache'
+import { createFactSources } from './visit-facts'
 
 /**
  * How long a node keeps a link read from PostgreSQL. Other nodes' writes reach it as notices within
@@ -58,6 +59,8 @@ export function createRedirectModule(platform: Platform, links: LinksModule, cli
   /** Key that signs the redirect pages' cookies (password, captcha, consent). */
   const cookieKey = platform.settings.serverSecret('cookie_signing_key', clock.now())
   const shortHosts = new ShortHosts(config.shortDomains, served)
+  /** What routing rules read of a visit: the click enricher's lookups and the visitor hash, cached by address and agent. */
+  const facts = createFactSources(clicks.enricher, clicks.visitorOf)
   const handle = createRedirectHandler({
     config,
     clock,
@@ -73,12 +76,14 @@ export function createRedirectModule(platform: Platform, links: LinksModule, cli
     served,
     pages,
     gateLimits: gateLimitsFor(platform.store),
+    facts,
   })
   return defineModule({
     name: 'redirect',
     cache,
     cookieKey,
     shortHosts,
+    facts,
     handle,
     start() {
       const started = performance.now()
