@@ -374,12 +374,61 @@ describe('bad parameters', () => {
   })
 })
 
+describe('rule and variant on a routed link', () => {
+  let routed: any
+  /** Where each visit went, as its Location said: clicks and visitors per destination. */
+  const went = new Map<string, { clicks: number; visitors: Set<string> }>()
+  beforeAll(async () => {
+    routed = await api.make({
+      destinationUrl: 'https://example.com/routed',
+      slug: 'routed',
+      routingRules: [{ name: 'UK', conditions: [{ field: 'country', op: 'eq', value: 'GB' }], destinationUrl: 'https://example.com/uk' }],
+      variants: [
+        { destinationUrl: 'https://example.com/a', weight: 50 },
+        { destinationUrl: 'https://example.com/b', weight: 50 },
+      ],
+    })
+    // 5 March: 3 visitors from London (the rule), 20 from Mountain View (the variants), one of them twice.
+    const ips = [...['81.2.69.1', '81.2.69.2', '81.2.69.3'], ...Array.from({ length: 20 }, (_, i) => `8.8.8.${i + 1}`), '8.8.8.1']
+    for (const [i, ip] of ips.entries()) {
+      const res = await click('routed', Date.UTC(2026, 2, 5, 10) + i * 1_000, { ip })
+      const to = new URL(res.headers.get('location')!)
+      const seen = went.get(to.origin + to.pathname) ?? { clicks: 0, visitors: new Set<string>() }
+      seen.clicks++
+      seen.visitors.add(ip)
+      went.set(to.origin + to.pathname, seen)
+    }
+    clock.set(Date.UTC(2026, 2, 6))
+  })
+
+  const byValue = (rows: any[][]) => [...rows].sort((a, b) => String(a[0]).localeCompare(String(b[0])))
+
+  test('rule: the rule that chose the destination, null where none did', async () => {
+    const uk = went.get('https://example.com/uk')!
+    expect(uk.clicks).toBe(3)
+    expect(await table(`dimension=rule&from=2026-03-05&to=2026-03-05&linkId=${routed.id}`)).toEqual([
+      [null, 21, 20, 0],
+      [routed.routingRules[0].id, 3, 3, 0],
+    ])
+  })
+
+  test('variant: each variant with the clicks and visitors its destination got', async () => {
+    const expected = routed.variants
+      .filter((v: any) => went.has(v.destinationUrl))
+      .map((v: any) => [v.id, went.get(v.destinationUrl)!.clicks, went.get(v.destinationUrl)!.visitors.size, 0])
+    expected.push([null, 3, 3, 0])
+    const rows = await table(`dimension=variant&from=2026-03-05&to=2026-03-05&linkId=${routed.id}`)
+    expect(byValue(rows)).toEqual(byValue(expected))
+    expect(rows.reduce((n: number, r: any[]) => n + r[1], 0)).toBe(24)
+  })
+})
+
 describe('retention', () => {
   test('raw clicks are read only within LNK_CLICK_RETENTION_DAYS: the part of a range before it counts nothing', async () => {
     // 30 days after 12:00:05.5 on 2 March: the clicks at 12:00:01 … 12:00:05 are past retention (even before
     // the prune job deletes them); beta's at 6 s, gamma's at 7 s and the three Berlin clicks at 20 s are not.
     clock.set(T + 30 * 86_400_000 + 5_500)
-    const { body: b } = await get('dimension=link&from=2026-03-01&to=2026-03-31')
+    const { body: b } = await get('dimension=link&from=2026-03-01&to=2026-03-02')
     expect(b.data.from).toBe('2026-03-01T00:00:00.000Z')
     expect(b.data.rows.map((r: Row) => [r.value, r.clicks, r.uniqueClicks, r.conversions])).toEqual([
       [alpha.id, 3, 3, 4],
