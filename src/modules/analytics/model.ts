@@ -156,7 +156,8 @@ export const BreakdownAnswer = t.Object({
     t.Object({
       value: t.Union([t.String(), t.Null()], {
         description:
-          'The value (a link, rule or variant by its id); null: unknown (country, city…), none (campaign, folder, tag, rule, variant) or a direct visit (referrer)',
+          'The value (a link, rule or variant by its id); null: unknown (country, city…), ' +
+          'none (campaign, folder, tag, rule, variant) or a direct visit (referrer)',
       }),
       ...BreakdownFiguresOf('with this value'),
     }),

@@ -81,7 +81,9 @@ export function analyticsRoutes(ctx: BreakdownCtx, http: HttpKit) {
       response: { 200: Envelope(BreakdownAnswer), ...errors },
       detail: {
         summary: 'Breakdown by a dimension',
-        description: `Clicks, unique visitors, conversions and revenue per value of one dimension, best first, with the totals of the range. Exact, from raw clicks: only the last LNK_CLICK_RETENTION_DAYS (default 400) are counted. ${SEMANTICS}`,
+        description:
+          'Clicks, unique visitors, conversions and revenue per value of one dimension, best first, with the totals of the range. ' +
+          `Exact, from raw clicks: only the last LNK_CLICK_RETENTION_DAYS (default 400) are counted. ${SEMANTICS}`,
       },
     })
 }

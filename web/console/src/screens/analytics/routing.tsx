@@ -45,7 +45,8 @@ export function RoutingPanels({ link, range, figures }: { link: Link; range: Ran
             share: percent.format(v.weight / weights),
           }))}
           others={(n) =>
-            `${count(n)} ${n === 1 ? 'click' : 'clicks'} in this range went elsewhere: a routing rule chose the destination, or the visit came before these variants.`
+            `${count(n)} ${n === 1 ? 'click' : 'clicks'} in this range went elsewhere: ` +
+            'a routing rule chose the destination, or the visit came before these variants.'
           }
         />
       )}
