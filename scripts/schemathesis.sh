@@ -94,7 +94,7 @@ cat >"$config" <<'TOML'
 # Rules across fields or against the clock: to after from, a range of at most 731 days (analytics); a QR code's
 # colours with 3:1 contrast, and a render URL on a short domain this instance serves whose text fits the code.
 [[operations]]
-include-name = ["GET /analytics/overview", "GET /analytics/timeline", "GET /analytics/top-links", "GET /qr/{linkId}"]
+include-name = ["GET /analytics/overview", "GET /analytics/timeline", "GET /analytics/top-links", "GET /analytics/breakdown", "GET /qr/{linkId}"]
 checks.positive_data_acceptance.enabled = false
 
 # The same rules for a render URL; and a data longer than maxLength, of characters outside ASCII, can make the

@@ -7,11 +7,12 @@ import { DAY_MS } from '../../platform/time'
 import { defineModule, type Platform } from '../module'
 import type { HttpKit } from '../identity'
 import { backfillRollups, markMinuteRollups, pruneRawClicks, pruneSecondRollups, rollSpans } from './maintenance'
+import type { BreakdownCtx } from './breakdown'
 import { createAnalyticsRepo } from './repo'
+import { createBreakdownRepo } from './repo-breakdown'
 import { createMaintenanceRepo } from './repo-maintenance'
 import { createUniquesReads } from './repo-uniques-sqlite'
 import { analyticsRoutes } from './routes'
-import type { AnalyticsCtx } from './query'
 import { uniquesThread } from './uniques-helper'
 
 // What other modules, the app and the CLI use of analytics.
@@ -50,7 +51,7 @@ export function createAnalyticsModule(platform: Platform, http: HttpKit) {
     void startUp().catch((err: Error) => log.error('rolling up clicks recorded before rollups existed failed', { error: err.message }))
   }
   const analytics = createAnalyticsRepo(engine)
-  const ctx: AnalyticsCtx = {
+  const ctx: BreakdownCtx = {
     config,
     clock,
     log,
@@ -58,6 +59,7 @@ export function createAnalyticsModule(platform: Platform, http: HttpKit) {
     // the uniques thread: both through the same statements prepared once.
     analytics: store.engine === 'sqlite' ? { ...analytics, ...createUniquesReads(store.db.sqlite) } : analytics,
     uniques: store.engine === 'sqlite' ? uniquesThread(store.db.path, log, UNIQUES_CACHE_MB) : undefined,
+    breakdowns: createBreakdownRepo(engine),
   }
   return defineModule({
     name: 'analytics',

@@ -1,8 +1,11 @@
 // Request and response shapes of the analytics routes (TypeBox), also their OpenAPI description.
+import type { TLiteral } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { publishedString } from '../../http/published-schema'
 import { timeZoneName } from '../../http/time-zone'
 import { HLL_STANDARD_ERROR } from './hll'
+import { BREAKDOWN_LIMIT, BREAKDOWN_MAX } from './breakdown-values'
+import { BREAKDOWN_DIMENSIONS, type BreakdownDimension } from './port'
 import { MAX_BUCKETS, MAX_RANGE_DAYS, TOP_LINKS_MAX, TOP_LIMIT } from './query'
 
 const pct = (HLL_STANDARD_ERROR * 100).toFixed(1)
@@ -119,3 +122,47 @@ export const TopLinks = t.Object({
 })
 
 export const TopLinksLimit = t.Integer({ minimum: 1, maximum: TOP_LINKS_MAX, default: TOP_LIMIT })
+
+const BreakdownFiguresOf = (what: string) => ({
+  clicks: t.Integer({ description: `People's clicks ${what} (bots excluded)` }),
+  uniqueClicks: t.Integer({ description: `Distinct visitors (address + user agent) ${what}, exact` }),
+  conversions: t.Integer({ description: `Conversions recorded in the range whose click was ${what}` }),
+  revenue: Revenue,
+})
+
+// A union of literals (as the other enumerations here): the validation error of a wrong value lists them. The
+// cast gives it the static type of the list, which a mapped array would widen.
+export const BreakdownDimensionSchema = t.Union(BREAKDOWN_DIMENSIONS.map((d) => t.Literal(d)) as [TLiteral<BreakdownDimension>], {
+  description:
+    'What to count by. language, trigger and the utm* dimensions of the contract are not offered yet: clicks do not record them. See docs/analytics.md.',
+})
+
+export const BreakdownSortSchema = t.Union(SortSchema.anyOf, {
+  default: 'clicks',
+  description: 'Rank by this figure, best first; ties go to more clicks, then to the value (null last)',
+})
+
+export const BreakdownLimit = t.Integer({ minimum: 1, maximum: BREAKDOWN_MAX, default: BREAKDOWN_LIMIT, description: 'How many values, best first' })
+
+export const BreakdownAnswer = t.Object({
+  dimension: BreakdownDimensionSchema,
+  from: t.String({ format: 'date-time' }),
+  to: t.String({ format: 'date-time' }),
+  tz: t.String(),
+  linkId: t.Union([t.String(), t.Null()]),
+  sort: BreakdownSortSchema,
+  currency: t.Union([t.String(), t.Null()], { description: 'With sort=revenue: the currency ranked by' }),
+  rows: t.Array(
+    t.Object({
+      value: t.Union([t.String(), t.Null()], {
+        description:
+          'The value (a link, rule or variant by its id); null: unknown (country, city…), ' +
+          'none (campaign, folder, tag, rule, variant) or a direct visit (referrer)',
+      }),
+      ...BreakdownFiguresOf('with this value'),
+    }),
+  ),
+  totals: t.Object(BreakdownFiguresOf('in the range'), {
+    description: 'The whole range, every value: a click counts once even when its link has several tags',
+  }),
+})

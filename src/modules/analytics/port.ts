@@ -192,3 +192,63 @@ export interface MaintenanceRepo {
    */
   backfill(add: RollupAdder, pageSize: number, now: number): Promise<number>
 }
+
+/**
+ * What the breakdown counts by (contract 7.2): the dimensions raw clicks hold today. language, trigger and the
+ * utm* dimensions join once clicks record them.
+ */
+export const BREAKDOWN_DIMENSIONS = [
+  'country',
+  'continent',
+  'city',
+  'device',
+  'browser',
+  'os',
+  'referrer',
+  'link',
+  'domain',
+  'tag',
+  'campaign',
+  'folder',
+  'rule',
+  'variant',
+] as const
+export type BreakdownDimension = (typeof BREAKDOWN_DIMENSIONS)[number]
+
+export const BREAKDOWN_SORTS = ['clicks', 'uniqueClicks', 'conversions', 'revenue'] as const
+export type BreakdownSort = (typeof BREAKDOWN_SORTS)[number]
+
+/** One breakdown question over raw clicks in [from, to), already checked. */
+export interface BreakdownQuery {
+  scope: AnalyticsScope
+  dimension: BreakdownDimension
+  from: number
+  to: number
+  sort: BreakdownSort
+  /** With sort=revenue: the currency to rank by; without it, the one most conversions of the range were in. */
+  currency?: string
+  limit: number
+}
+
+export interface BreakdownFigures {
+  clicks: number
+  /** Distinct visitor hashes, exact. */
+  uniqueClicks: number
+  conversions: number
+  /** Sum of conversion values per currency, as summed by the engine (not yet rounded). */
+  revenue: Record<string, number>
+}
+
+export interface BreakdownAnswer {
+  rows: (BreakdownFigures & { value: string | null })[]
+  /** The whole range once: a click counts once however many tags its link has. */
+  totals: BreakdownFigures
+  /** With sort=revenue: the currency ranked by (null: no conversion had a value). */
+  currency: string | null
+}
+
+/** The breakdown's read (repo-breakdown.ts), on either engine. */
+export interface BreakdownRepo {
+  /** The ranked values and the totals, read in one snapshot. */
+  breakdown(q: BreakdownQuery): Promise<BreakdownAnswer>
+}

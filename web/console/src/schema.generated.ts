@@ -842,6 +842,28 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/analytics/breakdown": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Breakdown by a dimension
+         * @description Clicks, unique visitors, conversions and revenue per value of one dimension, best first, with the totals of the range. Exact, from raw clicks: only the last LNK_CLICK_RETENTION_DAYS (default 400) are counted. Counts people's clicks on the workspace's live links within the calling key's scope filters; bots, crawler previews and test links never count. A test key sees its sandbox only: the workspace's test links, which record no clicks, so its figures are zero. Figures include clicks up to about a second ago. Dates, buckets and default ranges are read in tz (default UTC). See docs/analytics.md.
+         *
+         *     Needs the `analytics:read` permission.
+         */
+        get: operations["getV1AnalyticsBreakdown"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/webhooks": {
         parameters: {
             query?: never;
@@ -7701,6 +7723,138 @@ export interface operations {
                                     [key: string]: number;
                                 };
                             }[];
+                        };
+                    };
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1AnalyticsBreakdown: {
+        parameters: {
+            query: {
+                from?: string;
+                to?: string;
+                tz?: components["schemas"]["TimeZone"];
+                dimension: "country" | "continent" | "city" | "device" | "browser" | "os" | "referrer" | "link" | "domain" | "tag" | "campaign" | "folder" | "rule" | "variant";
+                linkId?: string;
+                limit?: number;
+                sort?: "clicks" | "uniqueClicks" | "conversions" | "revenue";
+                currency?: string;
+            };
+            header?: {
+                /** @description Pins a dated API version; the answer names the version used in its own Service-Version header. A value not listed (an empty one too) is 400 unsupported_version. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Act in another workspace of the key's user (its id or slug); without it, the key's own workspace. A workspace the user is not a member of is 403 forbidden; an empty or overlong value is 400 validation_failed. */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** @enum {string} */
+                            dimension: "country" | "continent" | "city" | "device" | "browser" | "os" | "referrer" | "link" | "domain" | "tag" | "campaign" | "folder" | "rule" | "variant";
+                            /** Format: date-time */
+                            from: string;
+                            /** Format: date-time */
+                            to: string;
+                            tz: string;
+                            linkId: string | null;
+                            /** @enum {string} */
+                            sort: "clicks" | "uniqueClicks" | "conversions" | "revenue";
+                            /** @description With sort=revenue: the currency ranked by */
+                            currency: string | null;
+                            rows: {
+                                /** @description The value (a link, rule or variant by its id); null: unknown (country, city…), none (campaign, folder, tag, rule, variant) or a direct visit (referrer) */
+                                value: string | null;
+                                /** @description People's clicks with this value (bots excluded) */
+                                clicks: number;
+                                /** @description Distinct visitors (address + user agent) with this value, exact */
+                                uniqueClicks: number;
+                                /** @description Conversions recorded in the range whose click was with this value */
+                                conversions: number;
+                                /** @description Sum of conversion values per ISO 4217 currency, e.g. {"EUR": 59.97} */
+                                revenue: {
+                                    [key: string]: number;
+                                };
+                            }[];
+                            /** @description The whole range, every value: a click counts once even when its link has several tags */
+                            totals: {
+                                /** @description People's clicks in the range (bots excluded) */
+                                clicks: number;
+                                /** @description Distinct visitors (address + user agent) in the range, exact */
+                                uniqueClicks: number;
+                                /** @description Conversions recorded in the range whose click was in the range */
+                                conversions: number;
+                                /** @description Sum of conversion values per ISO 4217 currency, e.g. {"EUR": 59.97} */
+                                revenue: {
+                                    [key: string]: number;
+                                };
+                            };
                         };
                     };
                 };

@@ -1,4 +1,4 @@
-// The analytics answers the screens read (GET /v1/analytics/overview, timeline and top-links; see
+// The analytics answers the screens read (GET /v1/analytics/overview, timeline, top-links and breakdown; see
 // docs/analytics.md), and the one call that loads a screen's figures for a range.
 import { api } from '../../api'
 import type { Data } from '../../api-types'
@@ -30,3 +30,10 @@ export async function loadFigures(q: RangeQuery, linkId?: string): Promise<Figur
 
 export const loadTopLinks = (q: RangeQuery, sort: Sort) =>
   api.get<'/analytics/top-links'>('/analytics/top-links', { from: q.from, to: q.to, tz: q.tz, sort, limit: 10 })
+
+export type BreakdownAnswer = Data<'/analytics/breakdown', 'get'>
+export type BreakdownDimension = BreakdownAnswer['dimension']
+
+/** One link's clicks per value of `dimension` over the range (exact, from the clicks the server still keeps). */
+export const loadBreakdown = (q: RangeQuery, linkId: string, dimension: BreakdownDimension, limit: number) =>
+  api.get<'/analytics/breakdown'>('/analytics/breakdown', { from: q.from, to: q.to, tz: q.tz, linkId, dimension, limit })

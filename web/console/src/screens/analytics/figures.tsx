@@ -26,7 +26,8 @@ export function RangeFigures({
   range: Range
   linkId?: string
   empty: (overview: Overview) => ComponentChildren
-  children?: ComponentChildren
+  /** What follows the figures; a function is given them (and called again with each new answer). */
+  children?: ComponentChildren | ((figures: Figures) => ComponentChildren)
 }) {
   // The query is computed at each load, so "Refresh" on a 24-hour range moves it up to now.
   const state = useAsync(() => loadFigures(toQuery(range), linkId), [range.preset, range.from, range.to, linkId])
@@ -55,7 +56,7 @@ export function RangeFigures({
                 </section>
               </>
             )}
-            {children}
+            {typeof children === 'function' ? children(figures) : children}
           </>
         )}
       </Loaded>

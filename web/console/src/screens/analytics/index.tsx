@@ -1,5 +1,6 @@
 // Analytics screens: the workspace's figures (/analytics) and one link's (/analytics/links/:id), for a range
-// kept in the hash query, read from GET /v1/analytics/overview, timeline and top-links.
+// kept in the hash query, read from GET /v1/analytics/overview, timeline and top-links; a link with routing
+// rules or A/B variants also shows each one's clicks (breakdown by rule and by variant).
 import 'uplot/dist/uPlot.min.css'
 import './analytics.css'
 import { api, explain } from '../../api'
@@ -11,6 +12,7 @@ import type { ScreenProps, ScreenRoute } from '../types'
 import { RangeFigures } from './figures'
 import { RangeChooser } from './range-chooser'
 import { rangeQuery, readRange } from './range'
+import { RoutingPanels } from './routing'
 import { readSort, TopLinksSection } from './top-links'
 
 function NotAllowed() {
@@ -71,7 +73,9 @@ function LinkAnalytics({ params, query }: ScreenProps) {
       )}
       {link.status === 'error' && <p class="hint">The link's details could not be read: {explain(link.error)}</p>}
       <RangeChooser key={JSON.stringify(range)} path={`/analytics/links/${encodeURIComponent(id)}`} range={range} />
-      <RangeFigures range={range} linkId={id} empty={() => <Empty>No clicks or conversions of this link in this range.</Empty>} />
+      <RangeFigures range={range} linkId={id} empty={() => <Empty>No clicks or conversions of this link in this range.</Empty>}>
+        {(figures) => link.data && <RoutingPanels link={link.data} range={range} figures={figures} />}
+      </RangeFigures>
     </>
   )
 }
