@@ -1,29 +1,7 @@
 // Links, what their redirects need to remember (visitors, addresses) and the clicks they record.
 import { bool, index, int, json, primaryKey, table, text, time, uniqueIndex } from '../columns'
+import type { RoutingRule, Variant } from '../json-shapes'
 import { workspaces } from './identity'
-
-/** One condition of a routing rule (contract 7.1): `field` as listed there, `op` from webhook filters. */
-export interface RoutingCondition {
-  field: string
-  op: string
-  value?: unknown
-}
-
-/** A link's routing rule as stored and answered; the first whose conditions match picks the destination. */
-export interface RoutingRule {
-  id: string
-  name: string | null
-  match: 'all' | 'any'
-  conditions: RoutingCondition[]
-  destinationUrl: string
-}
-
-/** An A/B variant: its share of visitors is its weight over the sum of the link's weights. */
-export interface Variant {
-  id: string
-  destinationUrl: string
-  weight: number
-}
 
 export const links = table(
   'links',

@@ -1,7 +1,7 @@
 // The links area's port: what the service and the redirect ask of storage, in plain types (repo.ts answers it
 // on either engine; repo-sqlite.ts adds the redirect's synchronous reads on SQLite).
 import type { Insertable } from '../../db/rows'
-import type { RoutingRule, Variant } from '../../db/schema'
+import type { RoutingRule, Variant } from '../../db/json-shapes'
 import type { PublishInput } from '../../events/outbox'
 
 /** Every field of spec 2.3, the counters and what search matches. */

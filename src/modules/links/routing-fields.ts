@@ -11,7 +11,7 @@ import { CONDITION_OPS, type ConditionOp, isoInstant, valueIssue } from '../../p
 import type { Issues } from '../../platform/errors'
 import { parseRange } from '../../platform/ip'
 import { newId } from '../../platform/random'
-import type { RoutingCondition, RoutingRule, Variant } from '../../db/schema'
+import type { RoutingCondition, RoutingRule, Variant } from '../../db/json-shapes'
 import type { LinksCtx } from './context'
 import { checkUrl } from './fields'
 import { BROWSERS, CONTINENTS, DEVICES, OSES, QUERY_FIELD_PATTERN, QUERY_GROUPS, ROUTING_FIELDS, ROUTING_LIMITS, TRIGGERS } from './routing-model'

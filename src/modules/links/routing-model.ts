@@ -2,7 +2,7 @@
 // service's checks (routing-fields.ts) and the OpenAPI document share, written once here.
 import type { TSchema } from '@sinclair/typebox'
 import { t } from 'elysia'
-import type { RoutingCondition as StoredCondition } from '../../db/schema'
+import type { RoutingCondition as StoredCondition } from '../../db/json-shapes'
 import { checkedByService } from '../../http/published-schema'
 import { url } from './url-schema'
 

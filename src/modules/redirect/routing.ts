@@ -12,7 +12,7 @@
 // (0, 1) a hash of the visitor and the variant's id, and the highest score wins: a variant's share is its
 // weight over the sum, a visitor keeps their variant while the list is unchanged (no cookie), and adding or
 // removing a variant moves only the visitors who go to or come from it.
-import type { RoutingCondition, RoutingRule, Variant } from '../../db/schema'
+import type { RoutingCondition, RoutingRule, Variant } from '../../db/json-shapes'
 import { type ConditionOp, conditionHolds, isoInstant } from '../../platform/conditions'
 import { addressMatcher } from '../../platform/ip'
 import type { RedirectLink } from '../links'
