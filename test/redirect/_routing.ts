@@ -1,6 +1,6 @@
 // Routing rules and variants set on a link for the redirect tests, through PATCH /v1/links/{id} as a client
 // sets them; answers what the link now stores, ids included.
-import type { RoutingRule, Variant } from '../../src/db/schema'
+import type { RoutingRule, Variant } from '../../src/db/json-shapes'
 import { body } from '../helpers'
 import type { Api } from './_redirect'
 

@@ -5,7 +5,7 @@
 // gates and the crawler preview before any routing, and what a click records: rule_id/variant_id in the
 // clicks table and link.clicked at a real receiver on 127.0.0.1. Rules and variants are set over the API.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import type { RoutingRule, Variant } from '../../src/db/schema'
+import type { RoutingRule, Variant } from '../../src/db/json-shapes'
 import { LOOPBACK_ENV, receiver } from '../webhooks/_webhooks'
 import { account, attrs, CRAWLERS, setCookie, sql, texts, UA, type Api } from './_redirect'
 import { startLnk, type Lnk } from './_server'

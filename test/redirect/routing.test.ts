@@ -4,7 +4,7 @@
 // The facts themselves: visit-facts.test.ts.
 import { describe, expect, test } from 'bun:test'
 import { randomBytes } from 'node:crypto'
-import type { RoutingCondition, RoutingRule, Variant } from '../../src/db/schema'
+import type { RoutingCondition, RoutingRule, Variant } from '../../src/db/json-shapes'
 import { visitorHash } from '../../src/modules/clicks/visitor'
 import { explain, pickVariant, route, type RoutedLink, type VisitFacts } from '../../src/modules/redirect/routing'
 import { UA } from './_redirect'

@@ -3,7 +3,7 @@
 // values (7.1).
 import { describe, expect, test } from 'bun:test'
 import { randomBytes } from 'node:crypto'
-import type { RoutingRule } from '../../src/db/schema'
+import type { RoutingRule } from '../../src/db/json-shapes'
 import { createEnricher } from '../../src/modules/analytics'
 import { visitorHash } from '../../src/modules/clicks/visitor'
 import { route } from '../../src/modules/redirect/routing'
