@@ -1,6 +1,8 @@
 // The conversions repo on both engines: one script of beacons run against it on SQLite and on PostgreSQL
 // gives the same answers, rows and outbox events; on PostgreSQL, identical beacons sent at
 // once on separate connections are counted once, as SQLite's one-writer order counts them.
+import { registerEvents } from '../../src/events/catalogue'
+import { CONVERSION_EVENTS } from '../../src/modules/conversions/model'
 import { afterAll, beforeAll, expect, test } from 'bun:test'
 import * as pgTables from '../../src/db/pg/schema.generated'
 import * as liteTables from '../../src/db/schema'
@@ -9,6 +11,9 @@ import { sqliteEngine } from '../../src/db/engine/sqlite'
 import { ConversionRefused, type ConversionDecision, type ConversionsRepo, type ClickOfConversion } from '../../src/modules/conversions/port'
 import { createConversionsRepo } from '../../src/modules/conversions/repo'
 import { openEngines, type Engines } from '../setup/engines'
+
+// No runtime is made here, which would register the events the repo publishes: run alone, the file does it.
+registerEvents(CONVERSION_EVENTS)
 
 const T0 = 1_700_000_000_000
 const DAY = 86_400_000

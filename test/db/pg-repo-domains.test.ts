@@ -3,6 +3,8 @@
 // can break: a claim added while another workspace verifies the name, several workspaces verifying one name
 // at once (one holds it, the others are told, nothing deadlocks), one workspace adding a name twice at once,
 // and two deletes of one domain.
+import { registerEvents } from '../../src/events/catalogue'
+import { DOMAIN_EVENTS } from '../../src/modules/domains/model'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { asc } from 'drizzle-orm'
 import type { SQL } from 'bun'
@@ -13,6 +15,9 @@ import { sqliteEngine } from '../../src/db/engine/sqlite'
 import type { DomainRow, DomainsRepo, Effects } from '../../src/modules/domains/port'
 import { createDomainsRepo } from '../../src/modules/domains/repo'
 import { openEngines, type Engines } from '../setup/engines'
+
+// No runtime is made here, which would register the events the repo publishes: run alone, the file does it.
+registerEvents(DOMAIN_EVENTS)
 
 const T0 = 1_700_000_000_000
 const NAME = 'go.example'

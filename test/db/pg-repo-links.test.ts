@@ -3,6 +3,8 @@
 // and on PostgreSQL, and all must answer the same and leave the same rows (links, link_tags, link_usage, outbox
 // events). Then what only PostgreSQL can get wrong: nodes creating links at once against a plan allowance, or
 // on the same slug.
+import { registerEvents } from '../../src/events/catalogue'
+import { LINK_EVENTS } from '../../src/modules/links/model'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { asc } from 'drizzle-orm'
 import { rmSync } from 'node:fs'
@@ -20,6 +22,9 @@ import { createDomainSlugsRepo } from '../../src/modules/redirect/repo-domain-sl
 import { createRedirectSyncReads } from '../../src/modules/redirect/repo-sqlite'
 import { tempDir } from '../helpers'
 import { openEngines, type Engines } from '../setup/engines'
+
+// No runtime is made here, which would register the events the repo publishes: run alone, the file does it.
+registerEvents(LINK_EVENTS)
 
 const T0 = 1_700_000_000_000
 type Repo = LinksRepo

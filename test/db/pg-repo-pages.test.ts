@@ -2,6 +2,8 @@
 // method run on both gives the same answers and leaves the same events; then what only PostgreSQL's
 // concurrency can break: editors saving one page at once keep one whole tree with dense positions, two
 // deletes publish one event, and a count flush racing a delete neither fails nor resurrects the page.
+import { registerEvents } from '../../src/events/catalogue'
+import { PAGE_EVENTS } from '../../src/modules/pages/model'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { asc } from 'drizzle-orm'
 import type { SQL } from 'bun'
@@ -15,6 +17,9 @@ import { createPagesRepo } from '../../src/modules/pages/repo'
 import { createPagesSyncReads } from '../../src/modules/pages/repo-sqlite'
 import type { Theme, TreeSection } from '../../src/modules/pages/tree'
 import { openEngines, type Engines } from '../setup/engines'
+
+// No runtime is made here, which would register the events the repo publishes: run alone, the file does it.
+registerEvents(PAGE_EVENTS)
 
 const T0 = 1_700_000_000_000
 const THEME: Theme = {
