@@ -1,31 +1,7 @@
-// The durable queue's SQLite statements prepared on the driver: the claim (its two index walks, below) and
-// the hot paths' insert and removal of a job (a job per webhook delivery, written by the thousand a second).
-// Everything else about jobs is written once in repo-queue.ts and queue.ts.
+// The durable queue's claim on SQLite, prepared on the driver (its two index walks, below). Everything else
+// about jobs is written once in repo-queue.ts and queue.ts.
 import type { Db } from '../db/client'
 import type { Claimer, JobRow, JobTypes } from './repo-queue'
-
-/**
- * A pending job through one statement prepared once, for hot paths: jobs of one type without a unique key.
- * Synchronous: call it inside the caller's transaction on the same connection.
- */
-export function preparedJobInsert(db: Db, type: string, maxAttempts: number) {
-  const insert = db.$client.prepare(
-    "INSERT INTO jobs (id, type, payload, status, run_at, attempts, max_attempts, unique_key, created_at, updated_at) VALUES (?, ?, ?, 'pending', ?, 0, ?, NULL, ?, ?)",
-  )
-  return (id: string, payload: unknown, runAt: number, now: number) => {
-    insert.run(id, type, JSON.stringify(payload ?? null), runAt, maxAttempts, now, now)
-  }
-}
-
-/**
- * Removes a job held by `workerId`, through one statement prepared once: for a handler that completes its
- * job inside its own transaction (the webhook deliveries record an attempt and complete its job together).
- * Synchronous: call it inside the caller's transaction on the same connection. Answers whether it was held.
- */
-export function preparedJobRemove(db: Db) {
-  const remove = db.$client.prepare('DELETE FROM jobs WHERE id = ? AND locked_by = ?')
-  return (id: string, workerId: string): boolean => remove.run(id, workerId).changes > 0
-}
 
 interface RawJob {
   id: string
