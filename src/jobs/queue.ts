@@ -3,7 +3,7 @@
 import type { Tx } from '../db/tx'
 import type { Engine } from '../db/engine'
 import { driveSync } from '../db/engine/sqlite'
-import { createQueueRepo, enqueuing, type Claimer, type EnqueueInput, type JobRow, type JobTypes } from './repo-queue'
+import { createQueueRepo, enqueuing, type EnqueueInput, type JobRow, type JobTypes } from './repo-queue'
 
 export type { EnqueueInput, JobRow }
 export { completing, enqueuing, JOBS_CHANNEL, preparedComplete, preparedEnqueue } from './repo-queue'
@@ -16,9 +16,9 @@ export function enqueue(tx: Tx, input: EnqueueInput, now: number): string | null
   return driveSync(tx, (engine, t) => enqueuing(engine, t, input, now))
 }
 
-/** The queue on `engine`, claiming with the engine's own statement (repo-queue-sqlite.ts, repo-queue-pg.ts). */
-export function createJobQueue(engine: Engine, claimer: Claimer) {
-  const repo = createQueueRepo(engine, claimer)
+/** The queue on `engine` (SQLite: on its connection, the worker's own for the worker). */
+export function createJobQueue(engine: Engine) {
+  const repo = createQueueRepo(engine)
   return {
     /** Claims up to `limit` due jobs (pending and due, or running with a lapsed lease), of the given types only or of all but `except`. */
     async claim(workerId: string, now: number, limit: number, leaseMs: number, types: JobTypes = {}): Promise<JobRow[]> {

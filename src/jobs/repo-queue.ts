@@ -1,12 +1,11 @@
-// The jobs table (db/schema/platform.ts): the durable queue's statements, on either engine. Claiming is one
-// UPDATE … RETURNING whose form each engine writes its own way (repo-queue-sqlite.ts, repo-queue-pg.ts), so
-// two workers (threads, processes or nodes) never take the same job; the rest is written once here,
-// including the hot paths' insert and removal of a job (a job per webhook delivery, written by the thousand
+// The jobs table (db/schema/platform.ts): the durable queue's statements, on either engine, written once:
+// the claim in repo-claim.ts, the rest here, including the hot paths' insert and removal of a job (a job per webhook delivery, written by the thousand
 // a second), prepared once on either engine (Engine.prepare).
 import { and, eq, inArray, sql } from 'drizzle-orm'
 import { exec, notice, rows, type Builder, type Engine, type Steps } from '../db/engine'
 import { newId, sortableId } from '../platform/random'
 import type { JobStatus } from '../db/schema'
+import { createClaimer } from './repo-claim'
 
 export interface JobRow {
   id: string
@@ -30,19 +29,11 @@ export interface JobTypes {
   except?: string[]
 }
 
-/** The engine's claim. */
-export interface Claimer {
-  /** Whether any job is claimable: a plain read, so an idle queue never asks for a lock. */
-  any(now: number, types: JobTypes): Promise<boolean>
-  /** Takes up to `limit` claimable jobs, oldest due first, for `workerId` until `now + leaseMs`; counts the attempt. */
-  claim(workerId: string, now: number, limit: number, leaseMs: number, types: JobTypes): Promise<JobRow[]>
-}
-
-export function createQueueRepo(engine: Engine, claimer: Claimer) {
+export function createQueueRepo(engine: Engine) {
   const { db } = engine
   const { jobs } = engine.t
   return {
-    ...claimer,
+    ...createClaimer(engine),
     /** Removes a job held by `workerId`. */
     async remove(id: string, workerId: string) {
       await db.delete(jobs).where(and(eq(jobs.id, id), eq(jobs.lockedBy, workerId)))

@@ -16,8 +16,6 @@ import type { PgDb } from '../../src/db/pg/client'
 import * as lite from '../../src/db/schema'
 import * as pgs from '../../src/db/pg/schema.generated'
 import { createJobQueue, type JobRow } from '../../src/jobs/queue'
-import { pgClaimer } from '../../src/jobs/repo-queue-pg'
-import { sqliteClaimer } from '../../src/jobs/repo-queue-sqlite'
 import type { AttemptOutcome, AutoDisable, NewDelivery, NewEndpoint, WebhooksRepo } from '../../src/modules/webhooks/port'
 import { createWebhooksRepo } from '../../src/modules/webhooks/repo'
 import { createFanoutStatements, type FanoutStatements } from '../../src/modules/webhooks/repo-fanout'
@@ -75,8 +73,8 @@ beforeAll(async () => {
   const pg = engines.pg
   const liteEngine = sqliteEngine(db)
   const postgresEngine = pgEngine(pg)
-  const sqliteQueue = createJobQueue(liteEngine, sqliteClaimer(db))
-  const pgQueue = createJobQueue(postgresEngine, pgClaimer(engines.sql))
+  const sqliteQueue = createJobQueue(liteEngine)
+  const pgQueue = createJobQueue(postgresEngine)
   const sqliteState = async () => ({
     endpoints: db.select().from(lite.webhookEndpoints).orderBy(asc(lite.webhookEndpoints.id)).all(),
     deliveries: db.select().from(lite.webhookDeliveries).orderBy(asc(lite.webhookDeliveries.id)).all(),

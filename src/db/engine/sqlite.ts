@@ -30,7 +30,8 @@ class SqlitePrepared implements Prepared {
   run({ values, mode }: PreparedRun): unknown {
     const { slots, fields } = this.compiled
     const params = bind(slots, values) as never[]
-    if (mode === 'run' || !fields) return mode === 'run' ? this.stmt.run(...params).changes : this.stmt.all(...params)
+    if (mode === 'run') return this.stmt.run(...params).changes
+    if (!fields) return mode === 'get' ? (this.stmt.get(...params) ?? undefined) : this.stmt.all(...params)
     const rows = this.stmt.values(...params) as unknown[][]
     if (mode === 'get') return rows.length ? decode(fields, rows[0]!) : undefined
     return rows.map((r) => decode(fields, r))
