@@ -1,7 +1,8 @@
 // The dialect seam: the one place repo code learns which engine answers. A repo is written once, with
 // drizzle's query builder over `engine.t` (the tables of src/db/schema on SQLite, the generated twins of
 // the same names on PostgreSQL), and asks the engine only for what the two truly do differently: how a
-// transaction runs, row locks, byte-order comparison and ASCII case folding.
+// transaction runs, how a statement prepared once runs (Engine.prepare), row locks, byte-order comparison
+// and ASCII case folding.
 //
 // Statements outside a transaction are awaited on both engines. A transaction's body is a generator that
 // yields its statements (`yield* rows(q)`): SQLite runs it synchronously inside one write transaction (a
