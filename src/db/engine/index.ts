@@ -156,7 +156,7 @@ export function* all<Row>(prepared: Prepared<Row>, values?: Record<string, unkno
   return (yield { prepared, values, mode: 'all' }) as Row[]
 }
 
-/** A prepared statement's first row inside a transaction body, or undefined. */
+/** A prepared statement's first row inside a transaction body, or undefined: for statements of one row (SQLite reads all it answers). */
 export function* first<Row>(prepared: Prepared<Row>, values?: Record<string, unknown>): Generator<Statement, Row | undefined, unknown> {
   return (yield { prepared, values, mode: 'get' }) as Row | undefined
 }
