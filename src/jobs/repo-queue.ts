@@ -166,13 +166,14 @@ export function preparedEnqueue(engine: Engine, type: string, maxAttempts: numbe
       updatedAt: sql.placeholder('now'),
     }),
   )
+  // As enqueuing(): a due job wakes the workers of every node (PostgreSQL); the same notice every time.
+  const wake = engine.notify(JOBS_CHANNEL, type)
   return function* (payload: unknown, runAt: number, now: number): Steps<string> {
     // Time-ordered: a job per delivery is written (and soon deleted) by the thousand a second, and random
     // ids would touch a random page of the primary key's index each time.
     const id = sortableId('job', now)
     yield* exec(insert, { id, payload, runAt, now })
-    // As enqueuing(): a due job wakes the workers of every node (PostgreSQL).
-    if (runAt <= now) yield* notice(engine, JOBS_CHANNEL, type)
+    if (wake && runAt <= now) yield wake
     return id
   }
 }

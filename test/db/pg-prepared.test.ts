@@ -1,6 +1,6 @@
 // Engine.prepare on both engines: a statement compiled once answers what the same drizzle query answers
 // (values encoded like their column, rows decoded), counts the rows it changed, and runs inside the body's
-// transaction (a rollback takes its writes too). On SQLite it refuses a transaction on another connection.
+// transaction (a rollback takes its writes too). On SQLite it runs where the body stands, on its own connection.
 import { afterAll, beforeAll, beforeEach, describe, expect, test } from 'bun:test'
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
@@ -119,13 +119,23 @@ describe.each(['sqlite', 'pg'] as const)('on %s', (name) => {
   })
 })
 
-test('SQLite refuses to run a statement prepared on another connection', async () => {
+test('SQLite runs a statement where the body stands, on the connection it was prepared on; yielded to another connection, it is refused', async () => {
   const dir = tempDir()
   const other = openDatabase(join(dir, 'other.db'))
   try {
-    const st = statements(on('sqlite'))
+    const engine = on('sqlite')
+    const st = statements(engine)
+    // Run at once inside the transaction: the statement after it in the same body sees its row.
+    const seen = await engine.transaction(function* (tx) {
+      yield* exec(st.insert, { id: 'job_now', payload: {}, runAt: 1, now: 1 })
+      return (yield* rows(tx.select().from(engine.t.jobs))).map((r) => r.id)
+    })
+    expect(seen).toEqual(['job_now'])
     const elsewhere = sqliteEngine(other.db)
-    await expect(elsewhere.run(() => all(st.byType, { type: 'x' }))).rejects.toThrow('prepared on another connection')
+    const byHand = elsewhere.run(function* () {
+      return yield { prepared: st.byType, values: { type: 'x' }, mode: 'all' as const }
+    })
+    await expect(byHand).rejects.toThrow('prepared on another connection')
   } finally {
     other.close()
     rmSync(dir, { recursive: true, force: true })

@@ -40,6 +40,11 @@ export interface RawStatement {
 export interface Prepared<Row = Record<string, unknown>> {
   /** The statement's text, constants written in. */
   readonly text: string
+  /**
+   * Runs it where the body stands, for an engine whose bodies run synchronously on the connection it was
+   * prepared on (SQLite: inside the transaction open there): the statement then passes through no yield.
+   */
+  readonly runNow?: (values: Record<string, unknown> | undefined, mode: PreparedRun['mode']) => unknown
   /** Only types what its rows are. */
   readonly rowType?: Row
 }
@@ -148,17 +153,17 @@ export function* rawRun(raw: SQL): Generator<Statement, void, unknown> {
 
 /** A prepared statement (Engine.prepare) inside a transaction body, for its effect: answers how many rows it changed. */
 export function* exec(prepared: Prepared<unknown>, values?: Record<string, unknown>): Generator<Statement, number, unknown> {
-  return (yield { prepared, values, mode: 'run' }) as number
+  return (prepared.runNow ? prepared.runNow(values, 'run') : yield { prepared, values, mode: 'run' }) as number
 }
 
 /** A prepared statement's rows inside a transaction body, decoded as drizzle answers them. */
 export function* all<Row>(prepared: Prepared<Row>, values?: Record<string, unknown>): Generator<Statement, Row[], unknown> {
-  return (yield { prepared, values, mode: 'all' }) as Row[]
+  return (prepared.runNow ? prepared.runNow(values, 'all') : yield { prepared, values, mode: 'all' }) as Row[]
 }
 
 /** A prepared statement's first row inside a transaction body, or undefined: for statements of one row (SQLite reads all it answers). */
 export function* first<Row>(prepared: Prepared<Row>, values?: Record<string, unknown>): Generator<Statement, Row | undefined, unknown> {
-  return (yield { prepared, values, mode: 'get' }) as Row | undefined
+  return (prepared.runNow ? prepared.runNow(values, 'get') : yield { prepared, values, mode: 'get' }) as Row | undefined
 }
 
 /** Engine.lock inside a transaction body. */

@@ -11,7 +11,7 @@ type Values = Record<string, unknown>
 /** A value's place in the text: its placeholder's name and the column's encoding, if it is a column's. */
 interface Slot {
   name: string
-  encode: ((v: unknown) => unknown) | null
+  encoder: { mapToDriverValue(v: unknown): unknown } | null
 }
 
 /** A field of the rows answered: its key and how its driver value becomes the value drizzle answers. */
@@ -56,8 +56,8 @@ function fieldsOf(query: SQLWrapper): Field[] | null {
 export function compile(dialect: Dialect, query: SQLWrapper): Compiled {
   const { sql, params } = dialect.sqlToQuery(query.getSQL().inlineParams())
   const slots = params.map((p): Slot => {
-    if (is(p, Placeholder)) return { name: p.name, encode: null }
-    if (is(p, Param) && is(p.value, Placeholder)) return { name: p.value.name, encode: (v) => p.encoder.mapToDriverValue(v) }
+    if (is(p, Placeholder)) return { name: p.name, encoder: null }
+    if (is(p, Param) && is(p.value, Placeholder)) return { name: p.value.name, encoder: p.encoder }
     throw new Error(`a prepared statement holds a value that is not a placeholder: ${sql}`)
   })
   return { text: sql, slots, fields: fieldsOf(query) }
@@ -67,9 +67,9 @@ export function compile(dialect: Dialect, query: SQLWrapper): Compiled {
 export function bind(slots: readonly Slot[], values: Values = {}): unknown[] {
   const bound = new Array<unknown>(slots.length)
   for (let i = 0; i < slots.length; i++) {
-    const { name, encode } = slots[i]!
+    const { name, encoder } = slots[i]!
     const v = values[name]
-    bound[i] = v === null || v === undefined ? null : encode ? encode(v) : v
+    bound[i] = v === null || v === undefined ? null : encoder ? encoder.mapToDriverValue(v) : v
   }
   return bound
 }

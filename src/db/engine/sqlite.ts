@@ -27,7 +27,11 @@ class SqlitePrepared implements Prepared {
     this.stmt = client.prepare(this.text)
   }
 
-  run({ values, mode }: PreparedRun): unknown {
+  // A body runs synchronously on the connection, inside whatever transaction is open there: the statement runs
+  // where the body stands, as a statement written on the driver would (exec(), all(), first()).
+  readonly runNow = (values: PreparedRun['values'], mode: PreparedRun['mode']) => this.run(values, mode)
+
+  run(values: PreparedRun['values'], mode: PreparedRun['mode']): unknown {
     const { slots, fields } = this.compiled
     const params = bind(slots, values) as never[]
     if (mode === 'run') return this.stmt.run(...params).changes
@@ -43,10 +47,11 @@ const clientOf = (tx: Builder) => (tx as unknown as { session: { client: Connect
 /** One statement now: what drizzle's own `execute()` would answer, without its Promise. */
 function execSync(tx: Builder, s: Statement): unknown {
   if (isPreparedRun(s)) {
+    // Only a statement yielded by hand gets here (exec() runs it at once): it runs on its own connection,
+    // joining whatever transaction is open there, so it must be this one's.
     const p = s.prepared as SqlitePrepared
-    // On the driver, it joins whatever transaction is open on its own connection: it must be this one's.
     if (p.client !== clientOf(tx)) throw new Error(`a statement prepared on another connection: ${p.text}`)
-    return p.run(s)
+    return p.run(s.values, s.mode)
   }
   if (isWait(s))
     throw new Error('a SQLite transaction body may wait only on an engine over a connection of its own (sqliteEngine(db, { ownConnection: true }))')
