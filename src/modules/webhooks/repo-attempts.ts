@@ -22,12 +22,12 @@ export interface AttemptStatements {
   lockEndpoints(tx: Builder, endpointIds: string[]): Steps<void>
   /** Moves the delivery from the attempt before `r.attempt` to `r`; false when nothing moved (recorded already, or gone). */
   moveDelivery(tx: Builder, deliveryId: string, r: DeliveryResult): Steps<boolean>
-  insertAttempt(tx: Builder, attempt: NewAttempt): Steps<void>
-  enqueueDeliver(tx: Builder, payload: DeliverPayload, runAt: number, now: number): Steps<void>
+  insertAttempt(tx: Builder, attempt: NewAttempt): Steps<unknown>
+  enqueueDeliver(tx: Builder, payload: DeliverPayload, runAt: number, now: number): Steps<unknown>
   /** Removes the job `workerId` holds, its attempt made. */
-  completeJob(tx: Builder, id: string, workerId: string): Steps<void>
+  completeJob(tx: Builder, id: string, workerId: string): Steps<unknown>
   /** A success ends the endpoint's run of failures. */
-  succeeded(tx: Builder, endpointId: string, at: number): Steps<void>
+  succeeded(tx: Builder, endpointId: string, at: number): Steps<unknown>
 }
 
 export function createAttemptStatements(engine: Engine): AttemptStatements {
@@ -97,18 +97,11 @@ export function createAttemptStatements(engine: Engine): AttemptStatements {
     *moveDelivery(_tx, id, r) {
       return (yield* exec(moveDelivery, { ...r, deliveredAt: r.deliveredAt ?? null, id, previous: r.attempt - 1 })) > 0
     },
-    *insertAttempt(_tx, attempt) {
-      yield* exec(insertAttempt, attempt)
-    },
-    *enqueueDeliver(_tx, payload, runAt, now) {
-      yield* enqueueJob(payload, runAt, now)
-    },
-    *completeJob(_tx, id, workerId) {
-      yield* completeJob(id, workerId)
-    },
-    *succeeded(_tx, endpointId, at) {
-      yield* exec(succeeded, { endpointId, now: at })
-    },
+    // The prepared statements' own steps, handed on as they are: no generator of ours around them.
+    insertAttempt: (_tx, attempt) => exec(insertAttempt, attempt),
+    enqueueDeliver: (_tx, payload, runAt, now) => enqueueJob(payload, runAt, now),
+    completeJob: (_tx, id, workerId) => completeJob(id, workerId),
+    succeeded: (_tx, endpointId, at) => exec(succeeded, { endpointId, now: at }),
   }
 }
 

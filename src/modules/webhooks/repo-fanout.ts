@@ -17,12 +17,12 @@ import { DELIVER_JOB, DELIVER_JOB_MAX_ATTEMPTS, type DeliverPayload, type Delive
 export interface FanoutStatements {
   /** The active endpoints of a workspace and mode, in creation order. */
   activeEndpoints(tx: Builder, workspaceId: string, mode: string): Steps<EndpointRow[]>
-  insertDelivery(tx: Builder, d: FanoutDelivery): Steps<void>
+  insertDelivery(tx: Builder, d: FanoutDelivery): Steps<unknown>
   /** The endpoint's open batch (at most one), with the events it holds so far. */
   openBatch(tx: Builder, endpointId: string): Steps<{ id: string; batchSize: number } | null>
   addBatchEvent(tx: Builder, deliveryId: string, position: number, envelopeJson: string, now: number): Steps<void>
   closeBatch(tx: Builder, deliveryId: string, now: number): Steps<void>
-  enqueueDeliver(tx: Builder, payload: DeliverPayload, runAt: number, now: number): Steps<void>
+  enqueueDeliver(tx: Builder, payload: DeliverPayload, runAt: number, now: number): Steps<unknown>
 }
 
 /** The job of a delivery's attempt `payload.attempt`, due at `runAt`. */
@@ -118,9 +118,8 @@ export function createFanoutStatements(engine: Engine): FanoutStatements {
   const enqueueJob = preparedEnqueue(engine, DELIVER_JOB, DELIVER_JOB_MAX_ATTEMPTS)
   return {
     activeEndpoints: (tx, workspaceId, mode) => activeEndpoints(engine, tx, workspaceId, mode),
-    *insertDelivery(_tx, delivery) {
-      yield* exec(insertDelivery, delivery)
-    },
+    // The prepared statements' own steps, handed on as they are: no generator of ours around them.
+    insertDelivery: (_tx, delivery) => exec(insertDelivery, delivery),
     *openBatch(_tx, endpointId) {
       return (yield* first(openBatch, { endpointId })) ?? null
     },
@@ -131,8 +130,6 @@ export function createFanoutStatements(engine: Engine): FanoutStatements {
     *closeBatch(tx, deliveryId, now) {
       yield* closingBatch(engine, tx, deliveryId, now)
     },
-    *enqueueDeliver(_tx, payload, runAt, now) {
-      yield* enqueueJob(payload, runAt, now)
-    },
+    enqueueDeliver: (_tx, payload, runAt, now) => enqueueJob(payload, runAt, now),
   }
 }
