@@ -107,11 +107,11 @@ export interface Engine {
    */
   forUpdate<Q>(query: Q, options?: LockOptions): Q
   /**
-   * Locks the rows of `query` for the rest of the transaction when the engine locks rows (PostgreSQL, as
-   * forUpdate); nothing on SQLite, whose transaction already holds the one write lock: for a body that only
-   * needs the lock, not the rows.
+   * Locks the rows of the query `build` answers for the rest of the transaction when the engine locks rows
+   * (PostgreSQL, as forUpdate); nothing on SQLite, whose transaction already holds the one write lock, and
+   * which then never builds the query: for a body that only needs the lock, not the rows.
    */
-  lock(query: unknown, options?: LockOptions): Statement | undefined
+  lock(build: () => unknown, options?: LockOptions): Statement | undefined
   /**
    * `query` (built with drizzle over `t`) compiled once for this engine, its values named with
    * sql.placeholder(name): SQLite prepares it on its driver, on this engine's connection, and runs it there
@@ -167,8 +167,8 @@ export function* first<Row>(prepared: Prepared<Row>, values?: Record<string, unk
 }
 
 /** Engine.lock inside a transaction body. */
-export function* locking(engine: Engine, query: unknown, options?: LockOptions): Generator<Statement, void, unknown> {
-  const statement = engine.lock(query, options)
+export function* locking(engine: Engine, build: () => unknown, options?: LockOptions): Generator<Statement, void, unknown> {
+  const statement = engine.lock(build, options)
   if (statement) yield statement
 }
 

@@ -72,7 +72,7 @@ export function pgEngine(db: PgDb): Engine {
         options?.snapshot ? { isolationLevel: 'repeatable read', accessMode: 'read only' } : undefined,
       ),
     forUpdate: locked,
-    lock: (query, options) => locked(query as PromiseLike<unknown>, options),
+    lock: (build, options) => locked(build() as PromiseLike<unknown>, options),
     prepare: (query: SQLWrapper) => new PgPrepared(compile(dialect, query)),
     // SQLite compares text byte by byte; "C" does the same here, so lists come in the same order on both.
     byteOrder: (column: AnyColumn | SQL) => sql`${column} collate "C"`,

@@ -86,11 +86,12 @@ export function createAttemptStatements(engine: Engine): AttemptStatements {
       // one write lock already: nothing else writes these rows.
       yield* locking(
         engine,
-        tx
-          .select({ id: e.id })
-          .from(e)
-          .where(inArray(e.id, endpointIds))
-          .orderBy(asc(engine.byteOrder(e.id))),
+        () =>
+          tx
+            .select({ id: e.id })
+            .from(e)
+            .where(inArray(e.id, endpointIds))
+            .orderBy(asc(engine.byteOrder(e.id))),
         { weak: true },
       )
     },
