@@ -18,8 +18,6 @@ import { createOutbox, OUTBOX_CHANNEL, type Outbox } from './events/outbox'
 import { Metrics } from './http/metrics'
 import { startPeriodic, type PeriodicTask } from './jobs/periodic'
 import { createJobQueue, JOBS_CHANNEL } from './jobs/queue'
-import { pgClaimer } from './jobs/repo-queue-pg'
-import { sqliteClaimer } from './jobs/repo-queue-sqlite'
 import { createSweepLock } from './jobs/sweep-lock-pg'
 import { Worker, type WorkerOptions } from './jobs/worker'
 import { createAnalyticsModule } from './modules/analytics'
@@ -97,8 +95,8 @@ function createSqlitePlatform(config: Config, options: RuntimeOptions): { platfo
     ...base,
     store,
     settings: createSettingsRepoSqlite(db.db),
-    queue: createJobQueue(engineOf(store), sqliteClaimer(db.db)),
-    worker: new Worker({ queue: createJobQueue(engineOf(store, 'worker'), sqliteClaimer(workerDb.db)), clock, log, outbox }, workerOptions(config, options)),
+    queue: createJobQueue(engineOf(store)),
+    worker: new Worker({ queue: createJobQueue(engineOf(store, 'worker')), clock, log, outbox }, workerOptions(config, options)),
   }
   return {
     platform,
@@ -138,7 +136,7 @@ async function createPgPlatform(config: Config, url: string, options: RuntimeOpt
     const store = { engine: 'pg' as const, db, sql, url }
     const settings = await preloadSettings(engineOf(store), [...SERVER_SECRETS], clock.now())
     const outbox = createOutbox(engineOf(store), [], () => clock.now())
-    const queue = createJobQueue(engineOf(store), pgClaimer(sql))
+    const queue = createJobQueue(engineOf(store))
     const worker = new Worker({ queue, clock, log, outbox }, workerOptions(config, options))
     relayBusPg(bus, sql, instanceId, log)
     listener = await listenChanges(url, [BUS_CHANNEL, JOBS_CHANNEL, OUTBOX_CHANNEL], {

@@ -1,15 +1,12 @@
 // The durable job queue: enqueue inside the caller's transaction, claim with a lease so another worker can
 // resume a job whose worker died, complete or fail. Its statements are in repo-queue.ts.
-import type { Db } from '../db/client'
 import type { Tx } from '../db/tx'
 import type { Engine } from '../db/engine'
 import { driveSync } from '../db/engine/sqlite'
-import { sortableId } from '../platform/random'
-import { createQueueRepo, enqueuing, type Claimer, type EnqueueInput, type JobRow, type JobTypes } from './repo-queue'
-import { preparedJobInsert, preparedJobRemove } from './repo-queue-sqlite'
+import { createQueueRepo, enqueuing, type EnqueueInput, type JobRow, type JobTypes } from './repo-queue'
 
 export type { EnqueueInput, JobRow }
-export { completing, enqueuing, JOBS_CHANNEL } from './repo-queue'
+export { completing, enqueuing, JOBS_CHANNEL, preparedComplete, preparedEnqueue } from './repo-queue'
 
 /**
  * enqueue() inside a synchronous SQLite transaction, for tests that build the queue's state directly: enqueuing() driven on
@@ -19,31 +16,9 @@ export function enqueue(tx: Tx, input: EnqueueInput, now: number): string | null
   return driveSync(tx, (engine, t) => enqueuing(engine, t, input, now))
 }
 
-/**
- * enqueue() for hot paths (the webhook fan-out, a job per delivery): the same row through one statement
- * prepared once, for one job type without a unique key. Synchronous: call it inside the caller's
- * transaction on the same connection.
- */
-export function preparedEnqueue(db: Db, type: string, maxAttempts: number) {
-  const insert = preparedJobInsert(db, type, maxAttempts)
-  return (payload: unknown, runAt: number, now: number): string => {
-    // Time-ordered: a job per delivery is written (and soon deleted) by the thousand a second, and random
-    // ids would touch a random page of the primary key's index each time.
-    const id = sortableId('job', now)
-    insert(id, payload, runAt, now)
-    return id
-  }
-}
-
-/**
- * complete() inside the caller's transaction, for a handler that records its work and completes its job in
- * one write and then answers COMPLETED (worker.ts). Synchronous, prepared once, on the caller's connection.
- */
-export const preparedComplete = (db: Db) => preparedJobRemove(db)
-
-/** The queue on `engine`, claiming with the engine's own statement (repo-queue-sqlite.ts, repo-queue-pg.ts). */
-export function createJobQueue(engine: Engine, claimer: Claimer) {
-  const repo = createQueueRepo(engine, claimer)
+/** The queue on `engine` (SQLite: on its connection, the worker's own for the worker). */
+export function createJobQueue(engine: Engine) {
+  const repo = createQueueRepo(engine)
   return {
     /** Claims up to `limit` due jobs (pending and due, or running with a lapsed lease), of the given types only or of all but `except`. */
     async claim(workerId: string, now: number, limit: number, leaseMs: number, types: JobTypes = {}): Promise<JobRow[]> {

@@ -1,10 +1,11 @@
-// The jobs table (db/schema/platform.ts): the durable queue's statements, on either engine. Claiming is one
-// UPDATE … RETURNING whose form each engine writes its own way (repo-queue-sqlite.ts, repo-queue-pg.ts), so
-// two workers (threads, processes or nodes) never take the same job; the rest is written once here.
+// The jobs table (db/schema/platform.ts): the durable queue's statements, on either engine, written once:
+// the claim in repo-claim.ts, the rest here, including the hot paths' insert and removal of a job (a job per webhook delivery, written by the thousand
+// a second), prepared once on either engine (Engine.prepare).
 import { and, eq, inArray, sql } from 'drizzle-orm'
-import { notice, rows, type Builder, type Engine, type Steps } from '../db/engine'
-import { newId } from '../platform/random'
+import { exec, notice, rows, type Builder, type Engine, type Steps } from '../db/engine'
+import { newId, sortableId } from '../platform/random'
 import type { JobStatus } from '../db/schema'
+import { createClaimer } from './repo-claim'
 
 export interface JobRow {
   id: string
@@ -28,19 +29,11 @@ export interface JobTypes {
   except?: string[]
 }
 
-/** The engine's claim. */
-export interface Claimer {
-  /** Whether any job is claimable: a plain read, so an idle queue never asks for a lock. */
-  any(now: number, types: JobTypes): Promise<boolean>
-  /** Takes up to `limit` claimable jobs, oldest due first, for `workerId` until `now + leaseMs`; counts the attempt. */
-  claim(workerId: string, now: number, limit: number, leaseMs: number, types: JobTypes): Promise<JobRow[]>
-}
-
-export function createQueueRepo(engine: Engine, claimer: Claimer) {
+export function createQueueRepo(engine: Engine) {
   const { db } = engine
   const { jobs } = engine.t
   return {
-    ...claimer,
+    ...createClaimer(engine),
     /** Removes a job held by `workerId`. */
     async remove(id: string, workerId: string) {
       await db.delete(jobs).where(and(eq(jobs.id, id), eq(jobs.lockedBy, workerId)))
@@ -150,4 +143,50 @@ export function* completing(engine: Engine, tx: Builder, id: string, workerId: s
       .returning({ id: jobs.id }),
   )
   return removed.length > 0
+}
+
+/**
+ * enqueuing() for hot paths (the webhook fan-out and deliveries, a job per delivery): the same row through one
+ * statement prepared once (Engine.prepare), for one job type without a unique key, inside a transaction body
+ * on the engine that prepared it. Answers the job id. `payload` is required (no unique key, no null).
+ */
+export function preparedEnqueue(engine: Engine, type: string, maxAttempts: number) {
+  const { jobs } = engine.t
+  const insert = engine.prepare(
+    engine.db.insert(jobs).values({
+      id: sql.placeholder('id'),
+      type,
+      payload: sql.placeholder('payload'),
+      status: 'pending',
+      runAt: sql.placeholder('runAt'),
+      attempts: 0,
+      maxAttempts,
+      uniqueKey: null,
+      createdAt: sql.placeholder('now'),
+      updatedAt: sql.placeholder('now'),
+    }),
+  )
+  // As enqueuing(): a due job wakes the workers of every node (PostgreSQL); the same notice every time.
+  const wake = engine.notify(JOBS_CHANNEL, type)
+  return function* (payload: unknown, runAt: number, now: number): Steps<string> {
+    // Time-ordered: a job per delivery is written (and soon deleted) by the thousand a second, and random
+    // ids would touch a random page of the primary key's index each time.
+    const id = sortableId('job', now)
+    yield* exec(insert, { id, payload, runAt, now })
+    if (wake && runAt <= now) yield wake
+    return id
+  }
+}
+
+/**
+ * completing() for a handler that records its work and completes its job in one transaction (worker.ts): one
+ * statement prepared once, inside a transaction body on the engine that prepared it. Answers whether
+ * `workerId` held the job.
+ */
+export function preparedComplete(engine: Engine) {
+  const { jobs } = engine.t
+  const remove = engine.prepare(engine.db.delete(jobs).where(and(eq(jobs.id, sql.placeholder('id')), eq(jobs.lockedBy, sql.placeholder('workerId')))))
+  return function* (id: string, workerId: string): Steps<boolean> {
+    return (yield* exec(remove, { id, workerId })) > 0
+  }
 }

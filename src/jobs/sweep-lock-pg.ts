@@ -1,6 +1,6 @@
 // Periodic sweeps on several nodes sharing one PostgreSQL: every node runs the same croner triggers
 // (periodic.ts), and only the node holding the sweep lock, a session-level advisory lock, enqueues their
-// jobs. Whichever worker claims a job then runs it, once (repo-queue-pg.ts).
+// jobs. Whichever worker claims a job then runs it, once (repo-claim.ts).
 //
 // Why a session lock on a connection of its own. A transaction-level lock (pg_try_advisory_xact_lock) is
 // released at commit, so it only keeps two nodes from triggering at the same instant: a node whose clock

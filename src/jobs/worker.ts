@@ -19,7 +19,7 @@ export interface JobContext {
 
 /**
  * A handler answers COMPLETED when it removed its job itself, in the transaction that recorded its work
- * (preparedComplete in queue.ts): the worker then writes nothing more. Otherwise the worker completes it.
+ * (preparedComplete or completing in queue.ts): the worker then writes nothing more. Otherwise the worker completes it.
  */
 export const COMPLETED = 'completed'
 

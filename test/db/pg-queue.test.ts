@@ -1,4 +1,4 @@
-// The job queue on a real PostgreSQL (src/jobs/queue.ts with repo-queue-pg.ts's claim): claimers on separate connections never
+// The job queue on a real PostgreSQL (src/jobs/queue.ts, its claim repo-claim.ts's): claimers on separate connections never
 // take the same job and together take all; a lapsed lease hands a job to another worker with the attempt
 // counted; only the lease holder completes, fails or releases; unique keys and dead jobs behave as on
 // SQLite (the same script run on both queues gives the same trace); an enqueue rolled back leaves no job and
@@ -14,8 +14,8 @@ import { migratePostgres } from '../../src/db/pg/migrate'
 import type { Engine } from '../../src/db/engine'
 import { pgEngine } from '../../src/db/engine/pg'
 import { pgDrizzle } from '../../src/db/pg/client'
-import { completing, createJobQueue, enqueue, enqueuing, type EnqueueInput, type JobQueue } from '../../src/jobs/queue'
-import { listenForJobs, pgClaimer } from '../../src/jobs/repo-queue-pg'
+import { listenChanges } from '../../src/db/pg/notify'
+import { completing, createJobQueue, enqueue, enqueuing, JOBS_CHANNEL, type EnqueueInput, type JobQueue } from '../../src/jobs/queue'
 import { sqliteQueue } from '../jobs/_queue'
 import { tempDir } from '../helpers'
 import { createTestDatabase, type TestDatabase } from '../setup/postgres'
@@ -26,7 +26,7 @@ let pg: TestDatabase
 let sql: SQL
 let queue: JobQueue
 let engine: Engine
-const pgQueue = (client: SQL) => createJobQueue(pgEngine(pgDrizzle(client)), pgClaimer(client))
+const pgQueue = (client: SQL) => createJobQueue(pgEngine(pgDrizzle(client)))
 
 beforeAll(async () => {
   pg = await createTestDatabase()
@@ -253,7 +253,8 @@ async function script(q: JobQueue, put: (input: EnqueueInput, now: number) => Pr
 describe('wake-ups', () => {
   test('a committed enqueue of a due job wakes a listener on another connection; a rolled-back or later one does not', async () => {
     const woken: (string | undefined)[] = []
-    const listener = await listenForJobs(pg.url, (type) => woken.push(type))
+    // As the runtime listens: a job's notice carries its type; a reset (the connection came back) none.
+    const listener = await listenChanges(pg.url, [JOBS_CHANNEL], { onChange: (_channel, type) => woken.push(type), onReset: () => woken.push(undefined) })
     try {
       await engine
         .transaction(function* (tx) {

@@ -1,7 +1,7 @@
 // The webhooks repo and the fan-out statements on both engines: each script runs on the one repo
-// (src/modules/webhooks/repo.ts) on PostgreSQL and on SQLite, on SQLite both as served (the deliver job's
-// and the fan-out's statements prepared once: repo-deliver-sqlite.ts, repo-fanout-sqlite.ts) and with the
-// statements written once for both engines, and must answer the same and leave the same rows (endpoints,
+// (src/modules/webhooks/repo.ts) and the one set of fan-out statements (repo-fanout.ts, the deliver job's
+// and the fan-out's statements prepared once on each engine) on PostgreSQL and on SQLite, and must answer
+// the same and leave the same rows (endpoints,
 // deliveries, attempts, batch events, jobs). Then what only PostgreSQL can get wrong, with calls at once on
 // separate connections of the pool: one attempt recorded twice, failures racing to disable an endpoint,
 // batches of attempts locking endpoints in opposite orders, one delivery replayed twice, events joining a
@@ -16,13 +16,9 @@ import type { PgDb } from '../../src/db/pg/client'
 import * as lite from '../../src/db/schema'
 import * as pgs from '../../src/db/pg/schema.generated'
 import { createJobQueue, type JobRow } from '../../src/jobs/queue'
-import { pgClaimer } from '../../src/jobs/repo-queue-pg'
-import { sqliteClaimer } from '../../src/jobs/repo-queue-sqlite'
 import type { AttemptOutcome, AutoDisable, NewDelivery, NewEndpoint, WebhooksRepo } from '../../src/modules/webhooks/port'
 import { createWebhooksRepo } from '../../src/modules/webhooks/repo'
-import { createDeliverStatementsSqlite } from '../../src/modules/webhooks/repo-deliver-sqlite'
 import { createFanoutStatements, type FanoutStatements } from '../../src/modules/webhooks/repo-fanout'
-import { createFanoutStatementsSqlite } from '../../src/modules/webhooks/repo-fanout-sqlite'
 import { createDeliverySlotsPg } from '../../src/modules/webhooks/repo-slots-pg'
 import { openEngines, type Engines } from '../setup/engines'
 
@@ -46,7 +42,6 @@ interface Engine {
 
 let engines: Engines
 let sqlite: Engine
-let sqliteShared: Engine
 let postgres: Engine
 let pgRepo: Repo
 let pgStatements: FanoutStatements
@@ -78,8 +73,8 @@ beforeAll(async () => {
   const pg = engines.pg
   const liteEngine = sqliteEngine(db)
   const postgresEngine = pgEngine(pg)
-  const sqliteQueue = createJobQueue(liteEngine, sqliteClaimer(db))
-  const pgQueue = createJobQueue(postgresEngine, pgClaimer(engines.sql))
+  const sqliteQueue = createJobQueue(liteEngine)
+  const pgQueue = createJobQueue(postgresEngine)
   const sqliteState = async () => ({
     endpoints: db.select().from(lite.webhookEndpoints).orderBy(asc(lite.webhookEndpoints.id)).all(),
     deliveries: db.select().from(lite.webhookDeliveries).orderBy(asc(lite.webhookDeliveries.id)).all(),
@@ -93,8 +88,7 @@ beforeAll(async () => {
     claim: (workerId, now) => sqliteQueue.claim(workerId, now, 100, 60_000),
     state: sqliteState,
   })
-  sqlite = onSqlite(createWebhooksRepo(liteEngine, createDeliverStatementsSqlite(db)), createFanoutStatementsSqlite(db, liteEngine))
-  sqliteShared = onSqlite(createWebhooksRepo(liteEngine), createFanoutStatements(liteEngine))
+  sqlite = onSqlite(createWebhooksRepo(liteEngine), createFanoutStatements(liteEngine))
   pgRepo = createWebhooksRepo(postgresEngine)
   pgStatements = createFanoutStatements(postgresEngine)
   postgres = {
@@ -123,14 +117,11 @@ async function reset() {
   for (const t of [pgs.webhookBatchEvents, pgs.webhookAttempts, pgs.webhookDeliveries, pgs.webhookEndpoints, pgs.jobs]) await engines.pg.delete(t)
 }
 
-/**
- * Runs the script on SQLite as served, on SQLite with the statements written once, then on PostgreSQL, each
- * from empty tables; answers and rows left must be equal.
- */
+/** Runs the script on SQLite, then on PostgreSQL, each from empty tables; answers and rows left must be equal. */
 async function same<T>(script: (e: Engine) => Promise<T>): Promise<T> {
   const answers: unknown[] = []
   const states: unknown[] = []
-  for (const engine of [sqlite, sqliteShared, postgres]) {
+  for (const engine of [sqlite, postgres]) {
     await reset()
     answers.push(await script(engine))
     states.push(await engine.state())

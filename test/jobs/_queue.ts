@@ -4,10 +4,9 @@ import { sqliteEngine } from '../../src/db/engine/sqlite'
 import { dispatchedUpTo } from '../../src/events/outbox'
 import { eventsAfter } from '../../src/events/repo-outbox'
 import { createJobQueue } from '../../src/jobs/queue'
-import { sqliteClaimer } from '../../src/jobs/repo-queue-sqlite'
 
 /** The queue on one SQLite connection, as the runtime builds it. */
-export const sqliteQueue = (db: Db) => createJobQueue(sqliteEngine(db), sqliteClaimer(db))
+export const sqliteQueue = (db: Db) => createJobQueue(sqliteEngine(db))
 
 /** Jobs in the queue, whatever their state. */
 export async function jobsLeft(db: Db): Promise<number> {

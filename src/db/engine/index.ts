@@ -1,7 +1,8 @@
 // The dialect seam: the one place repo code learns which engine answers. A repo is written once, with
 // drizzle's query builder over `engine.t` (the tables of src/db/schema on SQLite, the generated twins of
 // the same names on PostgreSQL), and asks the engine only for what the two truly do differently: how a
-// transaction runs, row locks, byte-order comparison and ASCII case folding.
+// transaction runs, how a statement prepared once runs (Engine.prepare), row locks, byte-order comparison
+// and ASCII case folding.
 //
 // Statements outside a transaction are awaited on both engines. A transaction's body is a generator that
 // yields its statements (`yield* rows(q)`): SQLite runs it synchronously inside one write transaction (a
@@ -10,7 +11,7 @@
 // and it may try/catch a statement's error. A body that must wait on outside work between its statements
 // (an export writing what it read to a file) yields that wait (`yield* waiting(p)`); SQLite allows it only
 // on an engine over a connection of its own (engine/sqlite.ts).
-import type { AnyColumn, SQL } from 'drizzle-orm'
+import type { AnyColumn, SQL, SQLWrapper } from 'drizzle-orm'
 import type { Tx } from '../tx'
 import type * as schema from '../schema'
 
@@ -19,14 +20,44 @@ export type Builder = Tx
 
 export type Tables = typeof schema
 
-/** A statement handed to the engine: a drizzle query (select, insert, update or delete) or raw SQL; or a wait. */
-export type Statement = PromiseLike<unknown> | RawStatement | Wait
+/**
+ * A statement handed to the engine: a drizzle query (select, insert, update or delete), raw SQL or a run of a
+ * prepared statement; or a wait.
+ */
+export type Statement = PromiseLike<unknown> | RawStatement | PreparedRun | Wait
 
 /** Raw SQL, for what the builder cannot say: `all` answers rows, `run` nothing. */
 export interface RawStatement {
   raw: SQL
   mode: 'all' | 'run'
 }
+
+/**
+ * A statement compiled once (Engine.prepare) for the engine that prepared it, run with the values of its named
+ * placeholders: for the statements run thousands of times a second (the webhook fan-out and deliveries, the
+ * job queue), where building the query again at every call costs more than the database's work.
+ */
+export interface Prepared<Row = Record<string, unknown>> {
+  /** The statement's text, constants written in. */
+  readonly text: string
+  /**
+   * Runs it where the body stands, for an engine whose bodies run synchronously on the connection it was
+   * prepared on (SQLite: inside the transaction open there): the statement then passes through no yield.
+   */
+  readonly runNow?: (values: Record<string, unknown> | undefined, mode: PreparedRun['mode']) => unknown
+  /** Only types what its rows are. */
+  readonly rowType?: Row
+}
+
+/** A run of a prepared statement: `run` answers how many rows it changed, `all` its rows, `get` the first. */
+export interface PreparedRun {
+  prepared: Prepared<unknown>
+  values: Record<string, unknown> | undefined
+  mode: 'run' | 'all' | 'get'
+}
+
+/** The row a drizzle query answers (never for one that answers no rows). */
+export type RowOf<Q> = Q extends PromiseLike<infer A> ? (A extends readonly (infer R)[] ? R : never) : never
 
 /** Outside work the body waits on between two statements, its transaction held open meanwhile. */
 export interface Wait {
@@ -49,6 +80,13 @@ export interface TransactionOptions {
   snapshot?: boolean
 }
 
+export interface LockOptions {
+  of?: unknown
+  weak?: boolean
+  keyShare?: boolean
+  skipLocked?: boolean
+}
+
 export interface Engine {
   readonly name: 'sqlite' | 'pg'
   /** drizzle on the requests' connection (SQLite) or the pool (PostgreSQL). */
@@ -67,7 +105,20 @@ export interface Engine {
    * their keys changed; `skipLocked` passes over rows another transaction holds instead of waiting); on
    * SQLite, where the transaction already holds the one write lock, the query itself.
    */
-  forUpdate<Q>(query: Q, options?: { of?: unknown; weak?: boolean; keyShare?: boolean; skipLocked?: boolean }): Q
+  forUpdate<Q>(query: Q, options?: LockOptions): Q
+  /**
+   * Locks the rows of the query `build` answers for the rest of the transaction when the engine locks rows
+   * (PostgreSQL, as forUpdate); nothing on SQLite, whose transaction already holds the one write lock, and
+   * which then never builds the query: for a body that only needs the lock, not the rows.
+   */
+  lock(build: () => unknown, options?: LockOptions): Statement | undefined
+  /**
+   * `query` (built with drizzle over `t`) compiled once for this engine, its values named with
+   * sql.placeholder(name): SQLite prepares it on its driver, on this engine's connection, and runs it there
+   * at once (inside the transaction open on that connection); PostgreSQL runs its text, with $n parameters,
+   * on the transaction of the body that yields it. Run it with exec(), all() or first().
+   */
+  prepare<Q extends SQLWrapper>(query: Q): Prepared<RowOf<Q>>
   /** `column` compared and sorted byte by byte, as SQLite compares text (PostgreSQL: COLLATE "C"). */
   byteOrder(column: AnyColumn | SQL): SQL
   /** `column` with ASCII letters folded to lower case and nothing else, as SQLite's LIKE folds. */
@@ -100,6 +151,27 @@ export function* rawRun(raw: SQL): Generator<Statement, void, unknown> {
   yield { raw, mode: 'run' }
 }
 
+/** A prepared statement (Engine.prepare) inside a transaction body, for its effect: answers how many rows it changed. */
+export function* exec(prepared: Prepared<unknown>, values?: Record<string, unknown>): Generator<Statement, number, unknown> {
+  return (prepared.runNow ? prepared.runNow(values, 'run') : yield { prepared, values, mode: 'run' }) as number
+}
+
+/** A prepared statement's rows inside a transaction body, decoded as drizzle answers them. */
+export function* all<Row>(prepared: Prepared<Row>, values?: Record<string, unknown>): Generator<Statement, Row[], unknown> {
+  return (prepared.runNow ? prepared.runNow(values, 'all') : yield { prepared, values, mode: 'all' }) as Row[]
+}
+
+/** A prepared statement's first row inside a transaction body, or undefined: for statements of one row (SQLite reads all it answers). */
+export function* first<Row>(prepared: Prepared<Row>, values?: Record<string, unknown>): Generator<Statement, Row | undefined, unknown> {
+  return (prepared.runNow ? prepared.runNow(values, 'get') : yield { prepared, values, mode: 'get' }) as Row | undefined
+}
+
+/** Engine.lock inside a transaction body. */
+export function* locking(engine: Engine, build: () => unknown, options?: LockOptions): Generator<Statement, void, unknown> {
+  const statement = engine.lock(build, options)
+  if (statement) yield statement
+}
+
 /** Engine.lockKey inside a transaction body. */
 export function* lockKey(engine: Engine, space: number, key: string): Generator<Statement, void, unknown> {
   const statement = engine.lockKey(space, key)
@@ -118,6 +190,8 @@ export function* waiting<T>(work: PromiseLike<T>): Generator<Statement, T, unkno
 }
 
 export const isWait = (s: Statement): s is Wait => typeof s === 'object' && s !== null && 'wait' in s
+
+export const isPreparedRun = (s: Statement): s is PreparedRun => typeof s === 'object' && s !== null && 'prepared' in s
 
 export const isRaw = (s: Statement): s is RawStatement => typeof s === 'object' && s !== null && 'raw' in s && 'mode' in s
 

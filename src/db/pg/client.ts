@@ -25,7 +25,7 @@ export async function notifyIn(tx: PgTx, channel: string, payload: string): Prom
 
 /**
  * Bun's client under a drizzle transaction (or database), for the statements written on Bun's client
- * directly (repo-queue-pg.ts's enqueuePg, notify.ts) that must join that transaction.
+ * directly (engine/pg.ts's prepared statements, notify.ts) that must join that transaction.
  */
 export function bunClientOf(tx: PgTx): SQL {
   return (tx as unknown as { session: { client: SQL } }).session.client

@@ -1,8 +1,8 @@
 // The outbox consumer: each event becomes a delivery (and the job of its first attempt) for every active
 // endpoint of the event's workspace and mode whose events and filters match, or joins the endpoint's open
 // batch. It runs inside the dispatch transaction for every event including link.clicked at thousands a
-// second: endpoint lists are cached per workspace and mode (lists.ts), and on SQLite the statements repeated
-// per delivery are prepared once (repo-fanout-sqlite.ts).
+// second: endpoint lists are cached per workspace and mode (lists.ts), and the statements repeated per
+// delivery are prepared once (repo-fanout.ts).
 //
 // One transaction body (fanOut) serves both engines: SQLite runs it synchronously (its dispatch transaction
 // is synchronous), PostgreSQL awaits each statement on the dispatch transaction.

@@ -16,8 +16,6 @@ import { WorkspaceLists } from './lists'
 import { DELIVER_JOB, type DeliverySlots, type EndpointRow, type WebhooksRepo } from './port'
 import { createWebhooksRepo } from './repo'
 import { createFanoutStatements } from './repo-fanout'
-import { createFanoutStatementsSqlite } from './repo-fanout-sqlite'
-import { createDeliverStatementsSqlite } from './repo-deliver-sqlite'
 import { createDeliverySlotsPg } from './repo-slots-pg'
 import { webhookRoutes } from './routes'
 import { WebhooksState, type WebhooksCtx } from './state'
@@ -51,18 +49,18 @@ export function createWebhooksModule(platform: Platform, http: HttpKit) {
   )
   const wiring = onEngine<Wiring>(
     store,
-    (s) => {
+    () => {
       // Routes (and test pings, which are requests) use the requests' connection; the jobs (deliveries, the
       // prune) and the fan-out (inside the dispatch transaction) the worker's own, which never waits for the
       // write lock (the click writer's).
       // Clicks write link.clicked only where an endpoint listens for it.
       interest.add(webhookInterest(engineOf(store), new WorkspaceLists<EndpointRow>(() => state.generation), clock))
-      // The deliver job's reads and recordings run thousands a second: prepared once on the worker's connection.
-      const onWorker = createWebhooksRepo(engineOf(store, 'worker'), createDeliverStatementsSqlite(s.workerDb.db))
+      // The deliver job's reads and recordings, and the fan-out's statements, are prepared on the worker's connection.
+      const worker = engineOf(store, 'worker')
       return {
         webhooks: createWebhooksRepo(engineOf(store)),
-        onWorker,
-        consumer: fanOut(createFanoutStatementsSqlite(s.workerDb.db, engineOf(store, 'worker')), new WorkspaceLists<EndpointRow>(() => state.generation)),
+        onWorker: createWebhooksRepo(worker),
+        consumer: fanOut(createFanoutStatements(worker), new WorkspaceLists<EndpointRow>(() => state.generation)),
       }
     },
     () => {

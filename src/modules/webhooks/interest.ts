@@ -10,14 +10,13 @@ import type { Clock } from '../../platform/clock'
 import { eventMatches } from './filters'
 import type { WorkspaceLists } from './lists'
 import type { EndpointRow } from './port'
-import { createFanoutStatements } from './repo-fanout'
+import { activeEndpoints } from './repo-fanout'
 
 const listens = (endpoints: readonly EndpointRow[], type: string) => endpoints.some((e) => eventMatches(e.events, type))
 
 /** SQLite: on the requests' connection (`engine`'s). */
 export function webhookInterest(engine: Engine, lists: WorkspaceLists<EndpointRow>, clock: Clock): InterestSource {
-  const st = createFanoutStatements(engine)
-  const load = (workspaceId: string, mode: Mode) => driveSync(engine.db, (_, db) => st.activeEndpoints(db, workspaceId, mode))
+  const load = (workspaceId: string, mode: Mode) => driveSync(engine.db, (_, db) => activeEndpoints(engine, db, workspaceId, mode))
   return (type: string, workspaceId: string, mode: Mode) =>
     listens(
       lists.read(workspaceId, mode, clock.now(), () => load(workspaceId, mode)),
@@ -27,9 +26,8 @@ export function webhookInterest(engine: Engine, lists: WorkspaceLists<EndpointRo
 
 /** PostgreSQL: on the pool (`engine`'s). */
 export function webhookInterestPg(engine: Engine, lists: WorkspaceLists<EndpointRow>, clock: Clock): InterestSource {
-  const st = createFanoutStatements(engine)
   return (type: string, workspaceId: string, mode: Mode) => {
-    const endpoints = lists.peek(workspaceId, mode, clock.now(), () => engine.run((db) => st.activeEndpoints(db, workspaceId, mode)))
+    const endpoints = lists.peek(workspaceId, mode, clock.now(), () => engine.run((db) => activeEndpoints(engine, db, workspaceId, mode)))
     return endpoints === undefined || listens(endpoints, type)
   }
 }

@@ -8,12 +8,13 @@
 // - the endpoints a recording touches are locked first, in id order, so recordings on several nodes, an
 //   endpoint deleted meanwhile, and the disable decision never interleave or deadlock;
 // - counters move in SQL (`failure_count + 1`), never read and written back.
-// The statements every delivery runs are AttemptStatements; SQLite runs them prepared once (repo-deliver-sqlite.ts).
+// The statements every delivery runs are AttemptStatements, prepared once (Engine.prepare) on the engine that
+// records (SQLite: the job worker's connection): at thousands of deliveries a second, building them again at
+// every call cost more than the database's work.
 import { and, asc, eq, inArray, isNull, sql } from 'drizzle-orm'
-import { rows, type Builder, type Engine, type Steps } from '../../db/engine'
-import { completing } from '../../jobs/queue'
-import type { AttemptRecord, AutoDisable, DeliverPayload, DeliveryResult, NewAttempt } from './port'
-import { enqueueDeliver } from './repo-fanout'
+import { exec, locking, rows, type Builder, type Engine, type Steps } from '../../db/engine'
+import { preparedComplete, preparedEnqueue } from '../../jobs/queue'
+import { DELIVER_JOB, DELIVER_JOB_MAX_ATTEMPTS, type AttemptRecord, type AutoDisable, type DeliverPayload, type DeliveryResult, type NewAttempt } from './port'
 
 /** The statements recording runs for every attempt, each a step of its transaction's body (db/engine). */
 export interface AttemptStatements {
@@ -21,64 +22,87 @@ export interface AttemptStatements {
   lockEndpoints(tx: Builder, endpointIds: string[]): Steps<void>
   /** Moves the delivery from the attempt before `r.attempt` to `r`; false when nothing moved (recorded already, or gone). */
   moveDelivery(tx: Builder, deliveryId: string, r: DeliveryResult): Steps<boolean>
-  insertAttempt(tx: Builder, attempt: NewAttempt): Steps<void>
-  enqueueDeliver(tx: Builder, payload: DeliverPayload, runAt: number, now: number): Steps<void>
+  insertAttempt(tx: Builder, attempt: NewAttempt): Steps<unknown>
+  enqueueDeliver(tx: Builder, payload: DeliverPayload, runAt: number, now: number): Steps<unknown>
   /** Removes the job `workerId` holds, its attempt made. */
-  completeJob(tx: Builder, id: string, workerId: string): Steps<void>
+  completeJob(tx: Builder, id: string, workerId: string): Steps<unknown>
   /** A success ends the endpoint's run of failures. */
-  succeeded(tx: Builder, endpointId: string, at: number): Steps<void>
+  succeeded(tx: Builder, endpointId: string, at: number): Steps<unknown>
 }
 
 export function createAttemptStatements(engine: Engine): AttemptStatements {
+  const { db } = engine
   const { webhookAttempts: a, webhookDeliveries: d, webhookEndpoints: e } = engine.t
+  const p = sql.placeholder
+  // Bound as it comes (an update's set() takes no bare placeholder).
+  const asIs = (name: string) => sql`${p(name)}`
+  // Moves only from the attempt before this one. No row changed also means the delivery is gone (its endpoint
+  // was deleted mid-request, taking its deliveries along).
+  const moveDelivery = engine.prepare(
+    db
+      .update(d)
+      .set({
+        attempt: asIs('attempt'),
+        status: asIs('status'),
+        responseStatus: asIs('responseStatus'),
+        durationMs: asIs('durationMs'),
+        nextAttemptAt: asIs('nextAttemptAt'),
+        deliveredAt: sql`coalesce(cast(${p('deliveredAt')} as bigint), ${d.deliveredAt})`,
+        errorMessage: asIs('errorMessage'),
+        updatedAt: asIs('updatedAt'),
+      })
+      .where(and(eq(d.id, p('id')), eq(d.attempt, p('previous')))),
+  )
+  const insertAttempt = engine.prepare(
+    db.insert(a).values({
+      id: p('id'),
+      deliveryId: p('deliveryId'),
+      attempt: p('attempt'),
+      startedAt: p('startedAt'),
+      durationMs: p('durationMs'),
+      request: p('request'),
+      responseStatus: p('responseStatus'),
+      responseHeaders: p('responseHeaders'),
+      responseBody: p('responseBody'),
+      responseBodyTruncated: p('responseBodyTruncated'),
+      error: p('error'),
+      address: p('address'),
+    }),
+  )
+  const succeeded = engine.prepare(
+    db
+      .update(e)
+      .set({ failureCount: 0, failingSince: null, lastSuccessAt: asIs('now') })
+      .where(eq(e.id, p('endpointId'))),
+  )
+  const enqueueJob = preparedEnqueue(engine, DELIVER_JOB, DELIVER_JOB_MAX_ATTEMPTS)
+  const completeJob = preparedComplete(engine)
   return {
     *lockEndpoints(tx, endpointIds) {
       // The counters and the disable decision below are then this transaction's alone, and two recordings
       // (or a recording and an endpoint's delete, which locks the endpoint before its deliveries) cannot each
       // hold a row the other waits for. NO KEY UPDATE leaves the fan-out's inserts of new deliveries for
-      // these endpoints (their foreign key check) free to go on.
-      yield* rows(
-        engine.forUpdate(
+      // these endpoints (their foreign key check) free to go on. SQLite's IMMEDIATE transaction holds the
+      // one write lock already: nothing else writes these rows.
+      yield* locking(
+        engine,
+        () =>
           tx
             .select({ id: e.id })
             .from(e)
             .where(inArray(e.id, endpointIds))
             .orderBy(asc(engine.byteOrder(e.id))),
-          { weak: true },
-        ),
+        { weak: true },
       )
     },
-    *moveDelivery(tx, deliveryId, r) {
-      const moved = yield* rows(
-        tx
-          .update(d)
-          .set({
-            attempt: r.attempt,
-            status: r.status,
-            responseStatus: r.responseStatus,
-            durationMs: r.durationMs,
-            nextAttemptAt: r.nextAttemptAt,
-            deliveredAt: sql`coalesce(cast(${r.deliveredAt ?? null} as bigint), ${d.deliveredAt})`,
-            errorMessage: r.errorMessage,
-            updatedAt: r.updatedAt,
-          })
-          .where(and(eq(d.id, deliveryId), eq(d.attempt, r.attempt - 1)))
-          .returning({ id: d.id }),
-      )
-      return moved.length > 0
+    *moveDelivery(_tx, id, r) {
+      return (yield* exec(moveDelivery, { ...r, deliveredAt: r.deliveredAt ?? null, id, previous: r.attempt - 1 })) > 0
     },
-    *insertAttempt(tx, attempt) {
-      yield* rows(tx.insert(a).values(attempt))
-    },
-    *enqueueDeliver(tx, payload, runAt, now) {
-      yield* enqueueDeliver(engine, tx, payload, runAt, now)
-    },
-    *completeJob(tx, id, workerId) {
-      yield* completing(engine, tx, id, workerId)
-    },
-    *succeeded(tx, endpointId, at) {
-      yield* rows(tx.update(e).set({ failureCount: 0, failingSince: null, lastSuccessAt: at }).where(eq(e.id, endpointId)))
-    },
+    // The prepared statements' own steps, handed on as they are: no generator of ours around them.
+    insertAttempt: (_tx, attempt) => exec(insertAttempt, attempt),
+    enqueueDeliver: (_tx, payload, runAt, now) => enqueueJob(payload, runAt, now),
+    completeJob: (_tx, id, workerId) => completeJob(id, workerId),
+    succeeded: (_tx, endpointId, at) => exec(succeeded, { endpointId, now: at }),
   }
 }
 

@@ -5,28 +5,34 @@
 // several nodes on one database, takes the decision on a locked row or by a conditional statement, as the
 // comments at each say.
 import { and, asc, count, desc, eq, gt, gte, inArray, isNull, lt, or, sql, type AnyColumn, type SQL } from 'drizzle-orm'
-import { rows, type Engine } from '../../db/engine'
+import { first, rows, type Engine } from '../../db/engine'
 import { escapeLike } from '../../db/like'
 import { retryWhileBusy } from '../../jobs/busy'
 import type { AttemptRecord, AutoDisable, AttemptRow, DeliveryFilter, DeliveryRow, DeliveryStatus, EndpointRow, WebhooksRepo } from './port'
-import { createAttemptStatements, recording, removingRestHook, type AttemptStatements } from './repo-attempts'
+import { createAttemptStatements, recording, removingRestHook } from './repo-attempts'
 import { closingBatch, enqueueDeliver } from './repo-fanout'
 
 /** Deliveries pruned per transaction. */
 const PRUNE_CHUNK = 5_000
 
-/** What SQLite answers through statements prepared once for the deliver job (repo-deliver-sqlite.ts). */
-export interface HotPaths {
-  deliveryById(id: string): DeliveryRow | undefined
-  endpointById(id: string): EndpointRow | undefined
-  attempts: AttemptStatements
-}
-
-/** `hot`: on SQLite, the deliver job's statements, prepared on `engine`'s connection. */
-export function createWebhooksRepo(engine: Engine, hot?: HotPaths): WebhooksRepo {
+/** The deliver job's statements (its two reads, the recording's) are prepared once on `engine` (SQLite: its connection). */
+export function createWebhooksRepo(engine: Engine): WebhooksRepo {
   const { webhookAttempts: a, webhookDeliveries: d, webhookEndpoints: e } = engine.t
   const { db } = engine
-  const attempts = hot?.attempts ?? createAttemptStatements(engine)
+  const attempts = createAttemptStatements(engine)
+  // Whole rows, as select() answers them: the deliver job reads both for every attempt.
+  const deliveryById = engine.prepare(
+    db
+      .select()
+      .from(d)
+      .where(eq(d.id, sql.placeholder('id'))),
+  )
+  const endpointById = engine.prepare(
+    db
+      .select()
+      .from(e)
+      .where(eq(e.id, sql.placeholder('id'))),
+  )
   // IMMEDIATE on SQLite: a delete cannot slip in between the check and the writes.
   const record = (records: AttemptRecord[], autoDisable: AutoDisable) =>
     engine.transaction((tx) => recording(engine, attempts, tx, records, autoDisable), { immediate: true })
@@ -42,11 +48,7 @@ export function createWebhooksRepo(engine: Engine, hot?: HotPaths): WebhooksRepo
         .where(and(eq(e.id, id), eq(e.workspaceId, workspaceId)))
       return row as EndpointRow | undefined
     },
-    async endpointById(id) {
-      if (hot) return hot.endpointById(id)
-      const [row] = await db.select().from(e).where(eq(e.id, id))
-      return row as EndpointRow | undefined
-    },
+    endpointById: (id) => engine.run(() => first(endpointById, { id })) as Promise<EndpointRow | undefined>,
     async listEndpoints(workspaceId, kind, mode) {
       const where = and(eq(e.workspaceId, workspaceId), eq(e.kind, kind), isNull(e.deletedAt), mode ? eq(e.mode, mode) : undefined)
       return (await db
@@ -88,11 +90,7 @@ export function createWebhooksRepo(engine: Engine, hot?: HotPaths): WebhooksRepo
         .where(and(eq(d.id, id), eq(d.endpointId, endpointId)))
       return row as DeliveryRow | undefined
     },
-    async deliveryById(id) {
-      if (hot) return hot.deliveryById(id)
-      const [row] = await db.select().from(d).where(eq(d.id, id))
-      return row as DeliveryRow | undefined
-    },
+    deliveryById: (id) => engine.run(() => first(deliveryById, { id })) as Promise<DeliveryRow | undefined>,
     async listDeliveries(f) {
       return (await db
         .select()
