@@ -1,19 +1,12 @@
-// The identity repo on both engines: one script per group of methods runs on it on SQLite, on SQLite with
-// the authenticated request's reads prepared (repo-auth-sqlite.ts, as the module builds it there), and on
-// PostgreSQL, and all must answer the same. Then what only several nodes can do to it, on
+// The identity repo on both engines: one script per group of methods runs on it on SQLite and on
+// PostgreSQL (the authenticated request's reads prepared on each, Engine.prepare), and both must answer the same. Then what only several nodes can do to it, on
 // separate connections of the pool: calls counted against a monthly cap, rotations of one key, last-use
 // flushes of the same keys in opposite orders, and one new email added by many requests at once.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { rmSync } from 'node:fs'
-import { join } from 'node:path'
-import { openDatabase, type DbHandle } from '../../src/db/client'
 import { pgEngine } from '../../src/db/engine/pg'
 import { sqliteEngine } from '../../src/db/engine/sqlite'
-import { migrate } from '../../src/db/migrate'
 import type { IdentityRepo, NewApiKey } from '../../src/modules/identity/port'
 import { createIdentityRepo } from '../../src/modules/identity/repo'
-import { createIdentityAuthReadsSqlite } from '../../src/modules/identity/repo-auth-sqlite'
-import { tempDir } from '../helpers'
 import { openEngines, type Engines } from '../setup/engines'
 
 const T0 = 1_700_000_000_000
@@ -22,32 +15,21 @@ type Repo = IdentityRepo
 
 let engines: Engines
 let sqliteRepo: Repo
-let preparedDir: string
-let prepared: DbHandle
-let preparedRepo: Repo
 let pgRepo: Repo
 
 beforeAll(async () => {
   engines = await openEngines()
   sqliteRepo = createIdentityRepo(sqliteEngine(engines.sqlite.db))
-  // A database of its own: the scripts write rows of fixed ids.
-  preparedDir = tempDir('lnk-identity-prepared-')
-  prepared = openDatabase(join(preparedDir, 'lnk.db'))
-  migrate(prepared.sqlite)
-  preparedRepo = { ...createIdentityRepo(sqliteEngine(prepared.db)), ...createIdentityAuthReadsSqlite(prepared.db) }
   pgRepo = createIdentityRepo(pgEngine(engines.pg))
 })
 
 afterAll(async () => {
   await engines?.close()
-  prepared?.close()
-  if (preparedDir) rmSync(preparedDir, { recursive: true, force: true })
 })
 
 /** Runs `script` on every repo and answers the PostgreSQL trace, after checking all are the same. */
 async function onBoth<T>(script: (repo: Repo) => Promise<T>): Promise<T> {
   const onSqlite = await script(sqliteRepo)
-  expect(await script(preparedRepo)).toEqual(onSqlite)
   const onPg = await script(pgRepo)
   expect(onPg).toEqual(onSqlite)
   return onPg

@@ -11,7 +11,6 @@ import { LastUsedTracker } from './last-used'
 import { engineOf, onEngine } from '../../db/store'
 import type { IdentityRepo } from './port'
 import { createIdentityRepo } from './repo'
-import { createIdentityAuthReadsSqlite } from './repo-auth-sqlite'
 import { identityRoutes } from './routes'
 import type { IdentityCtx } from './service'
 
@@ -38,15 +37,7 @@ const LAST_USED_FLUSH_MS = MINUTE_MS
 /** `idempotency` completes the HTTP kit this module hands every other module's routes. */
 export function createIdentityModule(platform: Platform, idempotency: IdempotencyDeps['idempotency']) {
   const { instanceId, config, store, clock, log } = platform
-  // On SQLite the authenticated request's own reads run on statements prepared once (repo-auth-sqlite.ts).
-  const repo: IdentityRepo = {
-    ...createIdentityRepo(engineOf(store)),
-    ...onEngine(
-      store,
-      (s) => createIdentityAuthReadsSqlite(s.db.db),
-      () => ({}),
-    ),
-  }
+  const repo: IdentityRepo = createIdentityRepo(engineOf(store))
   const ctx: IdentityCtx = { config, clock, log, identity: repo }
   const lastUsed = new LastUsedTracker(repo)
   /** Per-key request rates: in memory on SQLite (a restart opens a fresh window), shared on PostgreSQL. */

@@ -92,9 +92,3 @@ export interface IdentityRepo {
   /** Writes last-use stamps collected in memory, in one transaction. */
   writeLastUsed(rows: { keyId: string; at: number; ip: string | null }[]): Promise<void>
 }
-
-/**
- * The reads and the call counter every authenticated request runs: on SQLite answered by statements
- * prepared once (repo-auth-sqlite.ts), on PostgreSQL by the repo itself.
- */
-export type IdentityAuthReads = Pick<IdentityRepo, 'findKeyByHash' | 'findUser' | 'findMemberWorkspace' | 'countCall'>
