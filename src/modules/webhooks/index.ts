@@ -1,8 +1,7 @@
 // Outbound webhooks: endpoints and their signed deliveries. The fan-out consumes the outbox inside the
 // dispatch transaction; deliveries run as jobs in a lane of their own. On PostgreSQL several nodes share the
 // endpoints: a change is announced on the bus (`subscribers.changed`) so every node's cached lists drop, and
-// each endpoint's maxConcurrent is counted across nodes by slots the database holds (createDeliverySlotsPg).
-import type { SQL } from 'bun'
+// each endpoint's maxConcurrent is counted across nodes by slots the database holds (repo-slots-pg.ts).
 import { engineOf, onEngine } from '../../db/store'
 import type { EventConsumer } from '../../events/outbox'
 import type { PeriodicTask } from '../../jobs/periodic'
@@ -13,10 +12,10 @@ import { deliverJob } from './delivery'
 import { fanOut } from './fanout'
 import { webhookInterest, webhookInterestPg } from './interest'
 import { WorkspaceLists } from './lists'
-import { DELIVER_JOB, type DeliverySlots, type EndpointRow, type WebhooksRepo } from './port'
+import { DELIVER_JOB, type EndpointRow, type WebhooksRepo } from './port'
 import { createWebhooksRepo } from './repo'
 import { createFanoutStatements } from './repo-fanout'
-import { createDeliverySlotsPg } from './repo-slots-pg'
+import { sharedSlots } from './repo-slots-pg'
 import { webhookRoutes } from './routes'
 import { WebhooksState, type WebhooksCtx } from './state'
 import { WEBHOOK_EVENTS } from './model'
@@ -110,45 +109,6 @@ interface Wiring {
   /** The deliver job's and the prune's (SQLite: the worker's connection). */
   onWorker: WebhooksRepo
   consumer: EventConsumer
-}
-
-/**
- * The slots of createDeliverySlotsPg, opened in init() (the factory cannot await its connection). Once
- * closing, no slot is taken (an attempt is put off instead) and those held are waited for, up to `patienceMs`,
- * before the connection that holds them goes: another node must not start a request while one of this
- * node's is still out.
- */
-function sharedSlots(sql: SQL, patienceMs: number): DeliverySlots & { open(): Promise<void> } {
-  let inner: DeliverySlots | null = null
-  let closing = false
-  let held = 0
-  return {
-    async open() {
-      inner ??= await createDeliverySlotsPg(sql)
-    },
-    async take(endpointId, max) {
-      if (!inner || closing) return null
-      // Counted from the try on: close() then waits for a take under way too.
-      held++
-      const slot = await inner.take(endpointId, max).catch((err) => {
-        held--
-        throw err
-      })
-      if (slot === null) held--
-      return slot
-    },
-    async release(endpointId, slot) {
-      held--
-      await inner?.release(endpointId, slot)
-    },
-    async close() {
-      closing = true
-      const deadline = performance.now() + patienceMs
-      while (held > 0 && performance.now() < deadline) await Bun.sleep(20)
-      await inner?.close()
-      inner = null
-    },
-  }
 }
 
 export type WebhooksModule = ReturnType<typeof createWebhooksModule>

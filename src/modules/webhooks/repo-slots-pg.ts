@@ -50,3 +50,42 @@ export async function createDeliverySlotsPg(client: BunSQL): Promise<DeliverySlo
     },
   }
 }
+
+/**
+ * The slots of createDeliverySlotsPg, opened in init() (the factory cannot await its connection). Once
+ * closing, no slot is taken (an attempt is put off instead) and those held are waited for, up to `patienceMs`,
+ * before the connection that holds them goes: another node must not start a request while one of this
+ * node's is still out.
+ */
+export function sharedSlots(sql: BunSQL, patienceMs: number): DeliverySlots & { open(): Promise<void> } {
+  let inner: DeliverySlots | null = null
+  let closing = false
+  let held = 0
+  return {
+    async open() {
+      inner ??= await createDeliverySlotsPg(sql)
+    },
+    async take(endpointId, max) {
+      if (!inner || closing) return null
+      // Counted from the try on: close() then waits for a take under way too.
+      held++
+      const slot = await inner.take(endpointId, max).catch((err) => {
+        held--
+        throw err
+      })
+      if (slot === null) held--
+      return slot
+    },
+    async release(endpointId, slot) {
+      held--
+      await inner?.release(endpointId, slot)
+    },
+    async close() {
+      closing = true
+      const deadline = performance.now() + patienceMs
+      while (held > 0 && performance.now() < deadline) await Bun.sleep(20)
+      await inner?.close()
+      inner = null
+    },
+  }
+}
