@@ -12,6 +12,7 @@ import { toHostname } from '../domains'
 import { LinkWriteRefused, type LinkFilter, type LinkRow, type NewLink } from './port'
 import type { LinksCtx } from './context'
 import { checkBridgePage, checkDomain, checkSlug, checkUrl, columnsFrom, parseExpiry, searchTextOf } from './fields'
+import { checkRouting } from './routing-fields'
 import { type LinkView, toLink, withQr } from './view'
 
 export const BULK_MAX = 1000
@@ -40,6 +41,7 @@ async function prepareCreate(ctx: LinksCtx, caller: Caller, input: CreateLinkInp
   checkUrl(ctx, issues, 'ogImageUrl', input.ogImageUrl, false)
   checkSlug(issues, input.slug)
   await checkBridgePage(ctx, caller, issues, input.bridgePageId)
+  const routing = checkRouting(ctx, issues, input, null)
   const domain = await checkDomain(ctx, caller, issues, input.domain)
   const expiresAt = parseExpiry(ctx, issues, input.expiresAt)
   if (input.include && input.include.some((i) => i !== 'qr')) issues.add('include', 'the only allowed value is "qr"')
@@ -70,6 +72,8 @@ async function prepareCreate(ctx: LinksCtx, caller: Caller, input: CreateLinkInp
     updatedAt: now,
     searchText: '',
     ...(await columnsFrom(input)),
+    routingRules: routing.routingRules ?? null,
+    variants: routing.variants ?? null,
     expiresAt: expiresAt ?? null,
   }
   row.searchText = searchTextOf(row)
@@ -224,6 +228,7 @@ export async function updateLink(ctx: LinksCtx, caller: Caller, id: string, body
   if (input.ogImageUrl !== current.ogImageUrl) checkUrl(ctx, issues, 'ogImageUrl', input.ogImageUrl, false)
   if (input.slug !== current.slug) checkSlug(issues, input.slug)
   if (input.bridgePageId !== current.bridgePageId) await checkBridgePage(ctx, caller, issues, input.bridgePageId)
+  const routing = checkRouting(ctx, issues, input, current)
   const domain =
     input.domain === undefined || (toHostname(input.domain) ?? input.domain.toLowerCase()) === current.domain
       ? current.domain
@@ -232,7 +237,7 @@ export async function updateLink(ctx: LinksCtx, caller: Caller, id: string, body
   const expiresAt = sameExpiry ? current.expiresAt : parseExpiry(ctx, issues, input.expiresAt)
   issues.throwIfAny()
 
-  const patch: Partial<NewLink> = { ...(await columnsFrom(input)), updatedAt: ctx.clock.now() }
+  const patch: Partial<NewLink> = { ...(await columnsFrom(input)), ...routing, updatedAt: ctx.clock.now() }
   if (input.slug !== undefined) patch.slug = input.slug
   if (input.domain !== undefined) patch.domain = domain
   if (input.expiresAt !== undefined) patch.expiresAt = expiresAt ?? null

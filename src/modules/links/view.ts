@@ -2,7 +2,8 @@
 import type { Deps } from '../../context'
 import { iso, isoOrNull } from '../../platform/clock'
 import type { LinksCtx } from './context'
-import type { QrObject } from './model'
+import type { Static } from 'elysia'
+import type { QrObject, RoutingRule } from './model'
 import type { LinkRow } from './port'
 import { shortUrl } from './slug'
 
@@ -39,6 +40,9 @@ export function toLink(ctx: Pick<Deps, 'config'>, row: LinkRow) {
     consentRequired: row.consentRequired,
     conversionTracking: row.conversionTracking,
     bridgePageId: row.bridgePageId,
+    // Stored only after routing-fields.ts checked each condition against its field's shape, which the type states.
+    routingRules: row.routingRules as Static<typeof RoutingRule>[] | null,
+    variants: row.variants,
     totalClicks: row.totalClicks,
     uniqueClicks: row.uniqueClicks,
     isActive: row.isActive,

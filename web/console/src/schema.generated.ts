@@ -1384,6 +1384,244 @@ export interface components {
             /** @description The secret, shown only in this response */
             key: string;
         };
+        /**
+         * RoutingCondition
+         * @description One test of a visit: field, op (the webhook filter ops a field allows) and value
+         */
+        RoutingCondition: {
+            /** @constant */
+            field: "device";
+            /** @enum {string} */
+            op: "eq" | "neq";
+            /** @enum {string} */
+            value: "desktop" | "mobile" | "tablet";
+        } | {
+            /** @constant */
+            field: "device";
+            /** @enum {string} */
+            op: "in" | "nin";
+            value: ("desktop" | "mobile" | "tablet")[];
+        } | {
+            /** @constant */
+            field: "device";
+            /** @enum {string} */
+            op: "exists" | "not_exists";
+        } | {
+            /** @constant */
+            field: "country";
+            /** @enum {string} */
+            op: "eq" | "neq";
+            /** @description ISO 3166-1 alpha-2, upper case (US, GB, BR) */
+            value: string;
+        } | {
+            /** @constant */
+            field: "country";
+            /** @enum {string} */
+            op: "in" | "nin";
+            value: string[];
+        } | {
+            /** @constant */
+            field: "country";
+            /** @enum {string} */
+            op: "exists" | "not_exists";
+        } | {
+            /** @constant */
+            field: "continent";
+            /** @enum {string} */
+            op: "eq" | "neq";
+            /** @enum {string} */
+            value: "AF" | "AN" | "AS" | "EU" | "NA" | "OC" | "SA";
+        } | {
+            /** @constant */
+            field: "continent";
+            /** @enum {string} */
+            op: "in" | "nin";
+            value: ("AF" | "AN" | "AS" | "EU" | "NA" | "OC" | "SA")[];
+        } | {
+            /** @constant */
+            field: "continent";
+            /** @enum {string} */
+            op: "exists" | "not_exists";
+        } | {
+            /** @constant */
+            field: "city";
+            /** @enum {string} */
+            op: "eq" | "neq" | "contains" | "not_contains" | "starts_with";
+            value: string;
+        } | {
+            /** @constant */
+            field: "city";
+            /** @enum {string} */
+            op: "in" | "nin";
+            value: string[];
+        } | {
+            /** @constant */
+            field: "city";
+            /** @enum {string} */
+            op: "exists" | "not_exists";
+        } | {
+            /** @constant */
+            field: "os";
+            /** @enum {string} */
+            op: "eq" | "neq";
+            /** @enum {string} */
+            value: "ios" | "android" | "windows" | "macos" | "linux" | "chromeos" | "other";
+        } | {
+            /** @constant */
+            field: "os";
+            /** @enum {string} */
+            op: "in" | "nin";
+            value: ("ios" | "android" | "windows" | "macos" | "linux" | "chromeos" | "other")[];
+        } | {
+            /** @constant */
+            field: "os";
+            /** @enum {string} */
+            op: "exists" | "not_exists";
+        } | {
+            /** @constant */
+            field: "browser";
+            /** @enum {string} */
+            op: "eq" | "neq";
+            /** @enum {string} */
+            value: "chrome" | "safari" | "firefox" | "edge" | "opera" | "samsung" | "other";
+        } | {
+            /** @constant */
+            field: "browser";
+            /** @enum {string} */
+            op: "in" | "nin";
+            value: ("chrome" | "safari" | "firefox" | "edge" | "opera" | "samsung" | "other")[];
+        } | {
+            /** @constant */
+            field: "browser";
+            /** @enum {string} */
+            op: "exists" | "not_exists";
+        } | {
+            /** @constant */
+            field: "language";
+            /** @enum {string} */
+            op: "eq" | "neq";
+            /** @description A primary language subtag, lower case (pt) */
+            value: string;
+        } | {
+            /** @constant */
+            field: "language";
+            /** @enum {string} */
+            op: "in" | "nin";
+            value: string[];
+        } | {
+            /** @constant */
+            field: "language";
+            /** @enum {string} */
+            op: "exists" | "not_exists";
+        } | {
+            /** @constant */
+            field: "locale";
+            /** @enum {string} */
+            op: "eq" | "neq";
+            /** @description A whole language tag, lower case (pt-br) */
+            value: string;
+        } | {
+            /** @constant */
+            field: "locale";
+            /** @enum {string} */
+            op: "in" | "nin";
+            value: string[];
+        } | {
+            /** @constant */
+            field: "locale";
+            /** @enum {string} */
+            op: "exists" | "not_exists";
+        } | {
+            /** @constant */
+            field: "locale";
+            /** @constant */
+            op: "starts_with";
+            value: string;
+        } | {
+            /** @constant */
+            field: "referrer";
+            /** @enum {string} */
+            op: "eq" | "neq" | "contains" | "not_contains" | "starts_with";
+            /** @description A host as the Referer names it, lower case (news.example.com) */
+            value: string;
+        } | {
+            /** @constant */
+            field: "referrer";
+            /** @enum {string} */
+            op: "in" | "nin";
+            value: string[];
+        } | {
+            /** @constant */
+            field: "referrer";
+            /** @enum {string} */
+            op: "exists" | "not_exists";
+        } | {
+            /** @constant */
+            field: "ip";
+            /** @enum {string} */
+            op: "in" | "nin";
+            value: string[];
+        } | {
+            /** @constant */
+            field: "time";
+            /** @enum {string} */
+            op: "gt" | "gte" | "lt" | "lte";
+            /**
+             * Format: date-time
+             * @description ISO 8601 with seconds and a zone (2026-05-01T09:00:00Z)
+             */
+            value: string;
+        } | {
+            /** @constant */
+            field: "trigger";
+            /** @enum {string} */
+            op: "eq" | "neq";
+            /** @enum {string} */
+            value: "link" | "qr";
+        } | {
+            /** @constant */
+            field: "trigger";
+            /** @enum {string} */
+            op: "in" | "nin";
+            value: ("link" | "qr")[];
+        } | {
+            /** @constant */
+            field: "trigger";
+            /** @enum {string} */
+            op: "exists" | "not_exists";
+        } | {
+            field: string;
+            /** @enum {string} */
+            op: "eq" | "neq" | "contains" | "not_contains" | "starts_with";
+            value: string;
+        } | {
+            field: string;
+            /** @enum {string} */
+            op: "in" | "nin";
+            value: string[];
+        } | {
+            field: string;
+            /** @enum {string} */
+            op: "exists" | "not_exists";
+        };
+        /** RoutingRule */
+        RoutingRule: {
+            /** @description rr_…: given by the service, kept across PATCHes that send it back */
+            id: string;
+            name: string | null;
+            /** @enum {string} */
+            match: "all" | "any";
+            conditions: components["schemas"]["RoutingCondition"][];
+            destinationUrl: string;
+        };
+        /** Variant */
+        Variant: {
+            /** @description var_…: given by the service, kept across PATCHes that send it back */
+            id: string;
+            destinationUrl: string;
+            /** @description Its share of visitors is weight / sum of weights */
+            weight: number;
+        };
         /** Qr */
         Qr: {
             /** @description Inline SVG */
@@ -1429,6 +1667,10 @@ export interface components {
             consentRequired: boolean;
             conversionTracking: boolean;
             bridgePageId: string | null;
+            /** @description Evaluated in order on each visit (after the gates; never for link-preview crawlers): the first rule that matches picks the destination. null (or []) for none. See docs/routing.md */
+            routingRules: components["schemas"]["RoutingRule"][] | null;
+            /** @description A/B split when no rule matched: each visitor (address + user agent) always gets the same variant while the list is unchanged. null (or []) for none. See docs/routing.md */
+            variants: components["schemas"]["Variant"][] | null;
             totalClicks: number;
             uniqueClicks: number;
             isActive: boolean;
@@ -1440,6 +1682,32 @@ export interface components {
             /** Format: date-time */
             updatedAt: string;
             qr?: components["schemas"]["Qr"];
+        };
+        /** RoutingRuleInput */
+        RoutingRuleInput: {
+            /** @description rr_…: send back a rule's own id to keep it; left out, or not one of the link's rule ids, the rule gets a new one */
+            id?: string;
+            name?: string | null;
+            /** @enum {string} */
+            match?: "all" | "any";
+            conditions: components["schemas"]["RoutingCondition"][];
+            /**
+             * Format: uri
+             * @description Where a visit this rule matches goes; checked as the link's destinationUrl is. Absolute http(s) URL, at most 2048 characters; read as browsers read URLs (WHATWG), so an IDN host or an unescaped space is accepted too
+             */
+            destinationUrl: string;
+        };
+        /** VariantInput */
+        VariantInput: {
+            /** @description var_…: send back a variant's own id to keep it; left out, or not one of the link's variant ids, it gets a new one */
+            id?: string;
+            /**
+             * Format: uri
+             * @description A variant's destination; checked as the link's destinationUrl is. Absolute http(s) URL, at most 2048 characters; read as browsers read URLs (WHATWG), so an IDN host or an unescaped space is accepted too
+             */
+            destinationUrl: string;
+            /** @description Its share of visitors is weight / sum of weights */
+            weight: number;
         };
         /** LinkCreate */
         LinkCreate: {
@@ -1496,8 +1764,12 @@ export interface components {
             consentRequired?: boolean;
             /** @description Append lnk_cid=<click id> to the destination, for POST /conversions */
             conversionTracking?: boolean;
-            /** @description A bridge page of the workspace (bp_…) shown instead of redirecting; null: redirect as usual */
+            /** @description A bridge page of the workspace (bp_…) shown instead of redirecting; null: redirect as usual. Not together with routingRules or variants */
             bridgePageId?: string | null;
+            /** @description At most 50 rules. Evaluated in order on each visit (after the gates; never for link-preview crawlers): the first rule that matches picks the destination. null (or []) for none. See docs/routing.md */
+            routingRules?: components["schemas"]["RoutingRuleInput"][] | null;
+            /** @description 2 to 10 variants. A/B split when no rule matched: each visitor (address + user agent) always gets the same variant while the list is unchanged. null (or []) for none. See docs/routing.md */
+            variants?: components["schemas"]["VariantInput"][] | null;
         };
         /**
          * TemplateSlug
@@ -4617,8 +4889,12 @@ export interface operations {
                     consentRequired?: boolean;
                     /** @description Append lnk_cid=<click id> to the destination, for POST /conversions */
                     conversionTracking?: boolean;
-                    /** @description A bridge page of the workspace (bp_…) shown instead of redirecting; null: redirect as usual */
+                    /** @description A bridge page of the workspace (bp_…) shown instead of redirecting; null: redirect as usual. Not together with routingRules or variants */
                     bridgePageId?: string | null;
+                    /** @description At most 50 rules. Evaluated in order on each visit (after the gates; never for link-preview crawlers): the first rule that matches picks the destination. null (or []) for none. See docs/routing.md */
+                    routingRules?: components["schemas"]["RoutingRuleInput"][] | null;
+                    /** @description 2 to 10 variants. A/B split when no rule matched: each visitor (address + user agent) always gets the same variant while the list is unchanged. null (or []) for none. See docs/routing.md */
+                    variants?: components["schemas"]["VariantInput"][] | null;
                     isActive?: boolean;
                     isArchived?: boolean;
                     /**
