@@ -13,7 +13,12 @@ import type { Enricher, Enrichment } from '../../src/modules/analytics/enrich'
 import type { ClickBatch, ClickRecord, ClicksRepo } from '../../src/modules/clicks/port'
 import { createClicksRepo } from '../../src/modules/clicks/repo'
 import { createClickFlush } from '../../src/modules/clicks/repo-sqlite'
+import { registerEvents } from '../../src/events/catalogue'
+import { LINK_EVENTS } from '../../src/modules/links/model'
 import { openEngines, type Engines } from '../setup/engines'
+
+// No runtime is made here, which would register the event the flush writes: run alone, the file does it.
+registerEvents(LINK_EVENTS)
 
 const T0 = 1_800_000_000_000
 // Two hours either side of a UTC midnight, so a batch touches two days of every grain.
@@ -75,6 +80,10 @@ function batchOf(o: BatchOptions): ClickBatch {
       userAgent: AGENTS[r(AGENTS.length)]!,
       referrer,
       referrerHost: referrer ? new URL(referrer).host : null,
+      // Routed on some clicks: both engines store the rule and variant and name them in link.clicked alike.
+      ruleId: r(3) === 0 ? `rr_${r(2)}` : null,
+      variantId: r(3) === 0 ? `var_${r(2)}` : null,
+      destinationUrl: `https://dest${r(2)}.example/`,
       newAddress: r(4) === 0 ? `addr_${ip}` : null,
       isBot: r(8) === 0,
       announce: o.announceAll || r(2) === 0,
@@ -270,6 +279,10 @@ describe('one flush', () => {
     expect(a.events.length).toBeGreaterThan(300)
     expect(a.events.some((e) => (e.data as { click: { unique: boolean } }).click.unique)).toBe(true)
     expect(a.events.some((e) => !(e.data as { click: { unique: boolean } }).click.unique)).toBe(true)
+    // The route each click was sent by is stored, and named with the chosen destination in its event.
+    expect(a.clicks.some((c) => c.ruleId !== null) && a.clicks.some((c) => c.ruleId === null && c.variantId !== null)).toBe(true)
+    type Routed = { click: { ruleId: string | null; variantId: string | null; destinationUrl: string } }
+    expect(a.events.some((e) => (e.data as Routed).click.ruleId !== null && (e.data as Routed).click.destinationUrl.startsWith('https://dest'))).toBe(true)
     expect(new Set(a.workspaceRollups.map((r) => r.grain))).toEqual(new Set(['second', 'minute', 'hour', 'day']))
     expect(a.links.reduce((n, l) => n + l.total, 0)).toBe(a.clicks.filter((c) => !c.isBot).length + 2 + 3 + 4)
   })

@@ -91,5 +91,12 @@ describe('link.clicked is written only where someone listens', () => {
     await env.rt.worker.runDue()
     const received = hook.received.filter((r) => JSON.parse(r.body).data?.link?.id === link.id)
     expect(received.map((r) => JSON.parse(r.body).type)).toEqual(['link.clicked', 'link.clicked'])
+    // A link without rules or variants sends every visit to its own destination, by no rule and no variant.
+    const click = JSON.parse(received[0]!.body).data.click
+    expect({ ruleId: click.ruleId, variantId: click.variantId, destinationUrl: click.destinationUrl }).toEqual({
+      ruleId: null,
+      variantId: null,
+      destinationUrl: 'https://example.com/delivered',
+    })
   })
 })

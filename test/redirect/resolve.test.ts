@@ -120,8 +120,7 @@ describe('routing through resolve', () => {
         query: { src: 'x' },
       })
       expect(res.status).toBe(302)
-      // Until the redirect routes (issue 36's integration), a real visit goes to the link's destination.
-      if (r.ruleId === null) expect(res.headers.get('location')).toBe(r.destinationUrl)
+      expect(res.headers.get('location')).toBe(r.destinationUrl)
     }
   })
 })
@@ -142,6 +141,8 @@ describe('variants through resolve', () => {
       const first = await resolved(link.id, who)
       const again = await resolved(link.id, who)
       expect(again).toEqual(first)
+      // A real visit by the same visitor (address and user agent) lands on the same variant.
+      if (i < 15) expect((await visit(env, `${link.slug}?ref=mail`, { ip: who.ip, ua: who.userAgent })).headers.get('location')).toBe(first.destinationUrl)
       const variant = variants!.find((v) => v.id === first.variantId)!
       const url = new URL(first.destinationUrl)
       expect(`${url.origin}${url.pathname}`).toBe(new URL(variant.destinationUrl).origin + new URL(variant.destinationUrl).pathname)

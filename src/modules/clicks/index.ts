@@ -8,11 +8,11 @@ import { inlineClickWriter, threadClickWriter } from './click-writer'
 import type { ClickHotReads, ClickReservations, ClicksRepo } from './port'
 import { createClicksRepo } from './repo'
 import { createClickFlush } from './repo-sqlite'
+import { visitorHash } from './visitor'
 
 // What other modules, the app and the CLI use of clicks.
 export { ClickBuffer, type PendingCounts } from './click-buffer'
 export type { ClickReservations } from './port'
-export { visitorHash } from './visitor'
 
 /** 'thread': clicks are written by a thread of their own (the server); 'inline': by the caller (tests). */
 export type ClickWriterKind = 'inline' | 'thread'
@@ -58,6 +58,10 @@ export function createClicksModule(platform: Platform, writerKind: ClickWriterKi
     repo,
     buffer,
     visitorKey,
+    /** The keyed visitor hash clicks are stored under: A/B variants are chosen by it, so a visitor keeps theirs. */
+    visitorOf: (ip: string, userAgent: string | null) => visitorHash(visitorKey, ip, userAgent),
+    /** Country, city and parsed agent of a visit, as clicks are enriched: what routing rules read on the redirect. */
+    enricher,
     /** PostgreSQL only (null on SQLite): the atomic decision a click on a link under limits takes first. */
     reservations,
     start: () => buffer.start(),

@@ -14,6 +14,15 @@ export interface ClickRecord {
   userAgent: string | null
   referrer: string | null
   referrerHost: string | null
+  /** The routing rule whose destination the visit was sent to (link routingRules), else null. */
+  ruleId: string | null
+  /** The A/B variant the visit was sent to (link variants), else null. */
+  variantId: string | null
+  /**
+   * The destination chosen for the visit as the link stores it (its rule's, its variant's or its own), before
+   * UTM fields, the visitor's query and lnk_cid are added: link.clicked names it, the clicks table does not.
+   */
+  destinationUrl: string
   /** Keyed hash of a client address newly admitted under uniqueIpLimit (never set for a bot). */
   newAddress: string | null
   /** A bot's hit (a crawler's preview included): stored for the bot count, never counted as a click. */

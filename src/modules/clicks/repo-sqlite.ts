@@ -10,7 +10,7 @@ import type { Db } from '../../db/client'
 import { preparedPublisher } from '../../events/outbox'
 import { type Enricher, type Enrichment, type RollupClick, createRollupWriter } from '../analytics'
 import { shortUrl } from '../links/model'
-import type { ClickBatch, ClickHotReads, ClicksRepo } from './port'
+import type { ClickBatch, ClickHotReads, ClickRecord, ClicksRepo } from './port'
 import { visitorHash } from './visitor'
 
 interface LinkTotals {
@@ -19,6 +19,21 @@ interface LinkTotals {
   /** The link as its click events name it, read for the first event written. */
   ref: { id: string; slug: string; domain: string; shortUrl: string; destinationUrl: string } | null
 }
+
+/**
+ * link.clicked's `click`, the same on both engines. The link part names the link's own destination; this
+ * one the destination the visit was sent to, with the rule or variant that chose it.
+ */
+export const clickData = (c: ClickRecord, unique: boolean) => ({
+  id: c.id,
+  timestamp: new Date(c.clickedAt).toISOString(),
+  unique,
+  referrer: c.referrer,
+  userAgent: c.userAgent,
+  ruleId: c.ruleId,
+  variantId: c.variantId,
+  destinationUrl: c.destinationUrl,
+})
 
 export function createClickFlush(db: Db, visitorKey: Buffer, enricher: Enricher, baseUrl: string): ClickHotReads & Pick<ClicksRepo, 'writeBatch'> {
   const sqlite = db.$client
@@ -29,7 +44,7 @@ export function createClickFlush(db: Db, visitorKey: Buffer, enricher: Enricher,
   // rather than carried by every click to the thread.
   const linkRef = sqlite.prepare('SELECT id, slug, domain, destination_url FROM links WHERE id = ?')
   const insertClick = sqlite.prepare(
-    'INSERT INTO clicks (id, link_id, workspace_id, clicked_at, visitor_hash, user_agent, referrer, referrer_host, country, city, device, browser, os, is_bot) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    'INSERT INTO clicks (id, link_id, workspace_id, clicked_at, visitor_hash, user_agent, referrer, referrer_host, rule_id, variant_id, country, city, device, browser, os, is_bot) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   )
   const insertVisitor = sqlite.prepare('INSERT INTO link_visitors (link_id, visitor_hash, first_seen_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
   const insertAddress = sqlite.prepare('INSERT INTO link_addresses (link_id, ip_hash, first_seen_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
@@ -63,6 +78,8 @@ export function createClickFlush(db: Db, visitorKey: Buffer, enricher: Enricher,
         c.userAgent,
         c.referrer,
         c.referrerHost,
+        c.ruleId,
+        c.variantId,
         e.country,
         e.city,
         device,
@@ -99,7 +116,7 @@ export function createClickFlush(db: Db, visitorKey: Buffer, enricher: Enricher,
           type: 'link.clicked',
           workspaceId: c.workspaceId,
           mode: 'live',
-          data: { click: { id: c.id, timestamp: new Date(c.clickedAt).toISOString(), unique, referrer: c.referrer, userAgent: c.userAgent }, link: t.ref },
+          data: { click: clickData(c, unique), link: t.ref },
         },
         now,
       )

@@ -23,7 +23,7 @@ import { sortableId } from '../../platform/random'
 import { type Enricher, type Enrichment, type RollupAdder, rollupWriter, type RollupClick } from '../analytics'
 import { shortUrl } from '../links/model'
 import type { ClickBatch, ClickReservations, ClicksRepo, Reservation } from './port'
-import { createClickFlush } from './repo-sqlite'
+import { clickData, createClickFlush } from './repo-sqlite'
 import { visitorHash } from './visitor'
 
 type LinkRef = { id: string; slug: string; domain: string; shortUrl: string; destinationUrl: string }
@@ -54,6 +54,8 @@ const CLICK_COLUMNS = [
   ['user_agent', 'text'],
   ['referrer', 'text'],
   ['referrer_host', 'text'],
+  ['rule_id', 'text'],
+  ['variant_id', 'text'],
   ['country', 'text'],
   ['city', 'text'],
   ['device', 'text'],
@@ -139,6 +141,8 @@ export function createClicksRepo(engine: Engine, visitorKey: Buffer, enricher: E
         c.userAgent,
         c.referrer,
         c.referrerHost,
+        c.ruleId,
+        c.variantId,
         e.country,
         e.city,
         device,
@@ -188,7 +192,7 @@ export function createClicksRepo(engine: Engine, visitorKey: Buffer, enricher: E
       if (!c.counted) t.clicks++
       if (unique) t.unique++
       if (!c.announce) continue
-      const data = { click: { id: c.id, timestamp: new Date(c.clickedAt).toISOString(), unique, referrer: c.referrer, userAgent: c.userAgent }, link: t.ref }
+      const data = { click: clickData(c, unique), link: t.ref }
       events.push({ id: sortableId('evt', now), workspaceId: c.workspaceId, data: JSON.stringify(data) })
     }
     for (const c of counts) {

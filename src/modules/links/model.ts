@@ -83,7 +83,7 @@ const textGroups = (value: TSchema): OpGroup[] => [
 const CountryCode = t.String({ pattern: '^[A-Z]{2}$', description: 'ISO 3166-1 alpha-2, upper case (US, GB, BR)' })
 const Language = t.String({ pattern: '^[a-z]{2,8}$', description: 'A primary language subtag, lower case (pt)' })
 const Locale = t.String({ pattern: '^[a-z]{2,8}(-[a-z0-9]{1,8})*$', maxLength: 100, description: 'A whole language tag, lower case (pt-br)' })
-const Host = t.String({ minLength: 1, maxLength: 253, description: 'A host as the Referer names it, lower case (news.example.com)' })
+const Host = t.String({ minLength: 1, maxLength: 253, description: 'A host name as the Referer names it, lower case, no port (news.example.com)' })
 const IpRange = t.String({ minLength: 1, maxLength: 100, description: 'An IPv4 or IPv6 address, or a CIDR range (10.0.0.0/8, 2001:db8::/32)' })
 const Instant = t.String({ format: 'date-time', description: 'ISO 8601 with seconds and a zone (2026-05-01T09:00:00Z)' })
 
@@ -100,7 +100,7 @@ export const ROUTING_FIELDS = {
     groups: [...codeGroups(Locale), { ops: ['starts_with'], value: t.String({ pattern: '^[a-z0-9-]{1,100}$' }) }],
     description: 'The first Accept-Language tag whole, lower case (pt-br)',
   },
-  referrer: { groups: textGroups(Host), description: 'The host of the Referer header, lower case; IDN hosts in punycode (xn--…)' },
+  referrer: { groups: textGroups(Host), description: 'The host name of the Referer header, lower case, without a port; IDN hosts in punycode (xn--…)' },
   ip: { groups: [{ ops: IN, value: list(IpRange) }], description: "The visitor's address (as LNK_TRUST_PROXY decides), in or not in addresses or CIDR ranges" },
   time: { groups: [{ ops: ORDER, value: Instant }], description: 'When the visit happens' },
   trigger: { groups: codeGroups(literals(TRIGGERS)), description: 'qr for a visit from the QR code of a link with qrAttribution, else link' },
@@ -393,6 +393,11 @@ export const LINK_EVENTS: EventDefinition[] = [
         unique: t.Boolean({ description: 'First click of this visitor on this link' }),
         referrer: t.Union([t.String(), t.Null()]),
         userAgent: t.Union([t.String(), t.Null()]),
+        ruleId: t.Union([t.String(), t.Null()], { description: 'rr_…: the routing rule that chose the destination; null when none matched' }),
+        variantId: t.Union([t.String(), t.Null()], { description: 'var_…: the A/B variant the visitor was given; null when none' }),
+        destinationUrl: t.String({
+          description: 'Where this visit was sent, as stored (the rule’s, the variant’s or the link’s own), before UTM fields and the visitor’s query',
+        }),
       }),
       link: LinkRef,
     }),

@@ -57,12 +57,12 @@ function country(v: unknown): string | null {
   return known ? null : 'must be an ISO 3166-1 alpha-2 country code in upper case, e.g. US'
 }
 
-/** A host as browsers send it in a Referer: lower case, IDN in punycode, an optional port, nothing else. */
+/** A host name as a visit's referrer is read (the Referer URL's hostname): lower case, IDN in punycode, no port. */
 function host(v: unknown): string | null {
-  const message = 'must be a host as the Referer names it, lower case, e.g. news.example.com (an IDN host in punycode: xn--…)'
+  const message = 'must be a host name as the Referer names it, lower case and without a port, e.g. news.example.com (an IDN host in punycode: xn--…)'
   if (typeof v !== 'string' || !v || v.length > 253 || /[/?#@\s]/.test(v)) return message
   try {
-    return new URL(`http://${v}`).host === v ? null : message
+    return new URL(`http://${v}`).hostname === v ? null : message
   } catch {
     return message
   }

@@ -4,6 +4,7 @@
 import type { ClickBuffer } from '../clicks'
 import { sortableId } from '../../platform/random'
 import type { CachedLink } from './cache'
+import type { Route } from './routing'
 
 export interface VisitCounterDeps {
   clickBuffer: Pick<ClickBuffer, 'add'>
@@ -22,6 +23,7 @@ export function createVisitCounter(deps: VisitCounterDeps, keyed: (value: string
     newAddress: string | null,
     isBot: boolean,
     counted: boolean,
+    route: Route | null,
   ): string {
     const link = entry.row
     const clickId = sortableId('clk', now)
@@ -43,6 +45,9 @@ export function createVisitCounter(deps: VisitCounterDeps, keyed: (value: string
       userAgent: ua.slice(0, 512) || null,
       referrer: referrer?.slice(0, 2048) ?? null,
       referrerHost,
+      ruleId: route === null ? null : route.ruleId,
+      variantId: route === null ? null : route.variantId,
+      destinationUrl: route === null ? link.destinationUrl : route.destinationUrl,
       newAddress,
       isBot,
       announce: false,
@@ -56,8 +61,8 @@ export function createVisitCounter(deps: VisitCounterDeps, keyed: (value: string
 
     /**
      * A person's click: counted against the link's limits and buffered. `admitted` is the link's admitted
-     * addresses (under a uniqueIpLimit); `counted`: a reservation already counted it in the database.
-     * Answers the click id.
+     * addresses (under a uniqueIpLimit); `counted`: a reservation already counted it in the database;
+     * `route`: where the visit is sent, when the link routes. Answers the click id.
      */
     click(
       entry: CachedLink,
@@ -67,7 +72,8 @@ export function createVisitCounter(deps: VisitCounterDeps, keyed: (value: string
       now: number,
       ipHash: string | null,
       admitted: Set<string> | null,
-      counted = false,
+      counted: boolean,
+      route: Route | null,
     ): string {
       entry.clicksSoFar++
       let newAddress: string | null = null
@@ -78,12 +84,15 @@ export function createVisitCounter(deps: VisitCounterDeps, keyed: (value: string
           newAddress = hash
         }
       }
-      return buffer(entry, request, ip, ua, now, newAddress, false, counted)
+      return buffer(entry, request, ip, ua, now, newAddress, false, counted, route)
     },
 
-    /** A bot's hit (a crawler's preview too): buffered for the bot count, touching no limit, given no click id. */
-    botHit(entry: CachedLink, request: Request, ip: string, ua: string, now: number) {
-      buffer(entry, request, ip, ua, now, null, true, false)
+    /**
+     * A bot's hit (a crawler's preview too, never routed): buffered for the bot count, touching no limit,
+     * given no click id.
+     */
+    botHit(entry: CachedLink, request: Request, ip: string, ua: string, now: number, route: Route | null) {
+      buffer(entry, request, ip, ua, now, null, true, false, route)
     },
   }
 }

@@ -1,9 +1,14 @@
 // What a visit to a short link gets, as the contract's order of checks (section 4): a pure function of the
 // link and of what the handler found out about the request. The handler does the I/O (cache, cookies,
 // counting) and answers the outcome; nothing here reads, writes or awaits.
+//
+// A link with routing rules or A/B variants (contract 7.1) has its destination chosen where the contract puts
+// it: after the gates and the crawler's preview (crawlers are never routed), before the deep link, which
+// opens the app of the destination chosen. decideRouted() asks for the choice only there.
 import type { RedirectLink } from '../links'
 import type { MobilePlatform } from '../../platform/agents'
 import { findApp, type DeepLinkApp } from './deep-links'
+import type { Route } from './routing'
 
 /** What the handler found out about one request, before anything is answered or counted. */
 export interface Visit {
@@ -94,7 +99,10 @@ const perVisit = (l: RedirectLink) =>
   l.expiresAt !== null ||
   l.clickLimit !== null ||
   l.uniqueIpLimit !== null ||
-  l.conversionTracking
+  l.conversionTracking ||
+  // Each visitor may be sent elsewhere: a shared cache must never keep one visitor's redirect for the next.
+  l.routingRules !== null ||
+  l.variants !== null
 
 // The checks, each answering or passing (null) to the next. Plain functions chained in decide() rather than
 // a list looped over: every call site stays direct, which keeps the redirect as fast as a hand-written chain.
@@ -110,8 +118,9 @@ const captcha = (l: RedirectLink, v: Visit) => (l.captchaEnabled && !v.passedCap
 const consent = (l: RedirectLink, v: Visit) => (l.consentRequired && !v.passedConsent ? CONSENT : null)
 /** A crawler's GET is a bot's hit, whatever else its user agent says. */
 const socialCrawlerPreview = (v: Visit) => (!v.socialCrawler ? null : v.method === 'GET' ? PREVIEW_GET : PREVIEW_HEAD)
-function mobileDeepLink(l: RedirectLink, v: Visit): Outcome | null {
-  const app = l.deepLinkEnabled && v.platform ? findApp(new URL(l.destinationUrl)) : undefined
+/** `destinationUrl`: the link's own, or the one its rules or variants chose. */
+function mobileDeepLink(l: RedirectLink, v: Visit, destinationUrl: string): Outcome | null {
+  const app = l.deepLinkEnabled && v.platform ? findApp(new URL(destinationUrl)) : undefined
   return app ? { kind: 'deepLink', count: countOf(v), app, platform: v.platform! } : null
 }
 const BRIDGE_PAGE: Record<Count, Outcome> = {
@@ -122,22 +131,46 @@ const BRIDGE_PAGE: Record<Count, Outcome> = {
 const bridgePage = (l: RedirectLink, v: Visit) => (l.bridgePageId !== null ? BRIDGE_PAGE[countOf(v)] : null)
 const redirect = (l: RedirectLink, v: Visit): Outcome => REDIRECT[countOf(v)][(l.redirectStatus === 301 || l.redirectStatus === 308) && !perVisit(l) ? 1 : 0]
 
+/** The checks that answer before a destination is chosen, up to the crawler's preview; null: the visit is served. */
+const beforeDestination = (link: RedirectLink, visit: Visit): Outcome | null =>
+  statsPage(link, visit) ??
+  testLink(link) ??
+  expired(link, visit) ??
+  clickLimit(link, visit) ??
+  uniqueIpLimit(link, visit) ??
+  gatePostedBack(visit) ??
+  password(link, visit) ??
+  captcha(link, visit) ??
+  consent(link, visit) ??
+  socialCrawlerPreview(visit)
+
+/** How a served visit reaches `destinationUrl`: the app, the bridge page or the redirect. */
+const towards = (link: RedirectLink, visit: Visit, destinationUrl: string): Outcome =>
+  mobileDeepLink(link, visit, destinationUrl) ?? bridgePage(link, visit) ?? redirect(link, visit)
+
 /** The contract's order of checks (section 4): the first that answers decides the visit. */
 export function decide(link: RedirectLink | null, visit: Visit): Outcome {
   if (link === null || !link.isActive) return NOT_FOUND
-  return (
-    statsPage(link, visit) ??
-    testLink(link) ??
-    expired(link, visit) ??
-    clickLimit(link, visit) ??
-    uniqueIpLimit(link, visit) ??
-    gatePostedBack(visit) ??
-    password(link, visit) ??
-    captcha(link, visit) ??
-    consent(link, visit) ??
-    socialCrawlerPreview(visit) ??
-    mobileDeepLink(link, visit) ??
-    bridgePage(link, visit) ??
-    redirect(link, visit)
-  )
+  return beforeDestination(link, visit) ?? towards(link, visit, link.destinationUrl)
+}
+
+/** A routed link's outcome, and the route chosen (null where none was: a gate, a crawler, a used-up link…). */
+export interface Routed<R extends Route = Route> {
+  outcome: Outcome
+  route: R | null
+}
+
+/**
+ * decide() for a link with routing rules or variants. `choose` is called at most once, and only where a
+ * destination is named: a served visit (its app or redirect), a test link's sandbox page (where it would have
+ * gone) and the consent page (where Continue leads). Gates, crawlers and used-up links never route.
+ */
+export function decideRouted<R extends Route>(link: RedirectLink, visit: Visit, choose: () => R): Routed<R> {
+  if (!link.isActive) return { outcome: NOT_FOUND, route: null }
+  const early = beforeDestination(link, visit)
+  if (early === null) {
+    const route = choose()
+    return { outcome: towards(link, visit, route.destinationUrl), route }
+  }
+  return { outcome: early, route: early.kind === 'sandbox' || early.kind === 'consent' ? choose() : null }
 }

@@ -19,7 +19,7 @@ import { isReservedSlug, shortUrl } from '../links/model'
 import { isBot, isSocialCrawler, mobilePlatform } from '../../platform/agents'
 import type { CachedLink, LinkCache } from './cache'
 import { createVisitCounter } from './count'
-import { decide, unavailable, type Outcome, type Visit } from './decide'
+import { decide, decideRouted, unavailable, type Outcome, type Visit } from './decide'
 import { appUrl } from './deep-links'
 import { buildDestination } from './destination'
 import { fillFallback, isServicePath } from './domain-fallbacks'
@@ -30,6 +30,8 @@ import type { ServedDomain, ServedDomains } from '../domains'
 import type { ShortHosts } from './short-hosts'
 import type { StatsPageCache } from './stats-page-cache'
 import type { PublicStats, RedirectSyncReads, StatsRepo } from './port'
+import { route as routeOf, type Route } from './routing'
+import { createVisitFacts, type FactSources } from './visit-facts'
 
 const SLUG_PATH = /^\/([A-Za-z0-9_-]{1,64})(\+?)$/
 
@@ -74,6 +76,8 @@ export interface RedirectDeps {
   pages: VisitorPages | null
   /** The password throttle and spent captcha solutions: in memory on SQLite, in the database across nodes. */
   gateLimits: GateLimits
+  /** What routing rules read of a visit (country, agent…) and the visitor hash variants are chosen by. */
+  facts: FactSources
 }
 
 /** The outcomes that serve the link (its page or its destination), counted as decide() says. */
@@ -195,6 +199,8 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
     ipHash: string | null
     /** The link's admitted addresses, when it has a uniqueIpLimit. */
     admitted: Set<string> | null
+    /** Where the link's rules or variants send this visit; null when it has neither, or nothing was chosen. */
+    route: Route | null
   }
 
   /** What decide() said, with the custom domain's answers for an unknown slug and a used-up link. */
@@ -228,14 +234,14 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
 
   /** Answers what decide() said; counting happens here, just before the destination is built. */
   function answer(outcome: Exclude<Outcome, { kind: 'notFound' }>, entry: CachedLink, v: Seen): Response | Promise<Response> {
-    const { request, search, ip, ua, now } = v
+    const { request, search, ip, ua, now, route } = v
     const link = entry.row
     // The gate pages post back to the same URL, query included, so the visitor's parameters reach the destination.
     switch (outcome.kind) {
       case 'statsPage':
         return statsResponse(entry, now)
       case 'sandbox':
-        return sandboxPage(link, buildDestination(link, search, null))
+        return sandboxPage(link, buildDestination(link, search, null, route), route)
       case 'fallback':
         return redirectTo(link.fallbackUrl!, 302, false)
       case 'gone':
@@ -247,9 +253,10 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
       case 'captcha':
         return captchaChallenge(link.slug, normalized(request), now)
       case 'consent':
-        return consentPage(link.slug, buildDestination(link, search, null), normalized(request))
+        return consentPage(link.slug, buildDestination(link, search, null, route), normalized(request))
       case 'preview':
-        if (outcome.count === 'bot') count.botHit(entry, request, ip, ua, now)
+        // Crawlers are never routed: the card and its link name the link's own destination.
+        if (outcome.count === 'bot') count.botHit(entry, request, ip, ua, now, null)
         return previewPage(link, shortUrl(deps, link), buildDestination(link, search, null))
     }
     if (outcome.count === 'click') return reserve(outcome, entry, v) ?? serve(outcome, entry, v, false)
@@ -258,22 +265,22 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
 
   /** The visit served: counted (a bot's hit, or a click unless `counted` already), then the link's answer. */
   function serve(outcome: Served, entry: CachedLink, v: Seen, counted: boolean): Response | Promise<Response> {
-    const { request, search, ip, ua, now } = v
+    const { request, search, ip, ua, now, route } = v
     const link = entry.row
-    if (outcome.count === 'bot') count.botHit(entry, request, ip, ua, now)
-    const clickId = outcome.count === 'click' ? count.click(entry, request, ip, ua, now, v.ipHash, v.admitted, counted) : null
+    if (outcome.count === 'bot') count.botHit(entry, request, ip, ua, now, route)
+    const clickId = outcome.count === 'click' ? count.click(entry, request, ip, ua, now, v.ipHash, v.admitted, counted, route) : null
     if (outcome.kind === 'bridgePage' && pages !== null) {
       // A page deleted since the link was cached: the redirect goes ahead.
       const shown = pages.show(request, link.bridgePageId!)
-      if (shown instanceof Promise) return shown.then((page) => page ?? destinationAnswer(outcome, link, search, clickId))
+      if (shown instanceof Promise) return shown.then((page) => page ?? destinationAnswer(outcome, link, search, clickId, route))
       if (shown !== null) return shown
     }
-    return destinationAnswer(outcome, link, search, clickId)
+    return destinationAnswer(outcome, link, search, clickId, route)
   }
 
-  /** The redirect to the link's destination (or the page opening its app). */
-  function destinationAnswer(outcome: Served, link: RedirectLink, search: string, clickId: string | null): Response {
-    const destination = buildDestination(link, search, clickId)
+  /** The redirect to the destination chosen (or the page opening its app). */
+  function destinationAnswer(outcome: Served, link: RedirectLink, search: string, clickId: string | null, route: Route | null): Response {
+    const destination = buildDestination(link, search, clickId, route)
     if (outcome.kind === 'deepLink') return deepLinkPage(outcome.app.name, appUrl(outcome.app, new URL(destination), outcome.platform), destination)
     return redirectTo(destination, link.redirectStatus, outcome.kind === 'redirect' && outcome.cacheable)
   }
@@ -335,7 +342,7 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
     const ua = request.headers.get('user-agent') ?? ''
     const ipHash = admitted !== null && ip ? keyed(`ip|${ip}`) : null
     const cookies = link !== null && (link.passwordHash !== null || link.captchaEnabled || link.consentRequired) ? request.headers.get('cookie') : null
-    const outcome = decide(link, {
+    const visit: Visit = {
       method: method as Visit['method'],
       statsPage: asked.statsPage,
       now,
@@ -348,7 +355,12 @@ export function createRedirectHandler(deps: RedirectDeps): RedirectHandler {
       bot: isBot(ua),
       socialCrawler: isSocialCrawler(ua),
       platform: link !== null && link.deepLinkEnabled ? mobilePlatform(ua) : null,
-    })
-    return respond(outcome, entry, { ...asked, ip, ua, now, ipHash, admitted })
+    }
+    // A link with neither rules nor variants goes the way it always went: no facts, nothing chosen.
+    if (link === null || (link.routingRules === null && link.variants === null))
+      return respond(decide(link, visit), entry, { ...asked, ip, ua, now, ipHash, admitted, route: null })
+    const live = { live: { request, ip, now, search: asked.search } }
+    const routed = decideRouted(link, visit, () => routeOf(link, createVisitFacts(live, deps.facts)))
+    return respond(routed.outcome, entry, { ...asked, ip, ua, now, ipHash, admitted, route: routed.route })
   }
 }

@@ -2,8 +2,7 @@
 // stats page, a custom domain's fallbacks. It keeps links in memory and drops one when the bus says it
 // changed, and a domain's all when the bus says the domain changed; everything when notices may have been lost.
 import { engineOf, onEngine } from '../../db/store'
-import { createEnricher } from '../analytics'
-import { type ClicksModule, visitorHash } from '../clicks'
+import type { ClicksModule } from '../clicks'
 import type { ServedDomains } from '../domains'
 import type { HttpKit } from '../identity'
 import type { LinksModule } from '../links'
@@ -16,8 +15,8 @@ import { createDomainSlugsRepo } from './repo-domain-slugs'
 import { createRedirectSyncReads } from './repo-sqlite'
 import { createStatsRepo } from './repo-stats'
 import { resolveRoutes } from './resolve-routes'
-import { createFactSources } from './visit-facts'
 import { StatsPageCache } from './stats-page-cache'
+import { createFactSources } from './visit-facts'
 
 /**
  * How long a node keeps a link read from PostgreSQL. Other nodes' writes reach it as notices within
@@ -69,13 +68,8 @@ export function createRedirectModule(
   /** Key that signs the redirect pages' cookies (password, captcha, consent). */
   const cookieKey = platform.settings.serverSecret('cookie_signing_key', clock.now())
   const shortHosts = new ShortHosts(config.shortDomains, served)
-  // What routing rules read of a visit: the country by address and the parsed agent as click enrichment finds
-  // them (the IP database is read on the first lookup, so a node whose links ask for no country never loads
-  // it), and the visitor hash clicks are recorded under, which variants are chosen by.
-  const factSources = createFactSources(
-    createEnricher({ geoipPath: config.geoipDb, cacheSize: 4_096, onError: (message) => log.error(message) }),
-    (ip, userAgent) => visitorHash(clicks.visitorKey, ip, userAgent),
-  )
+  /** What routing rules read of a visit: the click enricher's lookups and the visitor hash, cached by address and agent. */
+  const facts = createFactSources(clicks.enricher, clicks.visitorOf)
   const handle = createRedirectHandler({
     config,
     clock,
@@ -91,18 +85,17 @@ export function createRedirectModule(
     served,
     pages,
     gateLimits: gateLimitsFor(platform.store),
+    facts,
   })
   const routes =
-    http === null
-      ? undefined
-      : resolveRoutes({ links: links.ctx, clock, linkCache: cache, shortHosts, sources: factSources, visitorKey: clicks.visitorKey }, http)
+    http === null ? undefined : resolveRoutes({ links: links.ctx, clock, linkCache: cache, shortHosts, sources: facts, visitorKey: clicks.visitorKey }, http)
   return defineModule({
     name: 'redirect',
     routes,
-    factSources,
     cache,
     cookieKey,
     shortHosts,
+    facts,
     handle,
     start() {
       const started = performance.now()

@@ -3,6 +3,7 @@ import type { RedirectLink } from '../links'
 import { escapeHtml, htmlPage, scriptJson } from '../../platform/html'
 import type { Unavailable } from './decide'
 import type { PublicStats } from './port'
+import type { Route } from './routing'
 import { DAY_MS } from '../../platform/time'
 
 /** Where a gate page's form posts: the link's own path with the visitor's query (`?…` or ''). */
@@ -27,10 +28,22 @@ const UNAVAILABLE: Record<Unavailable, string> = {
 export const gonePage = (reason: Unavailable) =>
   htmlPage({ status: 410, title: 'Link no longer available', body: `<h1>This link is no longer available</h1><p>${escapeHtml(UNAVAILABLE[reason])}</p>` })
 
-export const sandboxPage = (link: RedirectLink, destination: string) =>
+/** What chose a routed visit's destination, in words: the rule (by name when it has one) or the variant. */
+function routeNote(link: RedirectLink, route: Route | null): string {
+  if (route === null) return ''
+  if (route.ruleId !== null) {
+    const name = link.routingRules?.find((r) => r.id === route.ruleId)?.name
+    return `<p class="muted">Chosen by the routing rule ${name ? `“${escapeHtml(name)}” ` : ''}(${escapeHtml(route.ruleId)}).</p>`
+  }
+  if (route.variantId !== null) return `<p class="muted">Chosen as the A/B variant ${escapeHtml(route.variantId)} for this visitor.</p>`
+  return '<p class="muted">No routing rule matches this visit: the link’s own destination.</p>'
+}
+
+/** A test link's page: where this visit would have gone (`route`: how its rules or variants chose it, null: the link has neither). */
+export const sandboxPage = (link: RedirectLink, destination: string, route: Route | null = null) =>
   htmlPage({
     title: 'Test link',
-    body: `<h1>Test link</h1><p>This link was created with a test key. Test links never redirect and record no clicks.</p><p>It would send visitors to:</p><p class="dest">${escapeHtml(destination)}</p><p class="muted">${escapeHtml(link.domain)}/${escapeHtml(link.slug)}</p>`,
+    body: `<h1>Test link</h1><p>This link was created with a test key. Test links never redirect and record no clicks.</p><p>It would send visitors to:</p><p class="dest">${escapeHtml(destination)}</p>${routeNote(link, route)}<p class="muted">${escapeHtml(link.domain)}/${escapeHtml(link.slug)}</p>`,
   })
 
 export const passwordPage = (slug: string, opts: { error?: string; status?: number; query?: string } = {}) =>

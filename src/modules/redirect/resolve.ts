@@ -17,10 +17,10 @@ import { unmapIp } from '../../platform/ip'
 import type { Caller } from '../identity'
 import { getLink, type LinksCtx, type RedirectLink } from '../links'
 import type { LinkCache } from './cache'
-import { decide, type Outcome } from './decide'
+import { decideRouted, type Outcome, type Visit } from './decide'
 import { buildDestination } from './destination'
 import { fillFallback } from './domain-fallbacks'
-import { explain, type RuleTrace, type Trigger } from './routing'
+import { explain, type Route, type RuleTrace, type Trigger } from './routing'
 import type { ShortHosts } from './short-hosts'
 import { createVisitFacts, type DescribedVisit, type FactSources } from './visit-facts'
 
@@ -57,6 +57,8 @@ export interface ResolveDeps {
   visitorKey: Buffer
 }
 
+type Traced = Route & { trace: RuleTrace[] }
+
 const GATES: Partial<Record<Outcome['kind'], ResolveOutcome>> = { password: 'password', captcha: 'captcha', consent: 'consent', sandbox: 'sandbox' }
 
 const unrouted = (destinationUrl: string | null, outcome: ResolveOutcome): Resolution => ({ destinationUrl, ruleId: null, variantId: null, outcome, trace: [] })
@@ -81,25 +83,15 @@ export async function resolveVisit(deps: ResolveDeps, caller: Caller, id: string
   const admitted = link.isActive && link.uniqueIpLimit !== null ? await deps.linkCache.admitted(found) : null
   const ipHash = admitted !== null && ip ? createHmac('sha256', deps.visitorKey).update(`ip|${ip}`).digest('base64url').slice(0, 32) : null
   const ua = input.userAgent ?? ''
-  const outcome = decide(link, {
-    method: 'GET',
-    statsPage: false,
-    now,
-    clicksSoFar: found.clicksSoFar,
-    addressesAdmitted: ipHash === null ? null : admitted!.size,
-    addressKnown: ipHash !== null && admitted!.has(ipHash),
-    // A described visit holds no gate cookies: it meets every gate the link has.
-    passedPassword: false,
-    passedCaptcha: false,
-    passedConsent: false,
-    bot: isBot(ua),
-    socialCrawler: isSocialCrawler(ua),
-    platform: link.deepLinkEnabled ? mobilePlatform(ua) : null,
-  })
-
   const query = input.query ?? {}
   const qs = new URLSearchParams(Object.entries(query)).toString()
   const search = qs ? `?${qs}` : ''
+  const described: DescribedVisit = { ...input, ip: ip ?? undefined, query }
+  let traced: Traced | null = null
+  const choose = (): Traced => (traced ??= explain(link, createVisitFacts({ described, now }, deps.sources)))
+  // The handler's own order: the destination is chosen past the gates and the crawler's preview, or for the
+  // sandbox and consent pages that name it.
+  const { outcome, route } = decideRouted(link, visitOf(link, found.clicksSoFar, now, ua, ipHash, admitted), choose)
   switch (outcome.kind) {
     case 'notFound':
     case 'statsPage':
@@ -115,14 +107,31 @@ export async function resolveVisit(deps: ResolveDeps, caller: Caller, id: string
     case 'preview':
       return unrouted(buildDestination(link, search, null), 'redirect')
   }
-  const described: DescribedVisit = { ...input, ip: ip ?? undefined, query }
-  const routed = explain(link, createVisitFacts({ described, now }, deps.sources))
-  const chosen: RedirectLink = routed.destinationUrl === link.destinationUrl ? link : { ...link, destinationUrl: routed.destinationUrl }
+  // Past a password or captcha the visitor is routed as anyone else: name where they would land.
+  const chosen = route ?? choose()
   return {
-    destinationUrl: buildDestination(chosen, search, null),
-    ruleId: routed.ruleId,
-    variantId: routed.variantId,
+    destinationUrl: buildDestination(link, search, null, chosen),
+    ruleId: chosen.ruleId,
+    variantId: chosen.variantId,
     outcome: GATES[outcome.kind] ?? (outcome.kind === 'bridgePage' ? 'bridge_page' : 'redirect'),
-    trace: routed.trace,
+    trace: chosen.trace,
+  }
+}
+
+/** What decide() is told of a described visit: a GET holding no gate cookies, so it meets every gate the link has. */
+function visitOf(link: RedirectLink, clicksSoFar: number, now: number, ua: string, ipHash: string | null, admitted: Set<string> | null): Visit {
+  return {
+    method: 'GET',
+    statsPage: false,
+    now,
+    clicksSoFar,
+    addressesAdmitted: ipHash === null ? null : admitted!.size,
+    addressKnown: ipHash !== null && admitted!.has(ipHash),
+    passedPassword: false,
+    passedCaptcha: false,
+    passedConsent: false,
+    bot: isBot(ua),
+    socialCrawler: isSocialCrawler(ua),
+    platform: link.deepLinkEnabled ? mobilePlatform(ua) : null,
   }
 }

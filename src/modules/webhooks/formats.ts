@@ -88,8 +88,9 @@ function summarise(e: EventEnvelopeLike): Summary {
       return s(`Link deleted: ${short}`, [['Destination', link.destinationUrl]])
     case 'link.clicked': {
       const click = rec(d.click)
+      // The destination this visit was sent to (a routing rule's or variant's); events written before routing name the link's.
       return s(`Click on ${short}`, [
-        ['Destination', link.destinationUrl],
+        ['Destination', click.destinationUrl ?? link.destinationUrl],
         ['Referrer', click.referrer ?? 'direct'],
         ['Unique visitor', click.unique === true ? 'yes' : 'no'],
         ['User agent', click.userAgent],

@@ -115,6 +115,19 @@ describe('summaries per event type', () => {
     expect(clicked.fields!.find((f) => f.name === 'Referrer')!.value).toBe('direct')
   })
 
+  test('a click names the destination it was sent to: a rule’s or variant’s, else (older events) the link’s', () => {
+    const destinationOf = (click: Record<string, unknown>) => {
+      const slack = (slackBody(ev('link.clicked', { click, link })).blocks[0] as SlackBlock).fields!.map((f) => f.text)
+      const discord = (discordBody(ev('link.clicked', { click, link })).embeds[0] as DiscordEmbed).fields!.find((f) => f.name === 'Destination')!.value
+      expect(slack).toContain(`*Destination*\n${discord}`)
+      return discord
+    }
+    const click = { id: 'clk_2', unique: false, referrer: null, userAgent: 'UA' }
+    expect(destinationOf({ ...click, ruleId: 'rr_1', variantId: null, destinationUrl: 'https://shop.example/de' })).toBe('https://shop.example/de')
+    expect(destinationOf({ ...click, ruleId: null, variantId: 'var_b', destinationUrl: 'https://shop.example/b' })).toBe('https://shop.example/b')
+    expect(destinationOf(click)).toBe('https://shop.example/spring')
+  })
+
   test('test mode is marked', () => {
     expect(slackBody(ev('link.created', link, 'test')).text).toBe('[test] Link created: https://go.example/promo')
   })

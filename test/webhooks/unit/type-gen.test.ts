@@ -66,7 +66,7 @@ export function describe(e: WebhookEvent): string {
 }
 export function count(p: WebhookPayload): number { return p.type === 'batch' ? p.events.length : 1 }
 export const clicked: LinkClickedEvent = { id: 'evt_1', type: 'link.clicked', timestamp: '2026-01-01T00:00:00Z', mode: 'live',
-  data: { click: { id: 'c', timestamp: 't', unique: true, referrer: null, userAgent: null }, link: { id: 'l', slug: 's', domain: 'd', shortUrl: 'u', destinationUrl: 'x' } } }
+  data: { click: { id: 'c', timestamp: 't', unique: true, referrer: null, userAgent: null, ruleId: null, variantId: 'v', destinationUrl: 'x' }, link: { id: 'l', slug: 's', domain: 'd', shortUrl: 'u', destinationUrl: 'x' } } }
 `
 
 describe('eventTypes("ts")', () => {
