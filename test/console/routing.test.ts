@@ -4,6 +4,8 @@
 // their path names, and "try a visit" showing a rule match, a variant and the trace — each state checked
 // with axe, at phone and desktop widths.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { countryChoices } from '../../web/console/src/screens/links/countries'
+import { fromZonedInput, toZonedInput } from '../../web/console/src/screens/links/zones'
 import { call, DESKTOP, PHONE, startConsoleServer, withConsole, type ConsolePage, type ConsoleServer } from './_console'
 
 let server: ConsoleServer
@@ -55,6 +57,31 @@ async function tryVisit(page: ConsolePage, fill: () => Promise<void>) {
   await page.waitFor(`document.querySelector('.try-result') !== null`)
   return page.evaluate<string>(`document.querySelector('.try-result').innerText`)
 }
+
+describe("the editors' pure parts", () => {
+  test('a time condition reads its wall-clock time in the chosen zone, across clock changes, and back', () => {
+    expect(fromZonedInput('2026-01-01T09:00', 'Europe/Paris')).toBe('2026-01-01T08:00:00.000Z')
+    expect(fromZonedInput('2026-07-01T09:00', 'Europe/Paris')).toBe('2026-07-01T07:00:00.000Z')
+    expect(fromZonedInput('2026-03-29T03:30', 'Europe/Paris')).toBe('2026-03-29T01:30:00.000Z')
+    expect(fromZonedInput('2026-01-01T09:00', 'Asia/Kolkata')).toBe('2026-01-01T03:30:00.000Z')
+    expect(fromZonedInput('2026-01-01T09:00:15', 'UTC')).toBe('2026-01-01T09:00:15.000Z')
+    expect(toZonedInput('2026-07-01T07:00:00Z', 'Europe/Paris')).toBe('2026-07-01T09:00')
+    expect(toZonedInput('2026-01-01T03:30:20Z', 'Asia/Kolkata')).toBe('2026-01-01T09:00:20')
+    // What does not read goes as typed, for the server to name.
+    expect(fromZonedInput('next tuesday', 'UTC')).toBe('next tuesday')
+  })
+
+  test('countries are offered by their names, by ISO code, without withdrawn or grouping codes', () => {
+    const countries = countryChoices()
+    const codes = new Set(countries.map((c) => c.value))
+    expect(countries.find((c) => c.value === 'BR')?.label).toBe('Brazil')
+    expect(countries.find((c) => c.value === 'DE')?.label).toBe('Germany')
+    for (const gone of ['EU', 'UN', 'SU', 'YU', 'ZZ', 'UK']) expect(codes.has(gone)).toBe(false)
+    for (const code of codes) expect(code).toMatch(/^[A-Z]{2}$/)
+    expect(codes.size).toBeGreaterThanOrEqual(249)
+    expect(countries.map((c) => c.label)).toEqual(countries.map((c) => c.label).sort((a, b) => a.localeCompare(b, 'en')))
+  })
+})
 
 describe('routing editors', () => {
   let linkId = ''
@@ -151,6 +178,7 @@ describe('routing editors', () => {
   test('reorder and remove rules and a variant with the buttons; ids are kept across the save', async () => {
     const before = await call(server, 'GET', `/links/${linkId}`)
     await withConsole(server, PHONE, async (page) => {
+      await page.colorScheme('dark')
       await page.signIn(server.api.key)
       await page.open(`/links/${linkId}`)
       await page.see('Try a visit')

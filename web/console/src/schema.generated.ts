@@ -1542,7 +1542,7 @@ export interface components {
             field: "referrer";
             /** @enum {string} */
             op: "eq" | "neq" | "contains" | "not_contains" | "starts_with";
-            /** @description A host as the Referer names it, lower case (news.example.com) */
+            /** @description A host name as the Referer names it, lower case, no port (news.example.com) */
             value: string;
         } | {
             /** @constant */

@@ -7,7 +7,8 @@ import type { Body, Data } from '../../api-types'
 import { useAction } from '../../ui/async'
 import { SelectField, TextField } from '../../ui/form'
 import { fieldErrors, fromLocalInput, type Link } from './model'
-import { countryChoices, countryName, OP_LABELS, specOf } from './routing-model'
+import { countryChoices, countryName } from './countries'
+import { OP_LABELS, specOf } from './routing-model'
 import { VIEWER_ZONE } from './zones'
 
 type ResolveBody = Body<'/links/{id}/resolve', 'post'>

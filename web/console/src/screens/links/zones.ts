@@ -67,5 +67,6 @@ export function toZonedInput(iso: string, zone: string): string {
     return iso
   }
   const two = (n: number | undefined) => String(n ?? 0).padStart(2, '0')
-  return `${p.year}-${two(p.month)}-${two(p.day)}T${two(p.hour)}:${two(p.minute)}`
+  // Seconds only when there are some, so a rule sent back unchanged keeps its instant.
+  return `${p.year}-${two(p.month)}-${two(p.day)}T${two(p.hour)}:${two(p.minute)}${p.second ? `:${two(p.second)}` : ''}`
 }
