@@ -227,6 +227,11 @@ describe('routing editors', () => {
       expect(await invalidCount(page)).toBe(2)
       await page.see('Some fields need a change')
       await page.checkScreen('routing-invalid')
+      // Rule issues count rows as sent: once a rule is added they go rather than risk pointing at another row; the
+      // variants are unchanged, so theirs stays.
+      await page.press('Add rule')
+      expect(await errorOf(page, 'Addresses (rule 1, condition 2)')).toBeNull()
+      expect(await errorOf(page, 'Weight (variant 2)')).toBeTruthy()
       const unchanged = await call(server, 'GET', `/links/${linkId}`)
       expect(unchanged.routingRules[0].conditions).toHaveLength(1)
       expect(unchanged.variants[1].weight).toBe(30)

@@ -6,7 +6,7 @@ import { useAction } from '../../ui/async'
 import { CheckboxField, SelectField, TextField } from '../../ui/form'
 import { SocialCard, TextArea } from './fields'
 import { FORM_FIELDS, fieldErrors, finalDestination, issuesOf, UTM_FIELDS, type LinkForm } from './model'
-import { placeIssues, rulePaths, variantPaths } from './routing-model'
+import { placeIssues, rulePaths, sameRows, variantPaths } from './routing-model'
 import { RuleEditor } from './rules'
 import { VariantEditor } from './variants'
 
@@ -43,8 +43,10 @@ export function LinkFormView({
 }) {
   const [form, setForm] = useState(initial)
   const [note, setNote] = useState('')
+  const [sent, setSent] = useState(initial)
   const save = useAction(async (f: LinkForm) => {
     setNote('')
+    setSent(f)
     const done = await onSave(f)
     if (done?.next) setForm(done.next)
     setNote(done?.note ?? '')
@@ -64,9 +66,11 @@ export function LinkFormView({
   )
   const final = finalDestination(form)
   // The routing editors place each issue at the exact input its path names (routingRules.0.conditions.1.value).
+  // Their paths count rows as sent: once rows are added, moved or removed they would point at other rows, so
+  // they show only while the rows are still the ones sent.
   const issues = issuesOf(save.error)
-  const ruleErrors = placeIssues(issues, rulePaths(form.routingRules), 'routingRules')
-  const variantErrors = placeIssues(issues, variantPaths(form.variants), 'variants')
+  const ruleErrors = sameRows(sent.routingRules, form.routingRules) ? placeIssues(issues, rulePaths(form.routingRules), 'routingRules') : {}
+  const variantErrors = sameRows(sent.variants, form.variants) ? placeIssues(issues, variantPaths(form.variants), 'variants') : {}
 
   return (
     <form

@@ -274,6 +274,12 @@ export function moved<T>(list: readonly T[], from: number, by: -1 | 1): T[] {
   return next
 }
 
+const rowKeys = (rows: readonly (RuleDraft | VariantDraft)[]) =>
+  rows.map((r) => ('conditions' in r ? `${r.key}(${r.conditions.map((c) => c.key).join(',')})` : String(r.key))).join(' ')
+
+/** Whether two lists hold the same rows (and conditions) in the same order, whatever their values. */
+export const sameRows = (a: readonly (RuleDraft | VariantDraft)[], b: readonly (RuleDraft | VariantDraft)[]) => rowKeys(a) === rowKeys(b)
+
 /** The inputs the rule editor shows, by the issue path each answers for. */
 export function rulePaths(rules: readonly RuleDraft[]): Set<string> {
   const paths = new Set<string>()

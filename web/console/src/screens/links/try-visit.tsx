@@ -4,6 +4,7 @@
 import { useState } from 'preact/hooks'
 import { api, explain } from '../../api'
 import type { Body, Data } from '../../api-types'
+import { announce } from '../../ui/announce'
 import { useAction } from '../../ui/async'
 import { SelectField, TextField } from '../../ui/form'
 import { fieldErrors, fromLocalInput, type Link } from './model'
@@ -61,7 +62,9 @@ export function TryVisit({ link }: { link: Link }) {
   const run = useAction(async (v: Visit) => {
     // The last answer goes while the next is asked for, so no answer shows beside a visit it was not for.
     setResult(null)
-    setResult(await api.post<'/links/{id}/resolve'>(`/links/${encodeURIComponent(link.id)}/resolve`, bodyOf(v)))
+    const answer = await api.post<'/links/{id}/resolve'>(`/links/${encodeURIComponent(link.id)}/resolve`, bodyOf(v))
+    setResult(answer)
+    announce(`${OUTCOMES[answer.outcome] ?? answer.outcome}${answer.destinationUrl ? `: ${answer.destinationUrl}` : ''}`)
   })
   const errors = fieldErrors(run.error, VISIT_FIELDS)
   const set = (name: keyof Visit) => (value: string) => setVisit((v) => ({ ...v, [name]: value }))
@@ -143,7 +146,7 @@ function Outcome({ result, link }: { result: Resolved; link: Link }) {
   const variantIndex = (link.variants ?? []).findIndex((v) => v.id === result.variantId)
   const ruleName = (i: number) => `Rule ${i + 1}${rules[i]?.name ? ` (${rules[i]?.name})` : ''}`
   return (
-    <div class="try-result" role="status" aria-live="polite">
+    <div class="try-result">
       <dl class="try-facts">
         <dt>Outcome</dt>
         <dd>{OUTCOMES[result.outcome] ?? result.outcome}</dd>
