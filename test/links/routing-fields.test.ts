@@ -32,7 +32,9 @@ const EVERY_FIELD = [
   { field: 'locale', op: 'starts_with', value: 'pt-' },
   { field: 'referrer', op: 'in', value: ['news.example.com', 'xn--bcher-kva.example', 'localhost', '[::1]'] },
   { field: 'ip', op: 'nin', value: ['10.0.0.0/8', '192.168.1.7', '2001:db8::/32', '::1'] },
+  { field: 'ip', op: 'neq', value: '203.0.113.0/24' },
   { field: 'time', op: 'gte', value: '2026-05-01T09:00:00+02:00' },
+  { field: 'time', op: 'lt', value: '2028-02-29T23:59:59.999999Z' },
   { field: 'query.utm_source', op: 'eq', value: 'newsletter' },
   { field: 'trigger', op: 'eq', value: 'qr' },
   { field: 'country', op: 'not_exists' },
@@ -139,7 +141,8 @@ const rule = (condition: Record<string, unknown>, extra: Record<string, unknown>
 /** A create body's routing fields and the one path its refusal must name (as the only issue). */
 const REFUSED: [string, Record<string, unknown>, string][] = [
   ['an op no filter has', { routingRules: [rule({ field: 'country', op: 'matches', value: 'US' })] }, 'routingRules.0.conditions.1.op'],
-  ['an op the field does not take (ip eq)', { routingRules: [rule({ field: 'ip', op: 'eq', value: '10.0.0.1' })] }, 'routingRules.0.conditions.1.op'],
+  ['an op the field does not take (ip contains)', { routingRules: [rule({ field: 'ip', op: 'contains', value: '10.0.' })] }, 'routingRules.0.conditions.1.op'],
+  ['ip eq with a list', { routingRules: [rule({ field: 'ip', op: 'eq', value: ['10.0.0.1'] })] }, 'routingRules.0.conditions.1.value'],
   [
     'an op the field does not take (time eq)',
     { routingRules: [rule({ field: 'time', op: 'eq', value: '2026-05-01T09:00:00Z' })] },
@@ -172,6 +175,8 @@ const REFUSED: [string, Record<string, unknown>, string][] = [
   ['a host name as an ip', { routingRules: [rule({ field: 'ip', op: 'nin', value: ['example.com'] })] }, 'routingRules.0.conditions.1.value.0'],
   ['a date without a time', { routingRules: [rule({ field: 'time', op: 'lt', value: '2026-06-01' })] }, 'routingRules.0.conditions.1.value'],
   ['a time without a zone', { routingRules: [rule({ field: 'time', op: 'gt', value: '2026-06-01T10:00:00' })] }, 'routingRules.0.conditions.1.value'],
+  ['a day February does not have', { routingRules: [rule({ field: 'time', op: 'lt', value: '2026-02-30T00:00:00Z' })] }, 'routingRules.0.conditions.1.value'],
+  ['hour 24', { routingRules: [rule({ field: 'time', op: 'lt', value: '2026-03-01T24:00:00+01:00' })] }, 'routingRules.0.conditions.1.value'],
   ['a time as a number', { routingRules: [rule({ field: 'time', op: 'gt', value: 1780000000000 })] }, 'routingRules.0.conditions.1.value'],
   ['an unknown trigger', { routingRules: [rule({ field: 'trigger', op: 'eq', value: 'email' })] }, 'routingRules.0.conditions.1.value'],
   ['a query value that is a number', { routingRules: [rule({ field: 'query.page', op: 'eq', value: 2 })] }, 'routingRules.0.conditions.1.value'],

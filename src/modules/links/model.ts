@@ -101,7 +101,13 @@ export const ROUTING_FIELDS = {
     description: 'The first Accept-Language tag whole, lower case (pt-br)',
   },
   referrer: { groups: textGroups(Host), description: 'The host name of the Referer header, lower case, without a port; IDN hosts in punycode (xn--…)' },
-  ip: { groups: [{ ops: IN, value: list(IpRange) }], description: "The visitor's address (as LNK_TRUST_PROXY decides), in or not in addresses or CIDR ranges" },
+  ip: {
+    groups: [
+      { ops: IN, value: list(IpRange) },
+      { ops: EQ, value: IpRange },
+    ],
+    description: "The visitor's address (as LNK_TRUST_PROXY decides), in (eq: within) or not in addresses or CIDR ranges",
+  },
   time: { groups: [{ ops: ORDER, value: Instant }], description: 'When the visit happens' },
   trigger: { groups: codeGroups(literals(TRIGGERS)), description: 'qr for a visit from the QR code of a link with qrAttribution, else link' },
 } satisfies Record<string, { groups: OpGroup[]; description: string }>

@@ -14,7 +14,7 @@ import { newId } from '../../platform/random'
 import type { RoutingCondition, RoutingRule, Variant } from '../../db/schema'
 import type { LinksCtx } from './context'
 import { checkUrl } from './fields'
-import { BROWSERS, CONTINENTS, DEVICES, OSES, QUERY_FIELD_PATTERN, ROUTING_FIELDS, ROUTING_LIMITS, TRIGGERS } from './model'
+import { BROWSERS, CONTINENTS, DEVICES, OSES, QUERY_FIELD_PATTERN, QUERY_GROUPS, ROUTING_FIELDS, ROUTING_LIMITS, TRIGGERS } from './model'
 
 /** The stored values a write starts from: nothing on create, the link's own on PATCH. */
 export interface StoredRouting {
@@ -39,8 +39,17 @@ export interface RoutingColumns {
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 const QUERY_FIELD = new RegExp(QUERY_FIELD_PATTERN)
 const FIELD_NAMES = [...Object.keys(ROUTING_FIELDS), 'query.<name>'].join(', ')
-// RFC 3339 as the document's `date-time` is: seconds present, a zone (Z or an offset).
-const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?(Z|[+-]\d{2}:\d{2})$/
+// RFC 3339 as the document's `date-time` is: seconds present, a zone (Z or an offset), a day the month has
+// (Date.parse would roll 2026-02-30 over into March, and take 24:00).
+const INSTANT = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|[+-](\d{2}):(\d{2}))$/
+function instant(v: unknown): boolean {
+  const m = typeof v === 'string' ? INSTANT.exec(v) : null
+  if (!m || isoInstant(v) === null) return false
+  const [year, month, day, hour, minute, second] = m.slice(1, 7).map(Number) as [number, number, number, number, number, number]
+  const daysInMonth = new Date(Date.UTC(year, month, 0)).getUTCDate()
+  const offsetOk = m[8] === 'Z' || (Number(m[9]) <= 23 && Number(m[10]) <= 59)
+  return month >= 1 && month <= 12 && day >= 1 && day <= daysInMonth && hour <= 23 && minute <= 59 && second <= 59 && offsetOk
+}
 
 const regionNames = new Intl.DisplayNames(['en'], { type: 'region', fallback: 'none' })
 // Region codes the locale data knows that name no country a click can carry: groupings, the unknown region,
@@ -94,15 +103,12 @@ const VALUE_CHECKS: Record<string, (op: ConditionOp) => Check> = {
   referrer: (op) => (op === 'contains' || op === 'not_contains' || op === 'starts_with' ? hostPart : host),
   ip: () => (v) =>
     typeof v === 'string' && v.length <= 100 && parseRange(v) !== null ? null : 'must be an IPv4 or IPv6 address or CIDR range, e.g. 10.0.0.0/8',
-  time: () => (v) =>
-    typeof v === 'string' && INSTANT.test(v) && isoInstant(v) !== null
-      ? null
-      : 'must be an ISO 8601 date-time with seconds and a zone, e.g. 2026-05-01T09:00:00Z',
+  time: () => (v) => (instant(v) ? null : 'must be an ISO 8601 date-time with seconds and a zone, e.g. 2026-05-01T09:00:00Z'),
   query: () => text,
 }
 
 function opsOf(field: string): readonly string[] {
-  const groups = field in ROUTING_FIELDS ? ROUTING_FIELDS[field as keyof typeof ROUTING_FIELDS].groups : ROUTING_FIELDS.city.groups
+  const groups = field in ROUTING_FIELDS ? ROUTING_FIELDS[field as keyof typeof ROUTING_FIELDS].groups : QUERY_GROUPS
   return groups.flatMap((g) => g.ops)
 }
 
@@ -110,6 +116,7 @@ function unknownKeys(issues: Issues, path: string, value: Record<string, unknown
   for (const key of Object.keys(value)) if (!allowed.includes(key)) issues.add(`${path}.${key}`, `unknown property "${key}" (allowed: ${allowed.join(', ')})`)
 }
 
+/** The condition as stored, or null when it added an issue. */
 function checkCondition(issues: Issues, path: string, c: unknown): RoutingCondition | null {
   if (!isRecord(c)) return (issues.add(path, 'must be an object with field, op and value'), null)
   const before = issues.list.length
@@ -160,6 +167,8 @@ function checkItemUrl(ctx: LinksCtx, issues: Issues, path: string, value: unknow
   if (value !== stored) checkUrl(ctx, issues, path, value, true)
 }
 
+// The lists below hold only the items that passed; whatever they answer is stored only when no issue was added.
+
 function checkRules(ctx: LinksCtx, issues: Issues, value: unknown, stored: RoutingRule[] | null): RoutingRule[] | null {
   if (value === null) return null
   if (!Array.isArray(value)) return (issues.add('routingRules', 'must be an array of rules, or null'), null)
@@ -167,9 +176,9 @@ function checkRules(ctx: LinksCtx, issues: Issues, value: unknown, stored: Routi
   if (value.length === 0) return null
   const keepId = idKeeper('rr', stored)
   const byId = new Map((stored ?? []).map((r) => [r.id, r]))
-  return value.map((r, i): RoutingRule => {
+  return value.flatMap((r, i): RoutingRule[] => {
     const path = `routingRules.${i}`
-    if (!isRecord(r)) return (issues.add(path, 'must be an object with conditions and destinationUrl'), null as unknown as RoutingRule)
+    if (!isRecord(r)) return (issues.add(path, 'must be an object with conditions and destinationUrl'), [])
     unknownKeys(issues, path, r, ['id', 'name', 'match', 'conditions', 'destinationUrl'])
     const id = keepId(issues, `${path}.id`, r.id)
     const name = r.name ?? null
@@ -180,9 +189,9 @@ function checkRules(ctx: LinksCtx, issues: Issues, value: unknown, stored: Routi
     let conditions: RoutingCondition[] = []
     if (!Array.isArray(r.conditions) || r.conditions.length < 1 || r.conditions.length > ROUTING_LIMITS.conditions)
       issues.add(`${path}.conditions`, `must be an array of 1-${ROUTING_LIMITS.conditions} conditions`)
-    else conditions = r.conditions.map((c, j) => checkCondition(issues, `${path}.conditions.${j}`, c)!)
+    else conditions = r.conditions.flatMap((c, j) => checkCondition(issues, `${path}.conditions.${j}`, c) ?? [])
     checkItemUrl(ctx, issues, `${path}.destinationUrl`, r.destinationUrl, byId.get(id)?.destinationUrl)
-    return { id, name: name as string | null, match: match as 'all' | 'any', conditions, destinationUrl: r.destinationUrl as string }
+    return [{ id, name: name as string | null, match: match as 'all' | 'any', conditions, destinationUrl: r.destinationUrl as string }]
   })
 }
 
@@ -195,15 +204,15 @@ function checkVariants(ctx: LinksCtx, issues: Issues, value: unknown, stored: Va
     return (issues.add('variants', `must hold ${minVariants}-${maxVariants} variants (or be null for none)`), null)
   const keepId = idKeeper('var', stored)
   const byId = new Map((stored ?? []).map((v) => [v.id, v]))
-  return value.map((v, i): Variant => {
+  return value.flatMap((v, i): Variant[] => {
     const path = `variants.${i}`
-    if (!isRecord(v)) return (issues.add(path, 'must be an object with destinationUrl and weight'), null as unknown as Variant)
+    if (!isRecord(v)) return (issues.add(path, 'must be an object with destinationUrl and weight'), [])
     unknownKeys(issues, path, v, ['id', 'destinationUrl', 'weight'])
     const id = keepId(issues, `${path}.id`, v.id)
     if (typeof v.weight !== 'number' || !Number.isInteger(v.weight) || v.weight < minWeight || v.weight > maxWeight)
       issues.add(`${path}.weight`, `must be an integer from ${minWeight} to ${maxWeight}`)
     checkItemUrl(ctx, issues, `${path}.destinationUrl`, v.destinationUrl, byId.get(id)?.destinationUrl)
-    return { id, destinationUrl: v.destinationUrl as string, weight: v.weight as number }
+    return [{ id, destinationUrl: v.destinationUrl as string, weight: v.weight as number }]
   })
 }
 

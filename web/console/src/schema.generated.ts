@@ -1563,6 +1563,13 @@ export interface components {
             value: string[];
         } | {
             /** @constant */
+            field: "ip";
+            /** @enum {string} */
+            op: "eq" | "neq";
+            /** @description An IPv4 or IPv6 address, or a CIDR range (10.0.0.0/8, 2001:db8::/32) */
+            value: string;
+        } | {
+            /** @constant */
             field: "time";
             /** @enum {string} */
             op: "gt" | "gte" | "lt" | "lte";
