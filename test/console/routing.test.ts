@@ -215,6 +215,7 @@ describe('routing editors', () => {
       await page.see('Try a visit')
       await page.press('Add condition to rule 1')
       await page.select('Field (rule 1, condition 2)', 'ip')
+      await page.select('Operator (rule 1, condition 2)', 'in')
       await page.fill('Addresses (rule 1, condition 2)', '192.0.2.0/24\nnot-an-address')
       await page.fill('Weight (variant 2)', '500')
       await page.press('Save changes')

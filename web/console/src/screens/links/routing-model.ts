@@ -108,7 +108,7 @@ export const FIELDS: readonly FieldSpec[] = [
   { field: 'language', label: 'Language', kind: 'text', ops: CHOICE_OPS, hint: 'First language the browser asks for, lower case: pt' },
   { field: 'locale', label: 'Locale', kind: 'text', ops: LOCALE_OPS, hint: 'That whole tag, lower case: pt-br' },
   { field: 'referrer', label: 'Referrer', kind: 'text', ops: TEXT_OPS, hint: 'Host of the page the visitor came from: news.example' },
-  { field: 'ip', label: 'IP address', kind: 'ip', ops: ['in', 'nin'], hint: 'Addresses or CIDR ranges, IPv4 or IPv6, one per line' },
+  { field: 'ip', label: 'IP address', kind: 'ip', ops: ['in', 'nin', 'eq', 'neq'], hint: 'Addresses or CIDR ranges, IPv4 or IPv6' },
   { field: 'time', label: 'Time of the visit', kind: 'time', ops: ['gt', 'gte', 'lt', 'lte'] },
   { field: 'query', label: 'Query parameter', kind: 'text', ops: TEXT_OPS },
   {

@@ -254,7 +254,9 @@ function ValueInput({
     if (takesList(c.op)) return <ScopedMultiSelect label="Values" {...common} values={c.values} onValues={(v) => set('values', v)} options={choices} />
     return <ScopedSelect label="Value" {...common} value={c.value} onValue={(v) => set('value', v)} options={[{ value: '', label: 'Choose…' }, ...choices]} />
   }
-  if (spec.kind === 'ip') return <ScopedTextArea label="Addresses" {...common} value={c.list} onValue={(v) => set('list', v)} />
+  if (spec.kind === 'ip' && takesList(c.op))
+    return <ScopedTextArea label="Addresses" {...common} hint={`${spec.hint}, one per line`} value={c.list} onValue={(v) => set('list', v)} />
+  if (spec.kind === 'ip') return <ScopedInput label="Address" {...common} value={c.value} onValue={(v) => set('value', v)} placeholder="192.0.2.0/24" />
   if (spec.kind === 'time')
     return (
       <div class="time-value">
