@@ -279,7 +279,9 @@ describe('routing editors', () => {
       })
       expect(iphone).toContain(`Rule 2 (iPhones) matched (${link.routingRules[1].id})`)
       expect(iphone).toContain('https://iphone.example/')
-      expect(iphone).toMatch(/operating system is iOS: holds/i)
+      expect(iphone).toContain('operating system is iOS: holds')
+      expect(iphone).toContain('Rule 1 (Brazil): did not match')
+      expect(iphone).toContain('country is Brazil: does not hold')
 
       const desktop = await tryVisit(page, async () => {
         await page.press('Desktop Chrome')

@@ -22,5 +22,3 @@ export function countryChoices(): readonly { value: string; label: string }[] {
   countries = found.sort((x, y) => x.label.localeCompare(y.label, 'en'))
   return countries
 }
-
-export const countryName = (code: string) => countryChoices().find((c) => c.value === code)?.label ?? code

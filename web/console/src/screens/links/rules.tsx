@@ -251,7 +251,12 @@ function ValueInput({
   if (takesNoValue(c.op)) return error ? <p class="field-error">{error}</p> : null
   if (spec.kind === 'choice' && spec.choices) {
     const choices = spec.choices()
-    if (takesList(c.op)) return <ScopedMultiSelect label="Values" {...common} values={c.values} onValues={(v) => set('values', v)} options={choices} />
+    if (takesList(c.op)) {
+      // A list box scrolls its choices out of sight: the chosen ones are named beneath it.
+      const names = c.values.map((v) => choices.find((o) => o.value === v)?.label ?? v)
+      const hint = names.length ? `Chosen: ${names.join(', ')}` : 'Ctrl or ⌘ with a click picks more than one'
+      return <ScopedMultiSelect label="Values" {...common} hint={hint} values={c.values} onValues={(v) => set('values', v)} options={choices} />
+    }
     return <ScopedSelect label="Value" {...common} value={c.value} onValue={(v) => set('value', v)} options={[{ value: '', label: 'Choose…' }, ...choices]} />
   }
   if (spec.kind === 'ip' && takesList(c.op))

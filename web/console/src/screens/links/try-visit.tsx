@@ -8,7 +8,7 @@ import { announce } from '../../ui/announce'
 import { useAction } from '../../ui/async'
 import { SelectField, TextField } from '../../ui/form'
 import { fieldErrors, fromLocalInput, type Link } from './model'
-import { countryChoices, countryName } from './countries'
+import { countryChoices } from './countries'
 import { OP_LABELS, specOf } from './routing-model'
 import { VIEWER_ZONE } from './zones'
 
@@ -133,9 +133,12 @@ export function TryVisit({ link }: { link: Link }) {
   )
 }
 
+/** A condition in words: a choice by its name (countries too), an instant in the viewer's time. */
 const conditionText = (c: { field: string; op: string; value?: unknown }) => {
-  const value = c.value === undefined ? '' : Array.isArray(c.value) ? c.value.join(', ') : String(c.value)
-  const shown = c.field === 'country' && typeof c.value === 'string' ? countryName(c.value) : value
+  const spec = specOf(c.field)
+  const one = (v: unknown) =>
+    c.field === 'time' && typeof v === 'string' ? new Date(v).toLocaleString() : (spec.choices?.().find((o) => o.value === v)?.label ?? String(v))
+  const shown = c.value === undefined ? '' : Array.isArray(c.value) ? c.value.map(one).join(', ') : one(c.value)
   const field = c.field.startsWith('query.') ? `query parameter ${c.field.slice(6)}` : specOf(c.field).label.toLowerCase()
   return `${field} ${OP_LABELS[c.op] ?? c.op}${shown ? ` ${shown}` : ''}`
 }
