@@ -7,6 +7,12 @@
 // the rounds), p99 latency (worst round), peak RSS, and server CPU per request over all threads, including
 // the flush after the load stops, and whether every redirect was recorded as a click. BENCH_DIR keeps the
 // seeded database for the next run. Everything stays on 127.0.0.1 and every phase is bounded.
+//
+// Routing (issue 36), in one server run of its own: BENCH_ROUTED_LINKS links (10,000) with 10 routing rules
+// each (country, device, language and query conditions, the last matching), as many with 3 A/B variants, and
+// as many of the plain links, each set driven uniformly with the same requests (a query string, an
+// Accept-Language header, X-Forwarded-For over 5,250 addresses); reported: CPU per request of each, and what
+// the rules and the variants add over the plain links. BENCH_ONLY=routing runs that part alone.
 import { spawn, spawnSync } from 'bun'
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -17,13 +23,15 @@ import { silentLogger } from '../../src/platform/log'
 import { bootstrap } from '../../src/modules/identity/service'
 import { createRuntime } from '../../src/runtime'
 import { CHROME_UA as UA, cpuSeconds, freePort, median, parseWrk, procStatus, waitReady } from './kit'
+import { TEN_RULES, THREE_VARIANTS } from './routing'
 
 const LINKS = Number(process.env.BENCH_LINKS ?? 100_000)
 const DURATION = process.env.BENCH_DURATION ?? '10s'
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3)
 const CONNECTIONS = Number(process.env.BENCH_CONNECTIONS ?? 64)
 const THREADS = Number(process.env.BENCH_THREADS ?? 1)
-const ONLY = process.env.BENCH_ONLY // 'uniform' | 'zipf'
+const ONLY = process.env.BENCH_ONLY // 'uniform' | 'zipf' | 'routing'
+const ROUTED = Number(process.env.BENCH_ROUTED_LINKS ?? 10_000)
 // off: the server never hands a visit to the click buffer (floors/no-capture.ts), the redirect path alone.
 const CAPTURE = process.env.BENCH_CAPTURE !== 'off'
 const ROOT = join(import.meta.dir, '../..')
@@ -47,22 +55,30 @@ const env = {
   LNK_LOG_LEVEL: 'warn',
   LNK_HOST: '127.0.0.1',
   LNK_PORT: String(port),
+  // The routing runs send visitors' addresses in X-Forwarded-For; the others send none (the socket's then).
+  LNK_TRUST_PROXY: '1',
 }
 
 // --- seed --------------------------------------------------------------------------------------------
 const rt = createRuntime(loadConfig(env), { log: silentLogger })
-let slugs = (rt.db.sqlite.query('SELECT slug FROM links').all() as { slug: string }[]).map((r) => r.slug)
+const slugsTagged = (tag: string) =>
+  (rt.db.sqlite.query('SELECT l.slug FROM links l JOIN link_tags t ON t.link_id = l.id WHERE t.tag = ? ORDER BY l.id').all(tag) as { slug: string }[]).map(
+    (r) => r.slug,
+  )
+let slugs = slugsTagged('bench')
+const app = createApp(rt)
+let account: Awaited<ReturnType<typeof bootstrap>> | null = null
+const post = async (body: unknown) => {
+  account ??= await bootstrap(rt.modules.identity.ctx, { email: `bench${Date.now()}@example.com`, workspace: 'Bench' })
+  return app.handle(
+    new Request(`${origin}/v1/links/bulk`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${account.apiKey.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    }),
+  )
+}
 if (slugs.length < LINKS) {
-  const app = createApp(rt)
-  const account = await bootstrap(rt.modules.identity.ctx, { email: `bench${Date.now()}@example.com`, workspace: 'Bench' })
-  const post = (body: unknown) =>
-    app.handle(
-      new Request(`${origin}/v1/links/bulk`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${account.apiKey.key}`, 'content-type': 'application/json' },
-        body: JSON.stringify(body),
-      }),
-    )
   const t0 = performance.now()
   for (let offset = slugs.length; offset < LINKS; offset += 1000) {
     const n = Math.min(1000, LINKS - offset)
@@ -72,9 +88,26 @@ if (slugs.length < LINKS) {
     if (res.status !== 200) throw new Error(`seeding failed: ${res.status} ${await res.text()}`)
   }
   console.log(`seeded ${LINKS - slugs.length} links in ${((performance.now() - t0) / 1000).toFixed(1)} s through POST /v1/links/bulk`)
-  slugs = (rt.db.sqlite.query('SELECT slug FROM links').all() as { slug: string }[]).map((r) => r.slug)
+  slugs = slugsTagged('bench')
   writeFileSync(portFile, String(port))
 }
+// The routed links: created plain through the bulk API, then given their rules or variants in storage (the
+// create body's fields for them arrive with the links helper's branch; the stored JSON is the same).
+for (const [tag, column, value] of [
+  ['bench-rules', 'routing_rules', TEN_RULES],
+  ['bench-variants', 'variants', THREE_VARIANTS],
+] as const) {
+  for (let have = slugsTagged(tag).length; have < ROUTED; have += 1000) {
+    const n = Math.min(1000, ROUTED - have)
+    const res = await post({ links: Array.from({ length: n }, (_, i) => ({ destinationUrl: `https://example.com/${tag}/${have + i}`, tags: [tag] })) })
+    if (res.status !== 200) throw new Error(`seeding ${tag} failed: ${res.status} ${await res.text()}`)
+  }
+  rt.db.sqlite
+    .query(`UPDATE links SET ${column} = ? WHERE id IN (SELECT link_id FROM link_tags WHERE tag = ?) AND ${column} IS NULL`)
+    .run(JSON.stringify(value), tag)
+}
+writeFileSync(portFile, String(port))
+const routedSlugs = { plain: slugs.slice(0, ROUTED), rules: slugsTagged('bench-rules'), variants: slugsTagged('bench-variants') }
 await rt.close()
 
 const totalClicks = () => {
@@ -93,6 +126,14 @@ const scripts = {
   zipf: `${list}local cum = {}\nlocal acc = 0\nfor k = 1, #slugs do acc = acc + 1 / k; cum[k] = acc end\nrequest = function()\n  local u = math.random() * acc\n  local lo, hi = 1, #slugs\n  while lo < hi do\n    local mid = math.floor((lo + hi) / 2)\n    if cum[mid] < u then lo = mid + 1 else hi = mid end\n  end\n  return wrk.format("GET", "/" .. slugs[lo])\nend\n`,
 }
 for (const [name, text] of Object.entries(scripts)) writeFileSync(join(dir, `${name}.lua`), text)
+// The routing runs: one set's slugs, uniformly, every request with the query the last rule matches, the
+// language header and one of 5,250 visitor addresses (so variants split them and lookups hit warm caches).
+const routedScript = (list: string[]) =>
+  `local slugs = {${list.map((s) => `"${s}"`).join(',')}}\nmath.randomseed(42)\nlocal n = 0\n` +
+  `local headers = { ["User-Agent"] = "${UA}", ["Accept-Language"] = "en-US,en;q=0.9" }\n` +
+  `request = function()\n  n = n + 1\n  headers["X-Forwarded-For"] = "8." .. (n % 3) .. "." .. (n % 7) .. "." .. (n % 250)\n` +
+  `  return wrk.format("GET", "/" .. slugs[math.random(#slugs)] .. "?src=bench", headers)\nend\n`
+for (const [name, list] of Object.entries(routedSlugs)) writeFileSync(join(dir, `routing-${name}.lua`), routedScript(list))
 
 // --- measuring ---------------------------------------------------------------------------------------
 /**
@@ -153,10 +194,14 @@ async function drive(url: string, pid: number, script: string): Promise<Result> 
   }
 }
 
+function serveLnk() {
+  const preload = CAPTURE ? [] : ['--preload', join(import.meta.dir, 'floors/no-capture.ts')]
+  return spawn(['bun', 'run', ...preload, join(ROOT, 'src/main.ts'), 'serve'], { env: { ...process.env, ...env }, stdout: 'ignore', stderr: 'inherit' })
+}
+
 async function runLnk(script: string) {
   const before = totalClicks()
-  const preload = CAPTURE ? [] : ['--preload', join(import.meta.dir, 'floors/no-capture.ts')]
-  const lnk = spawn(['bun', 'run', ...preload, join(ROOT, 'src/main.ts'), 'serve'], { env: { ...process.env, ...env }, stdout: 'ignore', stderr: 'inherit' })
+  const lnk = serveLnk()
   try {
     await waitReady(`${origin}/readyz`)
     await settle(lnk.pid) // the link cache fills at start
@@ -212,5 +257,34 @@ for (const name of Object.keys(scripts) as (keyof typeof scripts)[]) {
   console.log(
     `  ratio ${(median(lnk.rps) / median(bare.rps)).toFixed(2)}; redirects ${lnk.requests}, ${recorded}, errors ${lnk.bad}; kept as counts only (writer behind): ${lnk.shed}`,
   )
+}
+
+/** The three routed sets, one after the other on one server: what rules and variants cost over plain links. */
+async function runRouting() {
+  const before = totalClicks()
+  const lnk = serveLnk()
+  try {
+    await waitReady(`${origin}/readyz`)
+    await settle(lnk.pid)
+    const results: Record<string, Result> = {}
+    for (const name of Object.keys(routedSlugs)) results[name] = await drive(origin, lnk.pid, join(dir, `routing-${name}.lua`))
+    lnk.kill('SIGTERM')
+    await lnk.exited
+    return { results, recorded: totalClicks() - before }
+  } finally {
+    lnk.kill('SIGKILL')
+  }
+}
+
+if (!ONLY || ONLY === 'routing') {
+  const { results, recorded } = await runRouting()
+  const plain = results.plain!
+  console.log(`routing (${ROUTED} links per set, one server, the same requests):`)
+  for (const [name, r] of Object.entries(results)) {
+    const extra = name === 'plain' ? '' : `  (+${(r.cpuUs - plain.cpuUs).toFixed(1)} µs/req over plain)`
+    console.log(`  ${name.padEnd(8)} ${fmt(r)}${extra}`)
+  }
+  const requests = Object.values(results).reduce((n, r) => n + r.requests, 0)
+  console.log(`  redirects ${requests}, clicks recorded ${recorded}, errors ${Object.values(results).reduce((n, r) => n + r.bad, 0)}`)
 }
 if (!keep) rmSync(dir, { recursive: true, force: true })

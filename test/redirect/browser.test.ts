@@ -6,6 +6,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { PNG } from 'pngjs'
+import { axeViolations } from '../pages/_browser'
 import { account, clicksOf, CRAWLERS, UA, type Api } from './_redirect'
 import { chromium, requireChromium, startLnk, startReceiver, withBrowserPage, type Lnk } from './_server'
 
@@ -277,3 +278,20 @@ describe('screenshots of the visitor pages', () => {
     expect(buttonContrast(join(shots, 'consent-mobile.png'))).toBeGreaterThanOrEqual(4.5)
   }, 60_000)
 })
+
+test('a routed test link’s sandbox page names the destination chosen and the rule, with no serious accessibility violation', async () => {
+  const rule = { name: 'German speakers', conditions: [{ field: 'language', op: 'eq', value: 'de' }], destinationUrl: 'https://example.de/willkommen' }
+  const link = await api.make({ destinationUrl: 'https://example.com/everyone-else', routingRules: [rule] }, api.testKey)
+  const ruleId: string = link.routingRules[0].id
+  const file = join(shots, 'sandbox-routed-mobile.png')
+  await withBrowserPage({ userAgent: UA.iphone, width: 390, height: 844, extraFlags: ['--lang=de-DE', '--accept-lang=de-DE,de'] }, async (page) => {
+    await page.goto(`${link.shortUrl}?ref=qr`)
+    expect(await page.evaluate('document.querySelector(".dest").innerText')).toBe('https://example.de/willkommen?ref=qr')
+    expect(await page.evaluate('document.body.innerText')).toContain(`Chosen by the routing rule “German speakers” (${ruleId}).`)
+    expect(await axeViolations(page)).toEqual([])
+    await page.screenshot(file)
+  })
+  const ink = inkOf(file)
+  expect(ink.ink).toBeGreaterThan(0.004)
+  expect(ink.ink).toBeLessThan(0.3)
+}, 60_000)

@@ -2,7 +2,7 @@
 // facts of a visit, without HTTP, cache or clock.
 import { describe, expect, test } from 'bun:test'
 import type { LinkRow } from '../../src/modules/links/port'
-import { decide, type Visit } from '../../src/modules/redirect/decide'
+import { decide, decideRouted, type Visit } from '../../src/modules/redirect/decide'
 
 const NOW = Date.UTC(2026, 4, 10, 12, 0, 0)
 
@@ -144,5 +144,69 @@ describe('what a served visit counts', () => {
     expect(decide(link({ deepLinkEnabled: true }), visit({ platform: 'android' })).kind).toBe('deepLink')
     expect(decide(link({ deepLinkEnabled: true, destinationUrl: 'https://example.com/' }), visit({ platform: 'android' })).kind).toBe('redirect')
     expect(decide(link(), visit({ platform: 'android' })).kind).toBe('redirect')
+  })
+})
+
+describe('decideRouted(): a link with rules or variants', () => {
+  const routed = (o: Partial<LinkRow> = {}) =>
+    link({
+      destinationUrl: 'https://example.com/own',
+      variants: [
+        { id: 'var_a', destinationUrl: 'https://www.youtube.com/watch?v=2', weight: 1 },
+        { id: 'var_b', destinationUrl: 'https://example.org/b', weight: 1 },
+      ],
+      ...o,
+    })
+  /** A choice that counts how often it was asked for. */
+  function chooser(destinationUrl: string) {
+    const asked = { n: 0 }
+    const choose = () => {
+      asked.n++
+      return { destinationUrl, ruleId: null, variantId: 'var_a' }
+    }
+    return { asked, choose }
+  }
+
+  test('gates, limits, a gate post-back and crawlers answer without a choice being made', () => {
+    for (const [l, v] of [
+      [routed({ isActive: false }), visit()],
+      [routed({ passwordHash: 'hash' }), visit()],
+      [routed({ captchaEnabled: true }), visit()],
+      [routed({ expiresAt: NOW }), visit()],
+      [routed({ clickLimit: 1 }), visit({ clicksSoFar: 1 })],
+      [routed(), visit({ method: 'POST' })],
+      [routed(), visit({ socialCrawler: true })],
+      [routed({ publicStatsEnabled: true }), visit({ statsPage: true })],
+    ] as const) {
+      const { asked, choose } = chooser('https://example.org/b')
+      const r = decideRouted(l, v, choose)
+      expect(r.outcome).toEqual(decide(l, v))
+      expect([r.route, asked.n]).toEqual([null, 0])
+    }
+  })
+
+  test('a served visit is chosen once; the deep link follows the chosen destination, not the link’s own', () => {
+    const yt = chooser('https://www.youtube.com/watch?v=2')
+    const app = decideRouted(routed({ deepLinkEnabled: true }), visit({ platform: 'ios' }), yt.choose)
+    expect(app.outcome).toMatchObject({ kind: 'deepLink', app: { name: 'YouTube' }, platform: 'ios' })
+    expect([app.route?.variantId, yt.asked.n]).toEqual(['var_a', 1])
+    const web = chooser('https://example.org/b')
+    expect(decideRouted(routed({ deepLinkEnabled: true }), visit({ platform: 'ios' }), web.choose).outcome).toEqual({
+      kind: 'redirect',
+      count: 'click',
+      cacheable: false,
+    })
+    expect(web.asked.n).toBe(1)
+  })
+
+  test('the sandbox and the consent page are told the choice; a routed redirect is never cacheable', () => {
+    for (const l of [routed({ isTest: true }), routed({ consentRequired: true })]) {
+      const { asked, choose } = chooser('https://example.org/b')
+      const r = decideRouted(l, visit(), choose)
+      expect([r.outcome.kind, r.route?.destinationUrl, asked.n]).toEqual([l.isTest ? 'sandbox' : 'consent', 'https://example.org/b', 1])
+    }
+    const ruled = link({ redirectStatus: 301, routingRules: [] })
+    expect(decide(ruled, visit())).toMatchObject({ cacheable: false })
+    expect(decideRouted(routed({ redirectStatus: 308 }), visit(), chooser('https://example.org/b').choose).outcome).toMatchObject({ cacheable: false })
   })
 })

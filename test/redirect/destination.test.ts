@@ -2,6 +2,8 @@
 // visitor's query where the destination has no parameter of that name, lnk_cid for conversion tracking,
 // and never a host taken from the request. Writes to a link are seen by the very next visit.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import type { RedirectLink } from '../../src/modules/links'
+import { buildDestination } from '../../src/modules/redirect/destination'
 import type { TestEnv } from '../helpers'
 import { account, clickedEvents, clicksOf, nextIp, ORIGIN, redirectEnv, UA, visit, type Api } from './_redirect'
 
@@ -196,5 +198,28 @@ describe('writes are seen by the very next visit', () => {
     // A new link may take the slug, and is served at once.
     await api.make({ slug: link.slug, destinationUrl: 'https://example.com/reborn' })
     expect(await locationOf(link.slug)).toBe('https://example.com/reborn')
+  })
+})
+
+describe('a routed destination (buildDestination on its own)', () => {
+  const base = { destinationUrl: 'https://example.com/own', utmSource: null, utmMedium: null, utmCampaign: null, utmTerm: null, utmContent: null }
+  const linkOf = (o: Record<string, unknown> = {}) => ({ ...base, conversionTracking: false, ...o }) as unknown as RedirectLink
+  const to = (destinationUrl: string, ruleId: string | null = 'rr_1') => ({ destinationUrl, ruleId, variantId: ruleId ? null : 'var_1' })
+
+  test('the chosen destination replaces the link’s own, serialized as a URL would, per route', () => {
+    const link = linkOf()
+    expect(buildDestination(link, '', null, to('https://Example.ORG/a b'))).toBe('https://example.org/a%20b')
+    expect(buildDestination(link, '', null, to('https://example.net/variant', null))).toBe('https://example.net/variant')
+    // Kept per destination: the same link answers each route, and its own, with its own URL.
+    expect(buildDestination(link, '', null, to('https://Example.ORG/a b'))).toBe('https://example.org/a%20b')
+    expect(buildDestination(link, '', null, null)).toBe('https://example.com/own')
+    expect(buildDestination(link, '', null, to('https://example.com/own'))).toBe('https://example.com/own')
+  })
+
+  test('UTM fields, the visitor’s query and lnk_cid go onto the chosen destination, its fragment last', () => {
+    const link = linkOf({ utmSource: 'lnk', conversionTracking: true })
+    expect(buildDestination(link, '?a=1&utm_source=visitor&lnk_cid=forged', 'clk_9', to('https://example.org/x?a=keep#top'))).toBe(
+      'https://example.org/x?a=keep&utm_source=lnk&lnk_cid=clk_9#top',
+    )
   })
 })

@@ -7,7 +7,7 @@ import type { RoutingRule } from '../../src/db/schema'
 import { createEnricher } from '../../src/modules/analytics'
 import { visitorHash } from '../../src/modules/clicks/visitor'
 import { route } from '../../src/modules/redirect/routing'
-import { agentFacts, createFactSources, createVisitFacts, firstLanguageTag, referrerHost } from '../../src/modules/redirect/visit-facts'
+import { agentFacts, createFactSources, createVisitFacts, firstLanguageTag, queryParam, referrerHost } from '../../src/modules/redirect/visit-facts'
 import { UA } from './_redirect'
 
 const AT = Date.UTC(2026, 5, 1, 12, 0, 0)
@@ -124,5 +124,14 @@ describe('visit facts: looked up lazily, once, in the contract’s values', () =
     expect(referrerHost('android-app://com.google.android.gm/')).toBe('com.google.android.gm')
     expect(referrerHost('not a url')).toBeNull()
     expect(referrerHost(null)).toBeNull()
+  })
+})
+
+describe('query parameters of a live visit', () => {
+  test('read as URLSearchParams reads them, first value, escapes decoded', () => {
+    for (const search of ['?a=1&b=2&a=3', '?b=&c', '?x%20y=1&x+y=2', '?q=caf%C3%A9+au+lait', '?bad=%E0%A4%A', '', '?', '?=v&&k=v', '?src=a%26b']) {
+      const params = new URLSearchParams(search)
+      for (const name of ['a', 'b', 'c', 'x y', 'q', 'bad', 'k', 'src', 'missing']) expect(queryParam(search, name)).toBe(params.get(name))
+    }
   })
 })

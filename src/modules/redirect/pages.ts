@@ -43,7 +43,7 @@ function routeNote(link: RedirectLink, route: Route | null): string {
 export const sandboxPage = (link: RedirectLink, destination: string, route: Route | null = null) =>
   htmlPage({
     title: 'Test link',
-    body: `<h1>Test link</h1><p>This link was created with a test key. Test links never redirect and record no clicks.</p><p>It would send visitors to:</p><p class="dest">${escapeHtml(destination)}</p>${routeNote(link, route)}<p class="muted">${escapeHtml(link.domain)}/${escapeHtml(link.slug)}</p>`,
+    body: `<h1>Test link</h1><p>This link was created with a test key. Test links never redirect and record no clicks.</p><p>It would send ${route === null ? 'visitors' : 'this visit'} to:</p><p class="dest">${escapeHtml(destination)}</p>${routeNote(link, route)}<p class="muted">${escapeHtml(link.domain)}/${escapeHtml(link.slug)}</p>`,
   })
 
 export const passwordPage = (slug: string, opts: { error?: string; status?: number; query?: string } = {}) =>

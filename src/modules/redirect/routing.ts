@@ -107,6 +107,23 @@ function compileCondition(c: RoutingCondition): Test {
     if (at === null) return () => false
     return (f) => conditionHolds(op, true, f.time(), at)
   }
+  // The common cases, spelled out: a fact against a string or a list of them. The same answers as
+  // conditionHolds (a missing fact matches neither way), without its general comparison.
+  if ((op === 'eq' || op === 'neq') && typeof value === 'string') {
+    const wanted = op === 'eq'
+    return (f) => {
+      const found = read(f)
+      return found !== null && (found === value) === wanted
+    }
+  }
+  if ((op === 'in' || op === 'nin') && Array.isArray(value)) {
+    const list = new Set(value)
+    const wanted = op === 'in'
+    return (f) => {
+      const found = read(f)
+      return found !== null && list.has(found) === wanted
+    }
+  }
   return (f) => {
     const found = read(f)
     return conditionHolds(op, found !== null, found, value)

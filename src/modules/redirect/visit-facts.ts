@@ -135,89 +135,164 @@ export function referrerHost(referrer: string | null | undefined): string | null
   }
 }
 
-const UNSET = Symbol('unset')
-
-/** Facts for one visit; nothing is looked up until a getter is called, and nothing twice. */
-export function createVisitFacts(input: VisitInput, sources: FactSources): VisitFacts {
-  const live = 'live' in input ? input.live : null
-  const described = 'described' in input ? input.described : null
-  const now = live !== null ? live.now : (input as { now: number }).now
-  const header = (name: string) => (live !== null ? live.request.headers.get(name) : null)
-
-  let ip: string | null | typeof UNSET = UNSET
-  let ua: string | typeof UNSET = UNSET
-  let place: FactPlace | null | typeof UNSET = UNSET
-  let agent: FactAgent | typeof UNSET = UNSET
-  let tag: string | null | typeof UNSET = UNSET
-  let referrer: string | null | typeof UNSET = UNSET
-  let params: URLSearchParams | null = null
-  let visitor: string | null = null
-
-  const address = (): string | null => {
-    if (ip === UNSET) ip = live !== null ? live.ip || null : described!.ip ? unmapIp(described!.ip) : null
-    return ip
+/** The form decoding of a query component ('+' is a space), leaving a malformed escape as it came, as URLSearchParams does. */
+function decodeComponent(raw: string): string {
+  const spaced = raw.includes('+') ? raw.replaceAll('+', ' ') : raw
+  if (!spaced.includes('%')) return spaced
+  try {
+    return decodeURIComponent(spaced)
+  } catch {
+    return new URLSearchParams(`a=${raw}`).get('a') ?? spaced
   }
-  const userAgent = (): string => {
-    if (ua === UNSET) ua = live !== null ? (live.request.headers.get('user-agent') ?? '') : (described!.userAgent ?? '')
-    return ua
+}
+
+function hasEscape(s: string, from: number, to: number): boolean {
+  for (let i = from; i < to; i++) {
+    const c = s.charCodeAt(i)
+    if (c === 37 || c === 43) return true // % or +
   }
-  const placed = (): FactPlace | null => {
-    if (place === UNSET) {
-      const at = address()
-      place = at === null ? null : sources.place(at)
+  return false
+}
+
+/** The first value of `name` in a query string ('?' included), as URLSearchParams would read it, without parsing the rest. */
+export function queryParam(search: string, name: string): string | null {
+  let start = search.startsWith('?') ? 1 : 0
+  while (start < search.length) {
+    let end = search.indexOf('&', start)
+    if (end < 0) end = search.length
+    const eq = search.indexOf('=', start)
+    const keyEnd = eq < 0 || eq > end ? end : eq
+    if (keyEnd > start) {
+      // The plain spelling is compared in place; only an escaped key is cut out and decoded.
+      const plain = keyEnd - start === name.length && search.startsWith(name, start)
+      if (plain || (hasEscape(search, start, keyEnd) && decodeComponent(search.slice(start, keyEnd)) === name))
+        return keyEnd === end ? '' : decodeComponent(search.slice(keyEnd + 1, end))
     }
-    return place
+    start = end + 1
   }
-  const parsed = (): FactAgent => {
-    if (agent === UNSET) agent = sources.agent(userAgent())
-    return agent
-  }
-  const language = (): string | null => {
-    if (tag === UNSET) tag = firstLanguageTag(live !== null ? header('accept-language') : described!.acceptLanguage)
-    return tag
-  }
-  const country = (): string | null => {
-    if (described?.country) return described.country.toUpperCase()
-    return placed()?.country ?? null
+  return null
+}
+
+const UNSET = Symbol('unset')
+type Lazy<T> = T | typeof UNSET
+
+/**
+ * Facts for one visit; nothing is looked up until a getter is called, and nothing twice. A class rather than
+ * an object of closures: a visit to a routed link makes one, and a dozen closures per visit cost more than
+ * the rules that read them.
+ */
+class Facts implements VisitFacts {
+  private ipSeen: Lazy<string | null> = UNSET
+  private uaSeen: Lazy<string> = UNSET
+  private placeSeen: Lazy<FactPlace | null> = UNSET
+  private agentSeen: Lazy<FactAgent> = UNSET
+  private tagSeen: Lazy<string | null> = UNSET
+  private languageSeen: Lazy<string | null> = UNSET
+  private referrerSeen: Lazy<string | null> = UNSET
+  private visitorSeen: string | null = null
+
+  constructor(
+    private readonly live: LiveVisit | null,
+    private readonly described: DescribedVisit | null,
+    private readonly now: number,
+    private readonly sources: FactSources,
+  ) {}
+
+  ip(): string | null {
+    if (this.ipSeen === UNSET) {
+      const asked = this.described?.ip
+      this.ipSeen = this.live !== null ? this.live.ip || null : asked ? unmapIp(asked) : null
+    }
+    return this.ipSeen
   }
 
-  return {
-    country,
-    continent() {
-      const c = country()
-      return c === null ? null : continentOf(c)
-    },
-    city: () => described?.city || (placed()?.city ?? null),
-    device: () => parsed().device,
-    os: () => parsed().os,
-    browser: () => parsed().browser,
-    language() {
-      const t = language()
-      if (t === null) return null
-      const dash = t.indexOf('-')
-      return dash < 0 ? t : t.slice(0, dash)
-    },
-    locale: language,
-    referrer() {
-      if (referrer === UNSET) referrer = referrerHost(live !== null ? header('referer') : described!.referrer)
-      return referrer
-    },
-    ip: address,
-    time: () => now,
-    query(name) {
-      if (described !== null) {
-        const q = described.query
-        return q !== undefined && Object.hasOwn(q, name) ? q[name]! : null
-      }
-      if (params === null) params = new URLSearchParams(live!.search)
-      return params.get(name)
-    },
-    // Issue 38 brings QR attribution (a visit carrying qr=1 is `qr`); until then a live visit is always `link`
-    // and only a resolve body can say `qr`.
-    trigger: () => (described?.trigger === 'qr' ? 'qr' : 'link'),
-    visitor() {
-      if (visitor === null) visitor = sources.visitorHash(address() ?? '', keptAgent(userAgent()))
-      return visitor
-    },
+  private userAgent(): string {
+    if (this.uaSeen === UNSET) this.uaSeen = this.live !== null ? (this.live.request.headers.get('user-agent') ?? '') : (this.described!.userAgent ?? '')
+    return this.uaSeen
   }
+
+  private placed(): FactPlace | null {
+    if (this.placeSeen === UNSET) {
+      const at = this.ip()
+      this.placeSeen = at === null ? null : this.sources.place(at)
+    }
+    return this.placeSeen
+  }
+
+  private agent(): FactAgent {
+    if (this.agentSeen === UNSET) this.agentSeen = this.sources.agent(this.userAgent())
+    return this.agentSeen
+  }
+
+  country(): string | null {
+    const own = this.described?.country
+    if (own) return own.toUpperCase()
+    return this.placed()?.country ?? null
+  }
+
+  continent(): string | null {
+    const c = this.country()
+    return c === null ? null : continentOf(c)
+  }
+
+  city(): string | null {
+    return this.described?.city || (this.placed()?.city ?? null)
+  }
+
+  device() {
+    return this.agent().device
+  }
+
+  os() {
+    return this.agent().os
+  }
+
+  browser() {
+    return this.agent().browser
+  }
+
+  locale(): string | null {
+    if (this.tagSeen === UNSET)
+      this.tagSeen = firstLanguageTag(this.live !== null ? this.live.request.headers.get('accept-language') : this.described!.acceptLanguage)
+    return this.tagSeen
+  }
+
+  language(): string | null {
+    if (this.languageSeen === UNSET) {
+      const tag = this.locale()
+      const dash = tag === null ? -1 : tag.indexOf('-')
+      this.languageSeen = dash < 0 ? tag : tag!.slice(0, dash)
+    }
+    return this.languageSeen
+  }
+
+  referrer(): string | null {
+    if (this.referrerSeen === UNSET) this.referrerSeen = referrerHost(this.live !== null ? this.live.request.headers.get('referer') : this.described!.referrer)
+    return this.referrerSeen
+  }
+
+  time(): number {
+    return this.now
+  }
+
+  query(name: string): string | null {
+    if (this.live !== null) return queryParam(this.live.search, name)
+    const q = this.described!.query
+    return q !== undefined && Object.hasOwn(q, name) ? q[name]! : null
+  }
+
+  // Issue 38 brings QR attribution (a visit carrying qr=1 is `qr`); until then a live visit is always `link`
+  // and only a resolve body can say `qr`.
+  trigger(): Trigger {
+    return this.described?.trigger === 'qr' ? 'qr' : 'link'
+  }
+
+  visitor(): string {
+    if (this.visitorSeen === null) this.visitorSeen = this.sources.visitorHash(this.ip() ?? '', keptAgent(this.userAgent()))
+    return this.visitorSeen
+  }
+}
+
+export function createVisitFacts(input: VisitInput, sources: FactSources): VisitFacts {
+  return 'live' in input ? new Facts(input.live, null, input.live.now, sources) : new Facts(null, input.described, input.now, sources)
 }
