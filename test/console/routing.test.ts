@@ -1,8 +1,8 @@
 // The link form's routing editors in a real browser against a real lnk (issue 36): a link made through the UI
 // with two rules and a three-way split (the shares shown as the weights change), rules reordered and removed
 // with the keyboard-reachable buttons (ids kept), the server's validation issues shown beside the exact input
-// their path names, and "try a visit" showing a rule match, a variant and the trace — each state checked
-// with axe, at phone and desktop widths.
+// their path names, a read-only key offered no control that changes them, and "try a visit" showing a rule
+// match, a variant and the trace — each state checked with axe, at phone and desktop widths.
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { countryChoices } from '../../web/console/src/screens/links/countries'
 import { fromZonedInput, toZonedInput } from '../../web/console/src/screens/links/zones'
@@ -236,6 +236,22 @@ describe('routing editors', () => {
       const unchanged = await call(server, 'GET', `/links/${linkId}`)
       expect(unchanged.routingRules[0].conditions).toHaveLength(1)
       expect(unchanged.variants[1].weight).toBe(30)
+    })
+  }, 90_000)
+
+  test('a read-only key sees the rules and the split but nothing that would change them, and can still try a visit', async () => {
+    const reader = await call(server, 'POST', '/api-keys', { name: 'console routing reader', permissions: ['links:read'] })
+    await withConsole(server, DESKTOP, async (page) => {
+      await page.signIn(reader.key)
+      await page.open(`/links/${linkId}`)
+      await page.see('Settings (read only)')
+      expect(await legends(page)).toEqual(['Rule 1: Brazil'])
+      expect(await sharesShown(page)).toEqual(['62.5%', '37.5%'])
+      const buttons = await page.evaluate<string[]>(`[...document.querySelectorAll('main button')].map((b) => b.textContent.trim())`)
+      expect(buttons.filter((b) => /^(Add|Move|Remove)/.test(b))).toEqual([])
+      const answer = await tryVisit(page, () => page.select('Visitor country', 'Brazil'))
+      expect(answer).toContain('https://br.example/')
+      await page.checkScreen('routing-read-only')
     })
   }, 90_000)
 

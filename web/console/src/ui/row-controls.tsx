@@ -10,8 +10,6 @@ export function RowControls({
   noun,
   onMove,
   onRemove,
-  disabled,
-  removeLabel = 'Remove',
 }: {
   index: number
   count: number
@@ -20,8 +18,6 @@ export function RowControls({
   /** Absent for lists whose order means nothing. */
   onMove?: (by: -1 | 1) => void
   onRemove: () => void
-  disabled?: boolean
-  removeLabel?: string
 }) {
   const id = useId()
   const move = (by: -1 | 1) => {
@@ -37,17 +33,16 @@ export function RowControls({
     <div class="row-controls">
       {onMove && (
         <>
-          <button type="button" id={`${id}-up`} class="secondary small" disabled={disabled || index === 0} onClick={() => move(-1)}>
+          <button type="button" id={`${id}-up`} class="secondary small" disabled={index === 0} onClick={() => move(-1)}>
             Move up{hidden}
           </button>
-          <button type="button" id={`${id}-down`} class="secondary small" disabled={disabled || index === count - 1} onClick={() => move(1)}>
+          <button type="button" id={`${id}-down`} class="secondary small" disabled={index === count - 1} onClick={() => move(1)}>
             Move down{hidden}
           </button>
         </>
       )}
-      <button type="button" class="danger small" disabled={disabled} onClick={onRemove}>
-        {removeLabel}
-        {hidden}
+      <button type="button" class="danger small" onClick={onRemove}>
+        Remove{hidden}
       </button>
     </div>
   )

@@ -74,9 +74,13 @@ export function RuleEditor({
           ))}
         </ol>
       )}
-      <button type="button" id="add-rule" class="secondary small" disabled={disabled || rules.length >= 50} onClick={add}>
-        Add rule
-      </button>
+      {/* Read only (no links:write): the rules as they are, with nothing offered that would change them. */}
+      {disabled && !rules.length && <p>No rules.</p>}
+      {!disabled && (
+        <button type="button" id="add-rule" class="secondary small" disabled={rules.length >= 50} onClick={add}>
+          Add rule
+        </button>
+      )}
     </fieldset>
   )
 }
@@ -160,17 +164,19 @@ function RuleView({
           </li>
         ))}
       </ol>
-      <button
-        type="button"
-        class="secondary small"
-        disabled={disabled || rule.conditions.length >= 20}
-        onClick={() => {
-          set('conditions', [...rule.conditions, newCondition()])
-          announce(`Condition ${rule.conditions.length + 1} added to rule ${index + 1}`)
-        }}
-      >
-        Add condition<span class="visually-hidden"> to {scope}</span>
-      </button>
+      {!disabled && (
+        <button
+          type="button"
+          class="secondary small"
+          disabled={rule.conditions.length >= 20}
+          onClick={() => {
+            set('conditions', [...rule.conditions, newCondition()])
+            announce(`Condition ${rule.conditions.length + 1} added to rule ${index + 1}`)
+          }}
+        >
+          Add condition<span class="visually-hidden"> to {scope}</span>
+        </button>
+      )}
       <ScopedInput
         label="Then send to"
         scope={scope}
@@ -182,7 +188,7 @@ function RuleView({
         error={errors[`${at}.destinationUrl`]}
         disabled={disabled}
       />
-      <RowControls index={index} count={count} noun={scope} onMove={onMove} onRemove={onRemove} disabled={disabled} removeLabel="Remove" />
+      {!disabled && <RowControls index={index} count={count} noun={scope} onMove={onMove} onRemove={onRemove} />}
     </fieldset>
   )
 }
@@ -224,8 +230,8 @@ function ConditionView({
         error={errors[`${at}.op`]}
       />
       <ValueInput condition={c} error={errors[`${at}.value`]} scope={scope} disabled={disabled} set={set} />
-      {onRemove && (
-        <button type="button" class="danger small remove-condition" disabled={disabled} onClick={onRemove}>
+      {onRemove && !disabled && (
+        <button type="button" class="danger small remove-condition" onClick={onRemove}>
           Remove<span class="visually-hidden"> {scope}</span>
         </button>
       )}

@@ -67,25 +67,30 @@ export function VariantEditor({
                     {formatShare(split[i] ?? null)}
                   </output>
                 </p>
-                <RowControls
-                  index={i}
-                  count={variants.length}
-                  noun={scope}
-                  disabled={disabled}
-                  onRemove={() => {
-                    onVariants(variants.filter((_, j) => j !== i))
-                    announce(`Variant ${i + 1} removed`)
-                    requestAnimationFrame(() => document.getElementById('add-variant')?.focus())
-                  }}
-                />
+                {!disabled && (
+                  <RowControls
+                    index={i}
+                    count={variants.length}
+                    noun={scope}
+                    onRemove={() => {
+                      onVariants(variants.filter((_, j) => j !== i))
+                      announce(`Variant ${i + 1} removed`)
+                      requestAnimationFrame(() => document.getElementById('add-variant')?.focus())
+                    }}
+                  />
+                )}
               </li>
             )
           })}
         </ol>
       )}
-      <button type="button" id="add-variant" class="secondary small" disabled={disabled || variants.length >= 10} onClick={add}>
-        Add variant
-      </button>
+      {/* Read only (no links:write): the split as it is, with nothing offered that would change it. */}
+      {disabled && !variants.length && <p>No variants.</p>}
+      {!disabled && (
+        <button type="button" id="add-variant" class="secondary small" disabled={variants.length >= 10} onClick={add}>
+          Add variant
+        </button>
+      )}
     </fieldset>
   )
 }
