@@ -40,7 +40,7 @@ function dataSchema(path: string, method: string, status: string) {
 
 const methodsOf = (path: string) => METHODS.filter((m) => doc.paths[path]?.[m])
 
-test('lists /v1/links, /v1/links/bulk and /v1/links/{id} with their methods', () => {
+test('lists /v1/links, /v1/links/bulk, /v1/links/{id} and /v1/links/{id}/resolve with their methods', () => {
   expect(methodsOf('/links')).toEqual(['get', 'post'])
   expect(methodsOf('/links/bulk')).toEqual(['post'])
   expect(methodsOf('/links/{id}')).toEqual(['get', 'patch', 'delete'])
@@ -48,7 +48,8 @@ test('lists /v1/links, /v1/links/bulk and /v1/links/{id} with their methods', ()
     Object.keys(doc.paths)
       .filter((p) => p.startsWith('/links'))
       .sort(),
-  ).toEqual(['/links', '/links/bulk', '/links/{id}'])
+  ).toEqual(['/links', '/links/bulk', '/links/{id}', '/links/{id}/resolve'])
+  expect(methodsOf('/links/{id}/resolve')).toEqual(['post'])
 })
 
 test('the Link schema has every field of spec 2.2, qr with svg and png, and never the password', () => {

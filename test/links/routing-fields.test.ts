@@ -149,6 +149,8 @@ const REFUSED: [string, Record<string, unknown>, string][] = [
     'routingRules.0.conditions.1.op',
   ],
   ['an unknown field', { routingRules: [rule({ field: 'weather', op: 'eq', value: 'rain' })] }, 'routingRules.0.conditions.1.field'],
+  ['constructor as a field', { routingRules: [rule({ field: 'constructor', op: 'eq', value: 'x' })] }, 'routingRules.0.conditions.1.field'],
+  ['__proto__ as a field', { routingRules: [rule({ field: '__proto__', op: 'exists' })] }, 'routingRules.0.conditions.1.field'],
   ['query. without a name', { routingRules: [rule({ field: 'query.', op: 'eq', value: 'x' })] }, 'routingRules.0.conditions.1.field'],
   ['a lower-case country', { routingRules: [rule({ field: 'country', op: 'eq', value: 'us' })] }, 'routingRules.0.conditions.1.value'],
   ['UK for the United Kingdom', { routingRules: [rule({ field: 'country', op: 'in', value: ['US', 'UK'] })] }, 'routingRules.0.conditions.1.value.1'],

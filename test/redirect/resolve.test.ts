@@ -30,10 +30,10 @@ async function refusal(res: Response) {
 
 const STORES = {
   routingRules: [
-    { id: 'rr_ios', name: 'iPhone', conditions: [{ field: 'os', op: 'eq', value: 'ios' }], destinationUrl: 'https://apps.apple.com/app/id1' },
-    { id: 'rr_android', conditions: [{ field: 'os', op: 'eq', value: 'android' }], destinationUrl: 'https://play.google.com/store/apps/details?id=x' },
+    { name: 'ios', conditions: [{ field: 'os', op: 'eq', value: 'ios' }], destinationUrl: 'https://apps.apple.com/app/id1' },
+    { name: 'android', conditions: [{ field: 'os', op: 'eq', value: 'android' }], destinationUrl: 'https://play.google.com/store/apps/details?id=x' },
     {
-      id: 'rr_de',
+      name: 'de',
       match: 'any' as const,
       conditions: [
         { field: 'language', op: 'eq', value: 'de' },
@@ -41,62 +41,66 @@ const STORES = {
       ],
       destinationUrl: 'https://example.com/de',
     },
-    { id: 'rr_office', conditions: [{ field: 'ip', op: 'in', value: ['198.51.100.0/24', '2001:db8::/32'] }], destinationUrl: 'https://intranet.example.com/' },
+    { name: 'office', conditions: [{ field: 'ip', op: 'in', value: ['198.51.100.0/24', '2001:db8::/32'] }], destinationUrl: 'https://intranet.example.com/' },
     {
-      id: 'rr_launch',
+      name: 'launch',
       conditions: [
         { field: 'time', op: 'gte', value: '2026-07-01T00:00:00Z' },
         { field: 'time', op: 'lt', value: '2026-07-08T00:00:00Z' },
       ],
       destinationUrl: 'https://example.com/launch',
     },
-    { id: 'rr_qr', conditions: [{ field: 'trigger', op: 'eq', value: 'qr' }], destinationUrl: 'https://example.com/scanned' },
-    { id: 'rr_news', conditions: [{ field: 'query.src', op: 'eq', value: 'news' }], destinationUrl: 'https://example.com/news' },
+    { name: 'qr', conditions: [{ field: 'trigger', op: 'eq', value: 'qr' }], destinationUrl: 'https://example.com/scanned' },
+    { name: 'news', conditions: [{ field: 'query.src', op: 'eq', value: 'news' }], destinationUrl: 'https://example.com/news' },
   ],
 }
 
 describe('routing through resolve', () => {
   let link: any
+  /** The ids the service gave the rules, by their names. */
+  let idOf: Record<string, string> = {}
   beforeAll(async () => {
     link = await api.make({ destinationUrl: 'https://example.com/home' })
-    await setRouting(env, link, STORES)
+    const { routingRules } = await setRouting(api, link, STORES)
+    idOf = Object.fromEntries(routingRules!.map((r) => [r.name, r.id]))
   })
 
   test('each rule by what the visit says; the trace names every rule up to the match', async () => {
     const cases: [Record<string, unknown>, string | null, string][] = [
-      [{ userAgent: UA.iphone }, 'rr_ios', 'https://apps.apple.com/app/id1'],
-      [{ userAgent: UA.android }, 'rr_android', 'https://play.google.com/store/apps/details?id=x'],
-      [{ userAgent: UA.chrome, acceptLanguage: 'de-CH,de;q=0.9' }, 'rr_de', 'https://example.com/de'],
-      [{ userAgent: UA.chrome, country: 'at' }, 'rr_de', 'https://example.com/de'],
-      [{ userAgent: UA.chrome, ip: '198.51.100.20' }, 'rr_office', 'https://intranet.example.com/'],
-      [{ userAgent: UA.chrome, ip: '2001:db8:1::5' }, 'rr_office', 'https://intranet.example.com/'],
-      [{ userAgent: UA.chrome, at: '2026-07-03T10:00:00+02:00' }, 'rr_launch', 'https://example.com/launch'],
+      [{ userAgent: UA.iphone }, 'ios', 'https://apps.apple.com/app/id1'],
+      [{ userAgent: UA.android }, 'android', 'https://play.google.com/store/apps/details?id=x'],
+      [{ userAgent: UA.chrome, acceptLanguage: 'de-CH,de;q=0.9' }, 'de', 'https://example.com/de'],
+      [{ userAgent: UA.chrome, country: 'at' }, 'de', 'https://example.com/de'],
+      [{ userAgent: UA.chrome, ip: '198.51.100.20' }, 'office', 'https://intranet.example.com/'],
+      [{ userAgent: UA.chrome, ip: '2001:db8:1::5' }, 'office', 'https://intranet.example.com/'],
+      [{ userAgent: UA.chrome, at: '2026-07-03T10:00:00+02:00' }, 'launch', 'https://example.com/launch'],
       [{ userAgent: UA.chrome, at: '2026-07-08T00:00:00Z' }, null, 'https://example.com/home'],
-      [{ userAgent: UA.chrome, trigger: 'qr' }, 'rr_qr', 'https://example.com/scanned'],
-      [{ userAgent: UA.chrome, query: { src: 'news' } }, 'rr_news', 'https://example.com/news?src=news'],
+      [{ userAgent: UA.chrome, trigger: 'qr' }, 'qr', 'https://example.com/scanned'],
+      [{ userAgent: UA.chrome, query: { src: 'news' } }, 'news', 'https://example.com/news?src=news'],
       [{ userAgent: UA.chrome, ip: '8.8.8.8', acceptLanguage: 'en-US' }, null, 'https://example.com/home'],
       [{}, null, 'https://example.com/home'],
     ]
     for (const [visitJson, ruleId, destinationUrl] of cases) {
       const r = await resolved(link.id, visitJson)
+      const id = ruleId === null ? null : idOf[ruleId]!
       expect({ visit: visitJson, ruleId: r.ruleId, destinationUrl: r.destinationUrl, outcome: r.outcome }).toEqual({
         visit: visitJson,
-        ruleId,
+        ruleId: id,
         destinationUrl,
         outcome: 'redirect',
       })
       expect(r.variantId).toBeNull()
-      const ids = STORES.routingRules.map((x) => x.id)
-      expect(r.trace.map((t: { ruleId: string }) => t.ruleId)).toEqual(ruleId === null ? ids : ids.slice(0, ids.indexOf(ruleId) + 1))
-      expect(r.trace.filter((t: { matched: boolean }) => t.matched).map((t: { ruleId: string }) => t.ruleId)).toEqual(ruleId === null ? [] : [ruleId])
+      const ids = STORES.routingRules.map((x) => idOf[x.name]!)
+      expect(r.trace.map((t: { ruleId: string }) => t.ruleId)).toEqual(id === null ? ids : ids.slice(0, ids.indexOf(id) + 1))
+      expect(r.trace.filter((t: { matched: boolean }) => t.matched).map((t: { ruleId: string }) => t.ruleId)).toEqual(id === null ? [] : [id])
     }
     const de = await resolved(link.id, { country: 'CH', acceptLanguage: 'fr-CH' })
-    expect(de.trace[2]).toEqual({ ruleId: 'rr_de', matched: true, conditions: [false, true] })
+    expect(de.trace[2]).toEqual({ ruleId: idOf.de, matched: true, conditions: [false, true] })
   })
 
   test('the country of the address, as enrichment finds it', async () => {
     const german = await api.make({ destinationUrl: 'https://example.com/world' })
-    await setRouting(env, german, {
+    await setRouting(api, german, {
       routingRules: [{ conditions: [{ field: 'continent', op: 'eq', value: 'OC' }], destinationUrl: 'https://example.com/oceania' }],
     })
     expect((await resolved(german.id, { ip: '1.1.1.1' })).destinationUrl).toBe('https://example.com/oceania')
@@ -128,7 +132,7 @@ describe('routing through resolve', () => {
 describe('variants through resolve', () => {
   test('the same visitor gets the same variant; UTM fields and the query apply to it', async () => {
     const link = await api.make({ destinationUrl: 'https://example.com/base', utmSource: 'lnk', utmCampaign: 'spring' })
-    const { variants } = await setRouting(env, link, {
+    const { variants } = await setRouting(api, link, {
       variants: [
         { destinationUrl: 'https://example.com/a?x=1', weight: 50 },
         { destinationUrl: 'https://example.com/b', weight: 30 },
@@ -169,7 +173,7 @@ describe('outcomes', () => {
       [{ consentRequired: true }, 'consent'],
     ] as const) {
       const link = await api.make({ destinationUrl: 'https://example.com/gated', ...fields })
-      await setRouting(env, link, routed)
+      await setRouting(api, link, routed)
       expect(await resolved(link.id, { userAgent: UA.iphone })).toMatchObject({ outcome, destinationUrl: 'https://m.example.com/', ruleId: expect.any(String) })
       expect(await resolved(link.id, { userAgent: UA.chrome })).toMatchObject({ outcome, destinationUrl: 'https://example.com/gated', ruleId: null })
     }
@@ -177,7 +181,7 @@ describe('outcomes', () => {
 
   test('a test link is the sandbox, routed the same way', async () => {
     const link = await api.make({ destinationUrl: 'https://example.com/sandboxed' }, api.testKey)
-    await setRouting(env, link, routed)
+    await setRouting(api, link, routed)
     expect(await resolved(link.id, { userAgent: UA.iphone }, api.testKey)).toMatchObject({ outcome: 'sandbox', destinationUrl: 'https://m.example.com/' })
     // A test key sees only test links.
     const live = await api.make()
@@ -186,7 +190,7 @@ describe('outcomes', () => {
 
   test('expired: the fallbackUrl, else gone; paused: gone; a crawler is never routed', async () => {
     const expiring = await api.make({ destinationUrl: 'https://example.com/soon', expiresAt: new Date(clock.now() + 60_000).toISOString() })
-    await setRouting(env, expiring, routed)
+    await setRouting(api, expiring, routed)
     expect((await resolved(expiring.id, { userAgent: UA.iphone })).outcome).toBe('redirect')
     expect(await resolved(expiring.id, { userAgent: UA.iphone, at: new Date(clock.now() + 120_000).toISOString() })).toEqual({
       outcome: 'gone',
@@ -208,7 +212,7 @@ describe('outcomes', () => {
     expect((await api.patch(paused.id, { isActive: false })).status).toBe(200)
     expect((await resolved(paused.id)).outcome).toBe('gone')
     const crawled = await api.make({ destinationUrl: 'https://example.com/preview' })
-    await setRouting(env, crawled, { routingRules: [{ conditions: [{ field: 'device', op: 'not_exists' }], destinationUrl: 'https://example.com/routed' }] })
+    await setRouting(api, crawled, { routingRules: [{ conditions: [{ field: 'device', op: 'not_exists' }], destinationUrl: 'https://example.com/routed' }] })
     expect(await resolved(crawled.id, { userAgent: CRAWLERS.facebook! })).toMatchObject({
       outcome: 'redirect',
       destinationUrl: 'https://example.com/preview',
@@ -227,7 +231,7 @@ describe('outcomes', () => {
 describe('resolve records nothing and moves no limit', () => {
   test('clicks, counters and the limits are as before; real visits still count from where they were', async () => {
     const link = await api.make({ destinationUrl: 'https://example.com/limited', clickLimit: 2, uniqueIpLimit: 2 })
-    await setRouting(env, link, {
+    await setRouting(api, link, {
       variants: [
         { destinationUrl: 'https://example.com/x', weight: 1 },
         { destinationUrl: 'https://example.com/y', weight: 1 },

@@ -14,7 +14,7 @@ import { newId } from '../../platform/random'
 import type { RoutingCondition, RoutingRule, Variant } from '../../db/schema'
 import type { LinksCtx } from './context'
 import { checkUrl } from './fields'
-import { BROWSERS, CONTINENTS, DEVICES, OSES, QUERY_FIELD_PATTERN, QUERY_GROUPS, ROUTING_FIELDS, ROUTING_LIMITS, TRIGGERS } from './model'
+import { BROWSERS, CONTINENTS, DEVICES, OSES, QUERY_FIELD_PATTERN, QUERY_GROUPS, ROUTING_FIELDS, ROUTING_LIMITS, TRIGGERS } from './routing-model'
 
 /** The stored values a write starts from: nothing on create, the link's own on PATCH. */
 export interface StoredRouting {
@@ -107,8 +107,11 @@ const VALUE_CHECKS: Record<string, (op: ConditionOp) => Check> = {
   query: () => text,
 }
 
+/** Own keys only: `constructor` or `__proto__` name no field. */
+const isNamedField = (field: string): field is keyof typeof ROUTING_FIELDS => Object.hasOwn(ROUTING_FIELDS, field)
+
 function opsOf(field: string): readonly string[] {
-  const groups = field in ROUTING_FIELDS ? ROUTING_FIELDS[field as keyof typeof ROUTING_FIELDS].groups : QUERY_GROUPS
+  const groups = isNamedField(field) ? ROUTING_FIELDS[field].groups : QUERY_GROUPS
   return groups.flatMap((g) => g.ops)
 }
 
@@ -122,7 +125,7 @@ function checkCondition(issues: Issues, path: string, c: unknown): RoutingCondit
   const before = issues.list.length
   unknownKeys(issues, path, c, ['field', 'op', 'value'])
   const field = c.field
-  const known = typeof field === 'string' && (field in ROUTING_FIELDS || QUERY_FIELD.test(field))
+  const known = typeof field === 'string' && (isNamedField(field) || QUERY_FIELD.test(field))
   if (!known) issues.add(`${path}.field`, `must be one of ${FIELD_NAMES}`)
   if (typeof c.op !== 'string' || !(CONDITION_OPS as readonly string[]).includes(c.op)) {
     issues.add(`${path}.op`, `must be one of ${CONDITION_OPS.join(', ')}`)
