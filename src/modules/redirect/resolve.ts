@@ -1,6 +1,7 @@
 // `POST /links/{id}/resolve` (contract 7.1): what a described visit would get, asked of the same parts a real
-// visit goes through (the link cache's entry and live counters, decide(), route(), buildDestination()), with
-// nothing recorded: no click, no counter, no admitted address, no limit moved.
+// visit goes through (the link cache's entry and live counters, decideRouted(), the rules and variants through
+// explain(), buildDestination()), with nothing recorded: no click, no counter, no admitted address, no limit
+// moved.
 //
 // Outcomes beyond the contract's list map onto it: a paused link, or one on a domain no longer served to its
 // workspace, is what a visitor would find gone (404) → `gone`; a social crawler's preview page is `redirect` to
