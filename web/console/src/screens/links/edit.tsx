@@ -12,6 +12,7 @@ import type { ScreenProps } from '../types'
 import { LinkFormView } from './form'
 import { createBody, emptyForm, formOf, patchBody, type Link, type LinkForm } from './model'
 import { QrPanel } from './qr'
+import { TryVisit } from './try-visit'
 
 const linkPath = (id: string) => `/links/${encodeURIComponent(id)}` as const
 
@@ -91,6 +92,7 @@ function LinkPage({ link: loaded, canWrite }: { link: Link; canWrite: boolean })
       <QrPanel link={link} />
       <h2>{canWrite ? 'Settings' : 'Settings (read only)'}</h2>
       <LinkFormView initial={formOf(link)} mode="edit" readOnly={!canWrite} hasPassword={link.hasPassword} shortHost={link.domain} onSave={save} />
+      <TryVisit link={link} />
       {canWrite && (
         <section class="danger-zone" aria-label="Delete">
           <ConfirmButton label="Delete link" title="Delete this link?" confirmLabel="Delete" onConfirm={() => remove.run()}>

@@ -5,7 +5,10 @@ import { explain } from '../../api'
 import { useAction } from '../../ui/async'
 import { CheckboxField, SelectField, TextField } from '../../ui/form'
 import { SocialCard, TextArea } from './fields'
-import { FORM_FIELDS, fieldErrors, finalDestination, UTM_FIELDS, type LinkForm } from './model'
+import { FORM_FIELDS, fieldErrors, finalDestination, issuesOf, UTM_FIELDS, type LinkForm } from './model'
+import { placeIssues, rulePaths, sameRows, variantPaths } from './routing-model'
+import { RuleEditor } from './rules'
+import { VariantEditor } from './variants'
 
 const REDIRECTS = [
   { value: '302', label: '302 Found (temporary, default)' },
@@ -40,8 +43,10 @@ export function LinkFormView({
 }) {
   const [form, setForm] = useState(initial)
   const [note, setNote] = useState('')
+  const [sent, setSent] = useState(initial)
   const save = useAction(async (f: LinkForm) => {
     setNote('')
+    setSent(f)
     const done = await onSave(f)
     if (done?.next) setForm(done.next)
     setNote(done?.note ?? '')
@@ -60,6 +65,12 @@ export function LinkFormView({
     <CheckboxField label={label} checked={form[name] as boolean} onChecked={set(name) as (v: boolean) => void} hint={errors[name] ?? hint} />
   )
   const final = finalDestination(form)
+  // The routing editors place each issue at the exact input its path names (routingRules.0.conditions.1.value).
+  // Their paths count rows as sent: once rows are added, moved or removed they would point at other rows, so
+  // they show only while the rows are still the ones sent.
+  const issues = issuesOf(save.error)
+  const ruleErrors = sameRows(sent.routingRules, form.routingRules) ? placeIssues(issues, rulePaths(form.routingRules), 'routingRules') : {}
+  const variantErrors = sameRows(sent.variants, form.variants) ? placeIssues(issues, variantPaths(form.variants), 'variants') : {}
 
   return (
     <form
@@ -134,6 +145,9 @@ export function LinkFormView({
           {flag('conversionTracking', 'Conversion tracking', 'Hands the destination lnk_cid for POST /v1/conversions')}
           {flag('publicStatsEnabled', 'Public stats page', "Anyone with the address can see the link's clicks at its short URL with +")}
         </fieldset>
+
+        <RuleEditor rules={form.routingRules} onRules={set('routingRules')} errors={ruleErrors} disabled={readOnly} />
+        <VariantEditor variants={form.variants} onVariants={set('variants')} errors={variantErrors} disabled={readOnly} />
 
         <fieldset>
           <legend>Social preview</legend>

@@ -4,6 +4,7 @@
 // carries only what the person changed.
 import { ApiError } from '../../api'
 import type { Body, Schema } from '../../api-types'
+import { rulesBody, rulesOf, variantsBody, variantsOf, type RuleDraft, type VariantDraft } from './routing-model'
 
 /** A link as the API answers it (the document's Link schema). */
 export type Link = Schema<'Link'>
@@ -48,7 +49,8 @@ type TextField = (typeof TEXT_FIELDS)[number]
 type NumberField = (typeof NUMBER_FIELDS)[number]
 type FlagField = (typeof FLAG_FIELDS)[number]
 
-export type LinkForm = Record<TextField | NumberField | 'tags' | 'expiresAt' | 'password', string> & Record<FlagField | 'clearPassword', boolean>
+export type LinkForm = Record<TextField | NumberField | 'tags' | 'expiresAt' | 'password', string> &
+  Record<FlagField | 'clearPassword', boolean> & { routingRules: RuleDraft[]; variants: VariantDraft[] }
 
 export const UTM_FIELDS = [
   ['utmSource', 'utm_source', 'Source'],
@@ -63,7 +65,7 @@ export function emptyForm(): LinkForm {
   for (const f of TEXT_FIELDS) form[f] = ''
   for (const f of NUMBER_FIELDS) form[f] = ''
   for (const f of FLAG_FIELDS) form[f] = false
-  return { ...form, redirectStatus: '302', tags: '', expiresAt: '', password: '', clearPassword: false, isActive: true }
+  return { ...form, redirectStatus: '302', tags: '', expiresAt: '', password: '', clearPassword: false, isActive: true, routingRules: [], variants: [] }
 }
 
 export function formOf(link: Link): LinkForm {
@@ -71,7 +73,13 @@ export function formOf(link: Link): LinkForm {
   for (const f of TEXT_FIELDS) form[f] = link[f] ?? ''
   for (const f of NUMBER_FIELDS) form[f] = link[f] == null ? '' : String(link[f])
   for (const f of FLAG_FIELDS) form[f] = link[f]
-  return { ...form, tags: link.tags.join(', '), expiresAt: link.expiresAt ? toLocalInput(link.expiresAt) : '' }
+  return {
+    ...form,
+    tags: link.tags.join(', '),
+    expiresAt: link.expiresAt ? toLocalInput(link.expiresAt) : '',
+    routingRules: rulesOf(link.routingRules),
+    variants: variantsOf(link.variants),
+  }
 }
 
 /** An ISO instant as a datetime-local value in the viewer's time zone. */
@@ -106,6 +114,8 @@ function fullBody(form: LinkForm): Record<string, unknown> {
   for (const f of FLAG_FIELDS) body[f] = form[f]
   body.tags = splitTags(form.tags)
   body.expiresAt = form.expiresAt ? fromLocalInput(form.expiresAt) : null
+  body.routingRules = rulesBody(form.routingRules)
+  body.variants = variantsBody(form.variants)
   return body
 }
 
@@ -151,6 +161,13 @@ export function finalDestination(form: Pick<LinkForm, 'destinationUrl' | (typeof
   return url.href
 }
 
+/** A 400's issues, each with its path ('' when it names none). */
+export function issuesOf(error: unknown): { path: string; message: string }[] {
+  if (!(error instanceof ApiError)) return []
+  const issues = (error.details as { issues?: { path?: string; message: string }[] } | undefined)?.issues
+  return (issues ?? []).map((i) => ({ path: i.path ?? '', message: i.message }))
+}
+
 /**
  * A 400's issues by the form field they name (`tags.2` → `tags`); what names no field of the form is kept
  * under '' so it shows by the save button.
@@ -169,4 +186,13 @@ export function fieldErrors(error: unknown, fields: ReadonlySet<string>): Record
   return out
 }
 
-export const FORM_FIELDS: ReadonlySet<string> = new Set([...TEXT_FIELDS, ...NUMBER_FIELDS, ...FLAG_FIELDS, 'tags', 'expiresAt', 'password'])
+export const FORM_FIELDS: ReadonlySet<string> = new Set([
+  ...TEXT_FIELDS,
+  ...NUMBER_FIELDS,
+  ...FLAG_FIELDS,
+  'tags',
+  'expiresAt',
+  'password',
+  'routingRules',
+  'variants',
+])
