@@ -12,7 +12,29 @@
 // resume a job whose worker died.
 import { and, asc, eq, inArray, lte, notInArray, sql, type SQL } from 'drizzle-orm'
 import { all, first, type Engine } from '../db/engine'
-import type { JobRow, JobTypes } from './repo-queue'
+import type { JobStatus } from '../db/schema'
+
+export interface JobRow {
+  id: string
+  type: string
+  payload: unknown
+  status: JobStatus
+  runAt: number
+  attempts: number
+  maxAttempts: number
+  uniqueKey: string | null
+  lockedBy: string | null
+  lockedUntil: number | null
+  lastError: string | null
+  createdAt: number
+  updatedAt: number
+}
+
+/** Which job types a claim takes: only these, or all but those. */
+export interface JobTypes {
+  only?: string[]
+  except?: string[]
+}
 
 function claimStatements(engine: Engine, types: JobTypes) {
   const { db } = engine

@@ -1,33 +1,12 @@
 // The jobs table (db/schema/platform.ts): the durable queue's statements, on either engine, written once:
-// the claim in repo-claim.ts, the rest here, including the hot paths' insert and removal of a job (a job per webhook delivery, written by the thousand
-// a second), prepared once on either engine (Engine.prepare).
+// the claim in repo-claim.ts, the rest here, including the hot paths' insert and removal of a job (a job
+// per webhook delivery, written by the thousand a second), prepared once on either engine (Engine.prepare).
 import { and, eq, inArray, sql } from 'drizzle-orm'
 import { exec, notice, rows, type Builder, type Engine, type Steps } from '../db/engine'
 import { newId, sortableId } from '../platform/random'
-import type { JobStatus } from '../db/schema'
-import { createClaimer } from './repo-claim'
+import { createClaimer, type JobRow, type JobTypes } from './repo-claim'
 
-export interface JobRow {
-  id: string
-  type: string
-  payload: unknown
-  status: JobStatus
-  runAt: number
-  attempts: number
-  maxAttempts: number
-  uniqueKey: string | null
-  lockedBy: string | null
-  lockedUntil: number | null
-  lastError: string | null
-  createdAt: number
-  updatedAt: number
-}
-
-/** Which job types a claim takes: only these, or all but those. */
-export interface JobTypes {
-  only?: string[]
-  except?: string[]
-}
+export type { JobRow, JobTypes }
 
 export function createQueueRepo(engine: Engine) {
   const { db } = engine
