@@ -123,7 +123,10 @@ const totalClicks = () => {
 const list = `local slugs = {${slugs.map((s) => `"${s}"`).join(',')}}\nmath.randomseed(42)\n`
 const scripts = {
   uniform: `${list}request = function()\n  return wrk.format("GET", "/" .. slugs[math.random(#slugs)])\nend\n`,
-  zipf: `${list}local cum = {}\nlocal acc = 0\nfor k = 1, #slugs do acc = acc + 1 / k; cum[k] = acc end\nrequest = function()\n  local u = math.random() * acc\n  local lo, hi = 1, #slugs\n  while lo < hi do\n    local mid = math.floor((lo + hi) / 2)\n    if cum[mid] < u then lo = mid + 1 else hi = mid end\n  end\n  return wrk.format("GET", "/" .. slugs[lo])\nend\n`,
+  zipf:
+    `${list}local cum = {}\nlocal acc = 0\nfor k = 1, #slugs do acc = acc + 1 / k; cum[k] = acc end\nrequest = function()\n  local u = ` +
+    `math.random() * acc\n  local lo, hi = 1, #slugs\n  while lo < hi do\n    local mid = math.floor((lo + hi) / 2)\n    if cum[mid] < u then lo = ` +
+    `mid + 1 else hi = mid end\n  end\n  return wrk.format("GET", "/" .. slugs[lo])\nend\n`,
 }
 for (const [name, text] of Object.entries(scripts)) writeFileSync(join(dir, `${name}.lua`), text)
 // The routing runs: one set's slugs, uniformly, every request with the query the last rule matches, the
@@ -222,7 +225,8 @@ async function runBare(script: string) {
   const file = join(dir, 'bare.ts')
   writeFileSync(
     file,
-    `Bun.serve({ port: ${barePort}, hostname: '127.0.0.1', fetch: () => new Response(null, { status: 302, headers: { location: 'https://example.com/page' } }) })\n`,
+    `Bun.serve({ port: ${barePort}, hostname: '127.0.0.1', fetch: () => new Response(null, { status: 302, headers: { location: ` +
+      `'https://example.com/page' } }) })\n`,
   )
   const bare = spawn(['bun', 'run', file], { stdout: 'ignore', stderr: 'inherit' })
   try {
@@ -238,10 +242,12 @@ async function runBare(script: string) {
 // most one per connection per run.
 const recordedAll = (r: Result & { recorded: number }) => r.recorded >= r.requests - r.bad && r.recorded <= r.requests + CONNECTIONS * (ROUNDS + 1)
 const fmt = (r: Result) =>
-  `${median(r.rps).toFixed(0).padStart(7)} req/s (rounds ${r.rps.map((x) => x.toFixed(0)).join(', ')})  p99 ${Math.max(...r.p99).toFixed(2)} ms  peak RSS ${r.peakRssMb} MB  CPU ${r.cpuUs} µs/req`
+  `${median(r.rps).toFixed(0).padStart(7)} req/s (rounds ${r.rps.map((x) => x.toFixed(0)).join(', ')})  p99 ${Math.max(...r.p99).toFixed(2)} ms  peak ` +
+  `RSS ${r.peakRssMb} MB  CPU ${r.cpuUs} µs/req`
 
 console.log(
-  `\n## Redirect benchmark: ${slugs.length} links, wrk -t${THREADS} -c${CONNECTIONS}, ${ROUNDS} × ${DURATION}, desktop Chrome UA${CAPTURE ? '' : ', click capture off'}\n`,
+  `\n## Redirect benchmark: ${slugs.length} links, wrk -t${THREADS} -c${CONNECTIONS}, ${ROUNDS} × ${DURATION}, desktop Chrome ` +
+    `UA${CAPTURE ? '' : ', click capture off'}\n`,
 )
 for (const name of Object.keys(scripts) as (keyof typeof scripts)[]) {
   if (ONLY && ONLY !== name) continue
@@ -255,7 +261,8 @@ for (const name of Object.keys(scripts) as (keyof typeof scripts)[]) {
     ? `clicks recorded ${lnk.recorded}${recordedAll(lnk) ? ' (every one)' : ' (MISSING CLICKS)'}`
     : `clicks recorded ${lnk.recorded} (capture off)`
   console.log(
-    `  ratio ${(median(lnk.rps) / median(bare.rps)).toFixed(2)}; redirects ${lnk.requests}, ${recorded}, errors ${lnk.bad}; kept as counts only (writer behind): ${lnk.shed}`,
+    `  ratio ${(median(lnk.rps) / median(bare.rps)).toFixed(2)}; redirects ${lnk.requests}, ${recorded}, errors ${lnk.bad}; kept as counts only (writer ` +
+      `behind): ${lnk.shed}`,
   )
 }
 

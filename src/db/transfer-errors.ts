@@ -42,7 +42,8 @@ export function usePgDump(url: string, file: string): AppError {
   }
   return new AppError(
     'invalid_request',
-    `lnk admin backup copies the SQLite file, and LNK_DATABASE_URL selects PostgreSQL; dump it with: pg_dump --format=custom --file=${shellWord(file)} ${where} (password from PGPASSWORD or ~/.pgpass), or write a copy either engine can import with: lnk admin export ${shellWord(file)}`,
+    `lnk admin backup copies the SQLite file, and LNK_DATABASE_URL selects PostgreSQL; dump it with: pg_dump --format=custom --file=${shellWord(file)} ` +
+      `${where} (password from PGPASSWORD or ~/.pgpass), or write a copy either engine can import with: lnk admin export ${shellWord(file)}`,
   )
 }
 

@@ -104,7 +104,8 @@ export async function withConsole(
         } else await base.goto(url)
         // Signed in: the screen's heading, with its first load done; else the sign-in form.
         await base.waitFor(
-          `document.querySelector('#api-key') !== null || (document.querySelector('main h1') !== null && !document.querySelector('main .state.loading') && !document.querySelector('main [aria-busy=true]'))`,
+          `document.querySelector('#api-key') !== null || (document.querySelector('main h1') !== null && !document.querySelector('main .state.loading') ` +
+            `&& !document.querySelector('main [aria-busy=true]'))`,
           10_000,
         )
       },

@@ -36,7 +36,8 @@ afterAll(() => server.stop())
 
 /** The figure shown under a total's label ("Clicks", "Revenue", …). */
 const stat = (label: string) =>
-  `[...document.querySelectorAll('dl.totals > div')].find((d) => d.querySelector('dt').textContent === ${JSON.stringify(label)})?.querySelector('dd').textContent`
+  `[...document.querySelectorAll('dl.totals > div')].find((d) => d.querySelector('dt').textContent === ` +
+  `${JSON.stringify(label)})?.querySelector('dd').textContent`
 
 /** Polls the page until the Clicks total reads `want`, pressing Refresh whenever the figures are not loading. */
 async function untilClicks(page: ConsolePage, want: string) {
@@ -144,7 +145,8 @@ describe('console analytics', () => {
       /** The browser's local date `days` days ago, or the first of the month `months` months ago. */
       const localDate = (expr: string) =>
         page.evaluate<string>(
-          `(() => { const d = ${expr}; return d.getFullYear() + '-' + String(d.getMonth() + 1).padStart(2, '0') + '-' + String(d.getDate()).padStart(2, '0') })()`,
+          `(() => { const d = ${expr}; return d.getFullYear() + '-' + String(d.getMonth() + 1).padStart(2, '0') + '-' + String(d.getDate()).padStart(2, ` +
+            `'0') })()`,
         )
       const last = () => Object.fromEntries(asked.at(-1)!)
 

@@ -47,7 +47,8 @@ describe('API keys screens', () => {
       await page.fill('Allowed IPs and CIDRs', '127.0.0.1\nnot-an-address')
       await page.press('Create key')
       await page.waitFor(
-        `[...document.querySelectorAll('.field-error')].some((e) => e.textContent.includes('not-an-address') && e.closest('.field')?.querySelector('textarea'))`,
+        `[...document.querySelectorAll('.field-error')].some((e) => e.textContent.includes('not-an-address') && ` +
+          `e.closest('.field')?.querySelector('textarea'))`,
       )
       await page.checkScreen('keys-new-error')
 

@@ -81,29 +81,33 @@ const everything = link({
 })
 
 describe('the order of checks', () => {
-  test('unknown/inactive, stats page, test link, expired, click limit, unique-IP limit, gate post, password, captcha, consent, crawler preview, deep link, redirect: each wins over every later one', () => {
-    const v = visit({ clicksSoFar: 1, addressesAdmitted: 1, socialCrawler: true, platform: 'ios' })
-    expect(decide(null, v).kind).toBe('notFound')
-    expect(decide({ ...everything, isActive: false }, v).kind).toBe('notFound')
-    let l = everything
-    expect(decide(l, v).kind).toBe('sandbox')
-    l = { ...l, isTest: false }
-    expect(decide(l, v)).toEqual({ kind: 'gone', reason: 'expired' })
-    l = { ...l, expiresAt: NOW + 1 }
-    expect(decide(l, v)).toEqual({ kind: 'gone', reason: 'clickLimit' })
-    l = { ...l, clickLimit: 2 }
-    expect(decide(l, v)).toEqual({ kind: 'gone', reason: 'uniqueIpLimit' })
-    expect(decide(l, { ...v, addressKnown: true }).kind).toBe('password')
-    l = { ...l, uniqueIpLimit: 2 }
-    expect(decide(l, { ...v, method: 'POST' }).kind).toBe('gatePost')
-    expect(decide(l, v).kind).toBe('password')
-    expect(decide(l, { ...v, passedPassword: true }).kind).toBe('captcha')
-    expect(decide(l, { ...v, passedPassword: true, passedCaptcha: true }).kind).toBe('consent')
-    const passed = { ...v, passedPassword: true, passedCaptcha: true, passedConsent: true }
-    expect(decide(l, passed)).toEqual({ kind: 'preview', count: 'bot' })
-    expect(decide(l, { ...passed, socialCrawler: false })).toMatchObject({ kind: 'deepLink', count: 'click', platform: 'ios', app: { name: 'YouTube' } })
-    expect(decide(l, { ...passed, socialCrawler: false, platform: null })).toEqual({ kind: 'redirect', count: 'click', cacheable: false })
-  })
+  test(
+    'unknown/inactive, stats page, test link, expired, click limit, unique-IP limit, gate post, password, captcha, consent, crawler preview, deep ' +
+      'link, redirect: each wins over every later one',
+    () => {
+      const v = visit({ clicksSoFar: 1, addressesAdmitted: 1, socialCrawler: true, platform: 'ios' })
+      expect(decide(null, v).kind).toBe('notFound')
+      expect(decide({ ...everything, isActive: false }, v).kind).toBe('notFound')
+      let l = everything
+      expect(decide(l, v).kind).toBe('sandbox')
+      l = { ...l, isTest: false }
+      expect(decide(l, v)).toEqual({ kind: 'gone', reason: 'expired' })
+      l = { ...l, expiresAt: NOW + 1 }
+      expect(decide(l, v)).toEqual({ kind: 'gone', reason: 'clickLimit' })
+      l = { ...l, clickLimit: 2 }
+      expect(decide(l, v)).toEqual({ kind: 'gone', reason: 'uniqueIpLimit' })
+      expect(decide(l, { ...v, addressKnown: true }).kind).toBe('password')
+      l = { ...l, uniqueIpLimit: 2 }
+      expect(decide(l, { ...v, method: 'POST' }).kind).toBe('gatePost')
+      expect(decide(l, v).kind).toBe('password')
+      expect(decide(l, { ...v, passedPassword: true }).kind).toBe('captcha')
+      expect(decide(l, { ...v, passedPassword: true, passedCaptcha: true }).kind).toBe('consent')
+      const passed = { ...v, passedPassword: true, passedCaptcha: true, passedConsent: true }
+      expect(decide(l, passed)).toEqual({ kind: 'preview', count: 'bot' })
+      expect(decide(l, { ...passed, socialCrawler: false })).toMatchObject({ kind: 'deepLink', count: 'click', platform: 'ios', app: { name: 'YouTube' } })
+      expect(decide(l, { ...passed, socialCrawler: false, platform: null })).toEqual({ kind: 'redirect', count: 'click', cacheable: false })
+    },
+  )
 
   test('a limit reached sends to the fallback when the link has one', () => {
     expect(decide(link({ expiresAt: NOW, fallbackUrl: 'https://example.com/after' }), visit()).kind).toBe('fallback')

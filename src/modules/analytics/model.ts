@@ -39,7 +39,8 @@ const instant = (description: string) =>
 export const RangeParams = {
   from: t.Optional(
     instant(
-      'Start (inclusive): an ISO 8601 date (local midnight in tz) or date-time (without an offset: local time in tz). Default: 29 days before to, at local midnight.',
+      'Start (inclusive): an ISO 8601 date (local midnight in tz) or date-time (without an offset: local time in tz). Default: 29 days before to, at ' +
+        'local midnight.',
     ),
   ),
   to: t.Optional(instant(`End (exclusive for a date-time; a date includes that whole day). Default: now. At most ${MAX_RANGE_DAYS} days after from.`)),

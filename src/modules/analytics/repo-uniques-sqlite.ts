@@ -20,7 +20,8 @@ export function createUniquesReads(sqlite: Connection): UniquesReads {
     async linkSketches(linkIds: readonly string[], grain: Grain, from: number, to: number): Promise<RollupRow[]> {
       if (!linkIds.length) return []
       return prepared(
-        `SELECT link_id AS linkId, bucket, clicks, bots, visitors FROM link_rollups WHERE link_id IN (${linkIds.map(() => '?').join(', ')}) AND grain = ? AND bucket >= ? AND bucket < ?`,
+        `SELECT link_id AS linkId, bucket, clicks, bots, visitors FROM link_rollups WHERE link_id IN (${linkIds.map(() => '?').join(', ')}) AND grain = ` +
+          `? AND bucket >= ? AND bucket < ?`,
       ).all(...linkIds, grain, from, to) as RollupRow[]
     },
 

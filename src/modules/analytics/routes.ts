@@ -28,7 +28,9 @@ const LinkIdParam = t.Optional(
   }),
 )
 const SEMANTICS =
-  "Counts people's clicks on the workspace's live links within the calling key's scope filters; bots, crawler previews and test links never count. A test key sees its sandbox only: the workspace's test links, which record no clicks, so its figures are zero. Figures include clicks up to about a second ago. Dates, buckets and default ranges are read in tz (default UTC). See docs/analytics.md."
+  "Counts people's clicks on the workspace's live links within the calling key's scope filters; bots, crawler previews and test links never count. A " +
+  "test key sees its sandbox only: the workspace's test links, which record no clicks, so its figures are zero. Figures include clicks up to " +
+  'about a second ago. Dates, buckets and default ranges are read in tz (default UTC). See docs/analytics.md.'
 
 export function analyticsRoutes(ctx: BreakdownCtx, http: HttpKit) {
   return new Elysia({ name: 'lnk.analytics', seed: http.instanceId, prefix: '/analytics', tags: ['Analytics'] })

@@ -25,7 +25,10 @@ function mac(key: Buffer, gate: Gate, linkId: string, version: string, expires: 
 export function gateCookie(key: Buffer, gate: Gate, link: { id: string; slug: string; passwordHash: string | null }, now: number, secure: boolean): string {
   const expires = now + GATE_TTL_MS[gate]
   const value = `${expires}.${mac(key, gate, link.id, versionOf(gate, link.passwordHash), expires)}`
-  return `${cookieName(gate, link.id)}=${value}; Path=/${encodeURIComponent(link.slug)}; Max-Age=${GATE_TTL_MS[gate] / 1000}; HttpOnly; SameSite=Lax${secure ? '; Secure' : ''}`
+  return (
+    `${cookieName(gate, link.id)}=${value}; Path=/${encodeURIComponent(link.slug)}; Max-Age=${GATE_TTL_MS[gate] / 1000}; HttpOnly; ` +
+    `SameSite=Lax${secure ? '; Secure' : ''}`
+  )
 }
 
 export function hasGateCookie(key: Buffer, gate: Gate, link: { id: string; passwordHash: string | null }, cookieHeader: string | null, now: number): boolean {

@@ -43,14 +43,20 @@ function routeNote(link: RedirectLink, route: Route | null): string {
 export const sandboxPage = (link: RedirectLink, destination: string, route: Route | null = null) =>
   htmlPage({
     title: 'Test link',
-    body: `<h1>Test link</h1><p>This link was created with a test key. Test links never redirect and record no clicks.</p><p>It would send ${route === null ? 'visitors' : 'this visit'} to:</p><p class="dest">${escapeHtml(destination)}</p>${routeNote(link, route)}<p class="muted">${escapeHtml(link.domain)}/${escapeHtml(link.slug)}</p>`,
+    body:
+      `<h1>Test link</h1><p>This link was created with a test key. Test links never redirect and record no clicks.</p><p>It would send ` +
+      `${route === null ? 'visitors' : 'this visit'} to:</p><p class="dest">${escapeHtml(destination)}</p>${routeNote(link, route)}<p ` +
+      `class="muted">${escapeHtml(link.domain)}/${escapeHtml(link.slug)}</p>`,
   })
 
 export const passwordPage = (slug: string, opts: { error?: string; status?: number; query?: string } = {}) =>
   htmlPage({
     status: opts.status ?? (opts.error ? 401 : 200),
     title: 'Password required',
-    body: `<h1>Password required</h1><p>This link is protected. Enter its password to continue.</p>${opts.error ? `<p class="error" role="alert">${escapeHtml(opts.error)}</p>` : ''}<form method="post" action="${formAction(slug, opts.query)}"><input type="hidden" name="gate" value="password"><label for="pw">Password</label><input id="pw" name="password" type="password" required autocomplete="current-password" autofocus maxlength="128"><div class="actions"><button type="submit">Continue</button></div></form>`,
+    body:
+      `<h1>Password required</h1><p>This link is protected. Enter its password to continue.</p>${opts.error ? `<p class="error" role="alert">${escapeHtml(opts.error)}</p>` : ''}<form method="post" action="${formAction(slug, opts.query)}"><input type="hidden" name="gate" value="password"><label ` +
+      `for="pw">Password</label><input id="pw" name="password" type="password" required autocomplete="current-password" autofocus ` +
+      `maxlength="128"><div class="actions"><button type="submit">Continue</button></div></form>`,
   })
 
 export const throttledPage = (retryAfter: number) =>
@@ -76,7 +82,10 @@ s.textContent='Could not verify this browser. Reload the page to try again.'})()
   return htmlPage({
     status: error ? 403 : 200,
     title: 'Checking your browser',
-    body: `<h1>One moment</h1><p>This link checks that visitors are people. Your browser is solving a small puzzle; no data leaves it.</p>${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}<p id="status" role="status" aria-live="polite">Working…</p><form id="f" method="post" action="${formAction(slug, query)}"><input type="hidden" name="gate" value="captcha"><input type="hidden" id="altcha" name="altcha"><noscript><p>This check needs JavaScript.</p></noscript></form>`,
+    body:
+      `<h1>One moment</h1><p>This link checks that visitors are people. Your browser is solving a small puzzle; no data leaves it.</p>${error ? `<p class="error" role="alert">${escapeHtml(error)}</p>` : ''}<p id="status" role="status" aria-live="polite">Working…</p><form id="f" method="post" action="${formAction(slug, query)}"><input ` +
+      `type="hidden" name="gate" value="captcha"><input type="hidden" id="altcha" name="altcha"><noscript><p>This check needs ` +
+      `JavaScript.</p></noscript></form>`,
     script,
   })
 }
@@ -84,7 +93,10 @@ s.textContent='Could not verify this browser. Reload the page to try again.'})()
 export const consentPage = (slug: string, destination: string, query = '') =>
   htmlPage({
     title: 'You are leaving this site',
-    body: `<h1>Continue to another site?</h1><p>This link leads to:</p><p class="dest">${escapeHtml(destination)}</p><form method="post" action="${formAction(slug, query)}"><input type="hidden" name="gate" value="consent"><div class="actions"><button type="submit">Continue</button><a class="button secondary" id="back" href="#">Go back</a></div></form>`,
+    body:
+      `<h1>Continue to another site?</h1><p>This link leads to:</p><p class="dest">${escapeHtml(destination)}</p><form method="post" ` +
+      `action="${formAction(slug, query)}"><input type="hidden" name="gate" value="consent"><div class="actions"><button ` +
+      `type="submit">Continue</button><a class="button secondary" id="back" href="#">Go back</a></div></form>`,
     // A javascript: link would be blocked by the page's Content-Security-Policy; a listener is allowed.
     script: `document.getElementById('back').addEventListener('click',(e)=>{e.preventDefault();history.back()})`,
   })
@@ -113,7 +125,9 @@ export function previewPage(link: RedirectLink, shortUrl: string, destination: s
   return htmlPage({
     title,
     head: `${meta}${twitter}<meta name="description" content="${escapeHtml(description)}">`,
-    body: `<h1>${escapeHtml(title)}</h1>${description ? `<p>${escapeHtml(description)}</p>` : ''}<p><a href="${escapeHtml(destination)}">${escapeHtml(destination)}</a></p>`,
+    body:
+      `<h1>${escapeHtml(title)}</h1>${description ? `<p>${escapeHtml(description)}</p>` : ''}<p><a ` +
+      `href="${escapeHtml(destination)}">${escapeHtml(destination)}</a></p>`,
   })
 }
 
@@ -121,8 +135,13 @@ export function previewPage(link: RedirectLink, shortUrl: string, destination: s
 export function deepLinkPage(appName: string, appHref: string, destination: string) {
   return htmlPage({
     title: `Opening ${appName}`,
-    body: `<h1>Opening ${escapeHtml(appName)}…</h1><p>If nothing happens, continue in your browser.</p><div class="actions"><a class="button" href="${escapeHtml(appHref)}">Open in ${escapeHtml(appName)}</a><a class="button secondary" id="web" href="${escapeHtml(destination)}">Continue in browser</a></div>`,
-    script: `(()=>{const app=${scriptJson(appHref)},web=${scriptJson(destination)};let left=false;document.addEventListener('visibilitychange',()=>{if(document.hidden)left=true});setTimeout(()=>{if(!left)location.replace(web)},1500);location.href=app})()`,
+    body:
+      `<h1>Opening ${escapeHtml(appName)}…</h1><p>If nothing happens, continue in your browser.</p><div class="actions"><a class="button" ` +
+      `href="${escapeHtml(appHref)}">Open in ${escapeHtml(appName)}</a><a class="button secondary" id="web" ` +
+      `href="${escapeHtml(destination)}">Continue in browser</a></div>`,
+    script:
+      `(()=>{const app=${scriptJson(appHref)},web=${scriptJson(destination)};let ` +
+      `left=false;document.addEventListener('visibilitychange',()=>{if(document.hidden)left=true});setTimeout(()=>{if(!left)location.replace(web)},1500);location.href=app})()`,
   })
 }
 
@@ -185,7 +204,8 @@ function dayChart(from: number, days: number[]): string {
   for (let v = 0; v <= ceiling; v += step) {
     const yy = y(v).toFixed(1)
     parts.push(
-      `<line class="grid" x1="${left}" x2="${W - right}" y1="${yy}" y2="${yy}"/><text class="axis" x="${left - 5}" y="${yy}" text-anchor="end" dominant-baseline="middle">${compact.format(v)}</text>`,
+      `<line class="grid" x1="${left}" x2="${W - right}" y1="${yy}" y2="${yy}"/><text class="axis" x="${left - 5}" y="${yy}" text-anchor="end" ` +
+        `dominant-baseline="middle">${compact.format(v)}</text>`,
     )
   }
   days.forEach((n, i) => {
@@ -193,7 +213,8 @@ function dayChart(from: number, days: number[]): string {
     const x = left + i * slot + (slot - barW) / 2
     const h = Math.max(1, (n / ceiling) * plotH)
     parts.push(
-      `<rect class="bar" x="${x.toFixed(1)}" y="${(top + plotH - h).toFixed(1)}" width="${barW.toFixed(1)}" height="${h.toFixed(1)}" rx="1.5"><title>${shortDay(from + i * DAY_MS)}: ${plural(n, 'click', 'clicks')}</title></rect>`,
+      `<rect class="bar" x="${x.toFixed(1)}" y="${(top + plotH - h).toFixed(1)}" width="${barW.toFixed(1)}" height="${h.toFixed(1)}" ` +
+        `rx="1.5"><title>${shortDay(from + i * DAY_MS)}: ${plural(n, 'click', 'clicks')}</title></rect>`,
     )
   })
   parts.push(`<line class="base" x1="${left}" x2="${W - right}" y1="${top + plotH}" y2="${top + plotH}"/>`)
@@ -203,12 +224,17 @@ function dayChart(from: number, days: number[]): string {
     const anchor = i === 0 ? 'start' : i === days.length - 1 ? 'end' : 'middle'
     const tx = anchor === 'start' ? left : anchor === 'end' ? W - right : x
     parts.push(
-      `<line class="tick" x1="${x.toFixed(1)}" x2="${x.toFixed(1)}" y1="${top + plotH}" y2="${top + plotH + 4}"/><text class="axis" x="${tx.toFixed(1)}" y="${H - 6}" text-anchor="${anchor}">${shortDay(from + i * DAY_MS)}</text>`,
+      `<line class="tick" x1="${x.toFixed(1)}" x2="${x.toFixed(1)}" y1="${top + plotH}" y2="${top + plotH + 4}"/><text class="axis" ` +
+        `x="${tx.toFixed(1)}" y="${H - 6}" text-anchor="${anchor}">${shortDay(from + i * DAY_MS)}</text>`,
     )
   }
-  const svg = `<svg class="chart" viewBox="0 0 ${W} ${H}" role="img" aria-labelledby="chart-title" aria-label="${escapeHtml(summary)}" xmlns="http://www.w3.org/2000/svg"><title id="chart-title">${escapeHtml(summary)}</title>${parts.join('')}</svg>`
+  const svg =
+    `<svg class="chart" viewBox="0 0 ${W} ${H}" role="img" aria-labelledby="chart-title" aria-label="${escapeHtml(summary)}" ` +
+    `xmlns="http://www.w3.org/2000/svg"><title id="chart-title">${escapeHtml(summary)}</title>${parts.join('')}</svg>`
   const rows = days.map((n, i) => `<tr><th scope="row">${isoDay(from + i * DAY_MS)}</th><td>${n}</td></tr>`).join('')
-  const table = `<table class="sr-only"><caption>Clicks per day (UTC)</caption><thead><tr><th scope="col">Day</th><th scope="col">Clicks</th></tr></thead><tbody>${rows}</tbody></table>`
+  const table =
+    `<table class="sr-only"><caption>Clicks per day (UTC)</caption><thead><tr><th scope="col">Day</th><th ` +
+    `scope="col">Clicks</th></tr></thead><tbody>${rows}</tbody></table>`
   return svg + table
 }
 
@@ -218,10 +244,15 @@ function topTable(caption: string, head: string, rows: { label: string; clicks: 
   const body = rows
     .map(
       (r) =>
-        `<tr><th scope="row"><span class="meter" style="width:${Math.round((r.clicks / max) * 100)}%"></span><span class="label">${escapeHtml(r.label)}</span></th><td>${count(r.clicks)}</td></tr>`,
+        `<tr><th scope="row"><span class="meter" style="width:${Math.round((r.clicks / max) * 100)}%"></span><span ` +
+        `class="label">${escapeHtml(r.label)}</span></th><td>${count(r.clicks)}</td></tr>`,
     )
     .join('')
-  return `<section><h2 id="${head}">${caption}</h2><table class="top" aria-labelledby="${head}"><thead><tr><th scope="col">${head === 'countries' ? 'Country' : 'Referrer'}</th><th scope="col">Clicks</th></tr></thead><tbody>${body}</tbody></table></section>`
+  return (
+    `<section><h2 id="${head}">${caption}</h2><table class="top" aria-labelledby="${head}"><thead><tr><th ` +
+    `scope="col">${head === 'countries' ? 'Country' : 'Referrer'}</th><th ` +
+    `scope="col">Clicks</th></tr></thead><tbody>${body}</tbody></table></section>`
+  )
 }
 
 const STATS_STYLE = `<style>
@@ -261,8 +292,10 @@ export function statsPage(v: StatsView): Response {
     `<h1>Link statistics</h1>`,
     `<p class="short">${escapeHtml(v.shortUrl)}</p>`,
     v.title ? `<p class="title">${escapeHtml(v.title)}</p>` : '',
-    `<div class="totals"><div><strong>${count(s.totalClicks)}</strong><span class="muted">total clicks</span></div><div><strong>${count(s.uniqueClicks)}</strong><span class="muted">unique visitors</span></div></div>`,
-    `<section><h2>Clicks per day, last 30 days</h2>${dayChart(s.from, s.days)}<p class="muted">${plural(recent, 'click', 'clicks')} in the last 30 days (UTC).</p></section>`,
+    `<div class="totals"><div><strong>${count(s.totalClicks)}</strong><span class="muted">total ` +
+      `clicks</span></div><div><strong>${count(s.uniqueClicks)}</strong><span class="muted">unique visitors</span></div></div>`,
+    `<section><h2>Clicks per day, last 30 days</h2>${dayChart(s.from, s.days)}<p class="muted">${plural(recent, 'click', 'clicks')} in the last 30 days ` +
+      `(UTC).</p></section>`,
     `<div class="lists">`,
     topTable(
       'Top countries',
@@ -275,7 +308,8 @@ export function statsPage(v: StatsView): Response {
       s.referrers.map((r) => ({ label: r.host ?? 'direct', clicks: r.clicks })),
     ),
     `</div>`,
-    `<p class="muted">People's clicks only; bots are not counted. Updated ${escapeHtml(new Date(v.now).toISOString().slice(0, 16).replace('T', ' '))} UTC, at most once a minute.</p>`,
+    `<p class="muted">People's clicks only; bots are not counted. Updated ${escapeHtml(new Date(v.now).toISOString().slice(0, 16).replace('T', ' '))} ` +
+      `UTC, at most once a minute.</p>`,
   ].join('')
   return htmlPage({ title: `Statistics of ${v.shortUrl}`, head: STATS_STYLE, body })
 }

@@ -71,7 +71,9 @@ export function resolveRoutes(deps: ResolveDeps, http: HttpKit) {
       detail: {
         summary: 'Resolve a visit',
         description:
-          'Where a visit described by the body would go: the gates, limits and expiry, then the first matching routing rule, else a variant, else the destination (docs/routing.md). Records nothing: no click is counted and no limit moves. Every field is optional; ip gives the country and city unless country or city are sent.',
+          'Where a visit described by the body would go: the gates, limits and expiry, then the first matching routing rule, else a variant, else the ' +
+          'destination (docs/routing.md). Records nothing: no click is counted and no limit moves. Every field is optional; ip gives the country ' +
+          'and city unless country or city are sent.',
       },
     })
 }

@@ -153,7 +153,8 @@ function outcomeOf(endpoint: EndpointRow, delivery: DeliveryRow, attemptNo: numb
   if (sent.status === 410) {
     // A REST-hook target's 410 removes the subscription (the hook's owner unsubscribed on their side).
     const hook = endpoint.kind === 'rest_hook'
-    const errorMessage = `${sent.error}: the ${hook ? 'target answered 410 Gone and the subscription was removed' : 'endpoint answered 410 Gone and was disabled'}`
+    const errorMessage =
+      `${sent.error}: the ` + `${hook ? 'target answered 410 Gone and the subscription was removed' : 'endpoint answered 410 Gone and was disabled'}`
     const reason = hook ? 'The target answered 410 Gone' : 'The endpoint answered 410 Gone'
     return { attempt: sent.attempt, delivery: { ...common, status: 'dead', nextAttemptAt: null, errorMessage }, endpoint: { kind: 'gone', reason }, next: null }
   }

@@ -125,7 +125,8 @@ const settings = {
       minLength: 1,
       maxLength: URL_MAX_LENGTH,
       description:
-        'An absolute https URL (http only with LNK_WEBHOOK_ALLOW_HTTP), without credentials; public addresses only unless LNK_WEBHOOK_ALLOWED_CIDRS allows the range',
+        'An absolute https URL (http only with LNK_WEBHOOK_ALLOW_HTTP), without credentials; public addresses only unless LNK_WEBHOOK_ALLOWED_CIDRS ' +
+        'allows the range',
     }),
   ),
   events: t.Array(EventPattern, { minItems: 1, maxItems: 50, description: 'Event types of the catalogue, * or area.* patterns' }),

@@ -47,7 +47,8 @@ export function webhookRoutes(ctx: WebhooksCtx, http: HttpKit) {
       detail: {
         summary: 'List webhook endpoints',
         description:
-          "Oldest first, of one mode: the calling key's unless mode says otherwise (a live key may ask for test or all; a test key sees test endpoints only). Secrets and custom header values are never returned.",
+          "Oldest first, of one mode: the calling key's unless mode says otherwise (a live key may ask for test or all; a test key sees test endpoints " +
+          'only). Secrets and custom header values are never returned.',
       },
     })
     .post(
@@ -64,7 +65,8 @@ export function webhookRoutes(ctx: WebhooksCtx, http: HttpKit) {
         detail: {
           summary: 'Create a webhook endpoint',
           description:
-            "Answers the endpoint with its signing secret (whsec_…), shown only here and on rotation. mode defaults to the calling key's; a test key creates test endpoints only. Supports Idempotency-Key.",
+            "Answers the endpoint with its signing secret (whsec_…), shown only here and on rotation. mode defaults to the calling key's; a test key " +
+            'creates test endpoints only. Supports Idempotency-Key.',
         },
       },
     )
@@ -112,7 +114,8 @@ export function webhookRoutes(ctx: WebhooksCtx, http: HttpKit) {
       detail: {
         summary: 'List deliveries',
         description:
-          'Newest first, at most limit (default 50, max 200). status=failed covers deliveries still retrying and dead ones. For older pages pass the oldest createdAt as to.',
+          'Newest first, at most limit (default 50, max 200). status=failed covers deliveries still retrying and dead ones. For older pages pass the ' +
+          'oldest createdAt as to.',
       },
     })
     .get('/:id/deliveries/:deliveryId', async ({ caller, params }) => ok(await getDelivery(ctx, caller, params.id, params.deliveryId)), {
@@ -141,7 +144,8 @@ export function webhookRoutes(ctx: WebhooksCtx, http: HttpKit) {
         detail: {
           summary: 'Replay a delivery',
           description:
-            'A new delivery (replayOfId, new idempotency key, full retry schedule); the original is no longer replayable, and stops retrying if it still was. 409 endpoint_paused while the endpoint is paused or disabled. Supports Idempotency-Key.',
+            'A new delivery (replayOfId, new idempotency key, full retry schedule); the original is no longer replayable, and stops retrying if it ' +
+            'still was. 409 endpoint_paused while the endpoint is paused or disabled. Supports Idempotency-Key.',
         },
       },
     )
@@ -159,7 +163,9 @@ export function webhookRoutes(ctx: WebhooksCtx, http: HttpKit) {
         response: { 200: Envelope(t.Object({ queued: t.Integer(), remainingDead: t.Integer(), deliveryIds: t.Array(t.String()) })), ...errors },
         detail: {
           summary: 'Replay dead deliveries',
-          description: `Replays at most ${REPLAY_ALL_MAX} dead, replayable deliveries, oldest first, in one transaction; answers how many were queued and how many dead replayable ones remain. Supports Idempotency-Key.`,
+          description:
+            `Replays at most ${REPLAY_ALL_MAX} dead, replayable deliveries, oldest first, in one transaction; answers how many were queued ` +
+            `and how many dead replayable ones remain. Supports Idempotency-Key.`,
         },
       },
     )
@@ -172,7 +178,8 @@ export function webhookRoutes(ctx: WebhooksCtx, http: HttpKit) {
       detail: {
         summary: 'Rotate the signing secret',
         description:
-          'The new secret is in secret, shown only here. By default the old one keeps signing for 24 hours (both signatures in each header, previousSecretExpiresAt); grace false stops it at once. Supports Idempotency-Key.',
+          'The new secret is in secret, shown only here. By default the old one keeps signing for 24 hours (both signatures in each header, ' +
+          'previousSecretExpiresAt); grace false stops it at once. Supports Idempotency-Key.',
       },
     })
     .post('/:id/test', async ({ caller, params }) => ok(await testEndpoint(ctx, caller, params.id)), {
@@ -182,7 +189,8 @@ export function webhookRoutes(ctx: WebhooksCtx, http: HttpKit) {
       detail: {
         summary: 'Send a test ping',
         description:
-          'A webhook.test event through the real sender (signatures, custom headers, mTLS), ignoring filters, template and batching; one attempt, never retried, answered with the outcome (status success or dead). Does not touch failureCount.',
+          'A webhook.test event through the real sender (signatures, custom headers, mTLS), ignoring filters, template and batching; one attempt, never ' +
+          'retried, answered with the outcome (status success or dead). Does not touch failureCount.',
       },
     })
 }

@@ -56,7 +56,10 @@ function summary(buckets: Bucket[], interval: Interval): string {
   const per = INTERVAL_WORDS[interval]
   if (!total) return `Chart of clicks per ${per}: no clicks in this range.`
   const best = buckets.reduce((a, b) => (b.clicks > a.clicks ? b : a))
-  return `Chart of clicks per ${per}: ${count(total)} ${total === 1 ? 'click' : 'clicks'} in ${buckets.length} ${per}s, the most (${count(best.clicks)}) in ${bucketLabel(best.start, interval)}. The same figures are in the table below.`
+  return (
+    `Chart of clicks per ${per}: ${count(total)} ${total === 1 ? 'click' : 'clicks'} in ${buckets.length} ${per}s, the most ` +
+    `(${count(best.clicks)}) in ${bucketLabel(best.start, interval)}. The same figures are in the table below.`
+  )
 }
 
 export function ClickChart({ buckets, interval }: { buckets: Bucket[]; interval: Interval }) {
