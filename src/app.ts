@@ -4,7 +4,7 @@
 import { Elysia, ValidationError } from 'elysia'
 import { AppError, pointerToPath, type ValidationIssue } from './platform/errors'
 import { releaseIdempotent } from './http/idempotency'
-import { parseJsonBody, readBodyCapped, tooLarge } from './http/body'
+import { parseJsonBody, readBodyCapped, refuseNulInUrl, tooLarge } from './http/body'
 import { statusOf } from './http/status'
 import { errorBody } from './http/envelope'
 import { beginRequest, requestState } from './http/request-context'
@@ -152,6 +152,7 @@ export function createApp(rt: Runtime) {
       )
     })
     .onTransform(({ request }) => {
+      refuseNulInUrl(request.url)
       // Routed to a templated route (/links/:id) while the path is a fixed one (/links/bulk): 405, not a lookup.
       const pathname = new URL(request.url).pathname
       const fixed = routes.fixedPath(pathname)

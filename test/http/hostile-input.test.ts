@@ -100,6 +100,40 @@ describe('deep nesting is a 400, never a 500, on every route that takes a body',
   })
 })
 
+describe('a NUL character (which PostgreSQL text cannot hold) is a 400 naming where it is, in a body, a query or a path', () => {
+  test.each(withBody.map((p) => [`${p.method} ${p.template}`, p] as const))('%s', async (_, p) => {
+    const res = await env.request(p.url, { method: p.method, key, body: '{"title":"a\\u0000b"}', headers: { 'content-type': 'application/json' } })
+    const json = await body(res)
+    expect({ status: res.status, code: json.error?.code, issues: json.error?.details?.issues }).toEqual({
+      status: 400,
+      code: 'validation_failed',
+      issues: [{ path: 'title', message: 'must not contain the NUL character (U+0000)' }],
+    })
+  })
+
+  test('a nested value and a key are named by their path; an escaped backslash before u0000 is no NUL', async () => {
+    const nested = await env.request('/v1/links', {
+      method: 'POST',
+      key,
+      body: '{"destinationUrl":"https://n.example","tags":["ok","x\\u0000"]}',
+      headers: { 'content-type': 'application/json' },
+    })
+    expect((await body(nested)).error.details.issues[0].path).toBe('tags.1')
+    const literal = await env.request('/v1/links', { method: 'POST', key, json: { destinationUrl: 'https://n.example', title: 'a\\u0000b' } })
+    expect(literal.status).toBe(201)
+  })
+
+  test('in a query parameter and in a path', async () => {
+    const query = await env.request('/v1/links?search=a%00b', { key })
+    expect({ status: query.status, issues: (await body(query)).error.details.issues }).toEqual({
+      status: 400,
+      issues: [{ path: 'search', message: 'must not contain the NUL character (U+0000)' }],
+    })
+    const path = await env.request('/v1/links/lnk_%00', { key })
+    expect({ status: path.status, code: (await body(path)).error.code }).toEqual({ status: 400, code: 'validation_failed' })
+  })
+})
+
 describe('bodies in another encoding are refused with a message naming JSON', () => {
   test.each([
     ['application/x-www-form-urlencoded', 'name=x'],
