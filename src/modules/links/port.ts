@@ -45,6 +45,10 @@ export interface LinkRow {
   isTest: boolean
   totalClicks: number
   uniqueClicks: number
+  /** Contract 7.3: the newest counted click's time, kept by the click flush. */
+  lastClickedAt: number | null
+  /** Contract 7.3: the caller's own id, unique within the workspace. */
+  externalId: string | null
   createdByKeyId: string | null
   /** Lower-cased slug, title, destination and tags, one per line (kept by the service). */
   searchText: string
