@@ -13,8 +13,7 @@ afterAll(() => env.cleanup())
 
 type Api = Awaited<ReturnType<typeof account>>
 
-const upsert = (json: unknown, key: string, headers: Record<string, string> = {}) =>
-  env.request('/v1/links/upsert', { method: 'PUT', key, json, headers })
+const upsert = (json: unknown, key: string, headers: Record<string, string> = {}) => env.request('/v1/links/upsert', { method: 'PUT', key, json, headers })
 
 async function expectError(res: Response, status: number, code: string) {
   const payload = await body(res)
@@ -129,7 +128,13 @@ describe('PUT /links/upsert', () => {
 
     const second = await upsert({ externalId: 'sku-9', destinationUrl: 'https://example.com/v2', tags: ['b'] }, api.key)
     expect(second.status).toBe(200)
-    expect((await body(second)).data).toMatchObject({ id: created.id, slug: created.slug, destinationUrl: 'https://example.com/v2', title: 'Kept', tags: ['b'] })
+    expect((await body(second)).data).toMatchObject({
+      id: created.id,
+      slug: created.slug,
+      destinationUrl: 'https://example.com/v2',
+      title: 'Kept',
+      tags: ['b'],
+    })
     expect(await countLinks(env, api.workspaceId)).toBe(1)
     expect((await outboxOf(env, api.workspaceId, 'link.created')).map((e) => e.data.id)).toEqual([created.id])
     const updated = await outboxOf(env, api.workspaceId, 'link.updated')
@@ -160,7 +165,10 @@ describe('PUT /links/upsert', () => {
     await expectValidation(await upsert({ destinationUrl: 'https://example.com/' }, api.key), 'externalId')
     await expectValidation(await upsert({ externalId: 'e1', destinationUrl: 'http://localhost:8080/loop' }, api.key), 'destinationUrl')
     expect((await upsert({ externalId: 'e1', destinationUrl: 'https://example.com/' }, api.key)).status).toBe(201)
-    await expectValidation(await upsert({ externalId: 'e1', destinationUrl: 'https://example.com/', expiresAt: '2001-01-01T00:00:00.000Z' }, api.key), 'expiresAt')
+    await expectValidation(
+      await upsert({ externalId: 'e1', destinationUrl: 'https://example.com/', expiresAt: '2001-01-01T00:00:00.000Z' }, api.key),
+      'expiresAt',
+    )
     await expectValidation(await upsert({ externalId: 'e1', destinationUrl: 'https://example.com/', unknownField: 1 }, api.key), 'unknownField')
     expect(await countLinks(env, api.workspaceId)).toBe(1)
   })
@@ -187,9 +195,7 @@ describe('PUT /links/upsert', () => {
 
   test('concurrent upserts of one externalId make one link: one 201, the others 200', async () => {
     const api = await account(env)
-    const answers = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => upsert({ externalId: 'race', destinationUrl: `https://example.com/${i}` }, api.key)),
-    )
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => upsert({ externalId: 'race', destinationUrl: `https://example.com/${i}` }, api.key)))
     const statuses = answers.map((r) => r.status).sort()
     expect(statuses).toEqual([200, 200, 200, 200, 200, 201])
     expect(await countLinks(env, api.workspaceId)).toBe(1)
