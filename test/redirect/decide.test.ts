@@ -45,6 +45,8 @@ const link = (o: Partial<LinkRow> = {}): LinkRow => ({
   isTest: false,
   totalClicks: 0,
   uniqueClicks: 0,
+  lastClickedAt: null,
+  externalId: null,
   createdByKeyId: null,
   searchText: '',
   createdAt: NOW,

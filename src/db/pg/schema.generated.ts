@@ -132,6 +132,8 @@ export const links = pgTable("links", {
   isTest: boolean("is_test").notNull(),
   totalClicks: bigint("total_clicks", { mode: 'number' }).notNull(),
   uniqueClicks: bigint("unique_clicks", { mode: 'number' }).notNull(),
+  lastClickedAt: bigint("last_clicked_at", { mode: 'number' }),
+  externalId: text("external_id"),
   createdByKeyId: text("created_by_key_id"),
   searchText: text("search_text").notNull(),
   createdAt: bigint("created_at", { mode: 'number' }).notNull(),
@@ -140,6 +142,7 @@ export const links = pgTable("links", {
   foreignKey({ columns: [t.workspaceId], foreignColumns: [workspaces.id] }).onDelete("cascade"),
   uniqueIndex("links_domain_slug_unique").on(t.domain, t.slug),
   index("links_workspace_created_idx").on(t.workspaceId, t.createdAt, t.id),
+  uniqueIndex("links_workspace_external_id_unique").on(t.workspaceId, t.externalId),
 ])
 
 export const clicks = pgTable("clicks", {
@@ -244,6 +247,18 @@ export const domains = pgTable("domains", {
   uniqueIndex("domains_workspace_domain_idx").on(t.workspaceId, t.domain),
   uniqueIndex("domains_verified_idx").on(t.domain).where(sql.raw("verification_status = 'verified'")),
   uniqueIndex("domains_token_idx").on(t.token),
+])
+
+export const folders = pgTable("folders", {
+  id: text("id").primaryKey(),
+  workspaceId: text("workspace_id").notNull(),
+  name: text("name").notNull(),
+  description: text("description"),
+  createdAt: bigint("created_at", { mode: 'number' }).notNull(),
+  updatedAt: bigint("updated_at", { mode: 'number' }).notNull(),
+}, (t) => [
+  foreignKey({ columns: [t.workspaceId], foreignColumns: [workspaces.id] }).onDelete("cascade"),
+  index("folders_workspace_name_idx").on(t.workspaceId, t.name, t.id),
 ])
 
 export const idempotencyRecords = pgTable("idempotency_records", {
@@ -442,6 +457,18 @@ export const spentCaptchas = pgTable("spent_captchas", {
   expiresAt: bigint("expires_at", { mode: 'number' }).notNull(),
 }, (t) => [
   index("spent_captchas_expires_idx").on(t.expiresAt),
+])
+
+export const tags = pgTable("tags", {
+  id: text("id").primaryKey(),
+  workspaceId: text("workspace_id").notNull(),
+  name: text("name").notNull(),
+  color: text("color"),
+  createdAt: bigint("created_at", { mode: 'number' }).notNull(),
+  updatedAt: bigint("updated_at", { mode: 'number' }).notNull(),
+}, (t) => [
+  foreignKey({ columns: [t.workspaceId], foreignColumns: [workspaces.id] }).onDelete("cascade"),
+  uniqueIndex("tags_workspace_name_unique").on(t.workspaceId, t.name),
 ])
 
 export const webhookEndpoints = pgTable("webhook_endpoints", {

@@ -47,13 +47,53 @@ export const links = table(
     isTest: bool('is_test').notNull(),
     totalClicks: int('total_clicks').notNull(),
     uniqueClicks: int('unique_clicks').notNull(),
+    /** The newest counted click's time (contract 7.3), kept by the click flush; null before any. */
+    lastClickedAt: time('last_clicked_at'),
+    /** The caller's own id for the link (contract 7.3), unique within the workspace. */
+    externalId: text('external_id'),
     createdByKeyId: text('created_by_key_id'),
     /** Lower-cased slug, title, destination and tags, one per line: what `search` matches (kept by the service). */
     searchText: text('search_text').notNull(),
     createdAt: time('created_at').notNull(),
     updatedAt: time('updated_at').notNull(),
   },
-  (t) => [uniqueIndex('links_domain_slug_unique').on(t.domain, t.slug), index('links_workspace_created_idx').on(t.workspaceId, t.createdAt, t.id)],
+  (t) => [
+    uniqueIndex('links_domain_slug_unique').on(t.domain, t.slug),
+    index('links_workspace_created_idx').on(t.workspaceId, t.createdAt, t.id),
+    uniqueIndex('links_workspace_external_id_unique').on(t.workspaceId, t.externalId),
+  ],
+)
+
+/** A workspace's tags as resources (contract 7.3); links keep tag names (link_tags), so a rename rewrites them. */
+export const tags = table(
+  'tags',
+  {
+    id: text('id').primaryKey(),
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    color: text('color'),
+    createdAt: time('created_at').notNull(),
+    updatedAt: time('updated_at').notNull(),
+  },
+  (t) => [uniqueIndex('tags_workspace_name_unique').on(t.workspaceId, t.name)],
+)
+
+/** A workspace's folders (contract 7.3); a link's folderId names one or is null. */
+export const folders = table(
+  'folders',
+  {
+    id: text('id').primaryKey(),
+    workspaceId: text('workspace_id')
+      .notNull()
+      .references(() => workspaces.id, { onDelete: 'cascade' }),
+    name: text('name').notNull(),
+    description: text('description'),
+    createdAt: time('created_at').notNull(),
+    updatedAt: time('updated_at').notNull(),
+  },
+  (t) => [index('folders_workspace_name_idx').on(t.workspaceId, t.name, t.id)],
 )
 
 /** One row per tag of a link, so the tag filter is an exact, indexed match. */

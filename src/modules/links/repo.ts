@@ -9,6 +9,7 @@ import { rows, type Builder, type Engine, type Steps, type Tables } from '../../
 import { isUniqueViolation } from '../../db/errors'
 import { escapeLike } from '../../db/like'
 import { publishing } from '../../events/outbox'
+import { externalIdQueries, insertRefusal } from './repo-external-id'
 import { LinkWriteRefused, type LinkFilter, type LinkRow, type LinksRepo, type LinkStatements, type PlanUsage, type RedirectLink } from './port'
 
 const REDIRECT_KEYS = [
@@ -125,6 +126,7 @@ export function createLinksRepo(engine: Engine, prepared?: LinkStatements): Link
   }
 
   return {
+    ...externalIdQueries(engine),
     async findRedirect(domain, slug) {
       const [row] = await db
         .select(redirect)
@@ -180,7 +182,7 @@ export function createLinksRepo(engine: Engine, prepared?: LinkStatements): Link
             // outcome, so of two nodes creating the same slug exactly one gets it.
             const inserted = prepared ? prepared.insertLink(item.row) : (yield* rows(tx.insert(links).values(item.row).onConflictDoNothing().returning()))[0]
             if (!inserted) {
-              results.push(new LinkWriteRefused('slug_taken', index))
+              results.push(new LinkWriteRefused(yield* insertRefusal(engine, tx, item.row), index))
               continue
             }
             if (prepared) {
@@ -233,6 +235,7 @@ export function createLinksRepo(engine: Engine, prepared?: LinkStatements): Link
         })
       } catch (err) {
         if (isUniqueViolation(err, 'links_domain_slug_unique')) return new LinkWriteRefused('slug_taken')
+        if (isUniqueViolation(err, 'links_workspace_external_id_unique')) return new LinkWriteRefused('external_id_taken')
         throw err
       }
     },
