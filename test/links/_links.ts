@@ -180,7 +180,15 @@ let folders = 0
 /** Raw on purpose: a folder row without the folder.created event the API would add to the outbox. */
 export async function newFolder(env: TestEnv, workspaceId: string): Promise<string> {
   const id = `fld_links${++folders}${Math.random().toString(36).slice(2, 8)}`
-  await sql(env, 'INSERT INTO folders (id, workspace_id, name, description, created_at, updated_at) VALUES (?, ?, ?, NULL, ?, ?)', id, workspaceId, 'Folder', 1, 1)
+  await sql(
+    env,
+    'INSERT INTO folders (id, workspace_id, name, description, created_at, updated_at) VALUES (?, ?, ?, NULL, ?, ?)',
+    id,
+    workspaceId,
+    'Folder',
+    1,
+    1,
+  )
   return id
 }
 
