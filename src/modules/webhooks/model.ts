@@ -6,6 +6,7 @@ import type { EventDefinition } from '../../events/catalogue'
 import { checkedByService } from '../../http/published-schema'
 import { CONVERSION_EVENTS } from '../conversions/model'
 import { DOMAIN_EVENTS } from '../domains/model'
+import { FOLDER_EVENTS } from '../folders/model'
 import { LINK_EVENTS } from '../links/model'
 import { PAGE_EVENTS } from '../pages/model'
 
@@ -24,7 +25,14 @@ export const WEBHOOK_EVENTS: EventDefinition[] = [
  * its `data`, as the modules that publish them declare them (each module also registers its own with the
  * outbox, Module.events). /webhooks/types and /zapier/samples are generated from these schemas.
  */
-export const EVENT_CATALOGUE: readonly EventDefinition[] = [...LINK_EVENTS, ...CONVERSION_EVENTS, ...DOMAIN_EVENTS, ...PAGE_EVENTS, ...WEBHOOK_EVENTS]
+export const EVENT_CATALOGUE: readonly EventDefinition[] = [
+  ...LINK_EVENTS,
+  ...FOLDER_EVENTS,
+  ...CONVERSION_EVENTS,
+  ...DOMAIN_EVENTS,
+  ...PAGE_EVENTS,
+  ...WEBHOOK_EVENTS,
+]
 
 const CATALOGUE_TYPES = EVENT_CATALOGUE.map((e) => e.type)
 /** `area.*` for every dot prefix of a catalogue type: the patterns the service accepts besides `*`. */

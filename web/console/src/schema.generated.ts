@@ -364,6 +364,68 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/folders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List folders
+         * @description Every folder of the workspace by name, with linkCount: the links of the key's mode in it, within its scope filters. A key whose scopeFilters name folders sees only those (others are 404) and changes only those (others are 403 out_of_scope).
+         *
+         *     Needs the `links:read` permission.
+         */
+        get: operations["getV1Folders"];
+        put?: never;
+        /**
+         * Create a folder
+         * @description A live key only (a test key is 403 forbidden); a key whose scope filters name folders cannot create one (403 out_of_scope). Emits folder.created. Supports Idempotency-Key.
+         *
+         *     Needs the `links:write` permission.
+         */
+        post: operations["postV1Folders"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/folders/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a folder
+         * @description With its linkCount. A key whose scopeFilters name folders sees only those (others are 404) and changes only those (others are 403 out_of_scope).
+         *
+         *     Needs the `links:read` permission.
+         */
+        get: operations["getV1FoldersById"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a folder
+         * @description A folder holding links (live or test) is refused with 409 folder_not_empty unless moveTo=<folder id> moves them (each with a link.updated event) or deleteLinks=true deletes them (each with a link.deleted event), in the same transaction as the deletion. Every link moved or deleted must be within the key’s scope filters (else 403 out_of_scope, nothing changed). A live key only. Emits folder.deleted. A key whose scopeFilters name folders sees only those (others are 404) and changes only those (others are 403 out_of_scope).
+         *
+         *     Needs the `links:write` permission.
+         */
+        delete: operations["deleteV1FoldersById"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename a folder or change its description
+         * @description Only the fields sent change; null clears the description. A live key only. Emits folder.updated. A key whose scopeFilters name folders sees only those (others are 404) and changes only those (others are 403 out_of_scope).
+         *
+         *     Needs the `links:write` permission.
+         */
+        patch: operations["patchV1FoldersById"];
+        trace?: never;
+    };
     "/links": {
         parameters: {
             query?: never;
@@ -408,56 +470,6 @@ export interface paths {
          *     Needs the `links:write` permission.
          */
         post: operations["postV1LinksBulk"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        /**
-         * Change links in bulk
-         * @description Sets the same fields on up to 1000 links. One result per id, in order: the changed Link, or the error that link met (not_found, out_of_scope, slug_taken, validation_failed…); one bad id never holds up the others. Each link is changed in a transaction of its own and emits its link.updated event. A test key reaches test links only.
-         *
-         *     Needs the `links:write` permission.
-         */
-        patch: operations["patchV1LinksBulk"];
-        trace?: never;
-    };
-    "/links/upsert": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        /**
-         * Create or update a link
-         * @description The create body. The link is found by externalId, or by domain + slug when no externalId is sent (one of externalId and slug is required). Found: changed like PATCH /links/{id}, only the fields sent (200, link.updated). Not found: created like POST /links (201, link.created; the plan allowance applies). A test key finds and creates test links only. Supports Idempotency-Key.
-         *
-         *     Needs the `links:write` permission.
-         */
-        put: operations["putV1LinksUpsert"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/links/bulk/delete": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Delete links in bulk
-         * @description Deletes up to 1000 links with their redirects. One result per id, in order: {id, ok: true, deleted: true}, or the error that link met; one bad id never holds up the others. Each link emits its link.deleted event. A test key reaches test links only. Supports Idempotency-Key.
-         *
-         *     Needs the `links:write` permission.
-         */
-        post: operations["postV1LinksBulkDelete"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1348,7 +1360,7 @@ export interface components {
             success: false;
             error: {
                 /** @enum {string} */
-                code: "invalid_request" | "validation_failed" | "unsupported_version" | "block_type_immutable" | "unknown_block_type" | "qr_page_too_large" | "unauthorized" | "forbidden" | "ip_not_allowed" | "outside_schedule" | "key_paused" | "out_of_scope" | "plan_limit_reached" | "not_found" | "method_not_allowed" | "slug_taken" | "external_id_taken" | "endpoint_paused" | "conflict" | "domain_taken" | "domain_has_links" | "session_expired" | "payload_too_large" | "rate_limited" | "monthly_cap_exceeded" | "verify_throttled" | "internal_error" | "unavailable";
+                code: "invalid_request" | "validation_failed" | "unsupported_version" | "block_type_immutable" | "unknown_block_type" | "qr_page_too_large" | "unauthorized" | "forbidden" | "ip_not_allowed" | "outside_schedule" | "key_paused" | "out_of_scope" | "plan_limit_reached" | "not_found" | "method_not_allowed" | "slug_taken" | "endpoint_paused" | "conflict" | "domain_taken" | "domain_has_links" | "folder_not_empty" | "session_expired" | "payload_too_large" | "rate_limited" | "monthly_cap_exceeded" | "verify_throttled" | "internal_error" | "unavailable";
                 /** @description For people; may change */
                 message: string;
                 details?: {
@@ -1366,12 +1378,14 @@ export interface components {
             mode: "live" | "test";
             permissions: string[];
             allowedIps: string[];
-            /** @description At least one of domains and tags names something; a link must match every list given */
+            /** @description At least one of domains, tags and folders names something; a link must match every list given */
             scopeFilters: {
                 /** @description Domains whose links are in scope (lower-cased) */
                 domains?: string[];
                 /** @description A link is in scope when it carries one of these tags */
                 tags?: string[];
+                /** @description fld_…: a link is in scope when it is filed in one of these folders; the key sees only these folders */
+                folders?: string[];
             } | null;
             schedule: {
                 /** @description IANA time zone, e.g. Europe/Berlin */
@@ -1418,12 +1432,14 @@ export interface components {
             mode: "live" | "test";
             permissions: string[];
             allowedIps: string[];
-            /** @description At least one of domains and tags names something; a link must match every list given */
+            /** @description At least one of domains, tags and folders names something; a link must match every list given */
             scopeFilters: {
                 /** @description Domains whose links are in scope (lower-cased) */
                 domains?: string[];
                 /** @description A link is in scope when it carries one of these tags */
                 tags?: string[];
+                /** @description fld_…: a link is in scope when it is filed in one of these folders; the key sees only these folders */
+                folders?: string[];
             } | null;
             schedule: {
                 /** @description IANA time zone, e.g. Europe/Berlin */
@@ -1760,8 +1776,6 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
-            /** @description Your own id for the link, unique within the workspace; null when none */
-            externalId: string | null;
             qr?: components["schemas"]["Qr"];
         };
         /** RoutingRuleInput */
@@ -1851,8 +1865,6 @@ export interface components {
             routingRules?: components["schemas"]["RoutingRuleInput"][] | null;
             /** @description 2 to 10 variants. A/B split when no rule matched: each visitor (address + user agent) always gets the same variant while the list is unchanged. null (or []) for none. See docs/routing.md */
             variants?: components["schemas"]["VariantInput"][] | null;
-            /** @description Your own id for the link (say, the id of the record it was made for): 1-255 characters, any but control characters (U+0000-U+001F, U+007F); case-sensitive, unique within the workspace (409 external_id_taken). The link can then be addressed as ext_{externalId} */
-            externalId?: string | null;
         };
         /**
          * TemplateSlug
@@ -2035,7 +2047,7 @@ export interface components {
             name: string | null;
             url: string;
             /** @description Event types or patterns (*, link.*) */
-            events: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[];
+            events: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "folder.created" | "folder.updated" | "folder.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "folder.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[];
             /** @enum {string} */
             format: "standard" | "slack" | "discord";
             /** @enum {string} */
@@ -2054,7 +2066,7 @@ export interface components {
                 /** @enum {string} */
                 match: "all" | "any";
                 /** @description Further narrows the endpoint events (same patterns), or null (the default) */
-                events: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[] | null;
+                events: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "folder.created" | "folder.updated" | "folder.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "folder.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[] | null;
                 /** @description Default none */
                 rules: {
                     /** @description Dot path into the event envelope, e.g. data.link.domain */
@@ -2093,7 +2105,7 @@ export interface components {
             name: string | null;
             url: string;
             /** @description Event types or patterns (*, link.*) */
-            events: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[];
+            events: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "folder.created" | "folder.updated" | "folder.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "folder.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[];
             /** @enum {string} */
             format: "standard" | "slack" | "discord";
             /** @enum {string} */
@@ -2112,7 +2124,7 @@ export interface components {
                 /** @enum {string} */
                 match: "all" | "any";
                 /** @description Further narrows the endpoint events (same patterns), or null (the default) */
-                events: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[] | null;
+                events: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "folder.created" | "folder.updated" | "folder.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "folder.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[] | null;
                 /** @description Default none */
                 rules: {
                     /** @description Dot path into the event envelope, e.g. data.link.domain */
@@ -2689,20 +2701,26 @@ export interface operations {
                     permissions?: ("*" | "links:read" | "links:write" | "analytics:read" | "domains:read" | "domains:write" | "webhooks:read" | "webhooks:write" | "api_keys:read" | "api_keys:write" | "pages:read" | "pages:write" | "automations:read" | "automations:write")[];
                     /** @description IPv4/IPv6 addresses or CIDRs the key may be used from; empty means any */
                     allowedIps?: string[];
-                    /** @description At least one of domains and tags names something; a link must match every list given */
+                    /** @description At least one of domains, tags and folders names something; a link must match every list given */
                     scopeFilters?: (({
                         /** @description Domains whose links are in scope (lower-cased) */
                         domains?: string[];
                         /** @description A link is in scope when it carries one of these tags */
                         tags?: string[];
+                        /** @description fld_…: a link is in scope when it is filed in one of these folders; the key sees and changes only these folders */
+                        folders?: string[];
                     } | {
                         domains: unknown[];
                     } | {
                         tags: unknown[];
+                    } | {
+                        folders: unknown[];
                     }) | null) | {
                         domains: unknown[];
                     } | {
                         tags: unknown[];
+                    } | {
+                        folders: unknown[];
                     };
                     /** @description When the key works: IANA time zone, days (0 = Sunday) and a minute window; start > end wraps midnight */
                     schedule?: {
@@ -2921,20 +2939,26 @@ export interface operations {
                     permissions?: ("*" | "links:read" | "links:write" | "analytics:read" | "domains:read" | "domains:write" | "webhooks:read" | "webhooks:write" | "api_keys:read" | "api_keys:write" | "pages:read" | "pages:write" | "automations:read" | "automations:write")[];
                     /** @description IPv4/IPv6 addresses or CIDRs the key may be used from; empty means any */
                     allowedIps?: string[];
-                    /** @description At least one of domains and tags names something; a link must match every list given */
+                    /** @description At least one of domains, tags and folders names something; a link must match every list given */
                     scopeFilters?: (({
                         /** @description Domains whose links are in scope (lower-cased) */
                         domains?: string[];
                         /** @description A link is in scope when it carries one of these tags */
                         tags?: string[];
+                        /** @description fld_…: a link is in scope when it is filed in one of these folders; the key sees and changes only these folders */
+                        folders?: string[];
                     } | {
                         domains: unknown[];
                     } | {
                         tags: unknown[];
+                    } | {
+                        folders: unknown[];
                     }) | null) | {
                         domains: unknown[];
                     } | {
                         tags: unknown[];
+                    } | {
+                        folders: unknown[];
                     };
                     /** @description When the key works: IANA time zone, days (0 = Sunday) and a minute window; start > end wraps midnight */
                     schedule?: {
@@ -4386,6 +4410,548 @@ export interface operations {
             };
         };
     };
+    getV1Folders: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins a dated API version; the answer names the version used in its own Service-Version header. A value not listed (an empty one too) is 400 unsupported_version. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Act in another workspace of the key's user (its id or slug); without it, the key's own workspace. A workspace the user is not a member of is 403 forbidden; an empty or overlong value is 400 validation_failed. */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** @description fld_… */
+                            id: string;
+                            name: string;
+                            description: string | null;
+                            /** @description Links in the folder the calling key can see: its mode's links (a live key: live links; a test key: test links), within its scope filters */
+                            linkCount: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1Folders: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins a dated API version; the answer names the version used in its own Service-Version header. A value not listed (an empty one too) is 400 unsupported_version. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Act in another workspace of the key's user (its id or slug); without it, the key's own workspace. A workspace the user is not a member of is 403 forbidden; an empty or overlong value is 400 validation_failed. */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+                /** @description The same key and body within 24 h replays the stored answer (with Idempotent-Replayed: true); the same key with another body is 409 conflict. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1-100 characters, trimmed; not blank. Names need not be unique */
+                    name: string;
+                    /** @description Free text, at most 2000 characters; null: none */
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** @description fld_… */
+                            id: string;
+                            name: string;
+                            description: string | null;
+                            /** @description Links in the folder the calling key can see: its mode's links (a live key: live links; a test key: test links), within its scope filters */
+                            linkCount: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1FoldersById: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins a dated API version; the answer names the version used in its own Service-Version header. A value not listed (an empty one too) is 400 unsupported_version. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Act in another workspace of the key's user (its id or slug); without it, the key's own workspace. A workspace the user is not a member of is 403 forbidden; an empty or overlong value is 400 validation_failed. */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** @description fld_… */
+                            id: string;
+                            name: string;
+                            description: string | null;
+                            /** @description Links in the folder the calling key can see: its mode's links (a live key: live links; a test key: test links), within its scope filters */
+                            linkCount: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteV1FoldersById: {
+        parameters: {
+            query?: {
+                moveTo?: string;
+                deleteLinks?: "true" | "false";
+            };
+            header?: {
+                /** @description Pins a dated API version; the answer names the version used in its own Service-Version header. A value not listed (an empty one too) is 400 unsupported_version. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Act in another workspace of the key's user (its id or slug); without it, the key's own workspace. A workspace the user is not a member of is 403 forbidden; an empty or overlong value is 400 validation_failed. */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            id: string;
+                            /** @constant */
+                            deleted: true;
+                            /** @description Links moved into moveTo */
+                            movedLinks: number;
+                            /** @description Links deleted with the folder (deleteLinks=true) */
+                            deletedLinks: number;
+                        };
+                    };
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchV1FoldersById: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins a dated API version; the answer names the version used in its own Service-Version header. A value not listed (an empty one too) is 400 unsupported_version. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Act in another workspace of the key's user (its id or slug); without it, the key's own workspace. A workspace the user is not a member of is 403 forbidden; an empty or overlong value is 400 validation_failed. */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Only the fields sent change; null clears the description */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1-100 characters, trimmed; not blank. Names need not be unique */
+                    name?: string;
+                    /** @description Free text, at most 2000 characters; null: none */
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** @description fld_… */
+                            id: string;
+                            name: string;
+                            description: string | null;
+                            /** @description Links in the folder the calling key can see: its mode's links (a live key: live links; a test key: test links), within its scope filters */
+                            linkCount: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getV1Links: {
         parameters: {
             query?: {
@@ -4631,415 +5197,6 @@ export interface operations {
                             results: {
                                 ok: boolean;
                                 link?: components["schemas"]["Link"];
-                                error?: {
-                                    code: string;
-                                    message: string;
-                                    details?: {
-                                        [key: string]: unknown;
-                                    };
-                                };
-                            }[];
-                        };
-                    };
-                };
-            };
-            /** @description Bad Request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not Found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too Many Requests */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Error */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    patchV1LinksBulk: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Pins a dated API version; the answer names the version used in its own Service-Version header. A value not listed (an empty one too) is 400 unsupported_version. */
-                "Service-Version"?: components["parameters"]["ServiceVersion"];
-                /** @description Act in another workspace of the key's user (its id or slug); without it, the key's own workspace. A workspace the user is not a member of is 403 forbidden; an empty or overlong value is 400 validation_failed. */
-                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description 1 to 1000 link ids (UUID) or ext_{externalId} references, as sent (not percent-encoded) */
-                    ids: string[];
-                    /**
-                     * LinkBulkSet
-                     * @description Fields set on every link named, as PATCH /links/{id} sets them (null clears a nullable field); not slug or externalId
-                     */
-                    set: {
-                        /**
-                         * Format: uri
-                         * @description Where the link sends visitors; not a short link of this service (it would loop). Absolute http(s) URL, at most 2048 characters; read as browsers read URLs (WHATWG), so an IDN host or an unescaped space is accepted too
-                         */
-                        destinationUrl?: string;
-                        /** @description A shared short domain or one of the workspace's verified domains; the first shared domain when omitted */
-                        domain?: string;
-                        title?: string | null;
-                        description?: string | null;
-                        tags?: string[];
-                        folderId?: string | null;
-                        campaignId?: string | null;
-                        /** @enum {integer} */
-                        redirectStatus?: 301 | 302 | 307 | 308;
-                        /**
-                         * Format: uri
-                         * @description Where visitors go once the link expired or reached a limit; a 410 page when null. Absolute http(s) URL, at most 2048 characters; read as browsers read URLs (WHATWG), so an IDN host or an unescaped space is accepted too
-                         */
-                        fallbackUrl?: string | null;
-                        /** @description Visitors must enter it; stored as an argon2id hash and never returned */
-                        password?: string | null;
-                        /**
-                         * Format: date-time
-                         * @description When the link stops redirecting; must be in the future (null: never)
-                         */
-                        expiresAt?: string | null;
-                        clickLimit?: number | null;
-                        /** @description Only the first N distinct client addresses are served */
-                        uniqueIpLimit?: number | null;
-                        publicStatsEnabled?: boolean;
-                        utmSource?: string | null;
-                        utmMedium?: string | null;
-                        utmCampaign?: string | null;
-                        utmTerm?: string | null;
-                        utmContent?: string | null;
-                        ogTitle?: string | null;
-                        ogDescription?: string | null;
-                        /**
-                         * Format: uri
-                         * @description The image link previews show. Absolute http(s) URL, at most 2048 characters; read as browsers read URLs (WHATWG), so an IDN host or an unescaped space is accepted too
-                         */
-                        ogImageUrl?: string | null;
-                        /** @enum {string|null} */
-                        twitterCard?: "summary" | "summary_large_image" | "player" | null;
-                        deepLinkEnabled?: boolean;
-                        captchaEnabled?: boolean;
-                        consentRequired?: boolean;
-                        /** @description Append lnk_cid=<click id> to the destination, for POST /conversions */
-                        conversionTracking?: boolean;
-                        /** @description A bridge page of the workspace (bp_…) shown instead of redirecting; null: redirect as usual. Not together with routingRules or variants */
-                        bridgePageId?: string | null;
-                        /** @description At most 50 rules. Evaluated in order on each visit (after the gates; never for link-preview crawlers): the first rule that matches picks the destination. null (or []) for none. See docs/routing.md */
-                        routingRules?: components["schemas"]["RoutingRuleInput"][] | null;
-                        /** @description 2 to 10 variants. A/B split when no rule matched: each visitor (address + user agent) always gets the same variant while the list is unchanged. null (or []) for none. See docs/routing.md */
-                        variants?: components["schemas"]["VariantInput"][] | null;
-                        isActive?: boolean;
-                        isArchived?: boolean;
-                    };
-                };
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        success: true;
-                        data: {
-                            updated: number;
-                            failed: number;
-                            results: {
-                                /** @description The id as sent */
-                                id: string;
-                                ok: boolean;
-                                link?: components["schemas"]["Link"];
-                                /** @description Why this id was not changed: the error a single call would have answered */
-                                error?: {
-                                    code: string;
-                                    message: string;
-                                    details?: {
-                                        [key: string]: unknown;
-                                    };
-                                };
-                            }[];
-                        };
-                    };
-                };
-            };
-            /** @description Bad Request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not Found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too Many Requests */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Error */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    putV1LinksUpsert: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Pins a dated API version; the answer names the version used in its own Service-Version header. A value not listed (an empty one too) is 400 unsupported_version. */
-                "Service-Version"?: components["parameters"]["ServiceVersion"];
-                /** @description Act in another workspace of the key's user (its id or slug); without it, the key's own workspace. A workspace the user is not a member of is 403 forbidden; an empty or overlong value is 400 validation_failed. */
-                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
-                /** @description The same key and body within 24 h replays the stored answer (with Idempotent-Replayed: true); the same key with another body is 409 conflict. */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": components["schemas"]["LinkCreate"];
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        success: true;
-                        data: components["schemas"]["Link"];
-                    };
-                };
-            };
-            /** @description Created */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        success: true;
-                        data: components["schemas"]["Link"];
-                    };
-                };
-            };
-            /** @description Bad Request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Unauthorized */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Forbidden */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Not Found */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Conflict */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Too Many Requests */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Error */
-            default: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    postV1LinksBulkDelete: {
-        parameters: {
-            query?: never;
-            header?: {
-                /** @description Pins a dated API version; the answer names the version used in its own Service-Version header. A value not listed (an empty one too) is 400 unsupported_version. */
-                "Service-Version"?: components["parameters"]["ServiceVersion"];
-                /** @description Act in another workspace of the key's user (its id or slug); without it, the key's own workspace. A workspace the user is not a member of is 403 forbidden; an empty or overlong value is 400 validation_failed. */
-                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
-                /** @description The same key and body within 24 h replays the stored answer (with Idempotent-Replayed: true); the same key with another body is 409 conflict. */
-                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description 1 to 1000 link ids (UUID) or ext_{externalId} references, as sent (not percent-encoded) */
-                    ids: string[];
-                };
-            };
-        };
-        responses: {
-            /** @description OK */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        /** @constant */
-                        success: true;
-                        data: {
-                            deleted: number;
-                            failed: number;
-                            results: {
-                                /** @description The id as sent */
-                                id: string;
-                                ok: boolean;
-                                /** @constant */
-                                deleted?: true;
-                                /** @description Why this id was not changed: the error a single call would have answered */
                                 error?: {
                                     code: string;
                                     message: string;
@@ -5387,8 +5544,6 @@ export interface operations {
                     routingRules?: components["schemas"]["RoutingRuleInput"][] | null;
                     /** @description 2 to 10 variants. A/B split when no rule matched: each visitor (address + user agent) always gets the same variant while the list is unchanged. null (or []) for none. See docs/routing.md */
                     variants?: components["schemas"]["VariantInput"][] | null;
-                    /** @description Your own id for the link (say, the id of the record it was made for): 1-255 characters, any but control characters (U+0000-U+001F, U+007F); case-sensitive, unique within the workspace (409 external_id_taken). The link can then be addressed as ext_{externalId} */
-                    externalId?: string | null;
                     isActive?: boolean;
                     isArchived?: boolean;
                     /**
@@ -8498,7 +8653,7 @@ export interface operations {
                      */
                     url: string;
                     /** @description Event types of the catalogue, * or area.* patterns */
-                    events: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[];
+                    events: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "folder.created" | "folder.updated" | "folder.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "folder.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[];
                     /** @enum {string} */
                     format?: "standard" | "slack" | "discord";
                     isActive?: boolean;
@@ -8512,7 +8667,7 @@ export interface operations {
                         /** @enum {string} */
                         match?: "all" | "any";
                         /** @description Further narrows the endpoint events (same patterns), or null (the default) */
-                        events?: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[] | null;
+                        events?: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "folder.created" | "folder.updated" | "folder.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "folder.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[] | null;
                         /** @description Default none */
                         rules?: {
                             /** @description Dot path into the event envelope, e.g. data.link.domain */
@@ -9052,7 +9207,7 @@ export interface operations {
                      */
                     url?: string;
                     /** @description Event types of the catalogue, * or area.* patterns */
-                    events?: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[];
+                    events?: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "folder.created" | "folder.updated" | "folder.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "folder.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[];
                     /** @enum {string} */
                     format?: "standard" | "slack" | "discord";
                     isActive?: boolean;
@@ -9066,7 +9221,7 @@ export interface operations {
                         /** @enum {string} */
                         match?: "all" | "any";
                         /** @description Further narrows the endpoint events (same patterns), or null (the default) */
-                        events?: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[] | null;
+                        events?: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "folder.created" | "folder.updated" | "folder.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "folder.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[] | null;
                         /** @description Default none */
                         rules?: {
                             /** @description Dot path into the event envelope, e.g. data.link.domain */
@@ -9889,7 +10044,7 @@ export interface operations {
                      * @description The event type to receive
                      * @enum {string}
                      */
-                    event: "link.created" | "link.updated" | "link.deleted" | "link.clicked" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted";
+                    event: "link.created" | "link.updated" | "link.deleted" | "link.clicked" | "folder.created" | "folder.updated" | "folder.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted";
                     /**
                      * Format: uri
                      * @description Where each event is POSTed. Exactly one of hookUrl, targetUrl, target_url and url is required (or several with the same value). An absolute https URL (http only with LNK_WEBHOOK_ALLOW_HTTP), public addresses only unless LNK_WEBHOOK_ALLOWED_CIDRS allows the range.
@@ -10297,7 +10452,7 @@ export interface operations {
     getV1ZapierSamples: {
         parameters: {
             query?: {
-                event?: "link.created" | "link.updated" | "link.deleted" | "link.clicked" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test";
+                event?: "link.created" | "link.updated" | "link.deleted" | "link.clicked" | "folder.created" | "folder.updated" | "folder.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test";
                 flat?: "0" | "1";
             };
             header?: {
@@ -10510,7 +10665,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description Event types or patterns (*, link.*); default ["*"] */
-                    events?: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[];
+                    events?: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "folder.created" | "folder.updated" | "folder.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "folder.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[];
                     /** @description A name for the machine listening, shown in the session list */
                     deviceName?: string;
                 };
