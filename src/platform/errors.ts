@@ -23,6 +23,7 @@ export const ERROR_CODES = [
   'conflict',
   'domain_taken',
   'domain_has_links',
+  'tag_exists',
   'session_expired',
   'payload_too_large',
   'rate_limited',

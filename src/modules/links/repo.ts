@@ -9,6 +9,7 @@ import { rows, type Builder, type Engine, type Steps, type Tables } from '../../
 import { isUniqueViolation } from '../../db/errors'
 import { escapeLike } from '../../db/like'
 import { publishing } from '../../events/outbox'
+import { ensuringTags } from '../tags'
 import { LinkWriteRefused, type LinkFilter, type LinkRow, type LinksRepo, type LinkStatements, type PlanUsage, type RedirectLink } from './port'
 
 const REDIRECT_KEYS = [
@@ -202,6 +203,11 @@ export function createLinksRepo(engine: Engine, prepared?: LinkStatements): Link
             }
             results.push(inserted)
           }
+          // A name not yet a tag of the workspace becomes one, with the links that brought it; its event has their mode.
+          for (const isTest of [false, true]) {
+            const names = results.flatMap((r) => (r instanceof LinkWriteRefused || r.isTest !== isTest ? [] : r.tags))
+            if (names.length) yield* ensuringTags(engine, tx, usage.workspaceId, names, isTest ? 'test' : 'live', now)
+          }
           if (counted) {
             // Incremented in SQL: the row is locked when limited, and an unlimited insert must not lose a
             // concurrent one's count either.
@@ -227,6 +233,7 @@ export function createLinksRepo(engine: Engine, prepared?: LinkStatements): Link
           if (patch.tags) {
             yield* rows(tx.delete(linkTags).where(eq(linkTags.linkId, row.id)))
             if (row.tags.length) yield* rows(tx.insert(linkTags).values(row.tags.map((tag) => ({ linkId: row.id, tag }))))
+            if (row.tags.length) yield* ensuringTags(engine, tx, row.workspaceId, row.tags, row.isTest ? 'test' : 'live', now)
           }
           yield* publishing(engine, tx, event(row), now)
           return row

@@ -8,6 +8,7 @@ import { CONVERSION_EVENTS } from '../conversions/model'
 import { DOMAIN_EVENTS } from '../domains/model'
 import { LINK_EVENTS } from '../links/model'
 import { PAGE_EVENTS } from '../pages/model'
+import { TAG_EVENTS } from '../tags/model'
 
 const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(schema: T, options: Record<string, unknown> = {}) => t.Union([schema, t.Null()], options)
 
@@ -24,7 +25,14 @@ export const WEBHOOK_EVENTS: EventDefinition[] = [
  * its `data`, as the modules that publish them declare them (each module also registers its own with the
  * outbox, Module.events). /webhooks/types and /zapier/samples are generated from these schemas.
  */
-export const EVENT_CATALOGUE: readonly EventDefinition[] = [...LINK_EVENTS, ...CONVERSION_EVENTS, ...DOMAIN_EVENTS, ...PAGE_EVENTS, ...WEBHOOK_EVENTS]
+export const EVENT_CATALOGUE: readonly EventDefinition[] = [
+  ...LINK_EVENTS,
+  ...TAG_EVENTS,
+  ...CONVERSION_EVENTS,
+  ...DOMAIN_EVENTS,
+  ...PAGE_EVENTS,
+  ...WEBHOOK_EVENTS,
+]
 
 const CATALOGUE_TYPES = EVENT_CATALOGUE.map((e) => e.type)
 /** `area.*` for every dot prefix of a catalogue type: the patterns the service accepts besides `*`. */

@@ -448,6 +448,62 @@ export interface paths {
         patch: operations["patchV1LinksById"];
         trace?: never;
     };
+    "/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List tags
+         * @description By name (bytewise). linkCount counts the links of the key's mode (mode: live by default for a live key; a test key counts test links) on the key's scoped domains. A key with tag scope filters lists only those tags.
+         *
+         *     Needs the `links:read` permission.
+         */
+        get: operations["getV1Tags"];
+        put?: never;
+        /**
+         * Create a tag
+         * @description A name the workspace has already is 409 tag_exists. A link using a new tag name creates the tag as well. Supports Idempotency-Key.
+         *
+         *     Needs the `links:write` permission.
+         */
+        post: operations["postV1Tags"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tags/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a tag
+         * @description Removes the tag from every link of the workspace carrying it, in one transaction (linksChanged counts them). Needs a live key.
+         *
+         *     Needs the `links:write` permission.
+         */
+        delete: operations["deleteV1TagsById"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename or recolour a tag
+         * @description A new name is renamed on every link of the workspace carrying the tag, in one transaction (their updatedAt changes; no link.updated events are sent, tag.updated says how many links changed). A name another tag has is 409 tag_exists. Needs a live key: tags are shared with live links.
+         *
+         *     Needs the `links:write` permission.
+         */
+        patch: operations["patchV1TagsById"];
+        trace?: never;
+    };
     "/qr/render": {
         parameters: {
             query?: never;
@@ -1298,7 +1354,7 @@ export interface components {
             success: false;
             error: {
                 /** @enum {string} */
-                code: "invalid_request" | "validation_failed" | "unsupported_version" | "block_type_immutable" | "unknown_block_type" | "qr_page_too_large" | "unauthorized" | "forbidden" | "ip_not_allowed" | "outside_schedule" | "key_paused" | "out_of_scope" | "plan_limit_reached" | "not_found" | "method_not_allowed" | "slug_taken" | "endpoint_paused" | "conflict" | "domain_taken" | "domain_has_links" | "session_expired" | "payload_too_large" | "rate_limited" | "monthly_cap_exceeded" | "verify_throttled" | "internal_error" | "unavailable";
+                code: "invalid_request" | "validation_failed" | "unsupported_version" | "block_type_immutable" | "unknown_block_type" | "qr_page_too_large" | "unauthorized" | "forbidden" | "ip_not_allowed" | "outside_schedule" | "key_paused" | "out_of_scope" | "plan_limit_reached" | "not_found" | "method_not_allowed" | "slug_taken" | "endpoint_paused" | "conflict" | "domain_taken" | "domain_has_links" | "tag_exists" | "session_expired" | "payload_too_large" | "rate_limited" | "monthly_cap_exceeded" | "verify_throttled" | "internal_error" | "unavailable";
                 /** @description For people; may change */
                 message: string;
                 details?: {
@@ -1800,6 +1856,20 @@ export interface components {
             /** @description 2 to 10 variants. A/B split when no rule matched: each visitor (address + user agent) always gets the same variant while the list is unchanged. null (or []) for none. See docs/routing.md */
             variants?: components["schemas"]["VariantInput"][] | null;
         };
+        /** Tag */
+        Tag: {
+            /** @description tag_… */
+            id: string;
+            name: string;
+            /** @description #rrggbb or null */
+            color: string | null;
+            /** @description Links carrying the tag, among those the key sees (its mode and scope filters) */
+            linkCount: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
+        };
         /**
          * TemplateSlug
          * @description A built-in template's slug, as GET /templates lists them
@@ -1981,7 +2051,7 @@ export interface components {
             name: string | null;
             url: string;
             /** @description Event types or patterns (*, link.*) */
-            events: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[];
+            events: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "tag.created" | "tag.updated" | "tag.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "tag.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[];
             /** @enum {string} */
             format: "standard" | "slack" | "discord";
             /** @enum {string} */
@@ -2000,7 +2070,7 @@ export interface components {
                 /** @enum {string} */
                 match: "all" | "any";
                 /** @description Further narrows the endpoint events (same patterns), or null (the default) */
-                events: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[] | null;
+                events: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "tag.created" | "tag.updated" | "tag.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "tag.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[] | null;
                 /** @description Default none */
                 rules: {
                     /** @description Dot path into the event envelope, e.g. data.link.domain */
@@ -2039,7 +2109,7 @@ export interface components {
             name: string | null;
             url: string;
             /** @description Event types or patterns (*, link.*) */
-            events: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[];
+            events: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "tag.created" | "tag.updated" | "tag.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "tag.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[];
             /** @enum {string} */
             format: "standard" | "slack" | "discord";
             /** @enum {string} */
@@ -2058,7 +2128,7 @@ export interface components {
                 /** @enum {string} */
                 match: "all" | "any";
                 /** @description Further narrows the endpoint events (same patterns), or null (the default) */
-                events: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[] | null;
+                events: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "tag.created" | "tag.updated" | "tag.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "tag.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[] | null;
                 /** @description Default none */
                 rules: {
                     /** @description Dot path into the event envelope, e.g. data.link.domain */
@@ -4972,6 +5042,415 @@ export interface operations {
                         /** @constant */
                         success: true;
                         data: components["schemas"]["Link"];
+                    };
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1Tags: {
+        parameters: {
+            query?: {
+                page?: number;
+                perPage?: number;
+                mode?: "live" | "test" | "all";
+            };
+            header?: {
+                /** @description Pins a dated API version; the answer names the version used in its own Service-Version header. A value not listed (an empty one too) is 400 unsupported_version. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Act in another workspace of the key's user (its id or slug); without it, the key's own workspace. A workspace the user is not a member of is 403 forbidden; an empty or overlong value is 400 validation_failed. */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Tag"][];
+                        meta: {
+                            pagination: {
+                                page: number;
+                                perPage: number;
+                                total: number;
+                                totalPages: number;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1Tags: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins a dated API version; the answer names the version used in its own Service-Version header. A value not listed (an empty one too) is 400 unsupported_version. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Act in another workspace of the key's user (its id or slug); without it, the key's own workspace. A workspace the user is not a member of is 403 forbidden; an empty or overlong value is 400 validation_failed. */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+                /** @description The same key and body within 24 h replays the stored answer (with Idempotent-Replayed: true); the same key with another body is 409 conflict. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description As a link carries it: 1-64 characters, case-sensitive, leading and trailing spaces trimmed; unique in the workspace */
+                    name: string;
+                    /** @description #rrggbb (hex digits; stored lower-case) */
+                    color?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Tag"];
+                    };
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteV1TagsById: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins a dated API version; the answer names the version used in its own Service-Version header. A value not listed (an empty one too) is 400 unsupported_version. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Act in another workspace of the key's user (its id or slug); without it, the key's own workspace. A workspace the user is not a member of is 403 forbidden; an empty or overlong value is 400 validation_failed. */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            id: string;
+                            /** @constant */
+                            deleted: true;
+                            linksChanged: number;
+                        };
+                    };
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchV1TagsById: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins a dated API version; the answer names the version used in its own Service-Version header. A value not listed (an empty one too) is 400 unsupported_version. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Act in another workspace of the key's user (its id or slug); without it, the key's own workspace. A workspace the user is not a member of is 403 forbidden; an empty or overlong value is 400 validation_failed. */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A new name: renamed on every link of the workspace that carries the tag, in one transaction */
+                    name?: string;
+                    /** @description #rrggbb (hex digits; stored lower-case) */
+                    color?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Tag"];
                     };
                 };
             };
@@ -8033,7 +8512,7 @@ export interface operations {
                      */
                     url: string;
                     /** @description Event types of the catalogue, * or area.* patterns */
-                    events: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[];
+                    events: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "tag.created" | "tag.updated" | "tag.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "tag.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[];
                     /** @enum {string} */
                     format?: "standard" | "slack" | "discord";
                     isActive?: boolean;
@@ -8047,7 +8526,7 @@ export interface operations {
                         /** @enum {string} */
                         match?: "all" | "any";
                         /** @description Further narrows the endpoint events (same patterns), or null (the default) */
-                        events?: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[] | null;
+                        events?: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "tag.created" | "tag.updated" | "tag.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "tag.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[] | null;
                         /** @description Default none */
                         rules?: {
                             /** @description Dot path into the event envelope, e.g. data.link.domain */
@@ -8587,7 +9066,7 @@ export interface operations {
                      */
                     url?: string;
                     /** @description Event types of the catalogue, * or area.* patterns */
-                    events?: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[];
+                    events?: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "tag.created" | "tag.updated" | "tag.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "tag.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[];
                     /** @enum {string} */
                     format?: "standard" | "slack" | "discord";
                     isActive?: boolean;
@@ -8601,7 +9080,7 @@ export interface operations {
                         /** @enum {string} */
                         match?: "all" | "any";
                         /** @description Further narrows the endpoint events (same patterns), or null (the default) */
-                        events?: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[] | null;
+                        events?: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "tag.created" | "tag.updated" | "tag.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "tag.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[] | null;
                         /** @description Default none */
                         rules?: {
                             /** @description Dot path into the event envelope, e.g. data.link.domain */
@@ -9424,7 +9903,7 @@ export interface operations {
                      * @description The event type to receive
                      * @enum {string}
                      */
-                    event: "link.created" | "link.updated" | "link.deleted" | "link.clicked" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted";
+                    event: "link.created" | "link.updated" | "link.deleted" | "link.clicked" | "tag.created" | "tag.updated" | "tag.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted";
                     /**
                      * Format: uri
                      * @description Where each event is POSTed. Exactly one of hookUrl, targetUrl, target_url and url is required (or several with the same value). An absolute https URL (http only with LNK_WEBHOOK_ALLOW_HTTP), public addresses only unless LNK_WEBHOOK_ALLOWED_CIDRS allows the range.
@@ -9832,7 +10311,7 @@ export interface operations {
     getV1ZapierSamples: {
         parameters: {
             query?: {
-                event?: "link.created" | "link.updated" | "link.deleted" | "link.clicked" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test";
+                event?: "link.created" | "link.updated" | "link.deleted" | "link.clicked" | "tag.created" | "tag.updated" | "tag.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test";
                 flat?: "0" | "1";
             };
             header?: {
@@ -10045,7 +10524,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description Event types or patterns (*, link.*); default ["*"] */
-                    events?: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[];
+                    events?: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "tag.created" | "tag.updated" | "tag.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "tag.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[];
                     /** @description A name for the machine listening, shown in the session list */
                     deviceName?: string;
                 };
