@@ -27,6 +27,7 @@ import { createConsoleModule } from './modules/console'
 import { createConversionsModule } from './modules/conversions'
 import { createDomainsModule } from './modules/domains'
 import { createAutomationsModule } from './modules/automations'
+import { createFoldersModule } from './modules/folders'
 import { createForwardingModule } from './modules/forwarding'
 import { createIdentityModule } from './modules/identity'
 import { createLinksModule } from './modules/links'
@@ -188,7 +189,8 @@ function createModules(platform: Platform, options: RuntimeOptions) {
   const { http } = identity
   const domains = createDomainsModule(platform, http)
   const pages = createPagesModule(platform, http, domains)
-  const links = createLinksModule(platform, http, domains, pages, linkQr)
+  const folders = createFoldersModule(platform, http)
+  const links = createLinksModule(platform, http, domains, pages, linkQr, folders.repo)
   const clicks = createClicksModule(platform, options.clickWriter)
   const webhooks = createWebhooksModule(platform, http)
   return {
@@ -196,6 +198,7 @@ function createModules(platform: Platform, options: RuntimeOptions) {
     identity,
     apiKeys: createApiKeysModule(identity, http),
     domains,
+    folders,
     links,
     tags: createTagsModule(platform, http),
     qr: createQrModule(links, domains, http),

@@ -33,6 +33,7 @@ let alpha: any
 let beta: any
 let gamma: any
 let testLink: any
+let webFolder: string
 
 interface Row {
   value: string | null
@@ -65,12 +66,14 @@ async function click(slug: string, at: number, o: { ip: string; ua?: string; ref
 beforeAll(async () => {
   env = await setup({ clock, env: { LNK_TRUST_PROXY: '1', LNK_GEOIP_DB: cityDb, LNK_CLICK_RETENTION_DAYS: '30' } })
   api = await account(env)
+  const folder = await env.request('/v1/folders', { method: 'POST', key: api.key, json: { name: 'Web' } })
+  webFolder = (await body(folder)).data.id
   alpha = await api.make({
     destinationUrl: 'https://example.com/alpha',
     slug: 'alpha',
     tags: ['spring', 'promo'],
     campaignId: 'cmp_launch',
-    folderId: 'fld_web',
+    folderId: webFolder,
     conversionTracking: true,
   })
   beta = await api.make({ destinationUrl: 'https://example.com/beta', slug: 'beta', tags: ['autumn'], campaignId: 'cmp_launch' })
@@ -218,7 +221,7 @@ describe('each dimension', () => {
       [null, 1, 1, 0],
     ])
     expect(await table(`dimension=folder&${DAY}`)).toEqual([
-      ['fld_web', 7, 6, 4],
+      [webFolder, 7, 6, 4],
       [null, 3, 3, 0],
     ])
   })

@@ -81,9 +81,9 @@ describe('schedule', () => {
   })
 })
 
-test('scopeFilters: the document requires a domain or a tag, as the server does; null is no scope', async () => {
-  expect(schema().properties.scopeFilters.anyOf).toHaveLength(2)
-  for (const bad of [{}, { domains: [] }, { tags: [] }, { domains: [], tags: [] }]) {
+test('scopeFilters: the document requires a domain, a tag or a folder, as the server does; null is no scope', async () => {
+  expect(schema().properties.scopeFilters.anyOf).toHaveLength(3)
+  for (const bad of [{}, { domains: [] }, { tags: [] }, { folders: [] }, { domains: [], tags: [], folders: [] }]) {
     const got = await verdicts({ name: 's', scopeFilters: bad })
     expect({ bad, document: got.document, server: got.server, paths: got.issues.map((i) => i.path) }).toEqual({
       bad,
@@ -92,9 +92,16 @@ test('scopeFilters: the document requires a domain or a tag, as the server does;
       paths: ['scopeFilters'],
     })
   }
-  for (const ok of [null, { domains: ['go.example.com'] }, { tags: ['a'] }, { domains: [], tags: ['a'] }]) {
+  for (const ok of [null, { domains: ['go.example.com'] }, { tags: ['a'] }, { domains: [], tags: ['a'] }, { folders: ['fld_a1'] }]) {
     expect({ ok, ...(await verdicts({ name: 's', scopeFilters: ok })) }).toEqual({ ok, document: 'ok', server: 'ok', issues: [] })
   }
+  // A folder id has the form of one, in the document as in the server (which names the entry).
+  const got = await verdicts({ name: 's', scopeFilters: { folders: ['fld_a1', 'marketing'] } })
+  expect({ document: got.document, server: got.server, paths: got.issues.map((i) => i.path) }).toEqual({
+    document: 'refused',
+    server: 'refused',
+    paths: ['scopeFilters.folders.1'],
+  })
 })
 
 test('name: at least one character that is not a space, in the document as in the server', async () => {

@@ -83,7 +83,7 @@ export function expectLinkShape(link: any) {
   for (const secret of ['password', 'passwordHash', 'password_hash', 'workspaceId', 'createdByKeyId']) expect(link).not.toHaveProperty(secret)
 }
 
-/** A complete create body: every field of spec 2.3 plus conversionTracking, none left at its default. */
+/** A complete create body: every field of spec 2.3 plus conversionTracking, none left at its default (folderId: pass a folder of the workspace). */
 export function fullBody(slug: string, overrides: Record<string, unknown> = {}) {
   return {
     destinationUrl: 'https://example.com/landing?ref=full',
@@ -163,6 +163,8 @@ export async function account(env: TestEnv) {
     list: (query = '', k = key) => env.request(`/v1/links${query}`, { key: k }),
     patch: (id: string, json: unknown, k = key) => env.request(`/v1/links/${id}`, { method: 'PATCH', key: k, json }),
     del: (id: string, k = key) => env.request(`/v1/links/${id}`, { method: 'DELETE', key: k }),
+    /** A folder of the workspace (for folderId), written straight to storage so that it publishes no event of its own. */
+    folder: () => newFolder(env, acct.workspace.id),
     /** Creates a link and answers its data, failing the test when it is not 201. */
     async make(json: Record<string, unknown> = {}, k = key): Promise<any> {
       const res = await api.create({ destinationUrl: 'https://example.com/', ...json }, k)
@@ -172,6 +174,22 @@ export async function account(env: TestEnv) {
     },
   }
   return api
+}
+
+let folders = 0
+/** Raw on purpose: a folder row without the folder.created event the API would add to the outbox. */
+export async function newFolder(env: TestEnv, workspaceId: string): Promise<string> {
+  const id = `fld_links${++folders}${Math.random().toString(36).slice(2, 8)}`
+  await sql(
+    env,
+    'INSERT INTO folders (id, workspace_id, name, description, created_at, updated_at) VALUES (?, ?, ?, NULL, ?, ?)',
+    id,
+    workspaceId,
+    'Folder',
+    1,
+    1,
+  )
+  return id
 }
 
 /** Asserts a 400 validation_failed whose details.issues name `field`. */

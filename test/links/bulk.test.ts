@@ -194,7 +194,7 @@ describe('mixed batches', () => {
 
   test('every create field is accepted and stored in a bulk item', async () => {
     const api = await account(env)
-    const sent = fullBody('bulk-full')
+    const sent = fullBody('bulk-full', { folderId: await api.folder() })
     const { data } = await bulk(api, [sent])
     expect(data.results[0].ok).toBe(true)
     expect(data.results[0].link).toMatchObject(expectedFromFull(sent))

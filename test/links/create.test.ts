@@ -66,7 +66,7 @@ describe('a minimal create', () => {
 
 describe('every create field', () => {
   test('is stored and returned, on POST and on GET', async () => {
-    const sent = fullBody('every-Field_1')
+    const sent = fullBody('every-Field_1', { folderId: await api.folder() })
     const res = await api.create(sent)
     expect(res.status).toBe(201)
     const created = (await body(res)).data

@@ -18,7 +18,7 @@ const url = (i: number | string) => `https://example.com/e/${i}`
 describe('events', () => {
   test('link.created carries the Link (no secret) in live mode for the workspace', async () => {
     const api = await account(env)
-    const link = await api.make(fullBody('evt-created'))
+    const link = await api.make(fullBody('evt-created', { folderId: await api.folder() }))
     const events = await outboxOf(env, api.workspaceId, 'link.created')
     expect(events).toHaveLength(1)
     // Its two new tag names became tags in the same transaction (contract 7.3).

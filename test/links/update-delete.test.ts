@@ -23,7 +23,7 @@ afterAll(() => env.cleanup())
 let n = 0
 /** A link with every field set, created one second before the test moves on. */
 async function fullLink(overrides: Record<string, unknown> = {}) {
-  const link = await api.make(fullBody(`full-${++n}`, overrides))
+  const link = await api.make(fullBody(`full-${++n}`, { folderId: await api.folder(), ...overrides }))
   clock.advance(1000)
   return link
 }

@@ -55,9 +55,10 @@ export interface AnalyticsScope {
   test: boolean
   /** One link (already checked to be the workspace's and in the key's scope). */
   linkId?: string
-  /** A key's scope filters: only links on these domains / carrying one of these tags. */
+  /** A key's scope filters: only links on these domains / carrying one of these tags / in these folders. */
   domains?: readonly string[]
   tags?: readonly string[]
+  folders?: readonly string[]
 }
 
 export interface RollupRow {
@@ -100,7 +101,7 @@ export interface LinkDetail {
  * Whether the workspace's own rollups answer for this scope (live links, no link, no scope filters). They hold
  * the clicks of live links only, so a test scope always reads through its links.
  */
-export const wholeWorkspace = (s: AnalyticsScope) => !s.test && !s.linkId && !s.domains?.length && !s.tags?.length
+export const wholeWorkspace = (s: AnalyticsScope) => !s.test && !s.linkId && !s.domains?.length && !s.tags?.length && !s.folders?.length
 
 /**
  * Reads of the analytics area: rollup rows, raw clicks for partial hours, conversions and the links a

@@ -83,7 +83,13 @@ export function resolveInterval(interval: string | undefined, range: Range): Int
  */
 export async function scopeOf(ctx: AnalyticsCtx, caller: Caller, linkId: string | undefined): Promise<AnalyticsScope> {
   const filters = caller.key.scopeFilters
-  const scope: AnalyticsScope = { workspaceId: caller.workspace.id, test: caller.mode === 'test', domains: filters?.domains, tags: filters?.tags }
+  const scope: AnalyticsScope = {
+    workspaceId: caller.workspace.id,
+    test: caller.mode === 'test',
+    domains: filters?.domains,
+    tags: filters?.tags,
+    folders: filters?.folders,
+  }
   if (linkId !== undefined) {
     const id = linkId.toLowerCase()
     // Unknown, another workspace's, of the other mode (a test link to a live key, a live one to a test key) or

@@ -21,6 +21,7 @@ export function createBreakdownRepo(engine: Engine): BreakdownRepo {
       eq(links.isTest, s.test),
       s.linkId ? eq(links.id, s.linkId) : undefined,
       s.domains?.length ? inArray(links.domain, [...s.domains]) : undefined,
+      s.folders?.length ? inArray(links.folderId, [...s.folders]) : undefined,
       s.tags?.length
         ? exists(
             db

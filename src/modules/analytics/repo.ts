@@ -20,6 +20,7 @@ export function createAnalyticsRepo(engine: Engine): AnalyticsRepo {
       eq(links.isTest, s.test),
       s.linkId ? eq(links.id, s.linkId) : undefined,
       s.domains?.length ? inArray(links.domain, [...s.domains]) : undefined,
+      s.folders?.length ? inArray(links.folderId, [...s.folders]) : undefined,
       s.tags?.length
         ? exists(
             db

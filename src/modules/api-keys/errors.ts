@@ -24,7 +24,7 @@ export const cannotGrant = (notHeld: string[]) =>
 export const widerAddresses = (allowedIps: string[]) =>
   new AppError('forbidden', 'This key is limited to some addresses; the keys it manages must stay within them', { allowedIps })
 
-export const widerScope = (scopeFilters: { domains?: string[]; tags?: string[] }) =>
+export const widerScope = (scopeFilters: { domains?: string[]; tags?: string[]; folders?: string[] }) =>
   new AppError('forbidden', 'This key has scope filters; the keys it manages must stay within them', { scopeFilters })
 
 export const otherSchedule = (schedule: Schedule) =>

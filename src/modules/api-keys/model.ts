@@ -1,5 +1,6 @@
 import { t } from 'elysia'
-import { checkedByService } from '../../http/published-schema'
+import { checkedByService, documentOnly } from '../../http/published-schema'
+import { FOLDER_ID_PATTERN } from '../folders/model'
 import { timeZoneName } from '../../http/time-zone'
 import { DAYS, PERMISSIONS } from '../identity'
 import { ApiKey } from '../identity/model'
@@ -32,19 +33,24 @@ const ScheduleInput = t.Object(
   { additionalProperties: false },
 )
 
-// "At least one domain or tag" is stated as anyOf, which the route's validator does not apply to an object
+// "At least one domain, tag or folder" is stated as anyOf, which the route's validator does not apply to an object
 // (TypeBox checks an object's own keywords only): the service refuses an empty scope, naming scopeFilters.
 // The members name no type, so null (no scope), which the document folds into this schema's type, passes.
-const nonEmpty = (list: 'domains' | 'tags') => ({ required: [list], properties: { [list]: { type: 'array', minItems: 1 } } })
+const nonEmpty = (list: 'domains' | 'tags' | 'folders') => ({ required: [list], properties: { [list]: { type: 'array', minItems: 1 } } })
 const ScopeFiltersInput = t.Object(
   {
     domains: t.Optional(t.Array(t.String(), { description: 'Domains whose links are in scope (lower-cased)' })),
     tags: t.Optional(t.Array(t.String(), { description: 'A link is in scope when it carries one of these tags' })),
+    folders: t.Optional(
+      t.Array(t.String({ maxLength: 128, ...documentOnly({ pattern: FOLDER_ID_PATTERN }) }), {
+        description: 'fld_…: a link is in scope when it is filed in one of these folders; the key sees and changes only these folders',
+      }),
+    ),
   },
   {
     additionalProperties: false,
-    anyOf: [nonEmpty('domains'), nonEmpty('tags')],
-    description: 'At least one of domains and tags names something; a link must match every list given',
+    anyOf: [nonEmpty('domains'), nonEmpty('tags'), nonEmpty('folders')],
+    description: 'At least one of domains, tags and folders names something; a link must match every list given',
   },
 )
 
@@ -54,7 +60,7 @@ const settings = {
   allowedIps: t.Optional(
     t.Array(t.String({ maxLength: 64 }), { maxItems: 100, description: 'IPv4/IPv6 addresses or CIDRs the key may be used from; empty means any' }),
   ),
-  scopeFilters: Nullable(ScopeFiltersInput, 'Links the key may see and change: by domain and/or tag'),
+  scopeFilters: Nullable(ScopeFiltersInput, 'Links the key may see and change: by domain, tag and/or folder'),
   schedule: Nullable(ScheduleInput, 'When the key works: IANA time zone, days (0 = Sunday) and a minute window; start > end wraps midnight'),
   monthlyCallCap: Nullable(t.Integer({ minimum: 1 }), 'Calls per UTC calendar month'),
   rateLimitOverride: Nullable(t.Integer({ minimum: 1, maximum: 100_000 }), 'Requests per minute, replacing the default 600'),

@@ -37,6 +37,7 @@ import { newId } from '../../platform/random'
 import { parseRange } from '../../platform/ip'
 import type { Schedule } from '../identity/model'
 import { HOUR_MS } from '../../platform/time'
+import { isFolderId } from '../folders/model'
 
 export interface ApiKeysCtx extends Deps {
   identity: IdentityRepo
@@ -48,7 +49,7 @@ export interface KeySettings {
   name?: string
   permissions?: Grant[]
   allowedIps?: string[]
-  scopeFilters?: { domains?: string[]; tags?: string[] } | null
+  scopeFilters?: { domains?: string[]; tags?: string[]; folders?: string[] } | null
   /** Days as sent: checked here, against DAYS. */
   schedule?: (Omit<Schedule, 'days'> & { days: unknown }) | null
   monthlyCallCap?: number | null
@@ -74,11 +75,16 @@ function validate(ctx: ApiKeysCtx, input: KeySettings): Partial<NewApiKey> {
   }
   if (input.scopeFilters !== undefined) {
     const f = input.scopeFilters
-    if (f && !f.domains?.length && !f.tags?.length) issues.push({ path: 'scopeFilters', message: 'name at least one domain or tag, or send null for no scope' })
+    if (f && !f.domains?.length && !f.tags?.length && !f.folders?.length)
+      issues.push({ path: 'scopeFilters', message: 'name at least one domain, tag or folder, or send null for no scope' })
+    f?.folders?.forEach((id, i) => {
+      if (!isFolderId(id)) issues.push({ path: `scopeFilters.folders.${i}`, message: `"${id}" is not a folder id (fld_…; GET /folders lists them)` })
+    })
     out.scopeFilters = f
       ? {
           ...(f.domains?.length ? { domains: [...new Set(f.domains.map((d) => d.toLowerCase()))] } : {}),
           ...(f.tags?.length ? { tags: [...new Set(f.tags)] } : {}),
+          ...(f.folders?.length ? { folders: [...new Set(f.folders)] } : {}),
         }
       : null
   }
@@ -150,7 +156,8 @@ function withinCaller(caller: Caller | null, s: Partial<NewApiKey>, creating: bo
       const ok =
         f !== null &&
         (!scope.domains || (f.domains?.length && f.domains.every((d) => scope.domains!.includes(d)))) &&
-        (!scope.tags || (f.tags?.length && f.tags.every((t) => scope.tags!.includes(t))))
+        (!scope.tags || (f.tags?.length && f.tags.every((t) => scope.tags!.includes(t)))) &&
+        (!scope.folders || (f.folders?.length && f.folders.every((id) => scope.folders!.includes(id))))
       if (!ok) throw widerScope(scope)
     }
   }

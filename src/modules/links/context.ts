@@ -14,6 +14,8 @@ export interface LinksCtx extends Deps {
   bus: Pick<EventBus, 'emit'>
   /** The bridge pages a link may show (bridgePageId). */
   bridgePages: { find(workspaceId: string, id: string): Promise<{ isTest: boolean } | undefined> }
+  /** The workspace's folders a link may be filed in (folderId): the folders module's repo. */
+  folders: { find(workspaceId: string, id: string): Promise<unknown> }
   /** A link's qr object (include=qr): the qr module renders it, and links are built before that module. */
   qr: LinkQr
 }

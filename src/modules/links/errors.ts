@@ -12,7 +12,8 @@ export const planLimitReached = (limit: number) =>
   new AppError('plan_limit_reached', `This workspace has created its ${limit} live links for this month; test links do not count`, { limit })
 
 /** A write to a link outside the key's scope filters (reads of one answer linkNotFound). */
-export const outOfScope = () => new AppError('out_of_scope', "This link is outside the key's scope filters (domains/tags); use a key whose scope covers it")
+export const outOfScope = () =>
+  new AppError('out_of_scope', "This link is outside the key's scope filters (domains/tags/folders); use a key whose scope covers it")
 
 export const qrPageTooLarge = (maxPerPage: number) =>
   new AppError('qr_page_too_large', `include=qr allows at most perPage=${maxPerPage}; ask for fewer links per page`, { maxPerPage })

@@ -13,11 +13,19 @@ import { linkRoutes } from './routes'
 import type { LinksCtx } from './context'
 
 // What other modules, the app and the CLI use of links.
-export type { LinksRepo, RedirectLink, RedirectReads } from './port'
+export type { LinkRow, LinksRepo, RedirectLink, RedirectReads } from './port'
 export type { LinksCtx } from './context'
-export { getLink } from './service'
+export { getLink, inScope } from './service'
+export { toLink } from './view'
 
-export function createLinksModule(platform: Platform, http: HttpKit, domains: DomainsModule, pages: Pick<PagesModule, 'repo'>, qr: LinkQr) {
+export function createLinksModule(
+  platform: Platform,
+  http: HttpKit,
+  domains: DomainsModule,
+  pages: Pick<PagesModule, 'repo'>,
+  qr: LinkQr,
+  folders: LinksCtx['folders'],
+) {
   const { config, store, clock, log, bus } = platform
   const links = createLinksRepo(
     engineOf(store),
@@ -33,7 +41,7 @@ export function createLinksModule(platform: Platform, http: HttpKit, domains: Do
     (s) => createRedirectReads(s.db.db),
     () => null,
   )
-  const ctx: LinksCtx = { config, clock, log, links, bus, served: domains.served, bridgePages: pages.repo, qr }
+  const ctx: LinksCtx = { config, clock, log, links, bus, served: domains.served, bridgePages: pages.repo, qr, folders }
   return defineModule({ name: 'links', events: LINK_EVENTS, ctx, repo: links, redirectReads, routes: linkRoutes(ctx, http) })
 }
 

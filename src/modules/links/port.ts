@@ -106,8 +106,8 @@ export interface LinkFilter {
   domain?: string
   archived?: boolean
   isTest?: boolean
-  /** The calling key's scope filters: only links on these domains / carrying one of these tags. */
-  scope?: { domains?: string[]; tags?: string[] } | null
+  /** The calling key's scope filters: only links on these domains / carrying one of these tags / in these folders. */
+  scope?: { domains?: string[]; tags?: string[]; folders?: string[] } | null
 }
 
 /** A link to insert, the event its insert publishes, and whether it counts towards the plan allowance. */

@@ -113,6 +113,7 @@ export function createLinksRepo(engine: Engine, prepared?: LinkStatements): Link
     if (f.archived !== undefined) parts.push(eq(links.isArchived, f.archived))
     if (f.isTest !== undefined) parts.push(eq(links.isTest, f.isTest))
     if (f.scope?.domains?.length) parts.push(inArray(links.domain, f.scope.domains))
+    if (f.scope?.folders?.length) parts.push(inArray(links.folderId, f.scope.folders))
     if (f.scope?.tags?.length)
       parts.push(
         exists(

@@ -13,6 +13,7 @@ import { LinkWriteRefused, type LinkFilter, type LinkRow, type NewLink } from '.
 import type { LinksCtx } from './context'
 import { checkBridgePage, checkDomain, checkSlug, checkUrl, columnsFrom, parseExpiry, searchTextOf } from './fields'
 import { checkRouting } from './routing-fields'
+import { checkFolder } from './folder-check'
 import { type LinkView, toLink, withQr } from './view'
 
 export const BULK_MAX = 1000
@@ -41,6 +42,7 @@ async function prepareCreate(ctx: LinksCtx, caller: Caller, input: CreateLinkInp
   checkUrl(ctx, issues, 'ogImageUrl', input.ogImageUrl, false)
   checkSlug(issues, input.slug)
   await checkBridgePage(ctx, caller, issues, input.bridgePageId)
+  await checkFolder(ctx, caller, issues, input.folderId)
   const routing = checkRouting(ctx, issues, input, null)
   const domain = await checkDomain(ctx, caller, issues, input.domain)
   const expiresAt = parseExpiry(ctx, issues, input.expiresAt)
@@ -185,11 +187,12 @@ export async function listLinks(ctx: LinksCtx, caller: Caller, q: ListQuery) {
 }
 
 /** Whether the calling key's scope filters cover the link (a key without filters sees everything). */
-export function inScope(caller: Caller, link: Pick<NewLink, 'domain' | 'tags'>): boolean {
+export function inScope(caller: Pick<Caller, 'key'>, link: Pick<NewLink, 'domain' | 'tags' | 'folderId'>): boolean {
   const scope = caller.key.scopeFilters
   if (!scope) return true
   if (scope.domains?.length && !scope.domains.includes(link.domain)) return false
   if (scope.tags?.length && !(link.tags ?? []).some((t) => scope.tags!.includes(t))) return false
+  if (scope.folders?.length && !(link.folderId && scope.folders.includes(link.folderId))) return false
   return true
 }
 
@@ -228,6 +231,7 @@ export async function updateLink(ctx: LinksCtx, caller: Caller, id: string, body
   if (input.ogImageUrl !== current.ogImageUrl) checkUrl(ctx, issues, 'ogImageUrl', input.ogImageUrl, false)
   if (input.slug !== current.slug) checkSlug(issues, input.slug)
   if (input.bridgePageId !== current.bridgePageId) await checkBridgePage(ctx, caller, issues, input.bridgePageId)
+  if (input.folderId !== undefined && input.folderId !== current.folderId) await checkFolder(ctx, caller, issues, input.folderId)
   const routing = checkRouting(ctx, issues, input, current)
   const domain =
     input.domain === undefined || (toHostname(input.domain) ?? input.domain.toLowerCase()) === current.domain
@@ -245,7 +249,8 @@ export async function updateLink(ctx: LinksCtx, caller: Caller, id: string, body
   if (input.isArchived !== undefined) patch.isArchived = input.isArchived
   patch.searchText = searchTextOf({ ...current, ...patch })
   // A scoped key cannot move a link out of its own reach.
-  if (!inScope(caller, { domain: patch.domain ?? current.domain, tags: patch.tags ?? current.tags })) throw outOfScope()
+  const folderId = patch.folderId !== undefined ? patch.folderId : current.folderId
+  if (!inScope(caller, { domain: patch.domain ?? current.domain, tags: patch.tags ?? current.tags, folderId })) throw outOfScope()
   const changes = Object.keys(input)
 
   const result = await ctx.links.update(

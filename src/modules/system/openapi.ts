@@ -21,6 +21,7 @@ export const OPENAPI_TAGS = [
   { name: 'Identity', description: 'Who a key belongs to and what it may do' },
   { name: 'Conversions', description: 'The public conversion beacon: attribute a sale or sign-up to the click that brought the visitor' },
   { name: 'Links', description: 'Short links: create (one or in bulk), list, read, change and delete' },
+  { name: 'Folders', description: 'Folders that links are filed in: list with link counts, create, rename, delete' },
   { name: 'Analytics', description: 'Clicks, unique visitors, bots, conversions and revenue over time: workspace overview, timeline and top links' },
   { name: 'QR codes', description: 'QR codes of links as SVG, PNG or PDF' },
   { name: 'Domains', description: 'Custom domains: add, verify by DNS, and serve links and pages on them' },

@@ -6,6 +6,7 @@ import type { EventDefinition } from '../../events/catalogue'
 import { checkedByService } from '../../http/published-schema'
 import { CONVERSION_EVENTS } from '../conversions/model'
 import { DOMAIN_EVENTS } from '../domains/model'
+import { FOLDER_EVENTS } from '../folders/model'
 import { LINK_EVENTS } from '../links/model'
 import { PAGE_EVENTS } from '../pages/model'
 import { TAG_EVENTS } from '../tags/model'
@@ -28,6 +29,7 @@ export const WEBHOOK_EVENTS: EventDefinition[] = [
 export const EVENT_CATALOGUE: readonly EventDefinition[] = [
   ...LINK_EVENTS,
   ...TAG_EVENTS,
+  ...FOLDER_EVENTS,
   ...CONVERSION_EVENTS,
   ...DOMAIN_EVENTS,
   ...PAGE_EVENTS,

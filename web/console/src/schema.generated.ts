@@ -364,6 +364,68 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/folders": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List folders
+         * @description Every folder of the workspace by name, with linkCount: the links of the key's mode in it, within its scope filters. A key whose scopeFilters name folders sees only those (others are 404) and changes only those (others are 403 out_of_scope).
+         *
+         *     Needs the `links:read` permission.
+         */
+        get: operations["getV1Folders"];
+        put?: never;
+        /**
+         * Create a folder
+         * @description A live key only (a test key is 403 forbidden); a key whose scope filters name folders cannot create one (403 out_of_scope). Emits folder.created. Supports Idempotency-Key.
+         *
+         *     Needs the `links:write` permission.
+         */
+        post: operations["postV1Folders"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/folders/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a folder
+         * @description With its linkCount. A key whose scopeFilters name folders sees only those (others are 404) and changes only those (others are 403 out_of_scope).
+         *
+         *     Needs the `links:read` permission.
+         */
+        get: operations["getV1FoldersById"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a folder
+         * @description A folder holding links (live or test) is refused with 409 folder_not_empty unless moveTo=<folder id> moves them (each with a link.updated event) or deleteLinks=true deletes them (each with a link.deleted event), in the same transaction as the deletion. Every link moved or deleted must be within the key’s scope filters (else 403 out_of_scope, nothing changed). A live key only. Emits folder.deleted. A key whose scopeFilters name folders sees only those (others are 404) and changes only those (others are 403 out_of_scope).
+         *
+         *     Needs the `links:write` permission.
+         */
+        delete: operations["deleteV1FoldersById"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename a folder or change its description
+         * @description Only the fields sent change; null clears the description. A live key only. Emits folder.updated. A key whose scopeFilters name folders sees only those (others are 404) and changes only those (others are 403 out_of_scope).
+         *
+         *     Needs the `links:write` permission.
+         */
+        patch: operations["patchV1FoldersById"];
+        trace?: never;
+    };
     "/links": {
         parameters: {
             query?: never;
@@ -1354,7 +1416,7 @@ export interface components {
             success: false;
             error: {
                 /** @enum {string} */
-                code: "invalid_request" | "validation_failed" | "unsupported_version" | "block_type_immutable" | "unknown_block_type" | "qr_page_too_large" | "unauthorized" | "forbidden" | "ip_not_allowed" | "outside_schedule" | "key_paused" | "out_of_scope" | "plan_limit_reached" | "not_found" | "method_not_allowed" | "slug_taken" | "endpoint_paused" | "conflict" | "domain_taken" | "domain_has_links" | "tag_exists" | "session_expired" | "payload_too_large" | "rate_limited" | "monthly_cap_exceeded" | "verify_throttled" | "internal_error" | "unavailable";
+                code: "invalid_request" | "validation_failed" | "unsupported_version" | "block_type_immutable" | "unknown_block_type" | "qr_page_too_large" | "unauthorized" | "forbidden" | "ip_not_allowed" | "outside_schedule" | "key_paused" | "out_of_scope" | "plan_limit_reached" | "not_found" | "method_not_allowed" | "slug_taken" | "endpoint_paused" | "conflict" | "domain_taken" | "domain_has_links" | "tag_exists" | "folder_not_empty" | "session_expired" | "payload_too_large" | "rate_limited" | "monthly_cap_exceeded" | "verify_throttled" | "internal_error" | "unavailable";
                 /** @description For people; may change */
                 message: string;
                 details?: {
@@ -1372,12 +1434,14 @@ export interface components {
             mode: "live" | "test";
             permissions: string[];
             allowedIps: string[];
-            /** @description At least one of domains and tags names something; a link must match every list given */
+            /** @description At least one of domains, tags and folders names something; a link must match every list given */
             scopeFilters: {
                 /** @description Domains whose links are in scope (lower-cased) */
                 domains?: string[];
                 /** @description A link is in scope when it carries one of these tags */
                 tags?: string[];
+                /** @description fld_…: a link is in scope when it is filed in one of these folders; the key sees only these folders */
+                folders?: string[];
             } | null;
             schedule: {
                 /** @description IANA time zone, e.g. Europe/Berlin */
@@ -1424,12 +1488,14 @@ export interface components {
             mode: "live" | "test";
             permissions: string[];
             allowedIps: string[];
-            /** @description At least one of domains and tags names something; a link must match every list given */
+            /** @description At least one of domains, tags and folders names something; a link must match every list given */
             scopeFilters: {
                 /** @description Domains whose links are in scope (lower-cased) */
                 domains?: string[];
                 /** @description A link is in scope when it carries one of these tags */
                 tags?: string[];
+                /** @description fld_…: a link is in scope when it is filed in one of these folders; the key sees only these folders */
+                folders?: string[];
             } | null;
             schedule: {
                 /** @description IANA time zone, e.g. Europe/Berlin */
@@ -2051,7 +2117,7 @@ export interface components {
             name: string | null;
             url: string;
             /** @description Event types or patterns (*, link.*) */
-            events: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "tag.created" | "tag.updated" | "tag.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "tag.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[];
+            events: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "tag.created" | "tag.updated" | "tag.deleted" | "folder.created" | "folder.updated" | "folder.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "tag.*" | "folder.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[];
             /** @enum {string} */
             format: "standard" | "slack" | "discord";
             /** @enum {string} */
@@ -2070,7 +2136,7 @@ export interface components {
                 /** @enum {string} */
                 match: "all" | "any";
                 /** @description Further narrows the endpoint events (same patterns), or null (the default) */
-                events: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "tag.created" | "tag.updated" | "tag.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "tag.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[] | null;
+                events: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "tag.created" | "tag.updated" | "tag.deleted" | "folder.created" | "folder.updated" | "folder.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "tag.*" | "folder.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[] | null;
                 /** @description Default none */
                 rules: {
                     /** @description Dot path into the event envelope, e.g. data.link.domain */
@@ -2109,7 +2175,7 @@ export interface components {
             name: string | null;
             url: string;
             /** @description Event types or patterns (*, link.*) */
-            events: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "tag.created" | "tag.updated" | "tag.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "tag.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[];
+            events: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "tag.created" | "tag.updated" | "tag.deleted" | "folder.created" | "folder.updated" | "folder.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "tag.*" | "folder.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[];
             /** @enum {string} */
             format: "standard" | "slack" | "discord";
             /** @enum {string} */
@@ -2128,7 +2194,7 @@ export interface components {
                 /** @enum {string} */
                 match: "all" | "any";
                 /** @description Further narrows the endpoint events (same patterns), or null (the default) */
-                events: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "tag.created" | "tag.updated" | "tag.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "tag.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[] | null;
+                events: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "tag.created" | "tag.updated" | "tag.deleted" | "folder.created" | "folder.updated" | "folder.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "tag.*" | "folder.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[] | null;
                 /** @description Default none */
                 rules: {
                     /** @description Dot path into the event envelope, e.g. data.link.domain */
@@ -2705,20 +2771,26 @@ export interface operations {
                     permissions?: ("*" | "links:read" | "links:write" | "analytics:read" | "domains:read" | "domains:write" | "webhooks:read" | "webhooks:write" | "api_keys:read" | "api_keys:write" | "pages:read" | "pages:write" | "automations:read" | "automations:write")[];
                     /** @description IPv4/IPv6 addresses or CIDRs the key may be used from; empty means any */
                     allowedIps?: string[];
-                    /** @description At least one of domains and tags names something; a link must match every list given */
+                    /** @description At least one of domains, tags and folders names something; a link must match every list given */
                     scopeFilters?: (({
                         /** @description Domains whose links are in scope (lower-cased) */
                         domains?: string[];
                         /** @description A link is in scope when it carries one of these tags */
                         tags?: string[];
+                        /** @description fld_…: a link is in scope when it is filed in one of these folders; the key sees and changes only these folders */
+                        folders?: string[];
                     } | {
                         domains: unknown[];
                     } | {
                         tags: unknown[];
+                    } | {
+                        folders: unknown[];
                     }) | null) | {
                         domains: unknown[];
                     } | {
                         tags: unknown[];
+                    } | {
+                        folders: unknown[];
                     };
                     /** @description When the key works: IANA time zone, days (0 = Sunday) and a minute window; start > end wraps midnight */
                     schedule?: {
@@ -2937,20 +3009,26 @@ export interface operations {
                     permissions?: ("*" | "links:read" | "links:write" | "analytics:read" | "domains:read" | "domains:write" | "webhooks:read" | "webhooks:write" | "api_keys:read" | "api_keys:write" | "pages:read" | "pages:write" | "automations:read" | "automations:write")[];
                     /** @description IPv4/IPv6 addresses or CIDRs the key may be used from; empty means any */
                     allowedIps?: string[];
-                    /** @description At least one of domains and tags names something; a link must match every list given */
+                    /** @description At least one of domains, tags and folders names something; a link must match every list given */
                     scopeFilters?: (({
                         /** @description Domains whose links are in scope (lower-cased) */
                         domains?: string[];
                         /** @description A link is in scope when it carries one of these tags */
                         tags?: string[];
+                        /** @description fld_…: a link is in scope when it is filed in one of these folders; the key sees and changes only these folders */
+                        folders?: string[];
                     } | {
                         domains: unknown[];
                     } | {
                         tags: unknown[];
+                    } | {
+                        folders: unknown[];
                     }) | null) | {
                         domains: unknown[];
                     } | {
                         tags: unknown[];
+                    } | {
+                        folders: unknown[];
                     };
                     /** @description When the key works: IANA time zone, days (0 = Sunday) and a minute window; start > end wraps midnight */
                     schedule?: {
@@ -4329,6 +4407,548 @@ export interface operations {
                              * @description When a verified domain stopped pointing here; it is served until 7 days after
                              */
                             misconfiguredAt: string | null;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1Folders: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins a dated API version; the answer names the version used in its own Service-Version header. A value not listed (an empty one too) is 400 unsupported_version. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Act in another workspace of the key's user (its id or slug); without it, the key's own workspace. A workspace the user is not a member of is 403 forbidden; an empty or overlong value is 400 validation_failed. */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** @description fld_… */
+                            id: string;
+                            name: string;
+                            description: string | null;
+                            /** @description Links in the folder the calling key can see: its mode's links (a live key: live links; a test key: test links), within its scope filters */
+                            linkCount: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1Folders: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins a dated API version; the answer names the version used in its own Service-Version header. A value not listed (an empty one too) is 400 unsupported_version. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Act in another workspace of the key's user (its id or slug); without it, the key's own workspace. A workspace the user is not a member of is 403 forbidden; an empty or overlong value is 400 validation_failed. */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+                /** @description The same key and body within 24 h replays the stored answer (with Idempotent-Replayed: true); the same key with another body is 409 conflict. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1-100 characters, trimmed; not blank. Names need not be unique */
+                    name: string;
+                    /** @description Free text, at most 2000 characters; null: none */
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** @description fld_… */
+                            id: string;
+                            name: string;
+                            description: string | null;
+                            /** @description Links in the folder the calling key can see: its mode's links (a live key: live links; a test key: test links), within its scope filters */
+                            linkCount: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1FoldersById: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins a dated API version; the answer names the version used in its own Service-Version header. A value not listed (an empty one too) is 400 unsupported_version. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Act in another workspace of the key's user (its id or slug); without it, the key's own workspace. A workspace the user is not a member of is 403 forbidden; an empty or overlong value is 400 validation_failed. */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** @description fld_… */
+                            id: string;
+                            name: string;
+                            description: string | null;
+                            /** @description Links in the folder the calling key can see: its mode's links (a live key: live links; a test key: test links), within its scope filters */
+                            linkCount: number;
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: date-time */
+                            updatedAt: string;
+                        };
+                    };
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteV1FoldersById: {
+        parameters: {
+            query?: {
+                moveTo?: string;
+                deleteLinks?: "true" | "false";
+            };
+            header?: {
+                /** @description Pins a dated API version; the answer names the version used in its own Service-Version header. A value not listed (an empty one too) is 400 unsupported_version. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Act in another workspace of the key's user (its id or slug); without it, the key's own workspace. A workspace the user is not a member of is 403 forbidden; an empty or overlong value is 400 validation_failed. */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            id: string;
+                            /** @constant */
+                            deleted: true;
+                            /** @description Links moved into moveTo */
+                            movedLinks: number;
+                            /** @description Links deleted with the folder (deleteLinks=true) */
+                            deletedLinks: number;
+                        };
+                    };
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchV1FoldersById: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins a dated API version; the answer names the version used in its own Service-Version header. A value not listed (an empty one too) is 400 unsupported_version. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Act in another workspace of the key's user (its id or slug); without it, the key's own workspace. A workspace the user is not a member of is 403 forbidden; an empty or overlong value is 400 validation_failed. */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description Only the fields sent change; null clears the description */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1-100 characters, trimmed; not blank. Names need not be unique */
+                    name?: string;
+                    /** @description Free text, at most 2000 characters; null: none */
+                    description?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            /** @description fld_… */
+                            id: string;
+                            name: string;
+                            description: string | null;
+                            /** @description Links in the folder the calling key can see: its mode's links (a live key: live links; a test key: test links), within its scope filters */
+                            linkCount: number;
                             /** Format: date-time */
                             createdAt: string;
                             /** Format: date-time */
@@ -8512,7 +9132,7 @@ export interface operations {
                      */
                     url: string;
                     /** @description Event types of the catalogue, * or area.* patterns */
-                    events: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "tag.created" | "tag.updated" | "tag.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "tag.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[];
+                    events: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "tag.created" | "tag.updated" | "tag.deleted" | "folder.created" | "folder.updated" | "folder.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "tag.*" | "folder.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[];
                     /** @enum {string} */
                     format?: "standard" | "slack" | "discord";
                     isActive?: boolean;
@@ -8526,7 +9146,7 @@ export interface operations {
                         /** @enum {string} */
                         match?: "all" | "any";
                         /** @description Further narrows the endpoint events (same patterns), or null (the default) */
-                        events?: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "tag.created" | "tag.updated" | "tag.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "tag.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[] | null;
+                        events?: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "tag.created" | "tag.updated" | "tag.deleted" | "folder.created" | "folder.updated" | "folder.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "tag.*" | "folder.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[] | null;
                         /** @description Default none */
                         rules?: {
                             /** @description Dot path into the event envelope, e.g. data.link.domain */
@@ -9066,7 +9686,7 @@ export interface operations {
                      */
                     url?: string;
                     /** @description Event types of the catalogue, * or area.* patterns */
-                    events?: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "tag.created" | "tag.updated" | "tag.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "tag.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[];
+                    events?: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "tag.created" | "tag.updated" | "tag.deleted" | "folder.created" | "folder.updated" | "folder.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "tag.*" | "folder.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[];
                     /** @enum {string} */
                     format?: "standard" | "slack" | "discord";
                     isActive?: boolean;
@@ -9080,7 +9700,7 @@ export interface operations {
                         /** @enum {string} */
                         match?: "all" | "any";
                         /** @description Further narrows the endpoint events (same patterns), or null (the default) */
-                        events?: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "tag.created" | "tag.updated" | "tag.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "tag.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[] | null;
+                        events?: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "tag.created" | "tag.updated" | "tag.deleted" | "folder.created" | "folder.updated" | "folder.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "tag.*" | "folder.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[] | null;
                         /** @description Default none */
                         rules?: {
                             /** @description Dot path into the event envelope, e.g. data.link.domain */
@@ -9903,7 +10523,7 @@ export interface operations {
                      * @description The event type to receive
                      * @enum {string}
                      */
-                    event: "link.created" | "link.updated" | "link.deleted" | "link.clicked" | "tag.created" | "tag.updated" | "tag.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted";
+                    event: "link.created" | "link.updated" | "link.deleted" | "link.clicked" | "tag.created" | "tag.updated" | "tag.deleted" | "folder.created" | "folder.updated" | "folder.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted";
                     /**
                      * Format: uri
                      * @description Where each event is POSTed. Exactly one of hookUrl, targetUrl, target_url and url is required (or several with the same value). An absolute https URL (http only with LNK_WEBHOOK_ALLOW_HTTP), public addresses only unless LNK_WEBHOOK_ALLOWED_CIDRS allows the range.
@@ -10311,7 +10931,7 @@ export interface operations {
     getV1ZapierSamples: {
         parameters: {
             query?: {
-                event?: "link.created" | "link.updated" | "link.deleted" | "link.clicked" | "tag.created" | "tag.updated" | "tag.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test";
+                event?: "link.created" | "link.updated" | "link.deleted" | "link.clicked" | "tag.created" | "tag.updated" | "tag.deleted" | "folder.created" | "folder.updated" | "folder.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test";
                 flat?: "0" | "1";
             };
             header?: {
@@ -10524,7 +11144,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description Event types or patterns (*, link.*); default ["*"] */
-                    events?: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "tag.created" | "tag.updated" | "tag.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "tag.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[];
+                    events?: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "tag.created" | "tag.updated" | "tag.deleted" | "folder.created" | "folder.updated" | "folder.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "tag.*" | "folder.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[];
                     /** @description A name for the machine listening, shown in the session list */
                     deviceName?: string;
                 };
