@@ -8,6 +8,7 @@ import type { HttpKit } from '../identity'
 import { engineOf, onEngine } from '../../db/store'
 import type { RedirectReads } from './port'
 import { createLinksRepo } from './repo'
+import { createLinkListRepo } from './repo-list'
 import { createLinkStatements, createRedirectReads } from './repo-sqlite'
 import { linkRoutes } from './routes'
 import type { LinksCtx } from './context'
@@ -33,7 +34,7 @@ export function createLinksModule(platform: Platform, http: HttpKit, domains: Do
     (s) => createRedirectReads(s.db.db),
     () => null,
   )
-  const ctx: LinksCtx = { config, clock, log, links, bus, served: domains.served, bridgePages: pages.repo, qr }
+  const ctx: LinksCtx = { config, clock, log, links, linkList: createLinkListRepo(engineOf(store)), bus, served: domains.served, bridgePages: pages.repo, qr }
   return defineModule({ name: 'links', events: LINK_EVENTS, ctx, repo: links, redirectReads, routes: linkRoutes(ctx, http) })
 }
 
