@@ -17,6 +17,8 @@ import * as lite from '../../src/db/schema'
 import * as pgs from '../../src/db/pg/schema.generated'
 import { LinkWriteRefused, type LinkInsert, type LinkRow, type LinksRepo, type NewLink, type PlanUsage } from '../../src/modules/links/port'
 import { createLinksRepo } from '../../src/modules/links/repo'
+import type { LinkListRepo, ListFilter } from '../../src/modules/links/list-port'
+import { createLinkListRepo } from '../../src/modules/links/repo-list'
 import { createLinkStatements, createRedirectReads } from '../../src/modules/links/repo-sqlite'
 import { createDomainSlugsRepo } from '../../src/modules/redirect/repo-domain-slugs'
 import { createRedirectSyncReads } from '../../src/modules/redirect/repo-sqlite'
@@ -33,6 +35,8 @@ let engines: Engines
 /** A second SQLite database, for the repo without its prepared statements. */
 let plain: DbHandle
 let plainDir: string
+/** GET /links' repo (repo-list.ts) beside each links repo, on the same database. */
+const lists = new Map<Repo, LinkListRepo>()
 let repos: { name: string; repo: Repo; slugs: (domain: string) => Promise<string[]>; state: () => Promise<unknown> }[]
 
 /** The rows a script leaves in a SQLite database. */
@@ -97,6 +101,9 @@ beforeAll(async () => {
       }),
     },
   ]
+  lists.set(repos[0]!.repo, createLinkListRepo(sqliteEngine(db)))
+  lists.set(repos[1]!.repo, createLinkListRepo(sqliteEngine(plain.db)))
+  lists.set(repos[2]!.repo, createLinkListRepo(pgEngine(pg)))
 })
 
 afterAll(async () => {
@@ -281,9 +288,11 @@ describe('the same answers and rows on both engines', () => {
         T0,
       ),
     )
-    const ids = async (repo: Repo, f: Omit<Parameters<Repo['list']>[0], 'workspaceId'>, page = 1, perPage = 10) => {
-      const { rows, total } = await repo.list({ workspaceId: 'ws_c', ...f }, page, perPage)
-      return { ids: rows.map((r) => r.id), total }
+    const ids = async (repo: Repo, f: Omit<ListFilter, 'workspaceId'>, page = 1, perPage = 10) => {
+      const list = lists.get(repo)!
+      const filter = { workspaceId: 'ws_c', ...f }
+      const rows = await list.page({ filter, sort: 'createdAt', order: 'desc', limit: perPage, offset: (page - 1) * perPage })
+      return { ids: rows.map((r) => r.id), total: await list.count(filter) }
     }
     const answers = await same(async (repo) => ({
       all: await ids(repo, {}),
@@ -295,13 +304,13 @@ describe('the same answers and rows on both engines', () => {
       backslash: await ids(repo, { search: 'a\\b' }),
       tag: await ids(repo, { tag: 'fr' }),
       domain: await ids(repo, { domain: 'm.test' }),
-      archived: await ids(repo, { archived: false }),
+      archived: await ids(repo, { isArchived: false }),
       test: await ids(repo, { isTest: true }),
       scopeDomains: await ids(repo, { scope: { domains: ['m.test'] } }),
       scopeTags: await ids(repo, { scope: { tags: ['promo', 'none'] } }),
       scopeEmpty: await ids(repo, { scope: { domains: [], tags: [] } }),
       page2: await ids(repo, {}, 2, 3),
-      combined: await ids(repo, { tag: 'promo', search: 'off', archived: false }),
+      combined: await ids(repo, { tag: 'promo', search: 'off', isArchived: false }),
     }))
     expect(answers).toEqual({
       all: { ids: ['lnk_L2', 'lnk_l1', 'lnk_L1', 'lnk_l2'], total: 4 },

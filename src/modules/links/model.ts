@@ -94,6 +94,7 @@ const readOnlyFields = {
   isTest: t.Boolean({ description: 'Made by a test key (sandboxed); fixed at creation' }),
   createdAt: Timestamp,
   updatedAt: Timestamp,
+  lastClickedAt: t.Union([Timestamp, t.Null()], { description: 'When the newest counted click happened (null: never clicked); kept as clicks are written' }),
   qr: Qr,
 }
 export const READ_ONLY_LINK_FIELDS = Object.keys(readOnlyFields) as (keyof typeof readOnlyFields)[]
@@ -128,6 +129,7 @@ export const UpdateLinkBody = t.Object(
     isTest: ignoredWhenSent(readOnlyFields.isTest),
     createdAt: ignoredWhenSent(readOnlyFields.createdAt),
     updatedAt: ignoredWhenSent(readOnlyFields.updatedAt),
+    lastClickedAt: ignoredWhenSent(readOnlyFields.lastClickedAt),
     qr: ignoredWhenSent(readOnlyFields.qr),
   },
   { additionalProperties: false, title: 'LinkUpdate' },
@@ -180,6 +182,7 @@ export const Link = t.Object(
     isTest: readOnlyFields.isTest,
     createdAt: readOnlyFields.createdAt,
     updatedAt: readOnlyFields.updatedAt,
+    lastClickedAt: readOnlyFields.lastClickedAt,
     qr: t.Optional(Qr),
   },
   { title: 'Link' },

@@ -99,17 +99,6 @@ export type RedirectLink = Pick<
   | 'totalClicks'
 >
 
-export interface LinkFilter {
-  workspaceId: string
-  search?: string
-  tag?: string
-  domain?: string
-  archived?: boolean
-  isTest?: boolean
-  /** The calling key's scope filters: only links on these domains / carrying one of these tags / in these folders. */
-  scope?: { domains?: string[]; tags?: string[]; folders?: string[] } | null
-}
-
 /** A link to insert, the event its insert publishes, and whether it counts towards the plan allowance. */
 export interface LinkInsert {
   row: NewLink
@@ -140,8 +129,6 @@ export interface LinksRepo {
   /** Up to `limit` links after `afterId` in id order (bytewise), as the redirect keeps them: to fill its cache at start. */
   redirectLinks(afterId: string, limit: number): Promise<RedirectLink[]>
   findById(workspaceId: string, id: string): Promise<LinkRow | undefined>
-  /** Newest first. */
-  list(f: LinkFilter, page: number, perPage: number): Promise<{ rows: LinkRow[]; total: number }>
   /**
    * Inserts links with their events in one transaction. The allowance is checked against the month's
    * counter inside the transaction, so it holds under concurrency. Answers per input either the row or

@@ -4,13 +4,12 @@
 // lock, heldUsage below) and byte order of text with ASCII-only case folding in LIKE (ids sort and search folds
 // through the engine, so lists come out the same whatever the database's locale). On SQLite a bulk create's
 // per-link statements and the slug checks run prepared once (repo-sqlite.ts), as do the redirect's reads.
-import { and, count, desc, eq, exists, gt, inArray, sql, type SQL } from 'drizzle-orm'
+import { and, eq, gt, inArray, sql } from 'drizzle-orm'
 import { rows, type Builder, type Engine, type Steps, type Tables } from '../../db/engine'
 import { isUniqueViolation } from '../../db/errors'
-import { escapeLike } from '../../db/like'
 import { publishing } from '../../events/outbox'
 import { ensuringTags } from '../tags'
-import { LinkWriteRefused, type LinkFilter, type LinkRow, type LinksRepo, type LinkStatements, type PlanUsage, type RedirectLink } from './port'
+import { LinkWriteRefused, type LinkRow, type LinksRepo, type LinkStatements, type PlanUsage, type RedirectLink } from './port'
 
 const REDIRECT_KEYS = [
   'id',
@@ -96,36 +95,6 @@ export function createLinksRepo(engine: Engine, prepared?: LinkStatements): Link
   const { links, linkTags, linkUsage } = engine.t
   const redirect = redirectColumns(links)
 
-  function where(f: LinkFilter): SQL {
-    const parts: (SQL | undefined)[] = [eq(links.workspaceId, f.workspaceId)]
-    // search_text is lower-cased by the service (Unicode-aware); LIKE then folds ASCII letters only, as SQLite's does.
-    if (f.search) parts.push(sql`${engine.asciiLower(links.searchText)} like ${`%${escapeLike(f.search.toLowerCase())}%`} escape '\\'`)
-    if (f.tag)
-      parts.push(
-        exists(
-          db
-            .select({ linkId: linkTags.linkId })
-            .from(linkTags)
-            .where(and(eq(linkTags.linkId, links.id), eq(linkTags.tag, f.tag))),
-        ),
-      )
-    if (f.domain) parts.push(eq(links.domain, f.domain))
-    if (f.archived !== undefined) parts.push(eq(links.isArchived, f.archived))
-    if (f.isTest !== undefined) parts.push(eq(links.isTest, f.isTest))
-    if (f.scope?.domains?.length) parts.push(inArray(links.domain, f.scope.domains))
-    if (f.scope?.folders?.length) parts.push(inArray(links.folderId, f.scope.folders))
-    if (f.scope?.tags?.length)
-      parts.push(
-        exists(
-          db
-            .select({ linkId: linkTags.linkId })
-            .from(linkTags)
-            .where(and(eq(linkTags.linkId, links.id), inArray(linkTags.tag, f.scope.tags))),
-        ),
-      )
-    return and(...parts)!
-  }
-
   return {
     async findRedirect(domain, slug) {
       const [row] = await db
@@ -150,20 +119,6 @@ export function createLinksRepo(engine: Engine, prepared?: LinkStatements): Link
         .where(and(eq(links.workspaceId, workspaceId), eq(links.id, id)))
         .limit(1)
       return row
-    },
-    async list(f, page, perPage) {
-      const w = where(f)
-      const [counted, found] = await Promise.all([
-        db.select({ n: count() }).from(links).where(w),
-        db
-          .select()
-          .from(links)
-          .where(w)
-          .orderBy(desc(links.createdAt), desc(engine.byteOrder(links.id)))
-          .limit(perPage)
-          .offset((page - 1) * perPage),
-      ])
-      return { rows: found, total: counted[0]?.n ?? 0 }
     },
     insertMany: (items, usage, now) =>
       engine.transaction(

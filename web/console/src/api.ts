@@ -20,7 +20,7 @@ export class ApiError extends Error {
 /** One page of a list: the items and the list's `meta.pagination`. */
 export interface Page<P extends PathFor<'get'>> {
   data: Data<P, 'get'>
-  pagination?: Meta<P, 'get'> extends { pagination: infer N } ? N : never
+  pagination?: Meta<P, 'get'> extends { pagination?: infer N } ? N : never
 }
 
 export const storedKey = (): string | null => sessionStorage.getItem(KEY_STORAGE)

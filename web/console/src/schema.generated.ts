@@ -435,7 +435,7 @@ export interface paths {
         };
         /**
          * List links
-         * @description Newest first. meta.pagination is always present. A live key lists live links unless mode says otherwise; a test key lists only its workspace's test links.
+         * @description Filtered by tag, folderId, campaignId, domain, isArchived, isActive, isTest and search, within the key's scope filters; sorted by sort and order (newest first by default), ties by id. Without cursor, pages by number: meta.pagination (page, perPage, total, totalPages) and meta.nextCursor. With cursor (empty for the first page), keyset pages: only meta.nextCursor, null on the last page; a walk neither skips nor repeats a link while links are created or deleted. A live key lists live links unless mode (or isTest) says otherwise; a test key lists only its workspace's test links.
          *
          *     Needs the `links:read` permission.
          */
@@ -1832,6 +1832,11 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            /**
+             * Format: date-time
+             * @description When the newest counted click happened (null: never clicked); kept as clicks are written
+             */
+            lastClickedAt: string | null;
             qr?: components["schemas"]["Qr"];
         };
         /** RoutingRuleInput */
@@ -5030,9 +5035,17 @@ export interface operations {
                 perPage?: number;
                 search?: string;
                 tag?: string;
+                folderId?: string;
+                campaignId?: string;
                 domain?: string;
+                isArchived?: boolean;
                 archived?: boolean;
+                isActive?: boolean;
+                isTest?: boolean;
                 mode?: "live" | "test" | "all";
+                sort?: "createdAt" | "updatedAt" | "totalClicks" | "lastClickedAt" | "title" | "slug";
+                order?: "desc" | "asc";
+                cursor?: string;
             };
             header?: {
                 /** @description Pins a dated API version; the answer names the version used in its own Service-Version header. A value not listed (an empty one too) is 400 unsupported_version. */
@@ -5056,12 +5069,14 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["Link"][];
                         meta: {
-                            pagination: {
+                            pagination?: {
                                 page: number;
                                 perPage: number;
                                 total: number;
                                 totalPages: number;
                             };
+                            /** @description Pass as cursor for the next page; null on the last page */
+                            nextCursor: string | null;
                         };
                     };
                 };
@@ -5641,6 +5656,11 @@ export interface operations {
                      * @description Read-only: ignored when sent, so a fetched Link can be sent back
                      */
                     readonly updatedAt?: string;
+                    /**
+                     * Format: date-time
+                     * @description When the newest counted click happened (null: never clicked); kept as clicks are written. Read-only: ignored when sent, so a fetched Link can be sent back
+                     */
+                    readonly lastClickedAt?: string | null;
                     /** @description Read-only: ignored when sent, so a fetched Link can be sent back */
                     readonly qr?: {
                         /** @description Inline SVG */
