@@ -19,6 +19,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   not_found: 404,
   method_not_allowed: 405,
   slug_taken: 409,
+  external_id_taken: 409,
   endpoint_paused: 409,
   conflict: 409,
   domain_taken: 409,

@@ -19,6 +19,7 @@ export const ERROR_CODES = [
   'not_found',
   'method_not_allowed',
   'slug_taken',
+  'external_id_taken',
   'endpoint_paused',
   'conflict',
   'domain_taken',

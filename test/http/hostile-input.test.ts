@@ -58,9 +58,14 @@ describe('405 with Allow on every path, for every method it does not have', () =
   })
 
   test('a fixed sub-path never falls into the {id} route beside it', async () => {
-    for (const method of ['GET', 'PATCH', 'DELETE']) {
-      const res = await env.request('/v1/links/bulk', { method, key, json: method === 'GET' ? undefined : {} })
-      expect({ method, status: res.status, allow: res.headers.get('allow') }).toEqual({ method, status: 405, allow: 'POST' })
+    for (const [url, methods, allow] of [
+      ['/v1/links/bulk', ['GET', 'PUT', 'DELETE'], 'PATCH, POST'],
+      ['/v1/links/upsert', ['GET', 'PATCH', 'DELETE'], 'PUT'],
+    ] as const) {
+      for (const method of methods) {
+        const res = await env.request(url, { method, key, json: method === 'GET' ? undefined : {} })
+        expect({ url, method, status: res.status, allow: res.headers.get('allow') }).toEqual({ url, method, status: 405, allow })
+      }
     }
     for (const method of ['PATCH', 'DELETE']) {
       for (const url of ['/v1/webhooks/info', '/v1/webhooks/types']) {

@@ -40,15 +40,17 @@ function dataSchema(path: string, method: string, status: string) {
 
 const methodsOf = (path: string) => METHODS.filter((m) => doc.paths[path]?.[m])
 
-test('lists /v1/links, /v1/links/bulk, /v1/links/{id} and /v1/links/{id}/resolve with their methods', () => {
+test('lists /v1/links, /v1/links/bulk, /v1/links/bulk/delete, /v1/links/upsert, /v1/links/{id} and /v1/links/{id}/resolve with their methods', () => {
   expect(methodsOf('/links')).toEqual(['get', 'post'])
-  expect(methodsOf('/links/bulk')).toEqual(['post'])
+  expect(methodsOf('/links/bulk')).toEqual(['post', 'patch'])
+  expect(methodsOf('/links/bulk/delete')).toEqual(['post'])
+  expect(methodsOf('/links/upsert')).toEqual(['put'])
   expect(methodsOf('/links/{id}')).toEqual(['get', 'patch', 'delete'])
   expect(
     Object.keys(doc.paths)
       .filter((p) => p.startsWith('/links'))
       .sort(),
-  ).toEqual(['/links', '/links/bulk', '/links/{id}', '/links/{id}/resolve'])
+  ).toEqual(['/links', '/links/bulk', '/links/bulk/delete', '/links/upsert', '/links/{id}', '/links/{id}/resolve'])
   expect(methodsOf('/links/{id}/resolve')).toEqual(['post'])
 })
 

@@ -7,6 +7,12 @@ export const linkNotFound = (id: string) => notFound(`Link ${id}`)
 export const slugTaken = (slug: string, domain: string) =>
   new AppError('slug_taken', `The slug "${slug}" is already in use on ${domain}; choose another or omit it to get a generated one`, { slug, domain })
 
+/** Another link of the workspace carries this externalId (contract 7.3). */
+export const externalIdTaken = (externalId: string) =>
+  new AppError('external_id_taken', `Another link of this workspace has the externalId "${externalId}"; externalIds are unique within a workspace`, {
+    externalId,
+  })
+
 /** The workspace's allowance of live links for the month is spent. */
 export const planLimitReached = (limit: number) =>
   new AppError('plan_limit_reached', `This workspace has created its ${limit} live links for this month; test links do not count`, { limit })

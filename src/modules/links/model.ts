@@ -6,6 +6,7 @@ import type { EventDefinition } from '../../events/catalogue'
 import type { Config } from '../../platform/config'
 import { RoutingRule, routingInput, RULES_DOC, ROUTING_LIMITS, Variant, VARIANTS_DOC } from './routing-model'
 import { url } from './url-schema'
+import { ExternalIdField } from './external-id'
 
 // The slug rules and short-URL building are pure and used beside the redirect path, by areas the links module
 // itself depends on (pages): they are reached here, not through index.ts, so no import cycle forms.
@@ -66,6 +67,7 @@ const linkFields = {
     }),
   ),
   ...routingInput,
+  externalId: ExternalIdField,
 }
 
 export const Include = t.Array(t.Literal('qr'), { maxItems: 1, description: 'Only "qr" is allowed: returns the link with its qr object' })
@@ -183,6 +185,7 @@ export const Link = t.Object(
     createdAt: readOnlyFields.createdAt,
     updatedAt: readOnlyFields.updatedAt,
     lastClickedAt: readOnlyFields.lastClickedAt,
+    externalId: t.Union([t.String(), t.Null()], { description: 'Your own id for the link, unique within the workspace; null when none' }),
     qr: t.Optional(Qr),
   },
   { title: 'Link' },

@@ -116,7 +116,7 @@ export interface PlanUsage {
 /** Thrown inside a write transaction to roll it back with a reason the service turns into an AppError. */
 export class LinkWriteRefused extends Error {
   constructor(
-    readonly reason: 'slug_taken' | 'plan_limit_reached',
+    readonly reason: 'slug_taken' | 'external_id_taken' | 'plan_limit_reached',
     readonly index = 0,
   ) {
     super(reason)
@@ -129,13 +129,20 @@ export interface LinksRepo {
   /** Up to `limit` links after `afterId` in id order (bytewise), as the redirect keeps them: to fill its cache at start. */
   redirectLinks(afterId: string, limit: number): Promise<RedirectLink[]>
   findById(workspaceId: string, id: string): Promise<LinkRow | undefined>
+  /** The workspace's link with this externalId (repo-external-id.ts). */
+  findByExternalId(workspaceId: string, externalId: string): Promise<LinkRow | undefined>
+  /** The workspace's link at domain/slug (repo-external-id.ts). */
+  findBySlug(workspaceId: string, domain: string, slug: string): Promise<LinkRow | undefined>
   /**
    * Inserts links with their events in one transaction. The allowance is checked against the month's
    * counter inside the transaction, so it holds under concurrency. Answers per input either the row or
    * the reason it was refused; refused inputs change nothing.
    */
   insertMany(items: LinkInsert[], usage: PlanUsage, now: number): Promise<(LinkRow | LinkWriteRefused)[]>
-  /** Updates a link and publishes its event; slug_taken when the new domain/slug is in use, undefined when the link is gone. */
+  /**
+   * Updates a link and publishes its event; slug_taken when the new domain/slug is in use, external_id_taken
+   * when the new externalId is, undefined when the link is gone.
+   */
   update(id: string, patch: Partial<NewLink>, event: (row: LinkRow) => PublishInput, now: number): Promise<LinkRow | LinkWriteRefused | undefined>
   /** Deletes the link and publishes the event; false when it was gone already. */
   delete(id: string, event: PublishInput, now: number): Promise<boolean>

@@ -9,6 +9,7 @@ import { rows, type Builder, type Engine, type Steps, type Tables } from '../../
 import { isUniqueViolation } from '../../db/errors'
 import { publishing } from '../../events/outbox'
 import { ensuringTags } from '../tags'
+import { externalIdQueries, insertRefusal } from './repo-external-id'
 import { LinkWriteRefused, type LinkRow, type LinksRepo, type LinkStatements, type PlanUsage, type RedirectLink } from './port'
 
 const REDIRECT_KEYS = [
@@ -96,6 +97,7 @@ export function createLinksRepo(engine: Engine, prepared?: LinkStatements): Link
   const redirect = redirectColumns(links)
 
   return {
+    ...externalIdQueries(engine),
     async findRedirect(domain, slug) {
       const [row] = await db
         .select(redirect)
@@ -137,7 +139,7 @@ export function createLinksRepo(engine: Engine, prepared?: LinkStatements): Link
             // outcome, so of two nodes creating the same slug exactly one gets it.
             const inserted = prepared ? prepared.insertLink(item.row) : (yield* rows(tx.insert(links).values(item.row).onConflictDoNothing().returning()))[0]
             if (!inserted) {
-              results.push(new LinkWriteRefused('slug_taken', index))
+              results.push(new LinkWriteRefused(yield* insertRefusal(engine, tx, item.row), index))
               continue
             }
             if (prepared) {
@@ -196,6 +198,7 @@ export function createLinksRepo(engine: Engine, prepared?: LinkStatements): Link
         })
       } catch (err) {
         if (isUniqueViolation(err, 'links_domain_slug_unique')) return new LinkWriteRefused('slug_taken')
+        if (isUniqueViolation(err, 'links_workspace_external_id_unique')) return new LinkWriteRefused('external_id_taken')
         throw err
       }
     },

@@ -7,6 +7,9 @@ import { CreateLinkBody, Link, UpdateLinkBody } from './model'
 import { LinkPageEnvelope, ListLinksQuery, QR_PAGE_MAX } from './list-model'
 import { listLinks } from './list-query'
 import { BULK_MAX, bulkCreate, createLink, deleteLink, getLink, updateLink } from './service'
+import { bulkEditRoutes } from './bulk-edit-routes'
+import { LinkIdParams } from './external-id'
+import { upsertRoutes } from './upsert-routes'
 
 const errors = { 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 404: ErrorEnvelope, 409: ErrorEnvelope, 429: ErrorEnvelope }
 export { QR_PAGE_MAX } from './list-model'
@@ -98,16 +101,18 @@ export function linkRoutes(ctx: LinksCtx, http: HttpKit) {
         },
       },
     )
+    .use(upsertRoutes(ctx, http))
+    .use(bulkEditRoutes(ctx, http))
     .get('/:id', async ({ caller, params, query }) => ok(await getLink(ctx, caller, params.id, query.include === 'qr')), {
       permission: 'links:read',
-      params: t.Object({ id: t.String() }),
+      params: LinkIdParams,
       query: t.Object({ include: IncludeQuery }),
       response: { 200: Envelope(Link), ...errors },
       detail: { summary: 'Get a link', description: 'A test key sees test links only: a live link is 404 to it. A live key reads test links too.' },
     })
     .patch('/:id', async ({ caller, params, body }) => ok(await updateLink(ctx, caller, params.id, body ?? {})), {
       permission: 'links:write',
-      params: t.Object({ id: t.String() }),
+      params: LinkIdParams,
       body: t.Optional(UpdateLinkBody),
       response: { 200: Envelope(Link), ...errors },
       detail: {
@@ -118,7 +123,7 @@ export function linkRoutes(ctx: LinksCtx, http: HttpKit) {
     })
     .delete('/:id', async ({ caller, params }) => ok(await deleteLink(ctx, caller, params.id)), {
       permission: 'links:write',
-      params: t.Object({ id: t.String() }),
+      params: LinkIdParams,
       response: { 200: Envelope(t.Object({ id: t.String(), deleted: t.Literal(true) })), ...errors },
       detail: { summary: 'Delete a link', description: 'Removes the link and its redirect at once, with its clicks.' },
     })

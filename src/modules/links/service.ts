@@ -4,7 +4,7 @@ import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { utcMonth } from '../../platform/clock'
 import { type Caller, sandboxHides } from '../identity'
 import { AppError, Issues, pointerToPath } from '../../platform/errors'
-import { bulkError, bulkItemInvalid, linkNotFound, outOfScope, planLimitReached, slugTaken, tooManyBulkLinks } from './errors'
+import { bulkError, bulkItemInvalid, externalIdTaken, linkNotFound, outOfScope, planLimitReached, slugTaken, tooManyBulkLinks } from './errors'
 import { base62, uuidV7 } from '../../platform/random'
 import { isReservedSlug } from './slug'
 import { CreateLinkBody, READ_ONLY_LINK_FIELDS, type CreateLinkInput, type UpdateLinkInput } from './model'
@@ -15,6 +15,7 @@ import { checkBridgePage, checkDomain, checkSlug, checkUrl, columnsFrom, parseEx
 import { checkRouting } from './routing-fields'
 import { checkFolder } from './folder-check'
 import { type LinkView, toLink, withQr } from './view'
+import { externalIdOf } from './external-id'
 
 export const BULK_MAX = 1000
 /** Bulk items are checked one by one (a bad one must not reject the others), by a compiled checker. */
@@ -77,6 +78,7 @@ async function prepareCreate(ctx: LinksCtx, caller: Caller, input: CreateLinkInp
     routingRules: routing.routingRules ?? null,
     variants: routing.variants ?? null,
     expiresAt: expiresAt ?? null,
+    externalId: input.externalId ?? null,
   }
   row.searchText = searchTextOf(row)
   if (!inScope(caller, row)) throw outOfScope()
@@ -85,6 +87,7 @@ async function prepareCreate(ctx: LinksCtx, caller: Caller, input: CreateLinkInp
 
 /** The refusal a write transaction answered for `row`, as the error it is. */
 function refusal(ctx: LinksCtx, r: LinkWriteRefused, row: NewLink): AppError {
+  if (r.reason === 'external_id_taken') return externalIdTaken(row.externalId ?? '')
   return r.reason === 'slug_taken' ? slugTaken(row.slug, row.domain) : planLimitReached(ctx.config.planLinksPerMonth)
 }
 
@@ -173,7 +176,12 @@ export function inScope(caller: Pick<Caller, 'key'>, link: Pick<NewLink, 'domain
  * Out of the key's scope it does not exist for reads (404) and is refused for writes (403 out_of_scope).
  */
 async function findOwn(ctx: LinksCtx, caller: Caller, id: string, purpose: 'read' | 'write' = 'read'): Promise<LinkRow> {
-  const row = /^[0-9a-f-]{36}$/i.test(id) ? await ctx.links.findById(caller.workspace.id, id.toLowerCase()) : undefined
+  const externalId = externalIdOf(id)
+  const row = externalId
+    ? await ctx.links.findByExternalId(caller.workspace.id, externalId)
+    : /^[0-9a-f-]{36}$/i.test(id)
+      ? await ctx.links.findById(caller.workspace.id, id.toLowerCase())
+      : undefined
   if (!row || sandboxHides(caller, row)) throw linkNotFound(id)
   if (!inScope(caller, row)) {
     if (purpose === 'read') throw linkNotFound(id)
@@ -189,7 +197,17 @@ export async function getLink(ctx: LinksCtx, caller: Caller, id: string, include
 /** Sent in a PATCH but never applied: the Link's read-only fields (a fetched Link sent back) and include. */
 const NOT_APPLIED = new Set<string>([...READ_ONLY_LINK_FIELDS, 'include'])
 
-export async function updateLink(ctx: LinksCtx, caller: Caller, id: string, body: UpdateLinkInput): Promise<LinkView> {
+/**
+ * `hashed`: the password's hash, made once by a caller applying one body to many links (argon2id is slow on
+ * purpose); the body's password then only names the field among the changes.
+ */
+export async function updateLink(
+  ctx: LinksCtx,
+  caller: Caller,
+  id: string,
+  body: UpdateLinkInput,
+  hashed?: { passwordHash: string | null },
+): Promise<LinkView> {
   const current = await findOwn(ctx, caller, id, 'write')
   const input = Object.fromEntries(Object.entries(body).filter(([key]) => !NOT_APPLIED.has(key))) as Omit<
     UpdateLinkInput,
@@ -213,7 +231,9 @@ export async function updateLink(ctx: LinksCtx, caller: Caller, id: string, body
   const expiresAt = sameExpiry ? current.expiresAt : parseExpiry(ctx, issues, input.expiresAt)
   issues.throwIfAny()
 
-  const patch: Partial<NewLink> = { ...(await columnsFrom(input)), ...routing, updatedAt: ctx.clock.now() }
+  const patch: Partial<NewLink> = { ...(await columnsFrom(hashed ? { ...input, password: undefined } : input)), ...routing, updatedAt: ctx.clock.now() }
+  if (hashed) patch.passwordHash = hashed.passwordHash
+  if (input.externalId !== undefined) patch.externalId = input.externalId
   if (input.slug !== undefined) patch.slug = input.slug
   if (input.domain !== undefined) patch.domain = domain
   if (input.expiresAt !== undefined) patch.expiresAt = expiresAt ?? null

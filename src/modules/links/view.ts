@@ -51,6 +51,7 @@ export function toLink(ctx: Pick<Deps, 'config'>, row: LinkRow) {
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
     lastClickedAt: isoOrNull(row.lastClickedAt),
+    externalId: row.externalId,
   }
 }
 

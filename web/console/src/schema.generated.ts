@@ -473,6 +473,56 @@ export interface paths {
         delete?: never;
         options?: never;
         head?: never;
+        /**
+         * Change links in bulk
+         * @description Sets the same fields on up to 1000 links. One result per id, in order: the changed Link, or the error that link met (not_found, out_of_scope, slug_taken, validation_failed…); one bad id never holds up the others. Each link is changed in a transaction of its own and emits its link.updated event. A test key reaches test links only.
+         *
+         *     Needs the `links:write` permission.
+         */
+        patch: operations["patchV1LinksBulk"];
+        trace?: never;
+    };
+    "/links/upsert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Create or update a link
+         * @description The create body. The link is found by externalId, or by domain + slug when no externalId is sent (one of externalId and slug is required). Found: changed like PATCH /links/{id}, only the fields sent (200, link.updated). Not found: created like POST /links (201, link.created; the plan allowance applies). A test key finds and creates test links only. Supports Idempotency-Key.
+         *
+         *     Needs the `links:write` permission.
+         */
+        put: operations["putV1LinksUpsert"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/links/bulk/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete links in bulk
+         * @description Deletes up to 1000 links with their redirects. One result per id, in order: {id, ok: true, deleted: true}, or the error that link met; one bad id never holds up the others. Each link emits its link.deleted event. A test key reaches test links only. Supports Idempotency-Key.
+         *
+         *     Needs the `links:write` permission.
+         */
+        post: operations["postV1LinksBulkDelete"];
+        delete?: never;
+        options?: never;
+        head?: never;
         patch?: never;
         trace?: never;
     };
@@ -1416,7 +1466,7 @@ export interface components {
             success: false;
             error: {
                 /** @enum {string} */
-                code: "invalid_request" | "validation_failed" | "unsupported_version" | "block_type_immutable" | "unknown_block_type" | "qr_page_too_large" | "unauthorized" | "forbidden" | "ip_not_allowed" | "outside_schedule" | "key_paused" | "out_of_scope" | "plan_limit_reached" | "not_found" | "method_not_allowed" | "slug_taken" | "endpoint_paused" | "conflict" | "domain_taken" | "domain_has_links" | "tag_exists" | "folder_not_empty" | "session_expired" | "payload_too_large" | "rate_limited" | "monthly_cap_exceeded" | "verify_throttled" | "internal_error" | "unavailable";
+                code: "invalid_request" | "validation_failed" | "unsupported_version" | "block_type_immutable" | "unknown_block_type" | "qr_page_too_large" | "unauthorized" | "forbidden" | "ip_not_allowed" | "outside_schedule" | "key_paused" | "out_of_scope" | "plan_limit_reached" | "not_found" | "method_not_allowed" | "slug_taken" | "external_id_taken" | "endpoint_paused" | "conflict" | "domain_taken" | "domain_has_links" | "tag_exists" | "folder_not_empty" | "session_expired" | "payload_too_large" | "rate_limited" | "monthly_cap_exceeded" | "verify_throttled" | "internal_error" | "unavailable";
                 /** @description For people; may change */
                 message: string;
                 details?: {
@@ -1837,6 +1887,8 @@ export interface components {
              * @description When the newest counted click happened (null: never clicked); kept as clicks are written
              */
             lastClickedAt: string | null;
+            /** @description Your own id for the link, unique within the workspace; null when none */
+            externalId: string | null;
             qr?: components["schemas"]["Qr"];
         };
         /** RoutingRuleInput */
@@ -1926,6 +1978,8 @@ export interface components {
             routingRules?: components["schemas"]["RoutingRuleInput"][] | null;
             /** @description 2 to 10 variants. A/B split when no rule matched: each visitor (address + user agent) always gets the same variant while the list is unchanged. null (or []) for none. See docs/routing.md */
             variants?: components["schemas"]["VariantInput"][] | null;
+            /** @description Your own id for the link (say, the id of the record it was made for): 1-255 characters, any but control characters (U+0000-U+001F, U+007F); case-sensitive, unique within the workspace (409 external_id_taken). The link can then be addressed as ext_{externalId} */
+            externalId?: string | null;
         };
         /** Tag */
         Tag: {
@@ -5359,6 +5413,415 @@ export interface operations {
             };
         };
     };
+    patchV1LinksBulk: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins a dated API version; the answer names the version used in its own Service-Version header. A value not listed (an empty one too) is 400 unsupported_version. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Act in another workspace of the key's user (its id or slug); without it, the key's own workspace. A workspace the user is not a member of is 403 forbidden; an empty or overlong value is 400 validation_failed. */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1 to 1000 link ids (UUID) or ext_{externalId} references, as sent (not percent-encoded) */
+                    ids: string[];
+                    /**
+                     * LinkBulkSet
+                     * @description Fields set on every link named, as PATCH /links/{id} sets them (null clears a nullable field); not slug or externalId
+                     */
+                    set: {
+                        /**
+                         * Format: uri
+                         * @description Where the link sends visitors; not a short link of this service (it would loop). Absolute http(s) URL, at most 2048 characters; read as browsers read URLs (WHATWG), so an IDN host or an unescaped space is accepted too
+                         */
+                        destinationUrl?: string;
+                        /** @description A shared short domain or one of the workspace's verified domains; the first shared domain when omitted */
+                        domain?: string;
+                        title?: string | null;
+                        description?: string | null;
+                        tags?: string[];
+                        folderId?: string | null;
+                        campaignId?: string | null;
+                        /** @enum {integer} */
+                        redirectStatus?: 301 | 302 | 307 | 308;
+                        /**
+                         * Format: uri
+                         * @description Where visitors go once the link expired or reached a limit; a 410 page when null. Absolute http(s) URL, at most 2048 characters; read as browsers read URLs (WHATWG), so an IDN host or an unescaped space is accepted too
+                         */
+                        fallbackUrl?: string | null;
+                        /** @description Visitors must enter it; stored as an argon2id hash and never returned */
+                        password?: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the link stops redirecting; must be in the future (null: never)
+                         */
+                        expiresAt?: string | null;
+                        clickLimit?: number | null;
+                        /** @description Only the first N distinct client addresses are served */
+                        uniqueIpLimit?: number | null;
+                        publicStatsEnabled?: boolean;
+                        utmSource?: string | null;
+                        utmMedium?: string | null;
+                        utmCampaign?: string | null;
+                        utmTerm?: string | null;
+                        utmContent?: string | null;
+                        ogTitle?: string | null;
+                        ogDescription?: string | null;
+                        /**
+                         * Format: uri
+                         * @description The image link previews show. Absolute http(s) URL, at most 2048 characters; read as browsers read URLs (WHATWG), so an IDN host or an unescaped space is accepted too
+                         */
+                        ogImageUrl?: string | null;
+                        /** @enum {string|null} */
+                        twitterCard?: "summary" | "summary_large_image" | "player" | null;
+                        deepLinkEnabled?: boolean;
+                        captchaEnabled?: boolean;
+                        consentRequired?: boolean;
+                        /** @description Append lnk_cid=<click id> to the destination, for POST /conversions */
+                        conversionTracking?: boolean;
+                        /** @description A bridge page of the workspace (bp_…) shown instead of redirecting; null: redirect as usual. Not together with routingRules or variants */
+                        bridgePageId?: string | null;
+                        /** @description At most 50 rules. Evaluated in order on each visit (after the gates; never for link-preview crawlers): the first rule that matches picks the destination. null (or []) for none. See docs/routing.md */
+                        routingRules?: components["schemas"]["RoutingRuleInput"][] | null;
+                        /** @description 2 to 10 variants. A/B split when no rule matched: each visitor (address + user agent) always gets the same variant while the list is unchanged. null (or []) for none. See docs/routing.md */
+                        variants?: components["schemas"]["VariantInput"][] | null;
+                        isActive?: boolean;
+                        isArchived?: boolean;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            updated: number;
+                            failed: number;
+                            results: {
+                                /** @description The id as sent */
+                                id: string;
+                                ok: boolean;
+                                link?: components["schemas"]["Link"];
+                                /** @description Why this id was not changed: the error a single call would have answered */
+                                error?: {
+                                    code: string;
+                                    message: string;
+                                    details?: {
+                                        [key: string]: unknown;
+                                    };
+                                };
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putV1LinksUpsert: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins a dated API version; the answer names the version used in its own Service-Version header. A value not listed (an empty one too) is 400 unsupported_version. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Act in another workspace of the key's user (its id or slug); without it, the key's own workspace. A workspace the user is not a member of is 403 forbidden; an empty or overlong value is 400 validation_failed. */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+                /** @description The same key and body within 24 h replays the stored answer (with Idempotent-Replayed: true); the same key with another body is 409 conflict. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LinkCreate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Link"];
+                    };
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Link"];
+                    };
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1LinksBulkDelete: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins a dated API version; the answer names the version used in its own Service-Version header. A value not listed (an empty one too) is 400 unsupported_version. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Act in another workspace of the key's user (its id or slug); without it, the key's own workspace. A workspace the user is not a member of is 403 forbidden; an empty or overlong value is 400 validation_failed. */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+                /** @description The same key and body within 24 h replays the stored answer (with Idempotent-Replayed: true); the same key with another body is 409 conflict. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1 to 1000 link ids (UUID) or ext_{externalId} references, as sent (not percent-encoded) */
+                    ids: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            deleted: number;
+                            failed: number;
+                            results: {
+                                /** @description The id as sent */
+                                id: string;
+                                ok: boolean;
+                                /** @constant */
+                                deleted?: true;
+                                /** @description Why this id was not changed: the error a single call would have answered */
+                                error?: {
+                                    code: string;
+                                    message: string;
+                                    details?: {
+                                        [key: string]: unknown;
+                                    };
+                                };
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getV1LinksById: {
         parameters: {
             query?: {
@@ -5629,6 +6092,8 @@ export interface operations {
                     routingRules?: components["schemas"]["RoutingRuleInput"][] | null;
                     /** @description 2 to 10 variants. A/B split when no rule matched: each visitor (address + user agent) always gets the same variant while the list is unchanged. null (or []) for none. See docs/routing.md */
                     variants?: components["schemas"]["VariantInput"][] | null;
+                    /** @description Your own id for the link (say, the id of the record it was made for): 1-255 characters, any but control characters (U+0000-U+001F, U+007F); case-sensitive, unique within the workspace (409 external_id_taken). The link can then be addressed as ext_{externalId} */
+                    externalId?: string | null;
                     isActive?: boolean;
                     isArchived?: boolean;
                     /**
