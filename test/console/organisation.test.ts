@@ -69,6 +69,8 @@ describe('tags screen', () => {
       await page.checkScreen('tag-edit')
       await page.press('Save tag')
       await page.waitFor(`[...document.querySelectorAll('main tbody a')].some((a) => a.textContent.trim() === 'springtime')`)
+      // The focus is back on the row's Edit button, as it was before editing.
+      await page.waitFor(`document.activeElement?.getAttribute('aria-label') === 'Edit springtime'`)
       expect((await links('&search=tag-')).map((l) => [l.slug, [...l.tags].sort()]).sort()).toEqual([
         ['tag-one', ['mail', 'springtime']],
         ['tag-two', ['springtime']],
@@ -202,7 +204,9 @@ describe('links list organisation', () => {
       await page.waitFor(`!location.hash.includes('active=false') && location.hash.includes('folderId=')`)
       // The form follows the address once the list has it.
       await page.waitFor(`${SLUGS}.length === 25`)
-      await page.waitFor(`(() => { const l = [...document.querySelectorAll('label')].find((l) => l.textContent.trim() === 'Active'); return document.getElementById(l.htmlFor).value === 'all' })()`)
+      await page.waitFor(
+        `(() => { const l = [...document.querySelectorAll('label')].find((l) => l.textContent.trim() === 'Active'); return document.getElementById(l.htmlFor).value === 'all' })()`,
+      )
       await page.fill('Tag', 'odd')
       await page.press('Apply filters')
       await page.waitFor(`location.hash.includes('tag=odd')`)

@@ -96,6 +96,9 @@ function NewFolder({ onCreated }: { onCreated: () => void }) {
 
 function FolderRow({ folder, others, canWrite, onChanged }: { folder: Folder; others: Folder[]; canWrite: boolean; onChanged: () => void }) {
   const [editing, setEditing] = useState(false)
+  const editId = `edit-${folder.id}`
+  // Back on the row's Edit button when the form closes, so keyboard users stay where they were.
+  const close = () => (setEditing(false), requestAnimationFrame(() => document.getElementById(editId)?.focus()))
   const [name, setName] = useState(folder.name)
   const [description, setDescription] = useState(folder.description ?? '')
   // What happens to the links of a non-empty folder: moved into another folder (`moveTo`), or deleted.
@@ -106,7 +109,7 @@ function FolderRow({ folder, others, canWrite, onChanged }: { folder: Folder; ot
   const choice = target ? fate : 'delete'
   const save = useAction(async () => {
     await api.patch<'/folders/{id}'>(`/folders/${encodeURIComponent(folder.id)}`, { name: name.trim(), description: description.trim() || null })
-    setEditing(false)
+    close()
     announce('Folder saved')
     onChanged()
   })
@@ -135,7 +138,7 @@ function FolderRow({ folder, others, canWrite, onChanged }: { folder: Folder; ot
               <button type="submit" disabled={save.busy}>
                 {save.busy ? 'Saving…' : 'Save folder'}
               </button>
-              <button type="button" class="secondary" onClick={() => setEditing(false)}>
+              <button type="button" class="secondary" onClick={close}>
                 Cancel
               </button>
             </div>
@@ -158,6 +161,7 @@ function FolderRow({ folder, others, canWrite, onChanged }: { folder: Folder; ot
             <button
               type="button"
               class="secondary small"
+              id={editId}
               aria-label={`Edit ${folder.name}`}
               onClick={() => (setName(folder.name), setDescription(folder.description ?? ''), setEditing(true))}
             >

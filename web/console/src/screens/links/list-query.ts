@@ -4,6 +4,7 @@
 import { useEffect, useState } from 'preact/hooks'
 import { api } from '../../api'
 import type { QueryOf } from '../../api-types'
+import { announce } from '../../ui/announce'
 import { useAsync } from '../../ui/async'
 import type { Link } from './model'
 
@@ -114,6 +115,7 @@ export function useCursorList(filters: Filters, key: string) {
     try {
       const page = await api.page<'/links'>('/links', apiQuery(filters, nextCursor))
       setExtra((e) => ({ links: [...(e?.links ?? []), ...page.data], cursor: page.meta?.nextCursor ?? null }))
+      announce(page.data.length === 1 ? '1 more link shown' : `${page.data.length} more links shown`)
     } catch (error) {
       setMoreError(error)
     } finally {

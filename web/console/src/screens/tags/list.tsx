@@ -108,6 +108,9 @@ function NewTag({ onCreated }: { onCreated: () => void }) {
 
 function TagRow({ tag, canWrite, onChanged }: { tag: Tag; canWrite: boolean; onChanged: () => void }) {
   const [editing, setEditing] = useState(false)
+  const editId = `edit-${tag.id}`
+  // Back on the row's Edit button when the form closes, so keyboard users stay where they were.
+  const close = () => (setEditing(false), requestAnimationFrame(() => document.getElementById(editId)?.focus()))
   const [name, setName] = useState(tag.name)
   const [colour, setColour] = useState(tag.color ?? '')
   const [colourError, setColourError] = useState<string | null>(null)
@@ -119,7 +122,7 @@ function TagRow({ tag, canWrite, onChanged }: { tag: Tag; canWrite: boolean; onC
     if (name.trim() !== tag.name) body.name = name.trim()
     if (color !== (tag.color ?? null)) body.color = color
     if (Object.keys(body).length) await api.patch<'/tags/{id}'>(`/tags/${encodeURIComponent(tag.id)}`, body)
-    setEditing(false)
+    close()
     announce(body.name ? `Tag renamed to ${body.name} on ${links(tag.linkCount)}` : 'Tag saved')
     onChanged()
   })
@@ -147,7 +150,7 @@ function TagRow({ tag, canWrite, onChanged }: { tag: Tag; canWrite: boolean; onC
               <button type="submit" disabled={save.busy}>
                 {save.busy ? 'Saving…' : 'Save tag'}
               </button>
-              <button type="button" class="secondary" onClick={() => setEditing(false)}>
+              <button type="button" class="secondary" onClick={close}>
                 Cancel
               </button>
             </div>
@@ -170,6 +173,7 @@ function TagRow({ tag, canWrite, onChanged }: { tag: Tag; canWrite: boolean; onC
             <button
               type="button"
               class="secondary small"
+              id={editId}
               aria-label={`Edit ${tag.name}`}
               onClick={() => (setName(tag.name), setColour(tag.color ?? ''), setColourError(null), setEditing(true))}
             >
