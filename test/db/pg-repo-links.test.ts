@@ -5,6 +5,7 @@
 // on the same slug.
 import { registerEvents } from '../../src/events/catalogue'
 import { LINK_EVENTS } from '../../src/modules/links/model'
+import { TAG_EVENTS } from '../../src/modules/tags/model'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { asc } from 'drizzle-orm'
 import { rmSync } from 'node:fs'
@@ -27,6 +28,8 @@ import { openEngines, type Engines } from '../setup/engines'
 
 // No runtime is made here, which would register the events the repo publishes: run alone, the file does it.
 registerEvents(LINK_EVENTS)
+// A link's new tag names become tags, with their events (contract 7.3).
+registerEvents(TAG_EVENTS)
 
 const T0 = 1_700_000_000_000
 type Repo = LinksRepo
@@ -40,6 +43,14 @@ const lists = new Map<Repo, LinkListRepo>()
 let repos: { name: string; repo: Repo; slugs: (domain: string) => Promise<string[]>; state: () => Promise<unknown> }[]
 
 /** The rows a script leaves in a SQLite database. */
+/** A new tag's id is random on each engine (tag.created, published by a link write): compared by shape. */
+function randomTagId<E extends { type: string; data: unknown }>(e: E): E {
+  if (!e.type.startsWith('tag.')) return e
+  const data = e.data as { id: string }
+  expect(data.id).toMatch(/^tag_[0-9A-Za-z]{20}$/)
+  return { ...e, data: { ...data, id: 'tag_…' } }
+}
+
 const sqliteState = (db: DbHandle['db']) => async () => ({
   links: db.select().from(lite.links).orderBy(asc(lite.links.id)).all(),
   tags: db.select().from(lite.linkTags).orderBy(asc(lite.linkTags.linkId), asc(lite.linkTags.tag)).all(),
@@ -49,7 +60,7 @@ const sqliteState = (db: DbHandle['db']) => async () => ({
     .from(lite.outbox)
     .orderBy(asc(lite.outbox.seq))
     .all()
-    .map(({ seq: _, id: __, ...e }) => e),
+    .map(({ seq: _, id: __, ...e }) => randomTagId(e)),
 })
 
 /** The workspaces on every engine. */
@@ -97,7 +108,7 @@ beforeAll(async () => {
         links: byBytes(await pg.select().from(pgs.links), (r) => r.id),
         tags: byBytes(await pg.select().from(pgs.linkTags), (r) => `${r.linkId}\n${r.tag}`),
         usage: byBytes(await pg.select().from(pgs.linkUsage), (r) => `${r.workspaceId}\n${r.month}`),
-        events: (await pg.select().from(pgs.outbox).orderBy(asc(pgs.outbox.seq))).map(({ seq: _, id: __, ...e }) => e),
+        events: (await pg.select().from(pgs.outbox).orderBy(asc(pgs.outbox.seq))).map(({ seq: _, id: __, ...e }) => randomTagId(e)),
       }),
     },
   ]
