@@ -23,6 +23,7 @@ const DOMAIN = {
   createdAt: '2026-01-01T12:00:00.000Z',
 }
 const TAG = { id: 'tag_0001', name: 'spring', color: '#22aa66', createdAt: '2026-01-01T12:00:00.000Z', updatedAt: '2026-01-01T12:00:00.000Z' }
+const FOLDER = { id: 'fld_0001', name: 'Spring campaign', description: null, createdAt: '2026-01-01T12:00:00.000Z', updatedAt: '2026-01-01T12:00:00.000Z' }
 const PAGE = { id: 'bp_0001', slug: 'spring', domain: 'lnk.example', title: 'Spring launch', url: 'https://lnk.example/p/spring', version: 1 }
 
 const EVENTS = [
@@ -56,6 +57,21 @@ const EVENTS = [
     label: 'Deleted Tag',
     description: 'Triggers when a tag is deleted and removed from every link.',
     data: { ...TAG, linksChanged: 12 },
+  },
+  { event: 'folder.created', noun: 'Folder', label: 'New Folder', description: 'Triggers when a folder is created.', data: FOLDER },
+  {
+    event: 'folder.updated',
+    noun: 'Folder',
+    label: 'Updated Folder',
+    description: 'Triggers when a folder is renamed or its description changes.',
+    data: { ...FOLDER, changes: ['name'] },
+  },
+  {
+    event: 'folder.deleted',
+    noun: 'Folder',
+    label: 'Deleted Folder',
+    description: 'Triggers when a folder is deleted; its links were moved or deleted with it.',
+    data: { ...FOLDER, movedLinks: 0, deletedLinks: 0, moveTo: null },
   },
   {
     event: 'conversion.created',

@@ -90,6 +90,18 @@ describe('a folder', () => {
     expect(events[2]!.data).toMatchObject({ id: f.id, name: 'Renamed', movedLinks: 0, deletedLinks: 0, moveTo: null })
   })
 
+  test('creation honours Idempotency-Key: the same key and body answer the first folder again', async () => {
+    const api = await account(env)
+    const send = () => env.request('/v1/folders', { method: 'POST', key: api.key, json: { name: 'Once' }, headers: { 'idempotency-key': 'folder-once-1' } })
+    const first = await send()
+    const again = await send()
+    expect([first.status, again.status]).toEqual([201, 201])
+    expect(again.headers.get('idempotent-replayed')).toBe('true')
+    expect((await again.json()).data.id).toBe((await first.json()).data.id)
+    expect((await api.call('/folders')).body.data).toHaveLength(1)
+    expect(await eventsOf(env, api.workspaceId, 'folder.created')).toHaveLength(1)
+  })
+
   test('reads need links:read and changes links:write', async () => {
     const api = await account(env)
     const f = await api.folder('Perms')

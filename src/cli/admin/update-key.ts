@@ -25,10 +25,12 @@ function keySettingsFromFlags(values: Values): KeySettings {
   if (str(values['allowed-ips']) !== undefined) out.allowedIps = none(values['allowed-ips']) ? [] : list(str(values['allowed-ips'])!)
   const domains = str(values['scope-domains'])
   const tags = str(values['scope-tags'])
-  if (domains !== undefined || tags !== undefined) {
+  const folders = str(values['scope-folders'])
+  if (domains !== undefined || tags !== undefined || folders !== undefined) {
     const d = domains && !none(domains) ? list(domains) : undefined
     const t = tags && !none(tags) ? list(tags) : undefined
-    out.scopeFilters = d || t ? { ...(d ? { domains: d } : {}), ...(t ? { tags: t } : {}) } : null
+    const f = folders && !none(folders) ? list(folders) : undefined
+    out.scopeFilters = d || t || f ? { ...(d ? { domains: d } : {}), ...(t ? { tags: t } : {}), ...(f ? { folders: f } : {}) } : null
   }
   if (str(values.schedule) !== undefined) {
     if (none(values.schedule)) out.schedule = null
@@ -69,7 +71,7 @@ function keySettingsFromFlags(values: Values): KeySettings {
 export const updateKey: AdminCommand = {
   name: 'update-key',
   usage:
-    'ID [--name N] [--permissions a,b] [--allowed-ips ip,cidr] [--scope-domains d] [--scope-tags t] [--schedule JSON] [--monthly-call-cap N] ' +
+    'ID [--name N] [--permissions a,b] [--allowed-ips ip,cidr] [--scope-domains d] [--scope-tags t] [--scope-folders f] [--schedule JSON] [--monthly-call-cap N] ' +
     '[--rate-limit N] [--expires-at ISO] [--json]',
   summary: 'Change a key\'s settings; "none" clears a setting.',
   details: `Changes a key's settings (spec 2.7). Lists are comma-separated; "none" clears a setting.
@@ -78,7 +80,9 @@ export const updateKey: AdminCommand = {
   --allowed-ips ip,cidr     IPv4/IPv6 addresses or CIDRs ("none": any address)
   --scope-domains d1,d2     scope filter: only links on these domains
   --scope-tags t1,t2        scope filter: only links carrying one of these tags
-                            (give both to require both; "none" on both clears the scope)
+  --scope-folders f1,f2     scope filter: only links filed in one of these folders (fld_…)
+                            (the scope is replaced by the lists given, each one required;
+                            "none" on every list given clears the scope)
   --schedule JSON           e.g. '{"timezone":"Europe/Berlin","days":[1,2,3,4,5],"startMinute":480,"endMinute":1080}'
   --monthly-call-cap N      calls per UTC month
   --rate-limit N            requests per minute (replaces the default 600)
@@ -89,6 +93,7 @@ export const updateKey: AdminCommand = {
     'allowed-ips': { type: 'string' },
     'scope-domains': { type: 'string' },
     'scope-tags': { type: 'string' },
+    'scope-folders': { type: 'string' },
     schedule: { type: 'string' },
     'monthly-call-cap': { type: 'string' },
     'rate-limit': { type: 'string' },

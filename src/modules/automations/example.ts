@@ -81,6 +81,7 @@ const ID_PREFIXES: Record<string, string> = {
   click: 'clk',
   conversion: 'cnv',
   domain: 'dom',
+  folder: 'fld',
   bridgePage: 'bp',
   workspace: 'ws',
   endpoint: 'whe',

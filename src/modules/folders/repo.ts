@@ -1,7 +1,7 @@
 // Queries of the folders area, on either engine. A folder's deletion and what becomes of its links (moved or
 // deleted, each with its event) are one transaction; the folder row is locked first, so of two deletions one
-// does the work and the other answers gone, and on PostgreSQL the target of a move is locked too, so it cannot
-// vanish under the links moved into it.
+// does the work and the other answers gone, and on PostgreSQL the target of a move is locked with it, so it
+// cannot vanish under the links moved into it, nor be deleted as empty while they arrive.
 import { and, count, eq, exists, inArray, isNotNull, not, sql, type SQL } from 'drizzle-orm'
 import { rows, type Builder, type Engine } from '../../db/engine'
 import { publishing } from '../../events/outbox'
@@ -26,13 +26,18 @@ export function createFoldersRepo(engine: Engine): FoldersRepo {
         : undefined,
     )
 
-  const lockFolder = (tx: Builder, workspaceId: string, id: string) =>
+  /**
+   * Locks the folders in id order: two deletions that move links into each other's folder take their locks in
+   * the same order, so one waits for the other instead of deadlocking.
+   */
+  const lockFolders = (tx: Builder, workspaceId: string, ids: string[]) =>
     rows(
       engine.forUpdate(
         tx
           .select()
           .from(folders)
-          .where(and(eq(folders.workspaceId, workspaceId), eq(folders.id, id))),
+          .where(and(eq(folders.workspaceId, workspaceId), inArray(folders.id, ids)))
+          .orderBy(engine.byteOrder(folders.id)),
       ),
     )
 
@@ -99,7 +104,8 @@ export function createFoldersRepo(engine: Engine): FoldersRepo {
     delete: (workspaceId, id, onLinks, event, now) =>
       engine.transaction(
         function* (tx) {
-          const [row] = yield* lockFolder(tx, workspaceId, id)
+          const locked = yield* lockFolders(tx, workspaceId, onLinks.kind === 'move' ? [id, onLinks.to] : [id])
+          const row = locked.find((f) => f.id === id)
           if (!row) return { ok: false as const, reason: 'gone' as const }
           const inFolder = and(eq(links.workspaceId, workspaceId), isNotNull(links.folderId), eq(links.folderId, id))
           let moved: LinkRow[] = []
@@ -109,8 +115,7 @@ export function createFoldersRepo(engine: Engine): FoldersRepo {
             const n = Number(held?.n ?? 0)
             if (n > 0) return { ok: false as const, reason: 'not_empty' as const, links: n }
           } else if (onLinks.kind === 'move') {
-            const [target] = yield* lockFolder(tx, workspaceId, onLinks.to)
-            if (!target) return { ok: false as const, reason: 'target_gone' as const }
+            if (!locked.some((f) => f.id === onLinks.to)) return { ok: false as const, reason: 'target_gone' as const }
             moved = yield* rows(tx.update(links).set({ folderId: onLinks.to, updatedAt: now }).where(inFolder).returning())
             for (const link of moved) yield* publishing(engine, tx, onLinks.event(link), now)
           } else {
