@@ -95,6 +95,13 @@ describe('externalId', () => {
     expect((await api.make({ externalId: 'y'.repeat(255) })).externalId).toBe('y'.repeat(255))
   })
 
+  test('a reference no link can carry is 404, a NUL or an overlong one included; so is a malformed escape 400', async () => {
+    for (const ref of ['ext_%00', `ext_${'z'.repeat(256)}`, 'ext_', 'ext_%7F']) await expectError(await api.get(ref), 404, 'not_found')
+    await expectValidation(await api.get('ext_%ZZ'), 'id')
+    const data = (await body(await env.request('/v1/links/bulk/delete', { method: 'POST', key: api.key, json: { ids: ['ext_\u0000'] } }))).data
+    expect(data.results[0].error.code).toBe('not_found')
+  })
+
   test('bulk create: the first of two inputs with one externalId wins, the other is external_id_taken', async () => {
     const res = await api.bulk({
       links: [
@@ -163,6 +170,7 @@ describe('PUT /links/upsert', () => {
   test('needs externalId or slug; the create rules apply to both paths', async () => {
     const api = await account(env)
     await expectValidation(await upsert({ destinationUrl: 'https://example.com/' }, api.key), 'externalId')
+    await expectValidation(await upsert({ slug: 's', domain: 'nul\u0000.example', destinationUrl: 'https://example.com/' }, api.key), 'domain')
     await expectValidation(await upsert({ externalId: 'e1', destinationUrl: 'http://localhost:8080/loop' }, api.key), 'destinationUrl')
     expect((await upsert({ externalId: 'e1', destinationUrl: 'https://example.com/' }, api.key)).status).toBe(201)
     await expectValidation(

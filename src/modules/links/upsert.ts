@@ -4,7 +4,7 @@
 // so the plan allowance, every field rule, the scope and the sandbox apply, and each emits its own event.
 import { AppError, Issues } from '../../platform/errors'
 import { type Caller, sandboxHides } from '../identity'
-import { usableDomain } from '../domains'
+import { toHostname, usableDomain } from '../domains'
 import type { LinksCtx } from './context'
 import type { CreateLinkInput } from './model'
 import type { LinkRow } from './port'
@@ -14,10 +14,13 @@ import type { LinkView } from './view'
 /** The link the body names, as the caller may see it: a live link does not exist for a test key. */
 async function matching(ctx: LinksCtx, caller: Caller, input: CreateLinkInput): Promise<LinkRow | undefined> {
   const workspaceId = caller.workspace.id
-  const found =
-    input.externalId != null
-      ? await ctx.links.findByExternalId(workspaceId, input.externalId)
-      : await ctx.links.findBySlug(workspaceId, usableDomain(ctx.config, ctx.served, workspaceId, input.domain).domain, input.slug!)
+  let found: LinkRow | undefined
+  if (input.externalId != null) found = await ctx.links.findByExternalId(workspaceId, input.externalId)
+  else {
+    const { domain } = usableDomain(ctx.config, ctx.served, workspaceId, input.domain)
+    // A domain no link can be on (neither the pool's nor a hostname) is no query to send: the create refuses it.
+    if (ctx.config.shortDomains.includes(domain) || toHostname(domain) !== null) found = await ctx.links.findBySlug(workspaceId, domain, input.slug!)
+  }
   return found && !sandboxHides(caller, found) ? found : undefined
 }
 
