@@ -89,7 +89,11 @@ describe('read-only keys', () => {
     const narrow = await call(server, 'POST', '/api-keys', { name: 'links only', permissions: ['links:read'] })
     await withConsole(server, DESKTOP, async (page) => {
       await page.signIn(narrow.key)
-      expect(await page.evaluate<string[]>(`[...document.querySelectorAll('nav.main-nav a')].map((a) => a.textContent.trim())`)).toEqual(['Links', 'Folders', 'Tags'])
+      expect(await page.evaluate<string[]>(`[...document.querySelectorAll('nav.main-nav a')].map((a) => a.textContent.trim())`)).toEqual([
+        'Links',
+        'Folders',
+        'Tags',
+      ])
       await page.open('/webhooks')
       await page.waitFor(`document.querySelector('main').innerText.includes('not allowed')`, 10_000).catch(() => {})
       const text = await page.evaluate<string>(`document.querySelector('main').innerText`)
