@@ -97,7 +97,7 @@ describe('a folder', () => {
     const again = await send()
     expect([first.status, again.status]).toEqual([201, 201])
     expect(again.headers.get('idempotent-replayed')).toBe('true')
-    expect((await again.json()).data.id).toBe((await first.json()).data.id)
+    expect(((await again.json()) as any).data.id).toBe(((await first.json()) as any).data.id)
     expect((await api.call('/folders')).body.data).toHaveLength(1)
     expect(await eventsOf(env, api.workspaceId, 'folder.created')).toHaveLength(1)
   })

@@ -71,6 +71,7 @@ describe('a key scoped to a folder', () => {
       ['PATCH', `/folders/${outside.id}`, { name: 'taken over' }],
       ['DELETE', `/folders/${outside.id}?deleteLinks=true`, undefined],
       ['POST', '/folders', { name: 'new' }],
+      ['DELETE', `/folders/${inside.id}?moveTo=${outside.id}`, undefined],
     ] as const) {
       const res = await api.call(path, { method, key: scoped, json })
       expect({ method, status: res.status, code: res.body.error.code }).toEqual({ method, status: 403, code: 'out_of_scope' })

@@ -4,11 +4,16 @@
 // cannot vanish under the links moved into it, nor be deleted as empty while they arrive.
 import { and, count, eq, exists, inArray, isNotNull, not, sql, type SQL } from 'drizzle-orm'
 import { rows, type Builder, type Engine } from '../../db/engine'
-import { publishing } from '../../events/outbox'
+import { publishing, publishingMany, type PublishInput } from '../../events/outbox'
 import type { LinkRow } from '../links'
 import type { FoldersRepo, LinkScope } from './port'
 
-export function createFoldersRepo(engine: Engine): FoldersRepo {
+/**
+ * `publishNow`: on SQLite, the outbox insert prepared once on the engine's connection (events/outbox.ts), for the
+ * event of every link a deletion moves or deletes: a folder of 100,000 links must not hold the one write lock
+ * for a minute of statements built one by one. Without it the events are written a few hundred per statement.
+ */
+export function createFoldersRepo(engine: Engine, publishNow?: (input: PublishInput, now: number) => unknown): FoldersRepo {
   const { db } = engine
   const { folders, links, linkTags } = engine.t
 
@@ -40,6 +45,11 @@ export function createFoldersRepo(engine: Engine): FoldersRepo {
           .orderBy(engine.byteOrder(folders.id)),
       ),
     )
+
+  function* publishAll(tx: Builder, events: PublishInput[], now: number) {
+    if (publishNow) for (const event of events) publishNow(event, now)
+    else yield* publishingMany(engine, tx, events, now)
+  }
 
   return {
     async list(workspaceId, only) {
@@ -117,10 +127,10 @@ export function createFoldersRepo(engine: Engine): FoldersRepo {
           } else if (onLinks.kind === 'move') {
             if (!locked.some((f) => f.id === onLinks.to)) return { ok: false as const, reason: 'target_gone' as const }
             moved = yield* rows(tx.update(links).set({ folderId: onLinks.to, updatedAt: now }).where(inFolder).returning())
-            for (const link of moved) yield* publishing(engine, tx, onLinks.event(link), now)
+            yield* publishAll(tx, moved.map(onLinks.event), now)
           } else {
             deleted = yield* rows(tx.delete(links).where(inFolder).returning())
-            for (const link of deleted) yield* publishing(engine, tx, onLinks.event(link), now)
+            yield* publishAll(tx, deleted.map(onLinks.event), now)
           }
           yield* rows(tx.delete(folders).where(eq(folders.id, id)))
           yield* publishing(engine, tx, event(row, moved.length, deleted.length), now)
