@@ -32,6 +32,7 @@ import { createForwardingModule } from './modules/forwarding'
 import { createIdentityModule } from './modules/identity'
 import { createLinksModule } from './modules/links'
 import type { Module, Platform } from './modules/module'
+import { createTagsModule } from './modules/tags'
 import { createSystemModule, SERVER_SECRETS, preloadSettings, createSettingsRepoSqlite } from './modules/system'
 import { createPagesModule } from './modules/pages'
 import { createQrModule, linkQr } from './modules/qr'
@@ -199,6 +200,7 @@ function createModules(platform: Platform, options: RuntimeOptions) {
     domains,
     folders,
     links,
+    tags: createTagsModule(platform, http),
     qr: createQrModule(links, domains, http),
     clicks,
     pages,

@@ -22,6 +22,7 @@ const DOMAIN = {
   served: false,
   createdAt: '2026-01-01T12:00:00.000Z',
 }
+const TAG = { id: 'tag_0001', name: 'spring', color: '#22aa66', createdAt: '2026-01-01T12:00:00.000Z', updatedAt: '2026-01-01T12:00:00.000Z' }
 const FOLDER = { id: 'fld_0001', name: 'Spring campaign', description: null, createdAt: '2026-01-01T12:00:00.000Z', updatedAt: '2026-01-01T12:00:00.000Z' }
 const PAGE = { id: 'bp_0001', slug: 'spring', domain: 'lnk.example', title: 'Spring launch', url: 'https://lnk.example/p/spring', version: 1 }
 
@@ -35,6 +36,27 @@ const EVENTS = [
     label: 'New Click',
     description: 'Triggers when a redirect is counted (bots and test links are never counted).',
     data: { click: { id: 'clk_0001', timestamp: '2026-01-01T12:00:00.000Z', unique: true, referrer: null, userAgent: 'Mozilla/5.0' }, link: LINK },
+  },
+  {
+    event: 'tag.created',
+    noun: 'Tag',
+    label: 'New Tag',
+    description: 'Triggers when a tag is created, or a link uses a tag name that was not a tag yet.',
+    data: TAG,
+  },
+  {
+    event: 'tag.updated',
+    noun: 'Tag',
+    label: 'Updated Tag',
+    description: 'Triggers when a tag is renamed (on every link carrying it) or recoloured.',
+    data: { ...TAG, name: 'summer', changes: ['name'], previousName: 'spring', linksChanged: 12 },
+  },
+  {
+    event: 'tag.deleted',
+    noun: 'Tag',
+    label: 'Deleted Tag',
+    description: 'Triggers when a tag is deleted and removed from every link.',
+    data: { ...TAG, linksChanged: 12 },
   },
   { event: 'folder.created', noun: 'Folder', label: 'New Folder', description: 'Triggers when a folder is created.', data: FOLDER },
   {

@@ -11,6 +11,7 @@ import m8 from '../../drizzle/0008_clicks_covering_index.sql' with { type: 'text
 import m9 from '../../drizzle/0009_shared_limits.sql' with { type: 'text' }
 import m10 from '../../drizzle/0010_routing_rules.sql' with { type: 'text' }
 import m11 from '../../drizzle/0011_link_organisation.sql' with { type: 'text' }
+import m12 from '../../drizzle/0012_link_list_indexes.sql' with { type: 'text' }
 export interface EmbeddedMigration {
   tag: string
   when: number
@@ -30,4 +31,5 @@ export const EMBEDDED_MIGRATIONS: EmbeddedMigration[] = [
   { tag: "0009_shared_limits", when: 1795527442544, sql: m9 },
   { tag: "0010_routing_rules", when: 1795809050518, sql: m10 },
   { tag: "0011_link_organisation", when: 1795812722617, sql: m11 },
+  { tag: "0012_link_list_indexes", when: 1795813014871, sql: m12 },
 ]

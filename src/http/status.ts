@@ -24,6 +24,7 @@ export const ERROR_STATUS: Record<ErrorCode, number> = {
   conflict: 409,
   domain_taken: 409,
   domain_has_links: 409,
+  tag_exists: 409,
   folder_not_empty: 409,
   session_expired: 410,
   payload_too_large: 413,

@@ -24,6 +24,7 @@ export const ERROR_CODES = [
   'conflict',
   'domain_taken',
   'domain_has_links',
+  'tag_exists',
   'folder_not_empty',
   'session_expired',
   'payload_too_large',

@@ -1,6 +1,7 @@
 // Issue 19, end-to-end step 8: a read-only key, made through the console, signs in to a fresh browser and
 // finds no edit control on any area's list, nor on one record's screen of each area; a key holding only
-// links:read is told in words why it cannot see webhooks, and its navigation offers Links alone.
+// links:read is told in words why it cannot see webhooks, and its navigation offers the links areas alone
+// (links, folders, tags).
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { call, DESKTOP, PHONE, startConsoleServer, withConsole, type ConsolePage, type ConsoleServer } from './_console'
 
@@ -21,7 +22,7 @@ afterAll(() => server.stop())
 const READ = ['links:read', 'analytics:read', 'domains:read', 'webhooks:read', 'api_keys:read', 'pages:read', 'automations:read']
 
 /** Every area's list screen, in the order of the navigation. */
-const LISTS = ['/links', '/analytics', '/domains', '/pages', '/webhooks', '/keys']
+const LISTS = ['/links', '/folders', '/tags', '/analytics', '/domains', '/pages', '/webhooks', '/keys']
 
 /** One record's screen of each area (filled in once the records exist). */
 const DETAILS: string[] = []
@@ -61,6 +62,8 @@ describe('read-only keys', () => {
       await page.signIn(secret)
       expect(await page.evaluate<string[]>(`[...document.querySelectorAll('nav.main-nav a')].map((a) => a.textContent.trim())`)).toEqual([
         'Links',
+        'Folders',
+        'Tags',
         'Analytics',
         'Domains',
         'Bridge pages',
@@ -82,11 +85,15 @@ describe('read-only keys', () => {
     expect(found).toEqual({})
   }, 60_000)
 
-  test('a links:read key is told why it cannot see webhooks, and its navigation shows only Links', async () => {
+  test('a links:read key is told why it cannot see webhooks, and its navigation shows only the links areas', async () => {
     const narrow = await call(server, 'POST', '/api-keys', { name: 'links only', permissions: ['links:read'] })
     await withConsole(server, DESKTOP, async (page) => {
       await page.signIn(narrow.key)
-      expect(await page.evaluate<string[]>(`[...document.querySelectorAll('nav.main-nav a')].map((a) => a.textContent.trim())`)).toEqual(['Links'])
+      expect(await page.evaluate<string[]>(`[...document.querySelectorAll('nav.main-nav a')].map((a) => a.textContent.trim())`)).toEqual([
+        'Links',
+        'Folders',
+        'Tags',
+      ])
       await page.open('/webhooks')
       await page.waitFor(`document.querySelector('main').innerText.includes('not allowed')`, 10_000).catch(() => {})
       const text = await page.evaluate<string>(`document.querySelector('main').innerText`)

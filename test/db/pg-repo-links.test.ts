@@ -5,6 +5,7 @@
 // on the same slug.
 import { registerEvents } from '../../src/events/catalogue'
 import { LINK_EVENTS } from '../../src/modules/links/model'
+import { TAG_EVENTS } from '../../src/modules/tags/model'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { asc } from 'drizzle-orm'
 import { rmSync } from 'node:fs'
@@ -17,6 +18,8 @@ import * as lite from '../../src/db/schema'
 import * as pgs from '../../src/db/pg/schema.generated'
 import { LinkWriteRefused, type LinkInsert, type LinkRow, type LinksRepo, type NewLink, type PlanUsage } from '../../src/modules/links/port'
 import { createLinksRepo } from '../../src/modules/links/repo'
+import type { LinkListRepo, ListFilter } from '../../src/modules/links/list-port'
+import { createLinkListRepo } from '../../src/modules/links/repo-list'
 import { createLinkStatements, createRedirectReads } from '../../src/modules/links/repo-sqlite'
 import { createDomainSlugsRepo } from '../../src/modules/redirect/repo-domain-slugs'
 import { createRedirectSyncReads } from '../../src/modules/redirect/repo-sqlite'
@@ -25,6 +28,8 @@ import { openEngines, type Engines } from '../setup/engines'
 
 // No runtime is made here, which would register the events the repo publishes: run alone, the file does it.
 registerEvents(LINK_EVENTS)
+// A link's new tag names become tags, with their events (contract 7.3).
+registerEvents(TAG_EVENTS)
 
 const T0 = 1_700_000_000_000
 type Repo = LinksRepo
@@ -33,9 +38,19 @@ let engines: Engines
 /** A second SQLite database, for the repo without its prepared statements. */
 let plain: DbHandle
 let plainDir: string
+/** GET /links' repo (repo-list.ts) beside each links repo, on the same database. */
+const lists = new Map<Repo, LinkListRepo>()
 let repos: { name: string; repo: Repo; slugs: (domain: string) => Promise<string[]>; state: () => Promise<unknown> }[]
 
 /** The rows a script leaves in a SQLite database. */
+/** A new tag's id is random on each engine (tag.created, published by a link write): compared by shape. */
+function randomTagId<E extends { type: string; data: unknown }>(e: E): E {
+  if (!e.type.startsWith('tag.')) return e
+  const data = e.data as { id: string }
+  expect(data.id).toMatch(/^tag_[0-9A-Za-z]{20}$/)
+  return { ...e, data: { ...data, id: 'tag_…' } }
+}
+
 const sqliteState = (db: DbHandle['db']) => async () => ({
   links: db.select().from(lite.links).orderBy(asc(lite.links.id)).all(),
   tags: db.select().from(lite.linkTags).orderBy(asc(lite.linkTags.linkId), asc(lite.linkTags.tag)).all(),
@@ -45,7 +60,7 @@ const sqliteState = (db: DbHandle['db']) => async () => ({
     .from(lite.outbox)
     .orderBy(asc(lite.outbox.seq))
     .all()
-    .map(({ seq: _, id: __, ...e }) => e),
+    .map(({ seq: _, id: __, ...e }) => randomTagId(e)),
 })
 
 /** The workspaces on every engine. */
@@ -93,10 +108,13 @@ beforeAll(async () => {
         links: byBytes(await pg.select().from(pgs.links), (r) => r.id),
         tags: byBytes(await pg.select().from(pgs.linkTags), (r) => `${r.linkId}\n${r.tag}`),
         usage: byBytes(await pg.select().from(pgs.linkUsage), (r) => `${r.workspaceId}\n${r.month}`),
-        events: (await pg.select().from(pgs.outbox).orderBy(asc(pgs.outbox.seq))).map(({ seq: _, id: __, ...e }) => e),
+        events: (await pg.select().from(pgs.outbox).orderBy(asc(pgs.outbox.seq))).map(({ seq: _, id: __, ...e }) => randomTagId(e)),
       }),
     },
   ]
+  lists.set(repos[0]!.repo, createLinkListRepo(sqliteEngine(db)))
+  lists.set(repos[1]!.repo, createLinkListRepo(sqliteEngine(plain.db)))
+  lists.set(repos[2]!.repo, createLinkListRepo(pgEngine(pg)))
 })
 
 afterAll(async () => {
@@ -281,9 +299,11 @@ describe('the same answers and rows on both engines', () => {
         T0,
       ),
     )
-    const ids = async (repo: Repo, f: Omit<Parameters<Repo['list']>[0], 'workspaceId'>, page = 1, perPage = 10) => {
-      const { rows, total } = await repo.list({ workspaceId: 'ws_c', ...f }, page, perPage)
-      return { ids: rows.map((r) => r.id), total }
+    const ids = async (repo: Repo, f: Omit<ListFilter, 'workspaceId'>, page = 1, perPage = 10) => {
+      const list = lists.get(repo)!
+      const filter = { workspaceId: 'ws_c', ...f }
+      const rows = await list.page({ filter, sort: 'createdAt', order: 'desc', limit: perPage, offset: (page - 1) * perPage })
+      return { ids: rows.map((r) => r.id), total: await list.count(filter) }
     }
     const answers = await same(async (repo) => ({
       all: await ids(repo, {}),
@@ -295,13 +315,13 @@ describe('the same answers and rows on both engines', () => {
       backslash: await ids(repo, { search: 'a\\b' }),
       tag: await ids(repo, { tag: 'fr' }),
       domain: await ids(repo, { domain: 'm.test' }),
-      archived: await ids(repo, { archived: false }),
+      archived: await ids(repo, { isArchived: false }),
       test: await ids(repo, { isTest: true }),
       scopeDomains: await ids(repo, { scope: { domains: ['m.test'] } }),
       scopeTags: await ids(repo, { scope: { tags: ['promo', 'none'] } }),
       scopeEmpty: await ids(repo, { scope: { domains: [], tags: [] } }),
       page2: await ids(repo, {}, 2, 3),
-      combined: await ids(repo, { tag: 'promo', search: 'off', archived: false }),
+      combined: await ids(repo, { tag: 'promo', search: 'off', isArchived: false }),
     }))
     expect(answers).toEqual({
       all: { ids: ['lnk_L2', 'lnk_l1', 'lnk_L1', 'lnk_l2'], total: 4 },

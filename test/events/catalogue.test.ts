@@ -22,6 +22,9 @@ test('the events the modules declare are the catalogue, each declared by one mod
     'link.updated': 'links',
     'link.deleted': 'links',
     'link.clicked': 'links',
+    'tag.created': 'tags',
+    'tag.updated': 'tags',
+    'tag.deleted': 'tags',
     'folder.created': 'folders',
     'folder.updated': 'folders',
     'folder.deleted': 'folders',
@@ -36,7 +39,7 @@ test('the events the modules declare are the catalogue, each declared by one mod
     'webhook.test': 'webhooks',
   }
   expect(Object.fromEntries(declared.map((d) => [d.def.type, d.module]))).toEqual(owners)
-  // The published order (GET /webhooks/types, the OpenAPI enum of event types): links, folders, conversions, domains, pages, webhooks.
+  // The published order (GET /webhooks/types, the OpenAPI enum of event types): links, tags, folders, conversions, domains, pages, webhooks.
   expect(EVENT_CATALOGUE.map((e) => e.type)).toEqual(Object.keys(owners))
   for (const def of EVENT_CATALOGUE) expect(isRegisteredEvent(def.type)).toBe(true)
   expect(isRegisteredEvent('link.exploded')).toBe(false)

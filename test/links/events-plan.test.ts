@@ -19,8 +19,10 @@ describe('events', () => {
   test('link.created carries the Link (no secret) in live mode for the workspace', async () => {
     const api = await account(env)
     const link = await api.make(fullBody('evt-created', { folderId: await api.folder() }))
-    const events = await outboxOf(env, api.workspaceId)
+    const events = await outboxOf(env, api.workspaceId, 'link.created')
     expect(events).toHaveLength(1)
+    // Its two new tag names became tags in the same transaction (contract 7.3).
+    expect((await outboxOf(env, api.workspaceId, 'tag.created')).map((e) => e.data.name).sort()).toEqual(['alpha', 'beta'])
     const [event] = events
     expect(event!.type).toBe('link.created')
     expect(event!.mode).toBe('live')

@@ -33,7 +33,7 @@ describe('pagination', () => {
     const api = await account(env)
     const res = await api.list()
     expect(res.status).toBe(200)
-    expect(await body(res)).toEqual({ success: true, data: [], meta: { pagination: { page: 1, perPage: 25, total: 0, totalPages: 0 } } })
+    expect(await body(res)).toEqual({ success: true, data: [], meta: { pagination: { page: 1, perPage: 25, total: 0, totalPages: 0 }, nextCursor: null } })
   })
 
   test('default page 1 and perPage 25; newest first; later pages continue; beyond the end is empty', async () => {

@@ -97,7 +97,7 @@ test('the PATCH body requires nothing, takes include, and states the read-only f
   expect(update.additionalProperties).toBe(false)
   for (const field of ['include', 'destinationUrl', 'slug', 'title', 'isActive', 'isArchived']) expect(Object.keys(update.properties)).toContain(field)
   const readOnly = Object.keys(update.properties).filter((f) => resolve(update.properties[f]).readOnly === true)
-  expect(readOnly.sort()).toEqual(['createdAt', 'hasPassword', 'id', 'isTest', 'qr', 'shortUrl', 'totalClicks', 'uniqueClicks', 'updatedAt'])
+  expect(readOnly.sort()).toEqual(['createdAt', 'hasPassword', 'id', 'isTest', 'lastClickedAt', 'qr', 'shortUrl', 'totalClicks', 'uniqueClicks', 'updatedAt'])
   // Every field of the Link is accepted, so a fetched Link validates as a PATCH body.
   const link = dataSchema('/links/{id}', 'get', '200')
   expect(Object.keys(link.properties).filter((f) => !(f in update.properties))).toEqual([])

@@ -297,6 +297,9 @@ describe('what the document says of the bodies', () => {
     'link.updated',
     'link.deleted',
     'link.clicked',
+    'tag.created',
+    'tag.updated',
+    'tag.deleted',
     'folder.created',
     'folder.updated',
     'folder.deleted',
@@ -310,7 +313,7 @@ describe('what the document says of the bodies', () => {
     'bridge_page.deleted',
     'webhook.test',
   ]
-  const PATTERNS = ['*', 'link.*', 'folder.*', 'conversion.*', 'domain.*', 'bridge_page.*', 'webhook.*']
+  const PATTERNS = ['*', 'link.*', 'tag.*', 'folder.*', 'conversion.*', 'domain.*', 'bridge_page.*', 'webhook.*']
   const schemaOf = async (path: string, method: string) => {
     const doc = await body(await env.request('/v1/openapi.json'))
     return { doc, schema: doc.paths[path][method].requestBody.content['application/json'].schema }

@@ -4,6 +4,7 @@ import m1 from '../../../drizzle-pg/0001_clicks_covering_index.sql' with { type:
 import m2 from '../../../drizzle-pg/0002_shared_limits.sql' with { type: 'text' }
 import m3 from '../../../drizzle-pg/0003_routing_rules.sql' with { type: 'text' }
 import m4 from '../../../drizzle-pg/0004_link_organisation.sql' with { type: 'text' }
+import m5 from '../../../drizzle-pg/0005_link_list_indexes.sql' with { type: 'text' }
 import type { EmbeddedMigration } from '../migrations.generated'
 
 export const EMBEDDED_PG_MIGRATIONS: EmbeddedMigration[] = [
@@ -12,4 +13,5 @@ export const EMBEDDED_PG_MIGRATIONS: EmbeddedMigration[] = [
   { tag: "0002_shared_limits", when: 1795527443027, sql: m2 },
   { tag: "0003_routing_rules", when: 1795809051071, sql: m3 },
   { tag: "0004_link_organisation", when: 1795812723377, sql: m4 },
+  { tag: "0005_link_list_indexes", when: 1795813016150, sql: m5 },
 ]

@@ -143,6 +143,12 @@ export const links = pgTable("links", {
   uniqueIndex("links_domain_slug_unique").on(t.domain, t.slug),
   index("links_workspace_created_idx").on(t.workspaceId, t.createdAt, t.id),
   uniqueIndex("links_workspace_external_id_unique").on(t.workspaceId, t.externalId),
+  index("links_workspace_updated_idx").on(t.workspaceId, t.updatedAt, t.id),
+  index("links_workspace_clicks_idx").on(t.workspaceId, t.totalClicks, t.id),
+  index("links_workspace_last_click_idx").on(t.workspaceId, t.lastClickedAt, t.id),
+  index("links_workspace_title_idx").on(t.workspaceId, t.title, t.id),
+  index("links_workspace_slug_idx").on(t.workspaceId, t.slug, t.id),
+  index("links_workspace_folder_idx").on(t.workspaceId, t.folderId, t.createdAt, t.id),
 ])
 
 export const clicks = pgTable("clicks", {

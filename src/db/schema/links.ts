@@ -61,6 +61,16 @@ export const links = table(
     uniqueIndex('links_domain_slug_unique').on(t.domain, t.slug),
     index('links_workspace_created_idx').on(t.workspaceId, t.createdAt, t.id),
     uniqueIndex('links_workspace_external_id_unique').on(t.workspaceId, t.externalId),
+    // GET /links' sorts (contract 7.3): a page starts where its cursor points in one of these, whatever its depth.
+    // total_clicks and last_clicked_at change at every flush of a clicked link, so those two cost the flush one
+    // index entry each per link and batch (docs/performance.md weighs it); the others change with a PATCH only.
+    index('links_workspace_updated_idx').on(t.workspaceId, t.updatedAt, t.id),
+    index('links_workspace_clicks_idx').on(t.workspaceId, t.totalClicks, t.id),
+    index('links_workspace_last_click_idx').on(t.workspaceId, t.lastClickedAt, t.id),
+    index('links_workspace_title_idx').on(t.workspaceId, t.title, t.id),
+    index('links_workspace_slug_idx').on(t.workspaceId, t.slug, t.id),
+    // The console's folder view: a folder's links newest first, without walking the workspace's other links.
+    index('links_workspace_folder_idx').on(t.workspaceId, t.folderId, t.createdAt, t.id),
   ],
 )
 

@@ -16,6 +16,8 @@ import { visitorHash } from './visitor'
 interface LinkTotals {
   clicks: number
   unique: number
+  /** The newest counted click's time in the batch (0: none), for links.last_clicked_at. */
+  last: number
   /** The link as its click events name it, read for the first event written. */
   ref: { id: string; slug: string; domain: string; shortUrl: string; destinationUrl: string } | null
 }
@@ -48,7 +50,11 @@ export function createClickFlush(db: Db, visitorKey: Buffer, enricher: Enricher,
   )
   const insertVisitor = sqlite.prepare('INSERT INTO link_visitors (link_id, visitor_hash, first_seen_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
   const insertAddress = sqlite.prepare('INSERT INTO link_addresses (link_id, ip_hash, first_seen_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
-  const addCounts = sqlite.prepare('UPDATE links SET total_clicks = total_clicks + ?, unique_clicks = unique_clicks + ? WHERE id = ?')
+  // last_clicked_at only moves forward: a batch may hold older clicks than one written before it (shed counts
+  // carry only their hour). SQLite's two-argument max() is null when either is, hence the coalesce.
+  const addCounts = sqlite.prepare(
+    'UPDATE links SET total_clicks = total_clicks + ?1, unique_clicks = unique_clicks + ?2, last_clicked_at = max(coalesce(last_clicked_at, ?3), ?3) WHERE id = ?4',
+  )
   const publish = preparedPublisher(db)
   const addToRollups = createRollupWriter(sqlite)
 
@@ -57,7 +63,7 @@ export function createClickFlush(db: Db, visitorKey: Buffer, enricher: Enricher,
     // A link deleted since the click was served takes its clicks with it.
     const totalsOf = (linkId: string) => {
       let t = totals.get(linkId)
-      if (t === undefined) totals.set(linkId, (t = linkExists.get(linkId) ? { clicks: 0, unique: 0, ref: null } : null))
+      if (t === undefined) totals.set(linkId, (t = linkExists.get(linkId) ? { clicks: 0, unique: 0, last: 0, ref: null } : null))
       return t
     }
     const rollup: RollupClick[] = []
@@ -106,6 +112,7 @@ export function createClickFlush(db: Db, visitorKey: Buffer, enricher: Enricher,
         t.clicks++
       }
       if (unique) t.unique++
+      if (c.clickedAt > t.last) t.last = c.clickedAt
       if (!c.announce) continue
       if (!t.ref) {
         const row = linkRef.get(c.linkId) as { id: string; slug: string; domain: string; destination_url: string }
@@ -123,9 +130,11 @@ export function createClickFlush(db: Db, visitorKey: Buffer, enricher: Enricher,
     }
     for (const c of counts) {
       const t = totalsOf(c.linkId)
-      if (t) t.clicks += c.clicks
+      if (!t || !c.clicks) continue
+      t.clicks += c.clicks
+      if (c.hour > t.last) t.last = c.hour
     }
-    for (const [linkId, t] of totals) if (t && (t.clicks || t.unique)) addCounts.run(t.clicks, t.unique, linkId)
+    for (const [linkId, t] of totals) if (t && (t.clicks || t.unique || t.last)) addCounts.run(t.clicks, t.unique, t.last, linkId)
     addToRollups(rollup)
   })
 

@@ -32,6 +32,8 @@ type LinkRef = { id: string; slug: string; domain: string; shortUrl: string; des
 interface LinkTotals {
   clicks: number
   unique: number
+  /** The newest counted click's time in the batch (0: none), for links.last_clicked_at. */
+  last: number
   ref: LinkRef
 }
 
@@ -86,7 +88,7 @@ function* lockLinks(ids: string[], urls: { config: { baseUrl: string } }): Steps
   return new Map(
     found.map((r) => [
       r.id,
-      { clicks: 0, unique: 0, ref: { id: r.id, slug: r.slug, domain: r.domain, shortUrl: shortUrl(urls, r), destinationUrl: r.destination_url } },
+      { clicks: 0, unique: 0, last: 0, ref: { id: r.id, slug: r.slug, domain: r.domain, shortUrl: shortUrl(urls, r), destinationUrl: r.destination_url } },
     ]),
   )
 }
@@ -191,18 +193,24 @@ export function createClicksRepo(engine: Engine, visitorKey: Buffer, enricher: E
       const unique = newVisitors.delete(pair)
       if (!c.counted) t.clicks++
       if (unique) t.unique++
+      if (c.clickedAt > t.last) t.last = c.clickedAt
       if (!c.announce) continue
       const data = { click: clickData(c, unique), link: t.ref }
       events.push({ id: sortableId('evt', now), workspaceId: c.workspaceId, data: JSON.stringify(data) })
     }
     for (const c of counts) {
       const t = totals.get(c.linkId)
-      if (t) t.clicks += c.clicks
+      if (!t || !c.clicks) continue
+      t.clicks += c.clicks
+      if (c.hour > t.last) t.last = c.hour
     }
-    const added = [...totals].filter(([, t]) => t.clicks || t.unique)
+    // A reserved click (counted when served) still moves last_clicked_at, which only moves forward.
+    const added = [...totals].filter(([, t]) => t.clicks || t.unique || t.last)
     if (added.length) {
-      yield* rawRun(sql`UPDATE links SET total_clicks = total_clicks + v.clicks, unique_clicks = unique_clicks + v.uniq
-        FROM unnest(${param(added.map(([id]) => id))}::text[], ${param(added.map(([, t]) => t.clicks))}::int8[], ${param(added.map(([, t]) => t.unique))}::int8[]) AS v(id, clicks, uniq)
+      yield* rawRun(sql`UPDATE links SET total_clicks = total_clicks + v.clicks, unique_clicks = unique_clicks + v.uniq,
+        last_clicked_at = greatest(links.last_clicked_at, v.last)
+        FROM unnest(${param(added.map(([id]) => id))}::text[], ${param(added.map(([, t]) => t.clicks))}::int8[], ${param(added.map(([, t]) => t.unique))}::int8[],
+          ${param(added.map(([, t]) => t.last))}::int8[]) AS v(id, clicks, uniq, last)
         WHERE links.id = v.id`)
     }
     yield* (addToRollups ??= rollupWriter(engine))(tx, rollup)

@@ -4,10 +4,13 @@ import type { Deps } from '../../context'
 import type { EventBus } from '../../events/bus'
 import type { ServedDomains } from '../domains'
 import type { LinkQr } from './model'
+import type { LinkListRepo } from './list-port'
 import type { LinksRepo } from './port'
 
 export interface LinksCtx extends Deps {
   links: LinksRepo
+  /** GET /links: filters, sorts and pages (repo-list.ts). */
+  linkList: LinkListRepo
   /** The custom domains served now: links may be made on a workspace's own, and never point at any. */
   served: Pick<ServedDomains, 'get'>
   /** Announces changed links after commit, so caches of them (the redirect's) drop them. */

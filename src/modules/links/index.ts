@@ -8,6 +8,7 @@ import type { HttpKit } from '../identity'
 import { engineOf, onEngine } from '../../db/store'
 import type { RedirectReads } from './port'
 import { createLinksRepo } from './repo'
+import { createLinkListRepo } from './repo-list'
 import { createLinkStatements, createRedirectReads } from './repo-sqlite'
 import { linkRoutes } from './routes'
 import type { LinksCtx } from './context'
@@ -41,7 +42,18 @@ export function createLinksModule(
     (s) => createRedirectReads(s.db.db),
     () => null,
   )
-  const ctx: LinksCtx = { config, clock, log, links, bus, served: domains.served, bridgePages: pages.repo, qr, folders }
+  const ctx: LinksCtx = {
+    config,
+    clock,
+    log,
+    links,
+    linkList: createLinkListRepo(engineOf(store)),
+    bus,
+    served: domains.served,
+    bridgePages: pages.repo,
+    qr,
+    folders,
+  }
   return defineModule({ name: 'links', events: LINK_EVENTS, ctx, repo: links, redirectReads, routes: linkRoutes(ctx, http) })
 }
 

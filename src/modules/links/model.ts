@@ -96,6 +96,7 @@ const readOnlyFields = {
   isTest: t.Boolean({ description: 'Made by a test key (sandboxed); fixed at creation' }),
   createdAt: Timestamp,
   updatedAt: Timestamp,
+  lastClickedAt: t.Union([Timestamp, t.Null()], { description: 'When the newest counted click happened (null: never clicked); kept as clicks are written' }),
   qr: Qr,
 }
 export const READ_ONLY_LINK_FIELDS = Object.keys(readOnlyFields) as (keyof typeof readOnlyFields)[]
@@ -130,6 +131,7 @@ export const UpdateLinkBody = t.Object(
     isTest: ignoredWhenSent(readOnlyFields.isTest),
     createdAt: ignoredWhenSent(readOnlyFields.createdAt),
     updatedAt: ignoredWhenSent(readOnlyFields.updatedAt),
+    lastClickedAt: ignoredWhenSent(readOnlyFields.lastClickedAt),
     qr: ignoredWhenSent(readOnlyFields.qr),
   },
   { additionalProperties: false, title: 'LinkUpdate' },
@@ -182,6 +184,7 @@ export const Link = t.Object(
     isTest: readOnlyFields.isTest,
     createdAt: readOnlyFields.createdAt,
     updatedAt: readOnlyFields.updatedAt,
+    lastClickedAt: readOnlyFields.lastClickedAt,
     externalId: t.Union([t.String(), t.Null()], { description: 'Your own id for the link, unique within the workspace; null when none' }),
     qr: t.Optional(Qr),
   },

@@ -99,17 +99,6 @@ export type RedirectLink = Pick<
   | 'totalClicks'
 >
 
-export interface LinkFilter {
-  workspaceId: string
-  search?: string
-  tag?: string
-  domain?: string
-  archived?: boolean
-  isTest?: boolean
-  /** The calling key's scope filters: only links on these domains / carrying one of these tags / in these folders. */
-  scope?: { domains?: string[]; tags?: string[]; folders?: string[] } | null
-}
-
 /** A link to insert, the event its insert publishes, and whether it counts towards the plan allowance. */
 export interface LinkInsert {
   row: NewLink
@@ -144,8 +133,6 @@ export interface LinksRepo {
   findByExternalId(workspaceId: string, externalId: string): Promise<LinkRow | undefined>
   /** The workspace's link at domain/slug (repo-external-id.ts). */
   findBySlug(workspaceId: string, domain: string, slug: string): Promise<LinkRow | undefined>
-  /** Newest first. */
-  list(f: LinkFilter, page: number, perPage: number): Promise<{ rows: LinkRow[]; total: number }>
   /**
    * Inserts links with their events in one transaction. The allowance is checked against the month's
    * counter inside the transaction, so it holds under concurrency. Answers per input either the row or

@@ -4,13 +4,13 @@
 // lock, heldUsage below) and byte order of text with ASCII-only case folding in LIKE (ids sort and search folds
 // through the engine, so lists come out the same whatever the database's locale). On SQLite a bulk create's
 // per-link statements and the slug checks run prepared once (repo-sqlite.ts), as do the redirect's reads.
-import { and, count, desc, eq, exists, gt, inArray, sql, type SQL } from 'drizzle-orm'
+import { and, eq, gt, inArray, sql } from 'drizzle-orm'
 import { rows, type Builder, type Engine, type Steps, type Tables } from '../../db/engine'
 import { isUniqueViolation } from '../../db/errors'
-import { escapeLike } from '../../db/like'
 import { publishing } from '../../events/outbox'
+import { ensuringTags } from '../tags'
 import { externalIdQueries, insertRefusal } from './repo-external-id'
-import { LinkWriteRefused, type LinkFilter, type LinkRow, type LinksRepo, type LinkStatements, type PlanUsage, type RedirectLink } from './port'
+import { LinkWriteRefused, type LinkRow, type LinksRepo, type LinkStatements, type PlanUsage, type RedirectLink } from './port'
 
 const REDIRECT_KEYS = [
   'id',
@@ -96,36 +96,6 @@ export function createLinksRepo(engine: Engine, prepared?: LinkStatements): Link
   const { links, linkTags, linkUsage } = engine.t
   const redirect = redirectColumns(links)
 
-  function where(f: LinkFilter): SQL {
-    const parts: (SQL | undefined)[] = [eq(links.workspaceId, f.workspaceId)]
-    // search_text is lower-cased by the service (Unicode-aware); LIKE then folds ASCII letters only, as SQLite's does.
-    if (f.search) parts.push(sql`${engine.asciiLower(links.searchText)} like ${`%${escapeLike(f.search.toLowerCase())}%`} escape '\\'`)
-    if (f.tag)
-      parts.push(
-        exists(
-          db
-            .select({ linkId: linkTags.linkId })
-            .from(linkTags)
-            .where(and(eq(linkTags.linkId, links.id), eq(linkTags.tag, f.tag))),
-        ),
-      )
-    if (f.domain) parts.push(eq(links.domain, f.domain))
-    if (f.archived !== undefined) parts.push(eq(links.isArchived, f.archived))
-    if (f.isTest !== undefined) parts.push(eq(links.isTest, f.isTest))
-    if (f.scope?.domains?.length) parts.push(inArray(links.domain, f.scope.domains))
-    if (f.scope?.folders?.length) parts.push(inArray(links.folderId, f.scope.folders))
-    if (f.scope?.tags?.length)
-      parts.push(
-        exists(
-          db
-            .select({ linkId: linkTags.linkId })
-            .from(linkTags)
-            .where(and(eq(linkTags.linkId, links.id), inArray(linkTags.tag, f.scope.tags))),
-        ),
-      )
-    return and(...parts)!
-  }
-
   return {
     ...externalIdQueries(engine),
     async findRedirect(domain, slug) {
@@ -151,20 +121,6 @@ export function createLinksRepo(engine: Engine, prepared?: LinkStatements): Link
         .where(and(eq(links.workspaceId, workspaceId), eq(links.id, id)))
         .limit(1)
       return row
-    },
-    async list(f, page, perPage) {
-      const w = where(f)
-      const [counted, found] = await Promise.all([
-        db.select({ n: count() }).from(links).where(w),
-        db
-          .select()
-          .from(links)
-          .where(w)
-          .orderBy(desc(links.createdAt), desc(engine.byteOrder(links.id)))
-          .limit(perPage)
-          .offset((page - 1) * perPage),
-      ])
-      return { rows: found, total: counted[0]?.n ?? 0 }
     },
     insertMany: (items, usage, now) =>
       engine.transaction(
@@ -205,6 +161,11 @@ export function createLinksRepo(engine: Engine, prepared?: LinkStatements): Link
             }
             results.push(inserted)
           }
+          // A name not yet a tag of the workspace becomes one, with the links that brought it; its event has their mode.
+          for (const isTest of [false, true]) {
+            const names = results.flatMap((r) => (r instanceof LinkWriteRefused || r.isTest !== isTest ? [] : r.tags))
+            if (names.length) yield* ensuringTags(engine, tx, usage.workspaceId, names, isTest ? 'test' : 'live', now)
+          }
           if (counted) {
             // Incremented in SQL: the row is locked when limited, and an unlimited insert must not lose a
             // concurrent one's count either.
@@ -230,6 +191,7 @@ export function createLinksRepo(engine: Engine, prepared?: LinkStatements): Link
           if (patch.tags) {
             yield* rows(tx.delete(linkTags).where(eq(linkTags.linkId, row.id)))
             if (row.tags.length) yield* rows(tx.insert(linkTags).values(row.tags.map((tag) => ({ linkId: row.id, tag }))))
+            if (row.tags.length) yield* ensuringTags(engine, tx, row.workspaceId, row.tags, row.isTest ? 'test' : 'live', now)
           }
           yield* publishing(engine, tx, event(row), now)
           return row

@@ -1,16 +1,18 @@
 import { Elysia, t, type Static } from 'elysia'
-import { Envelope, ErrorEnvelope, ok, okPage, PageEnvelope } from '../../http/envelope'
+import { Envelope, ErrorEnvelope, ok } from '../../http/envelope'
 import { qrPageTooLarge } from './errors'
-import { type HttpKit, ModeQuery } from '../identity'
+import type { HttpKit } from '../identity'
 import type { LinksCtx } from './context'
 import { CreateLinkBody, Link, UpdateLinkBody } from './model'
-import { BULK_MAX, bulkCreate, createLink, deleteLink, getLink, listLinks, updateLink } from './service'
+import { LinkPageEnvelope, ListLinksQuery, QR_PAGE_MAX } from './list-model'
+import { listLinks } from './list-query'
+import { BULK_MAX, bulkCreate, createLink, deleteLink, getLink, updateLink } from './service'
 import { bulkEditRoutes } from './bulk-edit-routes'
 import { LinkIdParams } from './external-id'
 import { upsertRoutes } from './upsert-routes'
 
 const errors = { 400: ErrorEnvelope, 401: ErrorEnvelope, 403: ErrorEnvelope, 404: ErrorEnvelope, 409: ErrorEnvelope, 429: ErrorEnvelope }
-export const QR_PAGE_MAX = 50
+export { QR_PAGE_MAX } from './list-model'
 
 const IncludeQuery = t.Optional(t.Literal('qr', { description: 'Attach the qr object (inline SVG and PNG URL)' }))
 
@@ -34,35 +36,20 @@ export function linkRoutes(ctx: LinksCtx, http: HttpKit) {
         if (includeQr && query.perPage > QR_PAGE_MAX) {
           throw qrPageTooLarge(QR_PAGE_MAX)
         }
-        const { items, pagination } = await listLinks(ctx, caller, {
-          page: query.page,
-          perPage: query.perPage,
-          search: query.search,
-          tag: query.tag,
-          domain: query.domain,
-          archived: query.archived,
-          mode: query.mode,
-          includeQr,
-        })
-        return okPage(items, pagination)
+        const { items, meta } = await listLinks(ctx, caller, { ...query, includeQr })
+        return { success: true as const, data: items, meta }
       },
       {
         permission: 'links:read',
-        query: t.Object({
-          include: IncludeQuery,
-          page: t.Integer({ minimum: 1, maximum: 1_000_000, default: 1 }),
-          perPage: t.Integer({ minimum: 1, maximum: 100, default: 25, description: `At most 100; at most ${QR_PAGE_MAX} with include=qr` }),
-          search: t.Optional(t.String({ maxLength: 200, description: 'Case-insensitive match on slug, title, destination and tags' })),
-          tag: t.Optional(t.String({ maxLength: 64, description: 'Only links carrying this tag' })),
-          domain: t.Optional(t.String({ maxLength: 253 })),
-          archived: t.Optional(t.Boolean()),
-          mode: ModeQuery('links'),
-        }),
-        response: { 200: PageEnvelope(Link), ...errors },
+        query: ListLinksQuery,
+        response: { 200: LinkPageEnvelope(Link), ...errors },
         detail: {
           summary: 'List links',
           description:
-            "Newest first. meta.pagination is always present. A live key lists live links unless mode says otherwise; a test key lists only its workspace's test links.",
+            "Filtered by tag, folderId, campaignId, domain, isArchived, isActive, isTest and search, within the key's scope filters; sorted by sort and order (newest first by default), ties by id. " +
+            'Without cursor, pages by number: meta.pagination (page, perPage, total, totalPages) and meta.nextCursor. With cursor (empty for the first page), keyset pages: ' +
+            'only meta.nextCursor, null on the last page; a walk neither skips nor repeats a link while links are created or deleted. ' +
+            "A live key lists live links unless mode (or isTest) says otherwise; a test key lists only its workspace's test links.",
         },
       },
     )

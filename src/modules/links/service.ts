@@ -2,14 +2,14 @@
 // partial updates and deletion. The field checks are in fields.ts, the Link view in view.ts.
 import { TypeCompiler } from '@sinclair/typebox/compiler'
 import { utcMonth } from '../../platform/clock'
-import { type Caller, listedMode, sandboxHides, type ModeFilter } from '../identity'
+import { type Caller, sandboxHides } from '../identity'
 import { AppError, Issues, pointerToPath } from '../../platform/errors'
 import { bulkError, bulkItemInvalid, externalIdTaken, linkNotFound, outOfScope, planLimitReached, slugTaken, tooManyBulkLinks } from './errors'
 import { base62, uuidV7 } from '../../platform/random'
 import { isReservedSlug } from './slug'
 import { CreateLinkBody, READ_ONLY_LINK_FIELDS, type CreateLinkInput, type UpdateLinkInput } from './model'
 import { toHostname } from '../domains'
-import { LinkWriteRefused, type LinkFilter, type LinkRow, type NewLink } from './port'
+import { LinkWriteRefused, type LinkRow, type NewLink } from './port'
 import type { LinksCtx } from './context'
 import { checkBridgePage, checkDomain, checkSlug, checkUrl, columnsFrom, parseExpiry, searchTextOf } from './fields'
 import { checkRouting } from './routing-fields'
@@ -159,34 +159,6 @@ export async function bulkCreate(ctx: LinksCtx, caller: Caller, items: unknown[]
     }
   }
   return out
-}
-
-export interface ListQuery {
-  page: number
-  perPage: number
-  search?: string
-  tag?: string
-  domain?: string
-  archived?: boolean
-  mode?: ModeFilter
-  includeQr: boolean
-}
-
-const modeIsTest = (mode: 'live' | 'test' | undefined) => (mode === undefined ? undefined : mode === 'test')
-
-export async function listLinks(ctx: LinksCtx, caller: Caller, q: ListQuery) {
-  const filter: LinkFilter = {
-    workspaceId: caller.workspace.id,
-    scope: caller.key.scopeFilters,
-    search: q.search?.trim() || undefined,
-    tag: q.tag,
-    domain: q.domain?.toLowerCase(),
-    archived: q.archived,
-    isTest: modeIsTest(listedMode(caller, q.mode, 'links')),
-  }
-  const { rows, total } = await ctx.links.list(filter, q.page, q.perPage)
-  const items = await Promise.all(rows.map((r) => withQr(ctx, toLink(ctx, r), q.includeQr)))
-  return { items, pagination: { page: q.page, perPage: q.perPage, total, totalPages: Math.ceil(total / q.perPage) } }
 }
 
 /** Whether the calling key's scope filters cover the link (a key without filters sees everything). */

@@ -50,6 +50,7 @@ export function toLink(ctx: Pick<Deps, 'config'>, row: LinkRow) {
     isTest: row.isTest,
     createdAt: iso(row.createdAt),
     updatedAt: iso(row.updatedAt),
+    lastClickedAt: isoOrNull(row.lastClickedAt),
     externalId: row.externalId,
   }
 }

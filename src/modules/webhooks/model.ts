@@ -9,6 +9,7 @@ import { DOMAIN_EVENTS } from '../domains/model'
 import { FOLDER_EVENTS } from '../folders/model'
 import { LINK_EVENTS } from '../links/model'
 import { PAGE_EVENTS } from '../pages/model'
+import { TAG_EVENTS } from '../tags/model'
 
 const Nullable = <T extends Parameters<typeof t.Union>[0][number]>(schema: T, options: Record<string, unknown> = {}) => t.Union([schema, t.Null()], options)
 
@@ -27,6 +28,7 @@ export const WEBHOOK_EVENTS: EventDefinition[] = [
  */
 export const EVENT_CATALOGUE: readonly EventDefinition[] = [
   ...LINK_EVENTS,
+  ...TAG_EVENTS,
   ...FOLDER_EVENTS,
   ...CONVERSION_EVENTS,
   ...DOMAIN_EVENTS,

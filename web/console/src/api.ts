@@ -20,7 +20,9 @@ export class ApiError extends Error {
 /** One page of a list: the items and the list's `meta.pagination`. */
 export interface Page<P extends PathFor<'get'>> {
   data: Data<P, 'get'>
-  pagination?: Meta<P, 'get'> extends { pagination: infer N } ? N : never
+  pagination?: Meta<P, 'get'> extends { pagination?: infer N } ? N : never
+  /** The whole `meta` (cursor lists: `nextCursor`). */
+  meta?: Meta<P, 'get'>
 }
 
 export const storedKey = (): string | null => sessionStorage.getItem(KEY_STORAGE)
@@ -79,8 +81,8 @@ export const api = {
   /** A list with its pagination (`meta.pagination`). */
   async page<P extends PathFor<'get'> = never>(path: NoInfer<Concrete<P>>, query?: QueryOf<P, 'get'>): Promise<Page<P>> {
     const response = await send('GET', withQuery(path, query as Query))
-    const payload = (await response.json()) as { data: Page<P>['data']; meta?: { pagination?: Page<P>['pagination'] } }
-    return { data: payload.data, pagination: payload.meta?.pagination }
+    const payload = (await response.json()) as { data: Page<P>['data']; meta?: Meta<P, 'get'> & { pagination?: Page<P>['pagination'] } }
+    return { data: payload.data, pagination: payload.meta?.pagination, meta: payload.meta }
   },
   /** A binary answer (QR images), as a Blob. */
   async blob<P extends PathFor<'get'> = never>(path: NoInfer<Concrete<P>>, query?: QueryOf<P, 'get'>): Promise<Blob> {

@@ -435,7 +435,7 @@ export interface paths {
         };
         /**
          * List links
-         * @description Newest first. meta.pagination is always present. A live key lists live links unless mode says otherwise; a test key lists only its workspace's test links.
+         * @description Filtered by tag, folderId, campaignId, domain, isArchived, isActive, isTest and search, within the key's scope filters; sorted by sort and order (newest first by default), ties by id. Without cursor, pages by number: meta.pagination (page, perPage, total, totalPages) and meta.nextCursor. With cursor (empty for the first page), keyset pages: only meta.nextCursor, null on the last page; a walk neither skips nor repeats a link while links are created or deleted. A live key lists live links unless mode (or isTest) says otherwise; a test key lists only its workspace's test links.
          *
          *     Needs the `links:read` permission.
          */
@@ -470,6 +470,56 @@ export interface paths {
          *     Needs the `links:write` permission.
          */
         post: operations["postV1LinksBulk"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        /**
+         * Change links in bulk
+         * @description Sets the same fields on up to 1000 links. One result per id, in order: the changed Link, or the error that link met (not_found, out_of_scope, slug_taken, validation_failed…); one bad id never holds up the others. Each link is changed in a transaction of its own and emits its link.updated event. A test key reaches test links only.
+         *
+         *     Needs the `links:write` permission.
+         */
+        patch: operations["patchV1LinksBulk"];
+        trace?: never;
+    };
+    "/links/upsert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Create or update a link
+         * @description The create body. The link is found by externalId, or by domain + slug when no externalId is sent (one of externalId and slug is required). Found: changed like PATCH /links/{id}, only the fields sent (200, link.updated). Not found: created like POST /links (201, link.created; the plan allowance applies). A test key finds and creates test links only. Supports Idempotency-Key.
+         *
+         *     Needs the `links:write` permission.
+         */
+        put: operations["putV1LinksUpsert"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/links/bulk/delete": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Delete links in bulk
+         * @description Deletes up to 1000 links with their redirects. One result per id, in order: {id, ok: true, deleted: true}, or the error that link met; one bad id never holds up the others. Each link emits its link.deleted event. A test key reaches test links only. Supports Idempotency-Key.
+         *
+         *     Needs the `links:write` permission.
+         */
+        post: operations["postV1LinksBulkDelete"];
         delete?: never;
         options?: never;
         head?: never;
@@ -508,6 +558,62 @@ export interface paths {
          *     Needs the `links:write` permission.
          */
         patch: operations["patchV1LinksById"];
+        trace?: never;
+    };
+    "/tags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List tags
+         * @description By name (bytewise). linkCount counts the links of the key's mode (mode: live by default for a live key; a test key counts test links) on the key's scoped domains. A key with tag scope filters lists only those tags.
+         *
+         *     Needs the `links:read` permission.
+         */
+        get: operations["getV1Tags"];
+        put?: never;
+        /**
+         * Create a tag
+         * @description A name the workspace has already is 409 tag_exists. A link using a new tag name creates the tag as well. Supports Idempotency-Key.
+         *
+         *     Needs the `links:write` permission.
+         */
+        post: operations["postV1Tags"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/tags/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a tag
+         * @description Removes the tag from every link of the workspace carrying it, in one transaction (linksChanged counts them). Needs a live key.
+         *
+         *     Needs the `links:write` permission.
+         */
+        delete: operations["deleteV1TagsById"];
+        options?: never;
+        head?: never;
+        /**
+         * Rename or recolour a tag
+         * @description A new name is renamed on every link of the workspace carrying the tag, in one transaction (their updatedAt changes; no link.updated events are sent, tag.updated says how many links changed). A name another tag has is 409 tag_exists. Needs a live key: tags are shared with live links.
+         *
+         *     Needs the `links:write` permission.
+         */
+        patch: operations["patchV1TagsById"];
         trace?: never;
     };
     "/qr/render": {
@@ -1360,7 +1466,7 @@ export interface components {
             success: false;
             error: {
                 /** @enum {string} */
-                code: "invalid_request" | "validation_failed" | "unsupported_version" | "block_type_immutable" | "unknown_block_type" | "qr_page_too_large" | "unauthorized" | "forbidden" | "ip_not_allowed" | "outside_schedule" | "key_paused" | "out_of_scope" | "plan_limit_reached" | "not_found" | "method_not_allowed" | "slug_taken" | "endpoint_paused" | "conflict" | "domain_taken" | "domain_has_links" | "folder_not_empty" | "session_expired" | "payload_too_large" | "rate_limited" | "monthly_cap_exceeded" | "verify_throttled" | "internal_error" | "unavailable";
+                code: "invalid_request" | "validation_failed" | "unsupported_version" | "block_type_immutable" | "unknown_block_type" | "qr_page_too_large" | "unauthorized" | "forbidden" | "ip_not_allowed" | "outside_schedule" | "key_paused" | "out_of_scope" | "plan_limit_reached" | "not_found" | "method_not_allowed" | "slug_taken" | "external_id_taken" | "endpoint_paused" | "conflict" | "domain_taken" | "domain_has_links" | "tag_exists" | "folder_not_empty" | "session_expired" | "payload_too_large" | "rate_limited" | "monthly_cap_exceeded" | "verify_throttled" | "internal_error" | "unavailable";
                 /** @description For people; may change */
                 message: string;
                 details?: {
@@ -1776,6 +1882,13 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+            /**
+             * Format: date-time
+             * @description When the newest counted click happened (null: never clicked); kept as clicks are written
+             */
+            lastClickedAt: string | null;
+            /** @description Your own id for the link, unique within the workspace; null when none */
+            externalId: string | null;
             qr?: components["schemas"]["Qr"];
         };
         /** RoutingRuleInput */
@@ -1865,6 +1978,22 @@ export interface components {
             routingRules?: components["schemas"]["RoutingRuleInput"][] | null;
             /** @description 2 to 10 variants. A/B split when no rule matched: each visitor (address + user agent) always gets the same variant while the list is unchanged. null (or []) for none. See docs/routing.md */
             variants?: components["schemas"]["VariantInput"][] | null;
+            /** @description Your own id for the link (say, the id of the record it was made for): 1-255 characters, any but control characters (U+0000-U+001F, U+007F); case-sensitive, unique within the workspace (409 external_id_taken). The link can then be addressed as ext_{externalId} */
+            externalId?: string | null;
+        };
+        /** Tag */
+        Tag: {
+            /** @description tag_… */
+            id: string;
+            name: string;
+            /** @description #rrggbb or null */
+            color: string | null;
+            /** @description Links carrying the tag, among those the key sees (its mode and scope filters) */
+            linkCount: number;
+            /** Format: date-time */
+            createdAt: string;
+            /** Format: date-time */
+            updatedAt: string;
         };
         /**
          * TemplateSlug
@@ -2047,7 +2176,7 @@ export interface components {
             name: string | null;
             url: string;
             /** @description Event types or patterns (*, link.*) */
-            events: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "folder.created" | "folder.updated" | "folder.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "folder.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[];
+            events: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "tag.created" | "tag.updated" | "tag.deleted" | "folder.created" | "folder.updated" | "folder.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "tag.*" | "folder.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[];
             /** @enum {string} */
             format: "standard" | "slack" | "discord";
             /** @enum {string} */
@@ -2066,7 +2195,7 @@ export interface components {
                 /** @enum {string} */
                 match: "all" | "any";
                 /** @description Further narrows the endpoint events (same patterns), or null (the default) */
-                events: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "folder.created" | "folder.updated" | "folder.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "folder.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[] | null;
+                events: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "tag.created" | "tag.updated" | "tag.deleted" | "folder.created" | "folder.updated" | "folder.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "tag.*" | "folder.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[] | null;
                 /** @description Default none */
                 rules: {
                     /** @description Dot path into the event envelope, e.g. data.link.domain */
@@ -2105,7 +2234,7 @@ export interface components {
             name: string | null;
             url: string;
             /** @description Event types or patterns (*, link.*) */
-            events: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "folder.created" | "folder.updated" | "folder.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "folder.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[];
+            events: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "tag.created" | "tag.updated" | "tag.deleted" | "folder.created" | "folder.updated" | "folder.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "tag.*" | "folder.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[];
             /** @enum {string} */
             format: "standard" | "slack" | "discord";
             /** @enum {string} */
@@ -2124,7 +2253,7 @@ export interface components {
                 /** @enum {string} */
                 match: "all" | "any";
                 /** @description Further narrows the endpoint events (same patterns), or null (the default) */
-                events: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "folder.created" | "folder.updated" | "folder.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "folder.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[] | null;
+                events: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "tag.created" | "tag.updated" | "tag.deleted" | "folder.created" | "folder.updated" | "folder.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "tag.*" | "folder.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[] | null;
                 /** @description Default none */
                 rules: {
                     /** @description Dot path into the event envelope, e.g. data.link.domain */
@@ -4960,9 +5089,17 @@ export interface operations {
                 perPage?: number;
                 search?: string;
                 tag?: string;
+                folderId?: string;
+                campaignId?: string;
                 domain?: string;
+                isArchived?: boolean;
                 archived?: boolean;
+                isActive?: boolean;
+                isTest?: boolean;
                 mode?: "live" | "test" | "all";
+                sort?: "createdAt" | "updatedAt" | "totalClicks" | "lastClickedAt" | "title" | "slug";
+                order?: "desc" | "asc";
+                cursor?: string;
             };
             header?: {
                 /** @description Pins a dated API version; the answer names the version used in its own Service-Version header. A value not listed (an empty one too) is 400 unsupported_version. */
@@ -4986,12 +5123,14 @@ export interface operations {
                         success: true;
                         data: components["schemas"]["Link"][];
                         meta: {
-                            pagination: {
+                            pagination?: {
                                 page: number;
                                 perPage: number;
                                 total: number;
                                 totalPages: number;
                             };
+                            /** @description Pass as cursor for the next page; null on the last page */
+                            nextCursor: string | null;
                         };
                     };
                 };
@@ -5197,6 +5336,415 @@ export interface operations {
                             results: {
                                 ok: boolean;
                                 link?: components["schemas"]["Link"];
+                                error?: {
+                                    code: string;
+                                    message: string;
+                                    details?: {
+                                        [key: string]: unknown;
+                                    };
+                                };
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchV1LinksBulk: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins a dated API version; the answer names the version used in its own Service-Version header. A value not listed (an empty one too) is 400 unsupported_version. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Act in another workspace of the key's user (its id or slug); without it, the key's own workspace. A workspace the user is not a member of is 403 forbidden; an empty or overlong value is 400 validation_failed. */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1 to 1000 link ids (UUID) or ext_{externalId} references, as sent (not percent-encoded) */
+                    ids: string[];
+                    /**
+                     * LinkBulkSet
+                     * @description Fields set on every link named, as PATCH /links/{id} sets them (null clears a nullable field); not slug or externalId
+                     */
+                    set: {
+                        /**
+                         * Format: uri
+                         * @description Where the link sends visitors; not a short link of this service (it would loop). Absolute http(s) URL, at most 2048 characters; read as browsers read URLs (WHATWG), so an IDN host or an unescaped space is accepted too
+                         */
+                        destinationUrl?: string;
+                        /** @description A shared short domain or one of the workspace's verified domains; the first shared domain when omitted */
+                        domain?: string;
+                        title?: string | null;
+                        description?: string | null;
+                        tags?: string[];
+                        folderId?: string | null;
+                        campaignId?: string | null;
+                        /** @enum {integer} */
+                        redirectStatus?: 301 | 302 | 307 | 308;
+                        /**
+                         * Format: uri
+                         * @description Where visitors go once the link expired or reached a limit; a 410 page when null. Absolute http(s) URL, at most 2048 characters; read as browsers read URLs (WHATWG), so an IDN host or an unescaped space is accepted too
+                         */
+                        fallbackUrl?: string | null;
+                        /** @description Visitors must enter it; stored as an argon2id hash and never returned */
+                        password?: string | null;
+                        /**
+                         * Format: date-time
+                         * @description When the link stops redirecting; must be in the future (null: never)
+                         */
+                        expiresAt?: string | null;
+                        clickLimit?: number | null;
+                        /** @description Only the first N distinct client addresses are served */
+                        uniqueIpLimit?: number | null;
+                        publicStatsEnabled?: boolean;
+                        utmSource?: string | null;
+                        utmMedium?: string | null;
+                        utmCampaign?: string | null;
+                        utmTerm?: string | null;
+                        utmContent?: string | null;
+                        ogTitle?: string | null;
+                        ogDescription?: string | null;
+                        /**
+                         * Format: uri
+                         * @description The image link previews show. Absolute http(s) URL, at most 2048 characters; read as browsers read URLs (WHATWG), so an IDN host or an unescaped space is accepted too
+                         */
+                        ogImageUrl?: string | null;
+                        /** @enum {string|null} */
+                        twitterCard?: "summary" | "summary_large_image" | "player" | null;
+                        deepLinkEnabled?: boolean;
+                        captchaEnabled?: boolean;
+                        consentRequired?: boolean;
+                        /** @description Append lnk_cid=<click id> to the destination, for POST /conversions */
+                        conversionTracking?: boolean;
+                        /** @description A bridge page of the workspace (bp_…) shown instead of redirecting; null: redirect as usual. Not together with routingRules or variants */
+                        bridgePageId?: string | null;
+                        /** @description At most 50 rules. Evaluated in order on each visit (after the gates; never for link-preview crawlers): the first rule that matches picks the destination. null (or []) for none. See docs/routing.md */
+                        routingRules?: components["schemas"]["RoutingRuleInput"][] | null;
+                        /** @description 2 to 10 variants. A/B split when no rule matched: each visitor (address + user agent) always gets the same variant while the list is unchanged. null (or []) for none. See docs/routing.md */
+                        variants?: components["schemas"]["VariantInput"][] | null;
+                        isActive?: boolean;
+                        isArchived?: boolean;
+                    };
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            updated: number;
+                            failed: number;
+                            results: {
+                                /** @description The id as sent */
+                                id: string;
+                                ok: boolean;
+                                link?: components["schemas"]["Link"];
+                                /** @description Why this id was not changed: the error a single call would have answered */
+                                error?: {
+                                    code: string;
+                                    message: string;
+                                    details?: {
+                                        [key: string]: unknown;
+                                    };
+                                };
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    putV1LinksUpsert: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins a dated API version; the answer names the version used in its own Service-Version header. A value not listed (an empty one too) is 400 unsupported_version. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Act in another workspace of the key's user (its id or slug); without it, the key's own workspace. A workspace the user is not a member of is 403 forbidden; an empty or overlong value is 400 validation_failed. */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+                /** @description The same key and body within 24 h replays the stored answer (with Idempotent-Replayed: true); the same key with another body is 409 conflict. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["LinkCreate"];
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Link"];
+                    };
+                };
+            };
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Link"];
+                    };
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1LinksBulkDelete: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins a dated API version; the answer names the version used in its own Service-Version header. A value not listed (an empty one too) is 400 unsupported_version. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Act in another workspace of the key's user (its id or slug); without it, the key's own workspace. A workspace the user is not a member of is 403 forbidden; an empty or overlong value is 400 validation_failed. */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+                /** @description The same key and body within 24 h replays the stored answer (with Idempotent-Replayed: true); the same key with another body is 409 conflict. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1 to 1000 link ids (UUID) or ext_{externalId} references, as sent (not percent-encoded) */
+                    ids: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            deleted: number;
+                            failed: number;
+                            results: {
+                                /** @description The id as sent */
+                                id: string;
+                                ok: boolean;
+                                /** @constant */
+                                deleted?: true;
+                                /** @description Why this id was not changed: the error a single call would have answered */
                                 error?: {
                                     code: string;
                                     message: string;
@@ -5544,6 +6092,8 @@ export interface operations {
                     routingRules?: components["schemas"]["RoutingRuleInput"][] | null;
                     /** @description 2 to 10 variants. A/B split when no rule matched: each visitor (address + user agent) always gets the same variant while the list is unchanged. null (or []) for none. See docs/routing.md */
                     variants?: components["schemas"]["VariantInput"][] | null;
+                    /** @description Your own id for the link (say, the id of the record it was made for): 1-255 characters, any but control characters (U+0000-U+001F, U+007F); case-sensitive, unique within the workspace (409 external_id_taken). The link can then be addressed as ext_{externalId} */
+                    externalId?: string | null;
                     isActive?: boolean;
                     isArchived?: boolean;
                     /**
@@ -5571,6 +6121,11 @@ export interface operations {
                      * @description Read-only: ignored when sent, so a fetched Link can be sent back
                      */
                     readonly updatedAt?: string;
+                    /**
+                     * Format: date-time
+                     * @description When the newest counted click happened (null: never clicked); kept as clicks are written. Read-only: ignored when sent, so a fetched Link can be sent back
+                     */
+                    readonly lastClickedAt?: string | null;
                     /** @description Read-only: ignored when sent, so a fetched Link can be sent back */
                     readonly qr?: {
                         /** @description Inline SVG */
@@ -5592,6 +6147,415 @@ export interface operations {
                         /** @constant */
                         success: true;
                         data: components["schemas"]["Link"];
+                    };
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getV1Tags: {
+        parameters: {
+            query?: {
+                page?: number;
+                perPage?: number;
+                mode?: "live" | "test" | "all";
+            };
+            header?: {
+                /** @description Pins a dated API version; the answer names the version used in its own Service-Version header. A value not listed (an empty one too) is 400 unsupported_version. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Act in another workspace of the key's user (its id or slug); without it, the key's own workspace. A workspace the user is not a member of is 403 forbidden; an empty or overlong value is 400 validation_failed. */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Tag"][];
+                        meta: {
+                            pagination: {
+                                page: number;
+                                perPage: number;
+                                total: number;
+                                totalPages: number;
+                            };
+                        };
+                    };
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postV1Tags: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins a dated API version; the answer names the version used in its own Service-Version header. A value not listed (an empty one too) is 400 unsupported_version. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Act in another workspace of the key's user (its id or slug); without it, the key's own workspace. A workspace the user is not a member of is 403 forbidden; an empty or overlong value is 400 validation_failed. */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+                /** @description The same key and body within 24 h replays the stored answer (with Idempotent-Replayed: true); the same key with another body is 409 conflict. */
+                "Idempotency-Key"?: components["parameters"]["IdempotencyKey"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description As a link carries it: 1-64 characters, case-sensitive, leading and trailing spaces trimmed; unique in the workspace */
+                    name: string;
+                    /** @description #rrggbb (hex digits; stored lower-case) */
+                    color?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Created */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Tag"];
+                    };
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteV1TagsById: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins a dated API version; the answer names the version used in its own Service-Version header. A value not listed (an empty one too) is 400 unsupported_version. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Act in another workspace of the key's user (its id or slug); without it, the key's own workspace. A workspace the user is not a member of is 403 forbidden; an empty or overlong value is 400 validation_failed. */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: {
+                            id: string;
+                            /** @constant */
+                            deleted: true;
+                            linksChanged: number;
+                        };
+                    };
+                };
+            };
+            /** @description Bad Request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Unauthorized */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Forbidden */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not Found */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Conflict */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Too Many Requests */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Error */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    patchV1TagsById: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description Pins a dated API version; the answer names the version used in its own Service-Version header. A value not listed (an empty one too) is 400 unsupported_version. */
+                "Service-Version"?: components["parameters"]["ServiceVersion"];
+                /** @description Act in another workspace of the key's user (its id or slug); without it, the key's own workspace. A workspace the user is not a member of is 403 forbidden; an empty or overlong value is 400 validation_failed. */
+                "X-Workspace-Id"?: components["parameters"]["WorkspaceId"];
+            };
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description A new name: renamed on every link of the workspace that carries the tag, in one transaction */
+                    name?: string;
+                    /** @description #rrggbb (hex digits; stored lower-case) */
+                    color?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description OK */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        success: true;
+                        data: components["schemas"]["Tag"];
                     };
                 };
             };
@@ -8653,7 +9617,7 @@ export interface operations {
                      */
                     url: string;
                     /** @description Event types of the catalogue, * or area.* patterns */
-                    events: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "folder.created" | "folder.updated" | "folder.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "folder.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[];
+                    events: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "tag.created" | "tag.updated" | "tag.deleted" | "folder.created" | "folder.updated" | "folder.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "tag.*" | "folder.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[];
                     /** @enum {string} */
                     format?: "standard" | "slack" | "discord";
                     isActive?: boolean;
@@ -8667,7 +9631,7 @@ export interface operations {
                         /** @enum {string} */
                         match?: "all" | "any";
                         /** @description Further narrows the endpoint events (same patterns), or null (the default) */
-                        events?: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "folder.created" | "folder.updated" | "folder.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "folder.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[] | null;
+                        events?: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "tag.created" | "tag.updated" | "tag.deleted" | "folder.created" | "folder.updated" | "folder.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "tag.*" | "folder.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[] | null;
                         /** @description Default none */
                         rules?: {
                             /** @description Dot path into the event envelope, e.g. data.link.domain */
@@ -9207,7 +10171,7 @@ export interface operations {
                      */
                     url?: string;
                     /** @description Event types of the catalogue, * or area.* patterns */
-                    events?: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "folder.created" | "folder.updated" | "folder.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "folder.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[];
+                    events?: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "tag.created" | "tag.updated" | "tag.deleted" | "folder.created" | "folder.updated" | "folder.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "tag.*" | "folder.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[];
                     /** @enum {string} */
                     format?: "standard" | "slack" | "discord";
                     isActive?: boolean;
@@ -9221,7 +10185,7 @@ export interface operations {
                         /** @enum {string} */
                         match?: "all" | "any";
                         /** @description Further narrows the endpoint events (same patterns), or null (the default) */
-                        events?: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "folder.created" | "folder.updated" | "folder.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "folder.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[] | null;
+                        events?: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "tag.created" | "tag.updated" | "tag.deleted" | "folder.created" | "folder.updated" | "folder.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "tag.*" | "folder.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[] | null;
                         /** @description Default none */
                         rules?: {
                             /** @description Dot path into the event envelope, e.g. data.link.domain */
@@ -10044,7 +11008,7 @@ export interface operations {
                      * @description The event type to receive
                      * @enum {string}
                      */
-                    event: "link.created" | "link.updated" | "link.deleted" | "link.clicked" | "folder.created" | "folder.updated" | "folder.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted";
+                    event: "link.created" | "link.updated" | "link.deleted" | "link.clicked" | "tag.created" | "tag.updated" | "tag.deleted" | "folder.created" | "folder.updated" | "folder.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted";
                     /**
                      * Format: uri
                      * @description Where each event is POSTed. Exactly one of hookUrl, targetUrl, target_url and url is required (or several with the same value). An absolute https URL (http only with LNK_WEBHOOK_ALLOW_HTTP), public addresses only unless LNK_WEBHOOK_ALLOWED_CIDRS allows the range.
@@ -10452,7 +11416,7 @@ export interface operations {
     getV1ZapierSamples: {
         parameters: {
             query?: {
-                event?: "link.created" | "link.updated" | "link.deleted" | "link.clicked" | "folder.created" | "folder.updated" | "folder.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test";
+                event?: "link.created" | "link.updated" | "link.deleted" | "link.clicked" | "tag.created" | "tag.updated" | "tag.deleted" | "folder.created" | "folder.updated" | "folder.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test";
                 flat?: "0" | "1";
             };
             header?: {
@@ -10665,7 +11629,7 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description Event types or patterns (*, link.*); default ["*"] */
-                    events?: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "folder.created" | "folder.updated" | "folder.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "folder.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[];
+                    events?: (string | ("link.created" | "link.updated" | "link.deleted" | "link.clicked" | "tag.created" | "tag.updated" | "tag.deleted" | "folder.created" | "folder.updated" | "folder.deleted" | "conversion.created" | "domain.created" | "domain.verified" | "domain.misconfigured" | "domain.deleted" | "bridge_page.created" | "bridge_page.updated" | "bridge_page.deleted" | "webhook.test") | ("*" | "link.*" | "tag.*" | "folder.*" | "conversion.*" | "domain.*" | "bridge_page.*" | "webhook.*"))[];
                     /** @description A name for the machine listening, shown in the session list */
                     deviceName?: string;
                 };
