@@ -59,7 +59,7 @@ describe('the check schedule', () => {
     env.point(d)
     env.clock.advance(10_000)
     expect((await body(await env.verify(d.id))).data).toMatchObject({ verificationStatus: 'verified', failureReason: null, served: true })
-  })
+  }, 30_000)
 
   test('a resolver failing at the 7-day check does not fail the domain: it is looked at again 6 h later', async () => {
     const d = await env.add('late-flaky.example.test')
@@ -72,7 +72,7 @@ describe('the check schedule', () => {
     expect(Date.parse(flaky.nextCheckAt) - Date.parse(flaky.lastCheckedAt)).toBe(6 * HOUR_MS)
     env.dns.fail(`_lnk-challenge.${d.domain}`, null)
     expect(await nextCheck(d.id)).toMatchObject({ verificationStatus: 'failed', nextCheckAt: null })
-  })
+  }, 30_000)
 
   test('a scheduled check sees the records; a verified domain is then checked daily', async () => {
     const d = await env.add('scheduled.example.test')

@@ -355,7 +355,7 @@ describe('GET /v1/qr/{linkId}', () => {
     }
     const pdf = await inspectPdf(await bytesOf(await get(`/v1/qr/${link.id}?format=pdf&size=64`, { key })))
     expect(pdf.size).toEqual({ width: 64, height: 64 })
-  })
+  }, 30_000)
 
   test('ecc changes the version: H is denser than L, and both decode', async () => {
     const version = async (ecc: string, format = 'png') => {

@@ -73,7 +73,7 @@ describe('password', () => {
     expect((await visit(env, link.slug, { ip })).status).toBe(200)
     await env.rt.modules.clicks.buffer.flush()
     expect(await clicksOf(env, link.id)).toHaveLength(1)
-  })
+  }, 20_000)
 
   test('the cookie of one link does not open another, even under the other link cookie name', async () => {
     const a = await api.make({ destinationUrl: 'https://example.com/a', password: 'same-password' })
@@ -141,7 +141,7 @@ describe('password', () => {
     expect((await visit(env, other.slug, { ip, form: { gate: 'password', password: 'the-right-one' } })).status).toBe(303)
     clock.advance(14 * 60_000)
     expect((await visit(env, link.slug, { ip, form: { gate: 'password', password: 'the-right-one' } })).status).toBe(303)
-  })
+  }, 20_000)
 
   test('concurrent guesses do not get past the limit: 24 wrong and then the right one, all at once, are all refused', async () => {
     const link = await api.make({ destinationUrl: 'https://example.com/burst', password: 'burst-password' })

@@ -88,7 +88,7 @@ export function f(e: WebhookEvent) { if (e.type === 'link.deleted') return e.dat
     const bad = tsc({ 'events.ts': eventTypes('ts'), 'bad.ts': misuse })
     expect(bad.code).not.toBe(0)
     expect(bad.output).toContain("Property 'click' does not exist")
-  })
+  }, 30_000)
 
   test('composites, records, enums, optionals and Numeric map to TypeScript', () => {
     const out = eventTypes('ts', SYNTHETIC)
@@ -109,7 +109,7 @@ export function f(e: WebhookEvent) { if (e.type === 'link.deleted') return e.dat
         ],
       }),
     ).toBe('({\n  a: string\n}) & ({\n  b?: number\n})')
-  })
+  }, 30_000)
 })
 
 describe('eventTypes("go")', () => {
