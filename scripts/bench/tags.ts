@@ -4,7 +4,8 @@
 // must leave them alone); then renames the tag through the API (PATCH /v1/tags/{id}, app.handle) BENCH_ROUNDS
 // times (default 3) back and forth, and deletes it once, each timed, and checks what a sample of links holds.
 // SQLite in a temp dir always; PostgreSQL as well when BENCH_DATABASE_URL names a server (an admin URL: a
-// database of the script's own is created there and dropped at the end). Every loop is bounded.
+// database of the script's own is created there and dropped at the end). BENCH_ONLY=sqlite or pg runs one.
+// Every loop is bounded.
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -175,9 +176,12 @@ async function bench(label: string, env: Record<string, string>) {
   }
 }
 
-await bench('sqlite', {})
+const only = process.env.BENCH_ONLY
+if (only !== 'pg') await bench('sqlite', {})
 const admin = process.env.BENCH_DATABASE_URL
-if (admin) {
+if (only === 'sqlite') {
+  // SQLite alone, as asked.
+} else if (admin) {
   const name = `lnk_bench_tags_${process.pid}`
   const server = new SQL(admin, { max: 1 })
   await server.unsafe(`CREATE DATABASE ${name}`)
