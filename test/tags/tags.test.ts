@@ -88,6 +88,15 @@ describe('tags from links', () => {
     expect(tags.find((t) => t.name === 'launch')?.linkCount).toBe(0)
   })
 
+  test('concurrent links with one new name make one tag and one event', async () => {
+    const made = await Promise.all(Array.from({ length: 6 }, (_, i) => createLink(env, key, { tags: ['racing', `lane-${i % 2}`] })))
+    expect(made).toHaveLength(6)
+    const events = (await storedEvents(env)).filter((e) => e.type === 'tag.created' && e.workspaceId === workspaceId)
+    expect(events.filter((e) => e.data.name === 'racing')).toHaveLength(1)
+    expect(events.filter((e) => e.data.name === 'lane-0')).toHaveLength(1)
+    expect((await tagNamed(env, key, 'racing'))?.linkCount).toBe(6)
+  })
+
   test('a refused link creates no tag', async () => {
     const link = await createLink(env, key, { slug: 'taken-one' })
     const again = await env.request('/v1/links', {
