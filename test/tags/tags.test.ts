@@ -88,6 +88,15 @@ describe('tags from links', () => {
     expect(tags.find((t) => t.name === 'launch')?.linkCount).toBe(0)
   })
 
+  test('concurrent links with one new name make one tag and one event', async () => {
+    const made = await Promise.all(Array.from({ length: 6 }, (_, i) => createLink(env, key, { tags: ['racing', `lane-${i % 2}`] })))
+    expect(made).toHaveLength(6)
+    const events = (await storedEvents(env)).filter((e) => e.type === 'tag.created' && e.workspaceId === workspaceId)
+    expect(events.filter((e) => e.data.name === 'racing')).toHaveLength(1)
+    expect(events.filter((e) => e.data.name === 'lane-0')).toHaveLength(1)
+    expect((await tagNamed(env, key, 'racing'))?.linkCount).toBe(6)
+  })
+
   test('a refused link creates no tag', async () => {
     const link = await createLink(env, key, { slug: 'taken-one' })
     const again = await env.request('/v1/links', {
@@ -156,6 +165,23 @@ describe('PATCH /v1/tags/{id}', () => {
     expect((await storedLink(env, link.id)).tags).toEqual(['ÅNKARA', 'uni'])
   })
 
+  test('names holding quotes, commas, backslashes and brackets are renamed as whole names', async () => {
+    const odd = ['a", "b', 'x\\', '", "', '[q]', 'plain']
+    const link = await createLink(env, key, { tags: odd })
+    for (const [from, to] of [
+      ['", "', 'c, d'],
+      ['a", "b', '"quoted"'],
+      ['x\\', 'y\\"'],
+    ] as const) {
+      const tag = (await tagNamed(env, key, from))!
+      expect((await env.request(`/v1/tags/${tag.id}`, { method: 'PATCH', key, json: { name: to } })).status).toBe(200)
+    }
+    expect((await storedLink(env, link.id)).tags).toEqual(['"quoted"', 'y\\"', 'c, d', '[q]', 'plain'])
+    const gone = (await tagNamed(env, key, '[q]'))!
+    expect((await env.request(`/v1/tags/${gone.id}`, { method: 'DELETE', key })).status).toBe(200)
+    expect((await storedLink(env, link.id)).tags).toEqual(['"quoted"', 'y\\"', 'c, d', 'plain'])
+  })
+
   test('a rename to a name another tag has is 409 tag_exists and changes nothing', async () => {
     const link = await createLink(env, key, { tags: ['dup-a', 'dup-b'] })
     const tag = (await tagNamed(env, key, 'dup-a'))!
@@ -175,6 +201,17 @@ describe('PATCH /v1/tags/{id}', () => {
     expect((await storedLink(env, link.id)).updatedAt).toBe(before.updatedAt)
     const cleared = await env.request(`/v1/tags/${tag.id}`, { method: 'PATCH', key, json: { color: null } })
     expect((await body(cleared)).data.color).toBeNull()
+  })
+
+  test('a change that changes nothing writes nothing and sends no event', async () => {
+    await createLink(env, key, { tags: ['still'] })
+    const tag = (await tagNamed(env, key, 'still'))!
+    const before = (await storedEvents(env)).length
+    for (const json of [{}, { name: 'still' }, { name: ' still ', color: null }]) {
+      const res = await env.request(`/v1/tags/${tag.id}`, { method: 'PATCH', key, json })
+      expect((await body(res)).data).toMatchObject({ id: tag.id, name: 'still', color: null, linkCount: 1 })
+    }
+    expect((await storedEvents(env)).length).toBe(before)
   })
 
   test("another workspace's tag and an unknown id are 404", async () => {

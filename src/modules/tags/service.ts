@@ -86,12 +86,15 @@ export async function updateTag(ctx: TagsCtx, caller: Caller, id: string, body: 
     if (scope && !scope.includes(name)) throw tagOutOfScope(`"${name}" is outside the key's tag scope filters`)
     if (domainScope(caller)) throw tagOutOfScope("A rename reaches links on every domain, beyond the key's domain scope filters")
   }
+  const color = cleanColor(body.color)
+  // Nothing to change: no write, no event.
+  if (!renamed && (color === undefined || color === current.color)) return withCount(ctx, caller, current)
   const now = ctx.clock.now()
   const changes = Object.keys(body)
   const outcome = await ctx.tags.update(
     caller.workspace.id,
     current.id,
-    { name, color: cleanColor(body.color) },
+    { name, color },
     (o) => ({
       type: 'tag.updated',
       workspaceId: o.after.workspaceId,
