@@ -3,7 +3,7 @@
 // CTE on SQLite, generate_series on PostgreSQL), their link_tags likewise, then times pages through the app
 // (`app.handle`, the JSON answer included): every sort in both orders and a set of filters, each at several
 // cursor depths (the cursor taken from meta.nextCursor of a numbered page ending there), BENCH_REPS
-// (default 30) requests each, p50 and p95, and the repo's query alone; then page numbers at deep pages (OFFSET
+// (default 30) requests each (BENCH_DEPTHS: the depths, comma-separated), p50 and p95, and the repo's query alone; then page numbers at deep pages (OFFSET
 // and a count), 7 requests each.
 // SQLite by default, in a temp dir (or BENCH_DIR, kept and reused: seeding takes a while). PostgreSQL with
 // BENCH_DATABASE_URL: a database of the caller's (emptied of lnk's tables first by the migrations' own
@@ -183,7 +183,7 @@ for (const filter of [
 }
 lists.push('folderId=fld_3&tag=t3&isArchived=false&sort=lastClickedAt&order=desc', 'folderId=fld_3&sort=title&order=asc')
 
-const DEPTHS = [0, 1_000, 100_000, 500_000, 990_000]
+const DEPTHS = (process.env.BENCH_DEPTHS ?? '0,1000,100000,500000,990000').split(',').map(Number)
 console.log(
   `\nkeyset pages (cursor), ms through the app p50 / p95 (the query alone p50) at depth ${DEPTHS.map((d) => d.toLocaleString()).join(', ')} (rows in):`,
 )

@@ -31,5 +31,5 @@ export const EMBEDDED_MIGRATIONS: EmbeddedMigration[] = [
   { tag: "0009_shared_limits", when: 1795527442544, sql: m9 },
   { tag: "0010_routing_rules", when: 1795809050518, sql: m10 },
   { tag: "0011_link_organisation", when: 1795812722617, sql: m11 },
-  { tag: "0012_link_list_indexes", when: 1795813014871, sql: m12 },
+  { tag: "0012_link_list_indexes", when: 1795815251774, sql: m12 },
 ]

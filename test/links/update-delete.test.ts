@@ -335,7 +335,9 @@ describe('PATCH /v1/links/{id}', () => {
       const events = (await outboxOf(env, api.workspaceId, 'link.updated')).filter((e) => e.data.id === before.id)
       expect(events.map((e) => e.data.changes)).toEqual([
         ['title'],
-        Object.keys(fetched).filter((f) => !['id', 'shortUrl', 'hasPassword', 'totalClicks', 'uniqueClicks', 'isTest', 'createdAt', 'updatedAt'].includes(f)),
+        Object.keys(fetched).filter(
+          (f) => !['id', 'shortUrl', 'hasPassword', 'totalClicks', 'uniqueClicks', 'isTest', 'createdAt', 'updatedAt', 'lastClickedAt'].includes(f),
+        ),
       ])
     })
   })

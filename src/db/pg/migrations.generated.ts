@@ -13,5 +13,5 @@ export const EMBEDDED_PG_MIGRATIONS: EmbeddedMigration[] = [
   { tag: "0002_shared_limits", when: 1795527443027, sql: m2 },
   { tag: "0003_routing_rules", when: 1795809051071, sql: m3 },
   { tag: "0004_link_organisation", when: 1795812723377, sql: m4 },
-  { tag: "0005_link_list_indexes", when: 1795813016150, sql: m5 },
+  { tag: "0005_link_list_indexes", when: 1795815252491, sql: m5 },
 ]

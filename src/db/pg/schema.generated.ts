@@ -148,7 +148,8 @@ export const links = pgTable("links", {
   index("links_workspace_last_click_idx").on(t.workspaceId, t.lastClickedAt, t.id),
   index("links_workspace_title_idx").on(t.workspaceId, t.title, t.id),
   index("links_workspace_slug_idx").on(t.workspaceId, t.slug, t.id),
-  index("links_workspace_folder_idx").on(t.workspaceId, t.folderId, t.createdAt, t.id),
+  index("links_workspace_folder_idx").on(t.workspaceId, t.folderId, t.isTest, t.createdAt, t.id),
+  index("links_workspace_flags_idx").on(t.workspaceId, t.isTest, t.isArchived, t.isActive),
 ])
 
 export const clicks = pgTable("clicks", {

@@ -70,7 +70,12 @@ export const links = table(
     index('links_workspace_title_idx').on(t.workspaceId, t.title, t.id),
     index('links_workspace_slug_idx').on(t.workspaceId, t.slug, t.id),
     // The console's folder view: a folder's links newest first, without walking the workspace's other links.
-    index('links_workspace_folder_idx').on(t.workspaceId, t.folderId, t.createdAt, t.id),
+    // is_test before created_at: a key's list is of one mode, so the order still comes from the index, and the
+    // three equalities make SQLite's planner prefer it to the flags index below for a folder.
+    index('links_workspace_folder_idx').on(t.workspaceId, t.folderId, t.isTest, t.createdAt, t.id),
+    // meta.pagination's count of a numbered page: index-only for the mode and flag filters (a live key's
+    // default list counts live links), instead of reading each of a million rows for is_test.
+    index('links_workspace_flags_idx').on(t.workspaceId, t.isTest, t.isArchived, t.isActive),
   ],
 )
 
