@@ -5,13 +5,15 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { ManualClock } from '../../src/platform/clock'
 import { body, bootstrapAccount, makeKey, setup, type TestEnv } from '../helpers'
 import { visit } from '../redirect/_redirect'
-import { account, expectValidation } from './_links'
+import { account, expectValidation, newFolder } from './_links'
 
 const T0 = Date.UTC(2026, 2, 1, 8, 0, 0)
 const clock = new ManualClock(T0)
 let env: TestEnv
 type Api = Awaited<ReturnType<typeof account>>
 let api: Api
+/** Real folders of the workspace (a link's folderId must name one), by the short names the cases use. */
+const F: Record<'web' | 'mail', string> = { web: '', mail: '' }
 /** The fixture's links as created, by slug. */
 const made: Record<string, any> = {}
 
@@ -71,13 +73,14 @@ async function click(slug: string, at: number) {
 beforeAll(async () => {
   env = await setup({ clock, env: { LNK_SHORT_DOMAINS: 'localhost:8080,go.example' } })
   api = await account(env)
+  for (const name of ['web', 'mail'] as const) F[name] = await api.folder()
   const fixture: [string, Record<string, unknown>][] = [
-    ['a-one', { title: 'Banana', tags: ['spring', 'promo'], folderId: 'fld_web', campaignId: 'cmp_1' }],
-    ['b-two', { title: 'apple', tags: ['spring'], folderId: 'fld_web' }],
-    ['c-three', { title: null, tags: ['autumn'], folderId: 'fld_mail', campaignId: 'cmp_1' }],
+    ['a-one', { title: 'Banana', tags: ['spring', 'promo'], folderId: F.web, campaignId: 'cmp_1' }],
+    ['b-two', { title: 'apple', tags: ['spring'], folderId: F.web }],
+    ['c-three', { title: null, tags: ['autumn'], folderId: F.mail, campaignId: 'cmp_1' }],
     ['d-four', { title: 'Cherry', campaignId: 'cmp_2', domain: 'go.example' }],
     ['e-five', { title: 'Banana', tags: ['promo'] }],
-    ['f-six', { title: null, folderId: 'fld_mail', domain: 'go.example' }],
+    ['f-six', { title: null, folderId: F.mail, domain: 'go.example' }],
     ['g-seven', { title: 'Zebra sale', tags: ['spring'], campaignId: 'cmp_2' }],
   ]
   // Two links share a second (ties broken by id); the rest one second apart.
@@ -140,8 +143,8 @@ describe('filters', () => {
   test('tag, folderId, campaignId and domain keep exact matches', async () => {
     expect(await sorted('?tag=spring')).toEqual(['a-one', 'b-two', 'g-seven'])
     expect(await sorted('?tag=Spring')).toEqual([])
-    expect(await sorted('?folderId=fld_web')).toEqual(['a-one', 'b-two'])
-    expect(await sorted('?folderId=fld_mail')).toEqual(['c-three', 'f-six'])
+    expect(await sorted(`?folderId=${F.web}`)).toEqual(['a-one', 'b-two'])
+    expect(await sorted(`?folderId=${F.mail}`)).toEqual(['c-three', 'f-six'])
     expect(await sorted('?folderId=fld_none')).toEqual([])
     expect(await sorted('?campaignId=cmp_1')).toEqual(['a-one', 'c-three'])
     expect(await sorted('?campaignId=cmp_2')).toEqual(['d-four', 'g-seven'])
@@ -162,10 +165,10 @@ describe('filters', () => {
   })
 
   test('filters combine with each other, with search and with every sort', async () => {
-    expect(await sorted('?tag=spring&folderId=fld_web')).toEqual(['a-one', 'b-two'])
+    expect(await sorted(`?tag=spring&folderId=${F.web}`)).toEqual(['a-one', 'b-two'])
     expect(await sorted('?tag=promo&isArchived=false&campaignId=cmp_1')).toEqual(['a-one'])
     expect(await sorted('?search=banana&tag=promo')).toEqual(['a-one', 'e-five'])
-    expect(await sorted('?search=banana&folderId=fld_web&domain=localhost:8080')).toEqual(['a-one'])
+    expect(await sorted(`?search=banana&folderId=${F.web}&domain=localhost:8080`)).toEqual(['a-one'])
     expect(await slugs('?tag=spring&sort=title&order=asc')).toEqual(['a-one', 'g-seven', 'b-two'])
     const filtered = await walk('tag=spring&sort=lastClickedAt&order=desc', 1)
     expect(filtered).toEqual(['a-one', 'b-two', 'g-seven'])
@@ -256,18 +259,19 @@ describe('scope filters', () => {
     const owner = acct.apiKey.key
     const k = await makeKey(env.rt, acct.workspace.slug, 'links:read')
     await env.rt.modules.identity.repo.updateKey(k.id, { scopeFilters: { domains: ['go.example'], tags: ['team-a'] } })
+    const fx = await newFolder(env, acct.workspace.id)
     const mk = async (slug: string, json: Record<string, unknown>) => {
       clock.advance(1000)
       const res = await env.request('/v1/links', { method: 'POST', key: owner, json: { destinationUrl: 'https://example.com/', slug, ...json } })
       expect(res.status).toBe(201)
     }
-    await mk('s-in-1', { domain: 'go.example', tags: ['team-a'], folderId: 'fld_x', title: 'B' })
+    await mk('s-in-1', { domain: 'go.example', tags: ['team-a'], folderId: fx, title: 'B' })
     await mk('s-in-2', { domain: 'go.example', tags: ['team-a', 'x'], title: 'A' })
-    await mk('s-out-tag', { domain: 'go.example', tags: ['team-b'], folderId: 'fld_x' })
-    await mk('s-out-domain', { domain: 'localhost:8080', tags: ['team-a'], folderId: 'fld_x' })
+    await mk('s-out-tag', { domain: 'go.example', tags: ['team-b'], folderId: fx })
+    await mk('s-out-domain', { domain: 'localhost:8080', tags: ['team-a'], folderId: fx })
     const scoped = async (q: string) => (await list(q, k.key)).data.map((l) => l.slug)
     expect(await scoped('')).toEqual(['s-in-2', 's-in-1'])
-    expect(await scoped('?folderId=fld_x')).toEqual(['s-in-1'])
+    expect(await scoped(`?folderId=${fx}`)).toEqual(['s-in-1'])
     expect(await scoped('?sort=title&order=asc')).toEqual(['s-in-2', 's-in-1'])
     expect(await scoped('?domain=localhost:8080')).toEqual([])
     expect(await scoped('?tag=team-b')).toEqual([])
