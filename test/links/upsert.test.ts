@@ -95,11 +95,15 @@ describe('externalId', () => {
     expect((await api.make({ externalId: 'y'.repeat(255) })).externalId).toBe('y'.repeat(255))
   })
 
-  test('a reference no link can carry is 404, a NUL or an overlong one included; so is a malformed escape 400', async () => {
-    for (const ref of ['ext_%00', `ext_${'z'.repeat(256)}`, 'ext_', 'ext_%7F']) await expectError(await api.get(ref), 404, 'not_found')
+  test('a reference no link can carry is 404, an overlong one included; a NUL is refused as everywhere; a malformed escape 400', async () => {
+    for (const ref of [`ext_${'z'.repeat(256)}`, 'ext_', 'ext_%7F']) await expectError(await api.get(ref), 404, 'not_found')
+    await expectError(await api.get('ext_%00'), 400, 'validation_failed')
     await expectValidation(await api.get('ext_%ZZ'), 'id')
-    const data = (await body(await env.request('/v1/links/bulk/delete', { method: 'POST', key: api.key, json: { ids: ['ext_\u0000'] } }))).data
-    expect(data.results[0].error.code).toBe('not_found')
+    const res = await env.request('/v1/links/bulk/delete', { method: 'POST', key: api.key, json: { ids: ['ext_\u0000'] } })
+    expect({ status: res.status, issues: (await body(res)).error.details.issues }).toEqual({
+      status: 400,
+      issues: [{ path: 'ids.0', message: 'must not contain the NUL character (U+0000)' }],
+    })
   })
 
   test('bulk create: the first of two inputs with one externalId wins, the other is external_id_taken', async () => {

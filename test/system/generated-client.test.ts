@@ -66,7 +66,8 @@ export async function lifecycle(client: Client, slug: string) {
 
   const listed = await client.GET('/links', { params: { query: { page: 1, perPage: 10, search: slug } } })
   const list = must('list', listed)
-  const total: number = list.meta.pagination.total
+  // Paged by number here, so the page's counts are there (a cursor walk answers nextCursor alone).
+  const total: number = list.meta.pagination?.total ?? -1
   const listedIds: string[] = list.data.map((l) => l.id)
 
   const deleted = await client.DELETE('/links/{id}', { params: { path: { id } } })
