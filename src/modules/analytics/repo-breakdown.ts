@@ -6,31 +6,16 @@
 // the one link), then each link's clicks are a range of clicks_link_time_idx (link, time, is_bot, visitor).
 // A workspace-wide question is thus a range scan per link rather than a scan of every workspace's clicks;
 // the dimension's column is read from the click's row.
-import { and, count, eq, exists, gte, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm'
+import { and, count, eq, gte, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm'
 import { rows, type Builder, type Engine } from '../../db/engine'
+import { scopeLinks } from './repo-scope'
 import { continentMembers, leadingCurrency } from './breakdown-values'
 import type { AnalyticsScope, BreakdownDimension, BreakdownFigures, BreakdownQuery, BreakdownRepo } from './port'
 
 export function createBreakdownRepo(engine: Engine): BreakdownRepo {
   const { clicks, conversions, links, linkTags } = engine.t
 
-  /** The scope's links: as the other analytics reads pick them (repo.ts), live or test, domains, tags. */
-  const linksOf = (db: Builder, s: AnalyticsScope): SQL =>
-    and(
-      eq(links.workspaceId, s.workspaceId),
-      eq(links.isTest, s.test),
-      s.linkId ? eq(links.id, s.linkId) : undefined,
-      s.domains?.length ? inArray(links.domain, [...s.domains]) : undefined,
-      s.folders?.length ? inArray(links.folderId, [...s.folders]) : undefined,
-      s.tags?.length
-        ? exists(
-            db
-              .select({ x: sql`1` })
-              .from(linkTags)
-              .where(and(eq(linkTags.linkId, links.id), inArray(linkTags.tag, [...s.tags]))),
-          )
-        : undefined,
-    )!
+  const linksOf = (db: Builder, s: AnalyticsScope): SQL => scopeLinks(db, engine.t, s)
 
   // A continent is read from the country as a CASE over each continent's members (a fixed, small list).
   const continentOfCountry = (): SQL => {

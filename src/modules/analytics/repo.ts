@@ -1,35 +1,20 @@
 // Reads of the analytics area on either engine (port.ts has their meaning). Every answer leaves in the
 // port's shape whichever engine gave it: numbers for counts and sums (PostgreSQL answers bigint aggregates as
 // text), Uint8Array sketches (Bun's PostgreSQL client answers bytea as Buffer), is_bot as 0/1.
-import { and, count, eq, exists, gte, inArray, lt, sql, type SQL } from 'drizzle-orm'
+import { and, count, eq, gte, inArray, lt, sql, type SQL } from 'drizzle-orm'
 import { rows, type Engine } from '../../db/engine'
 import { HOUR_MS } from '../../platform/time'
 import type { Grain } from './plan'
+import { scopeLinks } from './repo-scope'
 import { MARK_KEYS, marksOf, wholeWorkspace, type AnalyticsRepo, type AnalyticsScope, type RollupRow } from './port'
 
 const sketch = (v: Uint8Array | null) => (v === null || v.constructor === Uint8Array ? v : new Uint8Array(v))
 
 export function createAnalyticsRepo(engine: Engine): AnalyticsRepo {
   const { db } = engine
-  const { clicks, conversions, linkRollups, links, linkTags, settings, workspaceRollups } = engine.t
+  const { clicks, conversions, linkRollups, links, settings, workspaceRollups } = engine.t
 
-  /** The condition that picks the scope's links (live, or test for the sandbox). */
-  const linksOf = (s: AnalyticsScope): SQL =>
-    and(
-      eq(links.workspaceId, s.workspaceId),
-      eq(links.isTest, s.test),
-      s.linkId ? eq(links.id, s.linkId) : undefined,
-      s.domains?.length ? inArray(links.domain, [...s.domains]) : undefined,
-      s.folders?.length ? inArray(links.folderId, [...s.folders]) : undefined,
-      s.tags?.length
-        ? exists(
-            db
-              .select({ x: sql`1` })
-              .from(linkTags)
-              .where(and(eq(linkTags.linkId, links.id), inArray(linkTags.tag, [...s.tags]))),
-          )
-        : undefined,
-    )!
+  const linksOf = (s: AnalyticsScope): SQL => scopeLinks(db, engine.t, s)
 
   // Read as stored, without drizzle's decoding: a sketch stays the bytes the driver gives (mapped below).
   const visitorsOf = (table: typeof linkRollups | typeof workspaceRollups) => sql<Uint8Array | null>`${table.visitors}`
