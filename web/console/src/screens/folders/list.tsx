@@ -11,6 +11,7 @@ import { ConfirmButton } from '../../ui/buttons'
 import { SelectField, TextField } from '../../ui/form'
 import { Empty, Loaded } from '../../ui/states'
 import { focusFirst } from '../tags/list'
+import { CountTable } from '../count-table'
 
 export type Folder = Data<'/folders', 'get'>[number]
 
@@ -31,34 +32,11 @@ export function FoldersScreen() {
           folders.length === 0 ? (
             <Empty>No folders yet.</Empty>
           ) : (
-            <div class="table-wrap">
-              <table class="org-table">
-                <thead>
-                  <tr>
-                    <th scope="col">Folder</th>
-                    <th scope="col" class="num">
-                      Links
-                    </th>
-                    {canWrite && (
-                      <th scope="col">
-                        <span class="visually-hidden">Actions</span>
-                      </th>
-                    )}
-                  </tr>
-                </thead>
-                <tbody>
-                  {folders.map((folder) => (
-                    <FolderRow
-                      key={folder.id}
-                      folder={folder}
-                      others={folders.filter((f) => f.id !== folder.id)}
-                      canWrite={canWrite}
-                      onChanged={state.reload}
-                    />
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <CountTable noun="Folder" canWrite={canWrite}>
+              {folders.map((folder) => (
+                <FolderRow key={folder.id} folder={folder} others={folders.filter((f) => f.id !== folder.id)} canWrite={canWrite} onChanged={state.reload} />
+              ))}
+            </CountTable>
           )
         }
       </Loaded>

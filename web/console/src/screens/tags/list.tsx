@@ -10,6 +10,7 @@ import { useAction, useAsync } from '../../ui/async'
 import { ConfirmButton } from '../../ui/buttons'
 import { TextField } from '../../ui/form'
 import { Empty, Loaded } from '../../ui/states'
+import { CountTable } from '../count-table'
 
 type Tag = Data<'/tags', 'get'>[number]
 
@@ -45,28 +46,11 @@ export function TagsScreen() {
           tags.length === 0 ? (
             <Empty>No tags yet.</Empty>
           ) : (
-            <div class="table-wrap">
-              <table class="org-table">
-                <thead>
-                  <tr>
-                    <th scope="col">Tag</th>
-                    <th scope="col" class="num">
-                      Links
-                    </th>
-                    {canWrite && (
-                      <th scope="col">
-                        <span class="visually-hidden">Actions</span>
-                      </th>
-                    )}
-                  </tr>
-                </thead>
-                <tbody>
-                  {tags.map((tag) => (
-                    <TagRow key={tag.id} tag={tag} canWrite={canWrite} onChanged={state.reload} />
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <CountTable noun="Tag" canWrite={canWrite}>
+              {tags.map((tag) => (
+                <TagRow key={tag.id} tag={tag} canWrite={canWrite} onChanged={state.reload} />
+              ))}
+            </CountTable>
           )
         }
       </Loaded>
