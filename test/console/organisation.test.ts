@@ -205,7 +205,8 @@ describe('links list organisation', () => {
       // The form follows the address once the list has it.
       await page.waitFor(`${SLUGS}.length === 25`)
       await page.waitFor(
-        `(() => { const l = [...document.querySelectorAll('label')].find((l) => l.textContent.trim() === 'Active'); return document.getElementById(l.htmlFor).value === 'all' })()`,
+        `(() => { const l = [...document.querySelectorAll('label')].find((l) => l.textContent.trim() === 'Active'); return ` +
+          `document.getElementById(l.htmlFor).value === 'all' })()`,
       )
       await page.fill('Tag', 'odd')
       await page.press('Apply filters')

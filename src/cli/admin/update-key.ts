@@ -71,7 +71,8 @@ function keySettingsFromFlags(values: Values): KeySettings {
 export const updateKey: AdminCommand = {
   name: 'update-key',
   usage:
-    'ID [--name N] [--permissions a,b] [--allowed-ips ip,cidr] [--scope-domains d] [--scope-tags t] [--scope-folders f] [--schedule JSON] [--monthly-call-cap N] ' +
+    'ID [--name N] [--permissions a,b] [--allowed-ips ip,cidr] [--scope-domains d] [--scope-tags t] [--scope-folders f] [--schedule JSON] ' +
+    '[--monthly-call-cap N] ' +
     '[--rate-limit N] [--expires-at ISO] [--json]',
   summary: 'Change a key\'s settings; "none" clears a setting.',
   details: `Changes a key's settings (spec 2.7). Lists are comma-separated; "none" clears a setting.

@@ -46,14 +46,16 @@ export function createClickFlush(db: Db, visitorKey: Buffer, enricher: Enricher,
   // rather than carried by every click to the thread.
   const linkRef = sqlite.prepare('SELECT id, slug, domain, destination_url FROM links WHERE id = ?')
   const insertClick = sqlite.prepare(
-    'INSERT INTO clicks (id, link_id, workspace_id, clicked_at, visitor_hash, user_agent, referrer, referrer_host, rule_id, variant_id, country, city, device, browser, os, is_bot) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    'INSERT INTO clicks (id, link_id, workspace_id, clicked_at, visitor_hash, user_agent, referrer, referrer_host, rule_id, variant_id, country, city, ' +
+      'device, browser, os, is_bot) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   )
   const insertVisitor = sqlite.prepare('INSERT INTO link_visitors (link_id, visitor_hash, first_seen_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
   const insertAddress = sqlite.prepare('INSERT INTO link_addresses (link_id, ip_hash, first_seen_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
   // last_clicked_at only moves forward: a batch may hold older clicks than one written before it (shed counts
   // carry only their hour). SQLite's two-argument max() is null when either is, hence the coalesce.
   const addCounts = sqlite.prepare(
-    'UPDATE links SET total_clicks = total_clicks + ?1, unique_clicks = unique_clicks + ?2, last_clicked_at = max(coalesce(last_clicked_at, ?3), ?3) WHERE id = ?4',
+    'UPDATE links SET total_clicks = total_clicks + ?1, unique_clicks = unique_clicks + ?2, last_clicked_at = max(coalesce(last_clicked_at, ?3), ?3) ' +
+      'WHERE id = ?4',
   )
   const publish = preparedPublisher(db)
   const addToRollups = createRollupWriter(sqlite)

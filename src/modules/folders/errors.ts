@@ -24,6 +24,7 @@ export const scopedKeyCreatesFolder = () =>
 export const linksOutOfScope = (id: string, links: number) =>
   new AppError(
     'out_of_scope',
-    `Folder ${id} holds ${links} link${links === 1 ? '' : 's'} outside the key's scope filters (domains/tags); moving or deleting them needs a key whose scope covers them`,
+    `Folder ${id} holds ${links} link${links === 1 ? '' : 's'} outside the key's scope filters (domains/tags); moving or deleting them needs a key ` +
+      `whose scope covers them`,
     { id, links },
   )

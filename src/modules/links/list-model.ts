@@ -36,7 +36,8 @@ export const ListLinksQuery = t.Object({
       SORT_FIELDS.map((s) => t.Literal(s)),
       {
         description:
-          'createdAt (default), updatedAt, totalClicks, lastClickedAt, title or slug; ties by id. Links without a lastClickedAt or title come last in either order',
+          'createdAt (default), updatedAt, totalClicks, lastClickedAt, title or slug; ties by id. Links without a lastClickedAt or title come last in ' +
+          'either order',
       },
     ),
   ),
@@ -45,7 +46,8 @@ export const ListLinksQuery = t.Object({
     t.String({
       maxLength: CURSOR_MAX,
       description:
-        'Keyset pagination: meta.nextCursor of the previous page, with the same filters, sort and order. An empty cursor starts a walk at the first page. With a cursor meta.pagination is left out (no count is made)',
+        'Keyset pagination: meta.nextCursor of the previous page, with the same filters, sort and order. An empty cursor starts a walk at the first ' +
+        'page. With a cursor meta.pagination is left out (no count is made)',
     }),
   ),
 })

@@ -46,8 +46,10 @@ export function linkRoutes(ctx: LinksCtx, http: HttpKit) {
         detail: {
           summary: 'List links',
           description:
-            "Filtered by tag, folderId, campaignId, domain, isArchived, isActive, isTest and search, within the key's scope filters; sorted by sort and order (newest first by default), ties by id. " +
-            'Without cursor, pages by number: meta.pagination (page, perPage, total, totalPages) and meta.nextCursor. With cursor (empty for the first page), keyset pages: ' +
+            "Filtered by tag, folderId, campaignId, domain, isArchived, isActive, isTest and search, within the key's scope filters; sorted by sort and " +
+            'order (newest first by default), ties by id. ' +
+            'Without cursor, pages by number: meta.pagination (page, perPage, total, totalPages) and meta.nextCursor. With cursor (empty for the first ' +
+            'page), keyset pages: ' +
             'only meta.nextCursor, null on the last page; a walk neither skips nor repeats a link while links are created or deleted. ' +
             "A live key lists live links unless mode (or isTest) says otherwise; a test key lists only its workspace's test links.",
         },
@@ -88,7 +90,9 @@ export function linkRoutes(ctx: LinksCtx, http: HttpKit) {
             links: t.Array(t.Union([CreateLinkBody, t.Unknown()]), {
               minItems: 1,
               maxItems: BULK_MAX,
-              description: `1 to ${BULK_MAX} link create bodies (LinkCreate). Each is checked on its own: an invalid one gets an error result and never rejects the others.`,
+              description:
+                `1 to ${BULK_MAX} link create bodies (LinkCreate). Each is checked on its own: an invalid one gets an error result and never ` +
+                `rejects the others.`,
             }),
           },
           { additionalProperties: false },
@@ -97,7 +101,8 @@ export function linkRoutes(ctx: LinksCtx, http: HttpKit) {
         detail: {
           summary: 'Create links in bulk',
           description:
-            'One result per input, in order: the Link or an error with code and message. The valid ones are written in one transaction. Supports Idempotency-Key.',
+            'One result per input, in order: the Link or an error with code and message. The valid ones are written in one transaction. Supports ' +
+            'Idempotency-Key.',
         },
       },
     )
@@ -118,7 +123,10 @@ export function linkRoutes(ctx: LinksCtx, http: HttpKit) {
       detail: {
         summary: 'Update a link',
         description:
-          'Partial: only the fields sent change; null clears a nullable field. The slug or domain may change when the new pair is free. The redirect uses the new values from the next request on. The body has the create body\'s shape: include: ["qr"] returns the link with its qr object. The Link\'s read-only fields (id, shortUrl, hasPassword, totalClicks, uniqueClicks, isTest, createdAt, updatedAt, qr) are accepted and ignored, so a fetched Link can be sent back; any other unknown field is 400.',
+          'Partial: only the fields sent change; null clears a nullable field. The slug or domain may change when the new pair is free. The redirect ' +
+          'uses the new values from the next request on. The body has the create body\'s shape: include: ["qr"] returns the link with its qr ' +
+          "object. The Link's read-only fields (id, shortUrl, hasPassword, totalClicks, uniqueClicks, isTest, createdAt, updatedAt, qr) are " +
+          'accepted and ignored, so a fetched Link can be sent back; any other unknown field is 400.',
       },
     })
     .delete('/:id', async ({ caller, params }) => ok(await deleteLink(ctx, caller, params.id)), {

@@ -10,5 +10,7 @@ export const url = (what?: string) =>
     format: 'uri',
     minLength: 1,
     maxLength: 2048,
-    description: `${what ? `${what}. ` : ''}Absolute http(s) URL, at most 2048 characters; read as browsers read URLs (WHATWG), so an IDN host or an unescaped space is accepted too`,
+    description:
+      `${what ? `${what}. ` : ''}Absolute http(s) URL, at most 2048 characters; read as browsers read URLs (WHATWG), so an IDN host or an ` +
+      `unescaped space is accepted too`,
   })

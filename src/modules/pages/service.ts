@@ -119,11 +119,10 @@ async function blockIssues(ctx: PagesCtx, page: Pick<PageRow, 'workspaceId' | 'i
   for (const id of ids) {
     const link = found.get(id)
     if (!link) issues.push({ path: 'linkId', message: `${id} is not a link of this workspace` })
-    else if (link.isTest !== page.isTest)
-      issues.push({
-        path: 'linkId',
-        message: `${id} is a ${link.isTest ? 'test' : 'live'} link; a ${page.isTest ? 'test' : 'live'} page's buttons use ${page.isTest ? 'test' : 'live'} links`,
-      })
+    else if (link.isTest !== page.isTest) {
+      const [its, pages] = [link.isTest ? 'test' : 'live', page.isTest ? 'test' : 'live']
+      issues.push({ path: 'linkId', message: `${id} is a ${its} link; a ${pages} page's buttons use ${pages} links` })
+    }
   }
   return issues
 }

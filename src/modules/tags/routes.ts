@@ -27,7 +27,8 @@ export function tagRoutes(ctx: TagsCtx, http: HttpKit) {
         detail: {
           summary: 'List tags',
           description:
-            "By name (bytewise). linkCount counts the links of the key's mode (mode: live by default for a live key; a test key counts test links) on the key's scoped domains. A key with tag scope filters lists only those tags.",
+            "By name (bytewise). linkCount counts the links of the key's mode (mode: live by default for a live key; a test key counts test links) on " +
+            "the key's scoped domains. A key with tag scope filters lists only those tags.",
         },
       },
     )
@@ -56,7 +57,9 @@ export function tagRoutes(ctx: TagsCtx, http: HttpKit) {
       detail: {
         summary: 'Rename or recolour a tag',
         description:
-          'A new name is renamed on every link of the workspace carrying the tag, in one transaction (their updatedAt changes; no link.updated events are sent, tag.updated says how many links changed). A name another tag has is 409 tag_exists. Needs a live key: tags are shared with live links.',
+          'A new name is renamed on every link of the workspace carrying the tag, in one transaction (their updatedAt changes; no link.updated events ' +
+          'are sent, tag.updated says how many links changed). A name another tag has is 409 tag_exists. Needs a live key: tags are shared with ' +
+          'live links.',
       },
     })
     .delete('/:id', async ({ caller, params }) => ok(await deleteTag(ctx, caller, params.id)), {

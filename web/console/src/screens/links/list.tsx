@@ -141,7 +141,10 @@ export function LinksList({ query }: ScreenProps) {
                     picked={picked}
                     onPick={toggle}
                     onPickAll={(on) => setPicked(on ? new Set(list.links.map((l) => l.id)) : new Set())}
-                    caption={`Links by ${SORTS.find((s) => s.value === applied.sort)?.label.toLowerCase()}, ${applied.order === 'asc' ? 'ascending' : 'descending'}`}
+                    caption={
+                      `Links by ${SORTS.find((s) => s.value === applied.sort)?.label.toLowerCase()}, ` +
+                      `${applied.order === 'asc' ? 'ascending' : 'descending'}`
+                    }
                   />
                   <div class="actions">
                     <p class="hint">
