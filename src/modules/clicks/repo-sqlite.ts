@@ -11,6 +11,7 @@ import { preparedPublisher } from '../../events/outbox'
 import { type Enricher, type Enrichment, type RollupClick, createRollupWriter } from '../analytics'
 import { shortUrl } from '../links/model'
 import type { ClickBatch, ClickHotReads, ClickRecord, ClicksRepo } from './port'
+import { CLICK_COLUMNS, clickRow, rollupClick } from './click-row'
 import { visitorHash } from './visitor'
 
 interface LinkTotals {
@@ -46,8 +47,7 @@ export function createClickFlush(db: Db, visitorKey: Buffer, enricher: Enricher,
   // rather than carried by every click to the thread.
   const linkRef = sqlite.prepare('SELECT id, slug, domain, destination_url FROM links WHERE id = ?')
   const insertClick = sqlite.prepare(
-    'INSERT INTO clicks (id, link_id, workspace_id, clicked_at, visitor_hash, user_agent, referrer, referrer_host, rule_id, variant_id, country, city, ' +
-      'device, browser, os, is_bot) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+    `INSERT INTO clicks (${CLICK_COLUMNS.map(([name]) => name).join(', ')}) VALUES (${CLICK_COLUMNS.map(() => '?').join(', ')})`,
   )
   const insertVisitor = sqlite.prepare('INSERT INTO link_visitors (link_id, visitor_hash, first_seen_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
   const insertAddress = sqlite.prepare('INSERT INTO link_addresses (link_id, ip_hash, first_seen_at) VALUES (?, ?, ?) ON CONFLICT DO NOTHING')
@@ -75,38 +75,8 @@ export function createClickFlush(db: Db, visitorKey: Buffer, enricher: Enricher,
       if (t === null) continue
       const visitor = visitorHash(visitorKey, c.ip, c.userAgent)
       const e = enriched[i]!
-      // device 'bot' exactly when is_bot: the redirect's verdict (isbot) decides, not the UA parser.
-      const device = c.isBot ? 'bot' : e.device === 'bot' ? 'other' : e.device
-      insertClick.run(
-        c.id,
-        c.linkId,
-        c.workspaceId,
-        c.clickedAt,
-        visitor,
-        c.userAgent,
-        c.referrer,
-        c.referrerHost,
-        c.ruleId,
-        c.variantId,
-        e.country,
-        e.city,
-        device,
-        e.browser,
-        e.os,
-        c.isBot,
-      )
-      rollup.push({
-        linkId: c.linkId,
-        workspaceId: c.workspaceId,
-        clickedAt: c.clickedAt,
-        visitor,
-        isBot: c.isBot,
-        country: e.country,
-        referrer: c.referrerHost,
-        browser: e.browser,
-        os: e.os,
-        device,
-      })
+      insertClick.run(...clickRow(c, visitor, e))
+      rollup.push(rollupClick(c, visitor, e))
       if (c.isBot) continue
       const unique = insertVisitor.run(c.linkId, visitor, c.clickedAt).changes > 0
       if (!c.counted) {

@@ -23,6 +23,7 @@ import { sortableId } from '../../platform/random'
 import { type Enricher, type Enrichment, type RollupAdder, rollupWriter, type RollupClick } from '../analytics'
 import { shortUrl } from '../links/model'
 import type { ClickBatch, ClickReservations, ClicksRepo, Reservation } from './port'
+import { CLICK_COLUMNS, clickRow, rollupClick } from './click-row'
 import { clickData, createClickFlush } from './repo-sqlite'
 import { visitorHash } from './visitor'
 
@@ -47,24 +48,6 @@ interface FirstSeen {
 const param = <T>(values: T[]) => sql.param(values)
 
 /** The clicks table's columns and their array types, as a flush sends them. */
-const CLICK_COLUMNS = [
-  ['id', 'text'],
-  ['link_id', 'text'],
-  ['workspace_id', 'text'],
-  ['clicked_at', 'int8'],
-  ['visitor_hash', 'text'],
-  ['user_agent', 'text'],
-  ['referrer', 'text'],
-  ['referrer_host', 'text'],
-  ['rule_id', 'text'],
-  ['variant_id', 'text'],
-  ['country', 'text'],
-  ['city', 'text'],
-  ['device', 'text'],
-  ['browser', 'text'],
-  ['os', 'text'],
-  ['is_bot', 'bool'],
-] as const
 
 /** Rolls a reservation back: its address was refused after its click had been added. */
 class AddressRefused extends Error {}
@@ -131,40 +114,9 @@ export function createClicksRepo(engine: Engine, visitorKey: Buffer, enricher: E
       if (!totals.has(c.linkId)) continue
       const visitor = visitorHash(visitorKey, c.ip, c.userAgent)
       const e = enriched[i]!
-      // device 'bot' exactly when is_bot: the redirect's verdict (isbot) decides, not the UA parser.
-      const device = c.isBot ? 'bot' : e.device === 'bot' ? 'other' : e.device
-      // In CLICK_COLUMNS' order.
-      const values = [
-        c.id,
-        c.linkId,
-        c.workspaceId,
-        c.clickedAt,
-        visitor,
-        c.userAgent,
-        c.referrer,
-        c.referrerHost,
-        c.ruleId,
-        c.variantId,
-        e.country,
-        e.city,
-        device,
-        e.browser,
-        e.os,
-        c.isBot,
-      ]
+      const values = clickRow(c, visitor, e)
       for (let k = 0; k < values.length; k++) columns[k]!.push(values[k])
-      rollup.push({
-        linkId: c.linkId,
-        workspaceId: c.workspaceId,
-        clickedAt: c.clickedAt,
-        visitor,
-        isBot: c.isBot,
-        country: e.country,
-        referrer: c.referrerHost,
-        browser: e.browser,
-        os: e.os,
-        device,
-      })
+      rollup.push(rollupClick(c, visitor, e))
       if (c.isBot) continue
       const pair = `${c.linkId}\u0000${visitor}`
       // SQLite inserts per click: the first click of a pair in the batch is the one its row records.
