@@ -111,3 +111,21 @@ test("a live key's rename reaches test links too", async () => {
   expect((await env.request(`/v1/tags/${tag.id}`, { method: 'PATCH', key: owner, json: { name: 'shared-renamed' } })).status).toBe(200)
   expect((await storedLink(env, link.id)).tags).toEqual(['shared-renamed'])
 })
+
+test('a key limited to folders counts links in them, and cannot rename or delete', async () => {
+  const folder = await env.request('/v1/folders', { method: 'POST', key: owner, json: { name: 'Campaigns' } })
+  expect(folder.status).toBe(201)
+  const folderId = (await body(folder)).data.id
+  await createLink(env, owner, { tags: ['folder-tag'], folderId })
+  await createLink(env, owner, { tags: ['folder-tag'] })
+  const k = await makeKey(env.rt, workspace, 'links:read,links:write')
+  await env.rt.modules.identity.repo.updateKey(k.id, { scopeFilters: { folders: [folderId] } })
+  const tag = (await listTags(env, k.key)).find((t) => t.name === 'folder-tag')!
+  expect(tag.linkCount).toBe(1)
+  expect((await listTags(env, owner)).find((t) => t.name === 'folder-tag')!.linkCount).toBe(2)
+  for (const init of [{ method: 'PATCH', json: { name: 'folder-tag-2' } }, { method: 'DELETE' }]) {
+    const refused = await env.request(`/v1/tags/${tag.id}`, { ...init, key: k.key })
+    expect(refused.status).toBe(403)
+    expect((await body(refused)).error.message).toContain('folder scope filters')
+  }
+})

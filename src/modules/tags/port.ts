@@ -10,10 +10,11 @@ export interface TagRow {
   updatedAt: number
 }
 
-/** Which links a tag's linkCount counts: the caller's mode (undefined: both) and its domain scope. */
+/** Which links a tag's linkCount counts: the caller's mode (undefined: both) and its domain and folder scope. */
 export interface CountFilter {
   isTest?: boolean
   domains?: string[]
+  folders?: string[]
 }
 
 export interface TagChange {

@@ -79,6 +79,7 @@ export function createTagsRepo(engine: Engine): TagsRepo {
             eq(links.workspaceId, workspaceId),
             filter.isTest === undefined ? undefined : eq(links.isTest, filter.isTest),
             filter.domains?.length ? inArray(links.domain, filter.domains) : undefined,
+            filter.folders?.length ? inArray(links.folderId, filter.folders) : undefined,
           ),
         )
         .groupBy(linkTags.tag)

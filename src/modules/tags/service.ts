@@ -2,7 +2,7 @@
 // the workspace, shared by its live and test links: every key lists them (counting the links of its mode), a
 // test key may create one (its test links do too), and only a live key changes or deletes one, since a rename
 // or deletion rewrites live links. A key with tag scope filters sees and touches only those tags; a key limited
-// to some domains cannot rename or delete (that reaches links on every domain).
+// to some domains or folders cannot rename or delete (that reaches links in every domain and folder).
 import type { Deps } from '../../context'
 import { newId } from '../../platform/random'
 import { type Caller, listedMode, type ModeFilter } from '../identity'
@@ -23,11 +23,14 @@ export interface TagListQuery {
 
 const tagScope = (caller: Caller) => (caller.key.scopeFilters?.tags?.length ? caller.key.scopeFilters.tags : undefined)
 const domainScope = (caller: Caller) => (caller.key.scopeFilters?.domains?.length ? caller.key.scopeFilters.domains : undefined)
+const folderScope = (caller: Caller) => (caller.key.scopeFilters?.folders?.length ? caller.key.scopeFilters.folders : undefined)
+/** Why a key limited to some links may not rewrite a tag on all of them, or null when it may. */
+const partialScope = (caller: Caller) => (domainScope(caller) ? 'domain' : folderScope(caller) ? 'folder' : null)
 
-/** The links a caller's linkCount counts: those of the listed mode, on its scoped domains. */
+/** The links a caller's linkCount counts: those of the listed mode, on its scoped domains, in its scoped folders. */
 function countFilter(caller: Caller, mode: ModeFilter | undefined): CountFilter {
   const listed = listedMode(caller, mode, 'links')
-  return { isTest: listed === undefined ? undefined : listed === 'test', domains: domainScope(caller) }
+  return { isTest: listed === undefined ? undefined : listed === 'test', domains: domainScope(caller), folders: folderScope(caller) }
 }
 
 async function withCount(ctx: TagsCtx, caller: Caller, row: TagRow): Promise<TagView> {
@@ -84,7 +87,8 @@ export async function updateTag(ctx: TagsCtx, caller: Caller, id: string, body: 
   if (renamed) {
     const scope = tagScope(caller)
     if (scope && !scope.includes(name)) throw tagOutOfScope(`"${name}" is outside the key's tag scope filters`)
-    if (domainScope(caller)) throw tagOutOfScope("A rename reaches links on every domain, beyond the key's domain scope filters")
+    const partial = partialScope(caller)
+    if (partial) throw tagOutOfScope(`A rename reaches links in every ${partial}, beyond the key's ${partial} scope filters`)
   }
   const color = cleanColor(body.color)
   // Nothing to change: no write, no event.
@@ -110,7 +114,8 @@ export async function updateTag(ctx: TagsCtx, caller: Caller, id: string, body: 
 
 export async function deleteTag(ctx: TagsCtx, caller: Caller, id: string) {
   const current = await findForChange(ctx, caller, id)
-  if (domainScope(caller)) throw tagOutOfScope("Deleting a tag reaches links on every domain, beyond the key's domain scope filters")
+  const partial = partialScope(caller)
+  if (partial) throw tagOutOfScope(`Deleting a tag reaches links in every ${partial}, beyond the key's ${partial} scope filters`)
   const outcome = await ctx.tags.delete(
     caller.workspace.id,
     current.id,
