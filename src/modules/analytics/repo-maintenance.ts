@@ -130,12 +130,13 @@ export function createMaintenanceRepo(engine: Engine): MaintenanceRepo {
         function* (tx) {
           // On PostgreSQL rows another node's prune holds are skipped rather than waited for: it deletes them,
           // and this chunk is full of rows still to delete, so neither node ends its loop early on rows the
-          // other took.
+          // other took. Oldest first, ties by id: a chunk is the same rows on either engine, whatever plan reads it.
           const chunk = engine.forUpdate(
             tx
               .select({ id: clicks.id })
               .from(clicks)
               .where(and(eq(clicks.linkId, linkId), lt(clicks.clickedAt, at)))
+              .orderBy(asc(clicks.clickedAt), asc(clicks.id))
               .limit(limit),
             { skipLocked: true },
           )
