@@ -10,8 +10,7 @@ import { useAction, useAsync } from '../../ui/async'
 import { ConfirmButton } from '../../ui/buttons'
 import { SelectField, TextField } from '../../ui/form'
 import { Empty, Loaded } from '../../ui/states'
-import { focusFirst } from '../tags/list'
-import { CountTable } from '../count-table'
+import { CountTable, EditRow } from '../count-table'
 
 export type Folder = Data<'/folders', 'get'>[number]
 
@@ -99,30 +98,10 @@ function FolderRow({ folder, others, canWrite, onChanged }: { folder: Folder; ot
   }
   if (editing)
     return (
-      <tr>
-        <td colSpan={3}>
-          <form
-            ref={focusFirst}
-            class="row-form"
-            aria-label={`Edit folder ${folder.name}`}
-            onSubmit={(e) => {
-              e.preventDefault()
-              void save.run()
-            }}
-          >
-            <TextField label="Rename to" value={name} onValue={setName} required maxLength={100} error={save.error ? explain(save.error) : null} />
-            <TextField label="New description" value={description} onValue={setDescription} />
-            <div class="org-actions">
-              <button type="submit" disabled={save.busy}>
-                {save.busy ? 'Saving…' : 'Save folder'}
-              </button>
-              <button type="button" class="secondary" onClick={close}>
-                Cancel
-              </button>
-            </div>
-          </form>
-        </td>
-      </tr>
+      <EditRow label={`Edit folder ${folder.name}`} noun="folder" busy={save.busy} onSave={() => void save.run()} onCancel={close}>
+        <TextField label="Rename to" value={name} onValue={setName} required maxLength={100} error={save.error ? explain(save.error) : null} />
+        <TextField label="New description" value={description} onValue={setDescription} />
+      </EditRow>
     )
   return (
     <tr>

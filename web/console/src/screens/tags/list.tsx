@@ -10,7 +10,7 @@ import { useAction, useAsync } from '../../ui/async'
 import { ConfirmButton } from '../../ui/buttons'
 import { TextField } from '../../ui/form'
 import { Empty, Loaded } from '../../ui/states'
-import { CountTable } from '../count-table'
+import { CountTable, EditRow } from '../count-table'
 
 type Tag = Data<'/tags', 'get'>[number]
 
@@ -26,7 +26,6 @@ function colourOf(text: string): { color: string | null; error: string | null } 
 }
 
 /** Moves focus into a row's edit form when it opens, so keyboard users land on what they asked to edit. */
-export const focusFirst = (form: HTMLFormElement | null) => void (form && !form.contains(document.activeElement) && form.querySelector('input')?.focus())
 
 export const Swatch = ({ color }: { color: string | null | undefined }) =>
   color ? <span class="swatch" style={{ background: color }} aria-hidden="true" /> : <span class="swatch none" aria-hidden="true" />
@@ -117,30 +116,10 @@ function TagRow({ tag, canWrite, onChanged }: { tag: Tag; canWrite: boolean; onC
   }
   if (editing)
     return (
-      <tr>
-        <td colSpan={3}>
-          <form
-            ref={focusFirst}
-            class="row-form"
-            aria-label={`Edit tag ${tag.name}`}
-            onSubmit={(e) => {
-              e.preventDefault()
-              void save.run()
-            }}
-          >
-            <TextField label="Rename to" value={name} onValue={setName} required maxLength={64} error={save.error ? explain(save.error) : null} />
-            <TextField label="New colour" value={colour} onValue={setColour} placeholder="#2f6fdf" hint={COLOUR_HINT} error={colourError} />
-            <div class="org-actions">
-              <button type="submit" disabled={save.busy}>
-                {save.busy ? 'Saving…' : 'Save tag'}
-              </button>
-              <button type="button" class="secondary" onClick={close}>
-                Cancel
-              </button>
-            </div>
-          </form>
-        </td>
-      </tr>
+      <EditRow label={`Edit tag ${tag.name}`} noun="tag" busy={save.busy} onSave={() => void save.run()} onCancel={close}>
+        <TextField label="Rename to" value={name} onValue={setName} required maxLength={64} error={save.error ? explain(save.error) : null} />
+        <TextField label="New colour" value={colour} onValue={setColour} placeholder="#2f6fdf" hint={COLOUR_HINT} error={colourError} />
+      </EditRow>
     )
   return (
     <tr>
